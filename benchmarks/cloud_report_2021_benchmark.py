@@ -1,0 +1,125 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The Cockroach Labs 2021 Cloud Report suite on one topology.
+
+Provisions the report's topology once (3 db VMs, each with a 2,500 GB
+network data disk, and 1 client VM, all in one zone) and runs the report's
+phases in its order: cpu (CoreMark), io (fio on the raw data disk), net
+(netperf), object_storage (TTFB and throughput) and tpcc (TPC-C stepping).
+--cloud_report_phases picks a subset. Each phase is shared with its
+standalone benchmark module (cloud_report_coremark, ...).
+
+Example:
+  pkb.py --benchmarks=cloud_report_2021 --cloud=AWS --zone=us-east-1a \
+      --machine_type=c5a.4xlarge
+"""
+
+from absl import flags
+from perfkitbenchmarker import configs
+
+from pkb_ext import phases
+from pkb_ext.phases import topology as topology_lib
+
+BENCHMARK_NAME = 'cloud_report_2021'
+BENCHMARK_CONFIG = """
+cloud_report_2021:
+  description: >
+    The Cockroach Labs 2021 Cloud Report: CoreMark, fio on the raw disk,
+    netperf, object storage TTFB and TPC-C stepping on 3 db nodes + 1 client.
+  vm_groups:
+    db:
+      vm_count: 3
+      vm_spec: &cloud_report_2021_vm
+        AWS:
+          machine_type: c5a.4xlarge
+          zone: us-east-1a
+        GCP:
+          machine_type: n2-standard-16
+          zone: us-east1-b
+        Azure:
+          machine_type: Standard_D16as_v4
+          zone: eastus-1
+      disk_spec:
+        AWS:
+          disk_type: gp2
+          disk_size: 2500
+        GCP:
+          disk_type: pd-ssd
+          disk_size: 2500
+        Azure:
+          disk_type: Premium_LRS
+          disk_size: 2500
+    client:
+      vm_count: 1
+      vm_spec: *cloud_report_2021_vm
+"""
+
+_PHASES = flags.DEFINE_list(
+    'cloud_report_phases',
+    None,
+    'Phases of cloud_report_2021 to run, in any order; they run in the '
+    f'report\'s order ({",".join(phases.ORDER)}). Default: every phase '
+    'pkb_ext implements.',
+)
+_KEEP_GOING = flags.DEFINE_boolean(
+    'cloud_report_keep_going',
+    True,
+    'After a phase fails, run the remaining phases before failing the run.',
+)
+
+
+
+def _CheckPhases(names) -> bool:
+  if names is not None:
+    try:
+      phases.Validate(names)
+    except ValueError as e:
+      raise flags.ValidationError(f'--cloud_report_phases: {e}') from e
+  return True
+
+
+flags.register_validator('cloud_report_phases', _CheckPhases)
+
+# Import every implemented phase now so its flags exist before PKB parses.
+_LANDED = phases.Landed()
+
+
+def _Selected() -> list[str]:
+  if _PHASES.value is None:
+    return list(_LANDED)
+  return phases.Validate(_PHASES.value)
+
+
+def GetConfig(user_config):
+  return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def CheckPrerequisites(benchmark_config):
+  """Fails early on a bad phase selection."""
+  del benchmark_config
+  _Selected()
+
+
+def Prepare(spec):
+  phases.PrepareAll(topology_lib.FromSpec(spec, with_metadata=False), _Selected())
+
+
+def Run(spec):
+  return phases.RunAll(
+      topology_lib.FromSpec(spec), _Selected(), keep_going=_KEEP_GOING.value
+  )
+
+
+def Cleanup(spec):
+  phases.CleanupAll(topology_lib.FromSpec(spec, with_metadata=False), _Selected())

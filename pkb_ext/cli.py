@@ -1,0 +1,112 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb-ext: the command line of pkb_ext.
+
+  pkb-ext run [PKB FLAGS...]           stock pkb.py with --benchmarks=cloud_report_2021
+  pkb-ext local up|down|status         the local cloud
+  pkb-ext parse TOOL FILE              an archived tool output -> JSON samples
+  pkb-ext publish SPOOL --table T      re-publish an NDJSON spool to BigQuery
+  pkb-ext report ...                   the report's tables and charts
+  pkb-ext bench --out FILE             the harness's own benchmarks
+
+Subcommands whose issue has not landed say so and exit 2.
+"""
+
+import argparse
+import importlib
+import json
+import os
+import sys
+
+from pkb_ext import parsers
+
+# Subcommands implemented in their own modules: name -> (module, help).
+_DELEGATED = {
+    'local': ('pkb_ext.local.cli', 'manage the local cloud (up|down|status)'),
+    'publish': ('pkb_ext.publish.cli', 'publish an NDJSON spool to BigQuery'),
+    'report': ('pkb_ext.analysis.cli', 'build the report from samples'),
+    'bench': ('pkb_ext.bench', 'benchmark the harness itself'),
+}
+
+
+def _Parse(args) -> int:
+  try:
+    with open(args.file, encoding='utf-8', errors='strict') as f:
+      text = f.read()
+  except (OSError, UnicodeDecodeError) as e:
+    print(f'pkb-ext parse: cannot read {args.file}: {e}', file=sys.stderr)
+    return 1
+  try:
+    out = parsers.ParseText(args.tool, text)
+  except parsers.NotLandedError as e:
+    print(f'pkb-ext parse {args.tool}: {e}', file=sys.stderr)
+    return 2
+  except parsers.ParseError as e:
+    print(f'pkb-ext parse {args.tool}: {args.file}: {e}', file=sys.stderr)
+    return 1
+  from pkb_ext import samples  # pylint: disable=g-import-not-at-top
+
+  for s in out:
+    print(json.dumps(samples.ToJsonDict(s), sort_keys=True))
+  return 0
+
+
+def _Run(args) -> int:
+  pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
+  argv = list(args.pkb_args)
+  if not any(a.startswith('--benchmarks') for a in argv):
+    argv.insert(0, '--benchmarks=cloud_report_2021')
+  os.execv(sys.executable, [sys.executable, pkb] + argv)
+  return 1  # not reached
+
+
+def _Delegate(name: str, argv: list[str]) -> int:
+  module_name = _DELEGATED[name][0]
+  try:
+    module = importlib.import_module(module_name)
+  except ModuleNotFoundError as e:
+    if e.name != module_name:
+      raise
+    print(f'pkb-ext {name}: not implemented yet', file=sys.stderr)
+    return 2
+  return module.Main(argv)
+
+
+def BuildParser() -> argparse.ArgumentParser:
+  parser = argparse.ArgumentParser(
+      prog='pkb-ext', description='The 2021 Cloud Report on PKB.'
+  )
+  sub = parser.add_subparsers(dest='command', required=True)
+  run = sub.add_parser('run', help='run cloud_report_2021 with stock pkb.py')
+  run.add_argument('pkb_args', nargs=argparse.REMAINDER)
+  parse = sub.add_parser('parse', help='parse a raw tool output into samples')
+  parse.add_argument('tool', choices=sorted(parsers.TOOLS))
+  parse.add_argument('file')
+  for name, (_, help_text) in _DELEGATED.items():
+    sub.add_parser(name, help=help_text, add_help=False)
+  return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+  argv = sys.argv[1:] if argv is None else list(argv)
+  if argv and argv[0] in _DELEGATED:
+    return _Delegate(argv[0], argv[1:])
+  args = BuildParser().parse_args(argv)
+  if args.command == 'parse':
+    return _Parse(args)
+  return _Run(args)
+
+
+if __name__ == '__main__':
+  sys.exit(main())

@@ -1,0 +1,167 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The one place that touches PKB internals.
+
+Register() adds pkb_ext's benchmarks, packages, benchmark sets, data loaders
+and publishers to PKB's module-level registries. Our flags are defined as a
+side effect of importing our modules, before PKB parses its command line.
+
+It refuses to replace anything PKB or another extension already registered
+under the same name, and calling it again is a no-op.
+"""
+
+import importlib
+import logging
+import os
+import pkgutil
+import threading
+import types
+
+from perfkitbenchmarker import benchmark_sets
+from perfkitbenchmarker import data
+from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker import linux_packages
+from perfkitbenchmarker import publisher
+
+from pkb_ext import paths
+
+BENCHMARKS_PACKAGE = 'pkb_ext.benchmarks'
+PACKAGES_PACKAGE = 'pkb_ext.linux_packages'
+CONFIGS_PACKAGE = 'pkb_ext.configs'
+PUBLISH_PACKAGE = 'pkb_ext.publish'
+SUITE_BENCHMARK = 'cloud_report_2021'
+BENCHMARK_SET = 'cloud_report'
+PHASES_BENCHMARK_SET = 'cloud_report_phases'
+
+_lock = threading.Lock()
+_registered = False
+
+
+class RegistryError(Exception):
+  """A pkb_ext name clashes with one that PKB already has."""
+
+
+def _Modules(package_name: str) -> list[types.ModuleType]:
+  package = importlib.import_module(package_name)
+  return [
+      importlib.import_module(f'{package_name}.{info.name}')
+      for info in pkgutil.iter_modules(package.__path__)
+      if not info.ispkg
+  ]
+
+
+def BenchmarkModules() -> list[types.ModuleType]:
+  """Returns our benchmark modules (names ending in _benchmark)."""
+  return [
+      m for m in _Modules(BENCHMARKS_PACKAGE) if m.__name__.endswith('_benchmark')
+  ]
+
+
+def PackageModules() -> dict[str, types.ModuleType]:
+  """Returns our linux packages by the name PKB installs them under."""
+  return {m.__name__.rsplit('.', 1)[-1]: m for m in _Modules(PACKAGES_PACKAGE)}
+
+
+def _AddUnique(registry: dict, name: str, module, kind: str) -> None:
+  existing = registry.get(name)
+  if existing is None:
+    registry[name] = module
+  elif existing is not module:
+    raise RegistryError(
+        f'pkb_ext {kind} {name!r} ({module.__name__}) clashes with '
+        f'{existing.__name__}, already registered in PKB; rename ours.'
+    )
+
+
+def _RegisterBenchmarks() -> list[str]:
+  names = []
+  for module in BenchmarkModules():
+    _AddUnique(
+        linux_benchmarks.VALID_BENCHMARKS,
+        module.BENCHMARK_NAME,
+        module,
+        'benchmark',
+    )
+    if module not in linux_benchmarks.BENCHMARKS:
+      linux_benchmarks.BENCHMARKS.append(module)
+    names.append(module.BENCHMARK_NAME)
+  return names
+
+
+def _RegisterPackages() -> None:
+  for name, module in PackageModules().items():
+    _AddUnique(linux_packages.PACKAGES, name, module, 'package')
+
+
+def _RegisterBenchmarkSets(benchmark_names: list[str]) -> None:
+  sets = {
+      BENCHMARK_SET: {
+          benchmark_sets.MESSAGE: (
+              'The Cockroach Labs 2021 Cloud Report suite (pkb_ext).'
+          ),
+          benchmark_sets.BENCHMARK_LIST: [SUITE_BENCHMARK],
+      },
+      PHASES_BENCHMARK_SET: {
+          benchmark_sets.MESSAGE: (
+              'Each 2021 Cloud Report phase as its own benchmark (pkb_ext).'
+          ),
+          benchmark_sets.BENCHMARK_LIST: sorted(
+              n for n in benchmark_names if n != SUITE_BENCHMARK
+          ),
+      },
+  }
+  for name, entry in sets.items():
+    existing = benchmark_sets.BENCHMARK_SETS.get(name)
+    if existing is not None and existing != entry:
+      raise RegistryError(
+          f'pkb_ext benchmark set {name!r} clashes with one PKB already has.'
+      )
+    benchmark_sets.BENCHMARK_SETS[name] = entry
+
+
+def _RegisterDataLoaders() -> None:
+  """Lets PKB's data.ResourcePath find our configs and the setup cache."""
+  configs = importlib.import_module(CONFIGS_PACKAGE)
+  wanted = [os.path.dirname(configs.__file__)]
+  cache_data = paths.CacheDataDir()
+  if os.path.isdir(cache_data):
+    wanted.append(cache_data)
+  present = {
+      getattr(loader, 'path', None) for loader in data.DEFAULT_RESOURCE_LOADERS
+  }
+  for path in wanted:
+    if path not in present:
+      data.DEFAULT_RESOURCE_LOADERS.append(data.FileResourceLoader(path))
+
+
+def _RegisterPublishers() -> None:
+  publish = importlib.import_module(PUBLISH_PACKAGE)
+  for cls in publish.PublisherClasses():
+    if cls not in publisher.EXTERNAL_PUBLISHERS:
+      publisher.EXTERNAL_PUBLISHERS.append(cls)
+
+
+def Register() -> None:
+  """Registers pkb_ext with PKB; safe to call more than once."""
+  global _registered
+  with _lock:
+    if _registered:
+      return
+    names = _RegisterBenchmarks()
+    _RegisterPackages()
+    _RegisterBenchmarkSets(names)
+    _RegisterDataLoaders()
+    _RegisterPublishers()
+    _registered = True
+    logging.debug('pkb_ext registered benchmarks: %s', ', '.join(names))
