@@ -78,7 +78,7 @@ class _AddPth:
 _EXTRAS = {
     'bigquery': ['google-cloud-bigquery'],
     'analysis': ['duckdb', 'sqlglot', 'matplotlib'],
-    'object_storage': ['boto3'],
+    'object_storage': ['boto3', 'google-cloud-storage', 'azure-storage-blob'],
     'dev': ['pytest', 'mock', 'pyink', 'freezegun'],
 }
 

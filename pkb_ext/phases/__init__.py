@@ -99,12 +99,18 @@ class Topology:
   """The report's VMs: 3 db nodes with data disks and 1 client."""
 
   db_vms: tuple[Any, ...]
-  client_vm: Any
-  run_metadata: samples_lib.RunMetadata
+  client_vm: Any  # None when the benchmark has no client group
+  run_metadata: samples_lib.RunMetadata | None  # None in Prepare/Cleanup
 
   @property
   def first_db(self):
     return self.db_vms[0]
+
+  def RequireClient(self, phase: str):
+    """Returns the client VM, or raises naming the phase that needs it."""
+    if self.client_vm is None:
+      raise ValueError(f'phase {phase} needs a "client" vm_group')
+    return self.client_vm
 
 
 def _RunOne(name, topology, step):

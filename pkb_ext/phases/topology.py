@@ -76,7 +76,10 @@ def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
 
 
 def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
-  """Returns the topology of a spec with vm_groups db and client.
+  """Returns the topology of a spec with vm_groups db (and client).
+
+  Standalone phase benchmarks may have no client group; their Topology has
+  client_vm None, and a phase that needs a client says so.
 
   Args:
     spec: a PKB BenchmarkSpec.
@@ -85,12 +88,15 @@ def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
   """
   db_vms = tuple(spec.vm_groups.get(phases.DB_GROUP, ()))
   clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
-  if not db_vms or not clients:
+  if not db_vms:
     raise ValueError(
-        'cloud_report needs vm_groups "db" and "client"; got '
-        + ', '.join(f'{k}={len(v)}' for k, v in spec.vm_groups.items())
+        'cloud_report needs a vm_group "db" (and "client" for the phases '
+        'that load from one); got '
+        + (', '.join(f'{k}={len(v)}' for k, v in spec.vm_groups.items()) or 'none')
     )
   metadata = RunMetadataFromVm(db_vms[0]) if with_metadata else None
   return phases.Topology(
-      db_vms=db_vms, client_vm=clients[0], run_metadata=metadata
+      db_vms=db_vms,
+      client_vm=clients[0] if clients else None,
+      run_metadata=metadata,
   )

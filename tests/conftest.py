@@ -1,0 +1,63 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Shared pytest set-up for every tier.
+
+Tiers are directories: unit/, pkb/, local/, emulator/. Each test gets its
+tier's marker, so `pytest -m unit` runs one tier.
+
+PKB's own test helpers (tests/pkb_common_test_case.py, mock_command, ...)
+live in the pinned PKB checkout, not in its installed package, so the
+checkout's root goes on sys.path; our tests/ is not a package (pytest runs with
+--import-mode=importlib), so `import tests.x` finds PKB's.
+"""
+
+import os
+import pathlib
+import sys
+
+import pytest
+
+import perfkitbenchmarker
+
+PKB_ROOT = pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent
+if str(PKB_ROOT) not in sys.path:
+  sys.path.insert(0, str(PKB_ROOT))
+
+TESTS_DIR = pathlib.Path(__file__).resolve().parent
+DATA_DIR = TESTS_DIR / 'data'
+_TIERS = ('unit', 'pkb', 'local', 'emulator')
+
+
+def pytest_collection_modifyitems(config, items):
+  del config
+  for item in items:
+    rel = pathlib.Path(str(item.fspath)).resolve().relative_to(TESTS_DIR)
+    tier = rel.parts[0]
+    if tier in _TIERS:
+      item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture
+def data_dir() -> pathlib.Path:
+  """The directory of captured tool outputs (see data/*/PROVENANCE.md)."""
+  return DATA_DIR
+
+
+@pytest.fixture(scope='session', autouse=True)
+def _pkb_ext_registered():
+  """Registers pkb_ext with PKB, as the .pth autoload does for pkb.py."""
+  os.environ.setdefault('PKB_EXT_AUTOLOAD', '1')
+  from pkb_ext import registry  # pylint: disable=g-import-not-at-top
+
+  registry.Register()
