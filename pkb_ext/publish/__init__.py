@@ -11,7 +11,16 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Publishing: NDJSON spool and BigQuery."""
+"""Publishing: NDJSON spool and BigQuery.
+
+schema.json   the table's columns, partitioning and clustering
+schema        sample -> row, migration plan (pure)
+spool         the NDJSON spool, with stable batch keys
+ids           table ids and deterministic load job ids
+bigquery      table creation/migration and idempotent load jobs
+publisher     PKB's SamplePublisher and its flags
+cli           pkb-ext publish SPOOL --table T [--dry-run]
+"""
 
 
 def PublisherClasses() -> list[type]:
@@ -20,4 +29,6 @@ def PublisherClasses() -> list[type]:
   Each class must take no __init__ arguments and do nothing unless its flags
   turn it on, since PKB calls every external publisher unconditionally.
   """
-  return []
+  from pkb_ext.publish import publisher  # pylint: disable=g-import-not-at-top
+
+  return [publisher.CloudReportPublisher]

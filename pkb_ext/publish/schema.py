@@ -1,0 +1,239 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The checked-in table schema (schema.json) and sample -> row conversion.
+
+Pure: no BigQuery client here. A row is what one NDJSON line of a load job
+holds: PKB's columns, the typed metadata as JSON, a top-level `cloud` for
+clustering and the schema_version that wrote it.
+"""
+
+import dataclasses
+import datetime
+import functools
+import json
+import math
+import os
+from typing import Any, Iterable, Mapping
+
+from perfkitbenchmarker import publisher as pkb_publisher
+
+SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'schema.json')
+# The API reports legacy names; schema.json uses them too.
+_TYPE_ALIASES = {
+    'FLOAT64': 'FLOAT',
+    'INT64': 'INTEGER',
+    'BOOL': 'BOOLEAN',
+    'STRUCT': 'RECORD',
+}
+_PLAIN = frozenset({str, int, bool})
+
+
+class SchemaError(ValueError):
+  """A row or a table does not fit the schema."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+  name: str
+  type: str
+  mode: str
+  description: str
+  since: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TableSpec:
+  """schema.json, parsed."""
+
+  version: int
+  description: str
+  fields: tuple[Field, ...]
+  partition_type: str
+  partition_field: str
+  clustering: tuple[str, ...]
+
+  @property
+  def names(self) -> tuple[str, ...]:
+    return tuple(f.name for f in self.fields)
+
+  @property
+  def required(self) -> tuple[str, ...]:
+    return tuple(f.name for f in self.fields if f.mode == 'REQUIRED')
+
+
+def NormalType(type_name: str) -> str:
+  type_name = type_name.upper()
+  return _TYPE_ALIASES.get(type_name, type_name)
+
+
+@functools.cache
+def Load(path: str = SCHEMA_PATH) -> TableSpec:
+  """Returns the schema in `path` (the checked-in schema.json by default)."""
+  with open(path, encoding='utf-8') as f:
+    raw = json.load(f)
+  fields = tuple(
+      Field(
+          name=f['name'],
+          type=NormalType(f['type']),
+          mode=f.get('mode', 'NULLABLE'),
+          description=f.get('description', ''),
+          since=int(f.get('since', 1)),
+      )
+      for f in raw['fields']
+  )
+  spec = TableSpec(
+      version=int(raw['schema_version']),
+      description=raw.get('description', ''),
+      fields=fields,
+      partition_type=raw['time_partitioning']['type'],
+      partition_field=raw['time_partitioning']['field'],
+      clustering=tuple(raw['clustering']),
+  )
+  for name in (spec.partition_field,) + spec.clustering:
+    if name not in spec.names:
+      raise SchemaError(f'{path}: {name!r} is not a column')
+  return spec
+
+
+def FormatTimestamp(epoch_seconds: float) -> str:
+  """Returns a TIMESTAMP literal BigQuery loads from JSON (microseconds)."""
+  when = datetime.datetime.fromtimestamp(
+      float(epoch_seconds), tz=datetime.timezone.utc
+  )
+  return when.strftime('%Y-%m-%d %H:%M:%S.%f UTC')
+
+
+def _Jsonable(value: Any) -> Any:
+  """Returns value as strict JSON (no NaN/inf, only JSON types)."""
+  kind = type(value)
+  if value is None or kind in _PLAIN:
+    return value
+  if kind is dict:
+    return {
+        k if type(k) is str else str(k): _Jsonable(v) for k, v in value.items()
+    }
+  if isinstance(value, (bool, int, str)):
+    return value
+  if isinstance(value, float):
+    return value if math.isfinite(value) else str(value)
+  if isinstance(value, Mapping):
+    return {str(k): _Jsonable(v) for k, v in value.items()}
+  if isinstance(value, (list, tuple, set, frozenset)):
+    items = (
+        sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+    )
+    return [_Jsonable(v) for v in items]
+  return str(value)
+
+
+def _Metadata(sample: Mapping[str, Any]) -> dict[str, Any]:
+  metadata = sample.get('metadata')
+  if type(metadata) is dict or isinstance(metadata, Mapping):
+    return dict(metadata)
+  labels = sample.get('labels')
+  if isinstance(labels, str) and labels:
+    return pkb_publisher.LabelsToDict(labels)
+  return {}
+
+
+def RowFromSample(
+    sample: Mapping[str, Any], spec: TableSpec | None = None
+) -> dict[str, Any]:
+  """Converts a PKB sample dict (as SampleCollector makes them) to a row.
+
+  Args:
+    sample: metric, value, unit, timestamp, metadata (or PKB's labels string),
+      test, official, owner, run_uri, sample_uri, product_name.
+    spec: the schema (default: the checked-in one).
+
+  Returns:
+    The row, with every column of the schema.
+
+  Raises:
+    SchemaError: if a required value is missing.
+  """
+  spec = spec or Load()
+  metadata = _Jsonable(_Metadata(sample))
+  for name in ('metric', 'timestamp', 'run_uri', 'sample_uri'):
+    if sample.get(name) in (None, ''):
+      raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
+  value = sample.get('value')
+  value = float(value) if value is not None else None
+  if value is not None and not math.isfinite(value):
+    value = None
+  official = sample.get('official')
+  cloud = metadata.get('cloud')
+  row = {
+      'timestamp': FormatTimestamp(sample['timestamp']),
+      'test': sample.get('test'),
+      'metric': str(sample['metric']),
+      'value': value,
+      'unit': sample.get('unit'),
+      'official': None if official is None else bool(official),
+      'owner': sample.get('owner'),
+      'run_uri': str(sample['run_uri']),
+      'sample_uri': str(sample['sample_uri']),
+      'labels': pkb_publisher.GetLabelsFromDict(metadata),
+      'product_name': sample.get('product_name'),
+      'metadata': metadata,
+      'cloud': None if cloud is None else str(cloud),
+      'schema_version': spec.version,
+  }
+  return {name: row.get(name) for name in spec.names}
+
+
+def CheckRow(row: Mapping[str, Any], spec: TableSpec | None = None) -> None:
+  """Raises SchemaError unless `row` has only known columns and every
+  required one."""
+  spec = spec or Load()
+  unknown = sorted(set(row) - set(spec.names))
+  if unknown:
+    raise SchemaError(f'unknown column(s) {", ".join(unknown)}')
+  missing = [n for n in spec.required if row.get(n) in (None, '')]
+  if missing:
+    raise SchemaError(f'missing required column(s) {", ".join(missing)}')
+
+
+def PlanMigration(
+    existing: Iterable[tuple[str, str]], spec: TableSpec | None = None
+) -> list[Field]:
+  """Returns the columns to add to a table so that it fits the schema.
+
+  Columns are only ever added, as NULLABLE (BigQuery cannot add REQUIRED
+  columns to a table with rows); columns the schema lacks are kept.
+
+  Args:
+    existing: (name, type) of the table's columns.
+    spec: the wanted schema.
+
+  Returns:
+    The fields to add, in schema order.
+
+  Raises:
+    SchemaError: if a column exists with another type.
+  """
+  spec = spec or Load()
+  have = {name.lower(): NormalType(type_name) for name, type_name in existing}
+  added = []
+  for field in spec.fields:
+    kind = have.get(field.name.lower())
+    if kind is None:
+      added.append(dataclasses.replace(field, mode='NULLABLE'))
+    elif kind != field.type:
+      raise SchemaError(
+          f'column {field.name} is {kind} in the table but {field.type} in'
+          ' schema.json; columns are never retyped, so publish to another'
+          ' table'
+      )
+  return added

@@ -1,0 +1,208 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The NDJSON spool: every row is on disk (fsync'd) before any network call.
+
+One line per row, the row's columns plus `publish_batch`, the key of the load
+batch the row belongs to. Keys are given when rows are spooled and never
+change, so however often a spool is re-published, its batches (and so their
+load job ids) are the same. Lines without a key (a hand-made file, PKB's own
+JSON output) are batched in file order by the batch size.
+"""
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from pkb_ext.publish import schema
+
+BATCH_KEY = 'publish_batch'
+SPOOL_PREFIX = 'cloud_report_samples'
+DEFAULT_BATCH_SIZE = 10000
+_UNSAFE = re.compile(r'[^A-Za-z0-9_.-]')
+
+
+class SpoolError(Exception):
+  """A spool cannot be written or read; the message names file and line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Batch:
+  """One load job's worth of rows."""
+
+  key: str
+  run_uri: str
+  rows: tuple[dict[str, Any], ...]
+  payload: bytes  # the exact NDJSON bytes a load job sends
+
+
+@dataclasses.dataclass(frozen=True)
+class Contents:
+  """What a set of spool files holds."""
+
+  batches: tuple[Batch, ...]
+  duplicate_lines: int  # identical rows given twice, ignored
+
+  @property
+  def rows(self) -> int:
+    return sum(len(b.rows) for b in self.batches)
+
+
+def SpoolPath(directory: str, run_uri: str) -> str:
+  """Returns the spool file of a run in `directory`."""
+  return os.path.join(
+      directory, f'{SPOOL_PREFIX}-{_UNSAFE.sub("_", run_uri)}.ndjson'
+  )
+
+
+def _Dumps(obj: Mapping[str, Any]) -> str:
+  return json.dumps(obj, sort_keys=True, separators=(',', ':'), allow_nan=False)
+
+
+def _Digest(text: str) -> str:
+  return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def KeyRows(
+    rows: Sequence[Mapping[str, Any]], batch_size: int
+) -> list[dict[str, Any]]:
+  """Returns rows with their batch keys: a segment id, then a batch index.
+
+  The segment id comes from the first row's sample_uri (unique per sample),
+  so rows spooled by different calls never share a batch.
+  """
+  if batch_size < 1:
+    raise ValueError(f'batch size must be >= 1, got {batch_size}')
+  if not rows:
+    return []
+  segment = _Digest(str(rows[0]['sample_uri']))
+  return [
+      dict(row) | {BATCH_KEY: f'{segment}-{i // batch_size:05d}'}
+      for i, row in enumerate(rows)
+  ]
+
+
+def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
+  """Appends rows to the spool and fsyncs it (and a new file's directory).
+
+  Raises:
+    SpoolError: if the spool cannot be written.
+  """
+  lines = ''.join(_Dumps(r) + '\n' for r in KeyRows(rows, batch_size))
+  directory = os.path.dirname(os.path.abspath(path))
+  try:
+    os.makedirs(directory, exist_ok=True)
+    is_new = not os.path.exists(path)
+    with open(path, 'ab') as f:
+      if f.tell() and not _EndsWithNewline(path):
+        f.write(b'\n')  # a torn last line stays apart, and is reported
+      f.write(lines.encode())
+      f.flush()
+      os.fsync(f.fileno())
+    if is_new:
+      fd = os.open(directory, os.O_RDONLY)
+      try:
+        os.fsync(fd)
+      finally:
+        os.close(fd)
+  except OSError as e:
+    raise SpoolError(f'cannot write spool {path}: {e}') from e
+
+
+def _EndsWithNewline(path: str) -> bool:
+  with open(path, 'rb') as f:
+    f.seek(-1, os.SEEK_END)
+    return f.read(1) == b'\n'
+
+
+def _Row(obj: Any, where: str) -> tuple[str | None, dict[str, Any]]:
+  if not isinstance(obj, dict):
+    raise SpoolError(
+        f'{where}: expected a JSON object, got {type(obj).__name__}'
+    )
+  key = obj.pop(BATCH_KEY, None)
+  try:
+    row = obj if 'schema_version' in obj else schema.RowFromSample(obj)
+    schema.CheckRow(row)
+  except (schema.SchemaError, TypeError, ValueError) as e:
+    raise SpoolError(f'{where}: {e}') from e
+  return key, row
+
+
+def _ReadLines(path: str) -> Iterable[tuple[str, Any]]:
+  try:
+    with open(path, encoding='utf-8') as f:
+      for number, line in enumerate(f, 1):
+        if not line.strip():
+          continue
+        where = f'{path}:{number}'
+        try:
+          yield where, json.loads(line)
+        except ValueError as e:
+          torn = '' if line.endswith('\n') else ' (truncated last line?)'
+          raise SpoolError(f'{where}: not JSON{torn}: {e}') from e
+  except (OSError, UnicodeDecodeError) as e:
+    raise SpoolError(f'cannot read spool {path}: {e}') from e
+
+
+def Read(paths: Sequence[str], batch_size: int) -> Contents:
+  """Reads spool files into batches, in order of first appearance.
+
+  A row whose sample_uri was already seen is ignored if identical (the same
+  file given twice) and an error otherwise.
+
+  Raises:
+    SpoolError: naming the file and line of the first bad line.
+  """
+  if batch_size < 1:
+    raise ValueError(f'batch size must be >= 1, got {batch_size}')
+  keyed: dict[str, list[tuple[dict[str, Any], str]]] = {}
+  seen: dict[str, str] = {}
+  duplicates = 0
+  for path in paths:
+    unkeyed = []
+    for where, obj in _ReadLines(path):
+      key, row = _Row(obj, where)
+      text = _Dumps(row)
+      previous = seen.get(row['sample_uri'])
+      if previous is not None:
+        if previous != text:
+          raise SpoolError(
+              f'{where}: sample_uri {row["sample_uri"]} appears twice with'
+              ' different values'
+          )
+        duplicates += 1
+        continue
+      seen[row['sample_uri']] = text
+      if key is None:
+        unkeyed.append((row, text))
+      else:
+        keyed.setdefault(str(key), []).append((row, text))
+    for start in range(0, len(unkeyed), batch_size):
+      chunk = unkeyed[start : start + batch_size]
+      first = chunk[0][0]['sample_uri']
+      key = f'auto-{_Digest(first)}-{start // batch_size:05d}'
+      keyed.setdefault(key, []).extend(chunk)
+  batches = tuple(
+      Batch(
+          key=key,
+          run_uri=str(pairs[0][0]['run_uri']),
+          rows=tuple(row for row, _ in pairs),
+          payload=''.join(text + '\n' for _, text in pairs).encode(),
+      )
+      for key, pairs in keyed.items()
+  )
+  return Contents(batches=batches, duplicate_lines=duplicates)
