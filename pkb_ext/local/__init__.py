@@ -1,0 +1,54 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The local cloud: the report's 4 hosts as namespaces on this machine.
+
+`pkb-ext local up` (pkb_ext.local.cli) builds db1, db2, db3 and client, each
+a network namespace on a private bridge with its own sshd, a NOPASSWD-sudo
+user, private /tmp, /home, /run and copy-on-write /usr, /etc, /var, /opt, and
+(db hosts) a direct-I/O loop device as data disk; it writes a PKB static VM
+file. See docs/local_cloud.md.
+
+What a phase needs to know, from inside PKB (no root, no import of the rest
+of this package):
+
+  IsLocalHost(vm)        True when vm is a local-cloud host (one remote test)
+  BIN_DIR                /opt/pkb-ext/bin on every host: the MinIO and go-tpc
+                         binaries built by scripts/setup.d/50-go-tools.sh (also
+                         first on the PATH of ssh commands and of sudo)
+  vm.install_packages    False on the local cloud: vm.Install() and
+                         vm.InstallPackages() do nothing there, the hosts use
+                         the Debian packages this machine has
+"""
+
+HOST_ROOT = '/opt/pkb-ext'
+BIN_DIR = HOST_ROOT + '/bin'
+MARKER = HOST_ROOT + '/host.json'
+LOG_DIR = HOST_ROOT + '/log'
+COMMAND_LOG = LOG_DIR + '/commands.log'
+GUARD_LOG = LOG_DIR + '/guard.log'
+
+
+def IsLocalHost(vm) -> bool:
+  """Returns whether a PKB VM is a local-cloud host (runs one command)."""
+  if getattr(vm, 'install_packages', True):
+    return False
+  _, _, code = vm.RemoteCommandWithReturnCode(
+      f'test -f {MARKER}', ignore_failure=True
+  )
+  return code == 0
+
+
+def BinaryPath(name: str) -> str:
+  """Returns where a cached binary (minio, go-tpc) is on a local host."""
+  return f'{BIN_DIR}/{name}'
