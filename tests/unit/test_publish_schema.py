@@ -1,0 +1,186 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for schema.json and the sample -> row conversion."""
+
+import json
+import math
+import os
+import shutil
+import tempfile
+
+from absl.testing import absltest
+from absl.testing import parameterized
+from perfkitbenchmarker import publisher as pkb_publisher
+from perfkitbenchmarker import sample as pkb_sample
+
+from pkb_ext.publish import schema
+from pkb_ext.publish import synthetic
+
+_PKB_COLUMNS = (
+    'metric', 'value', 'unit', 'timestamp', 'test', 'official', 'owner',
+    'run_uri', 'sample_uri', 'labels', 'product_name',
+)  # fmt: skip
+
+
+def _PkbSample(**overrides):
+  """A sample dict as PKB's SampleCollector.AddSamples makes it."""
+  s = pkb_sample.Sample(
+      'coremark_score',
+      26800.5,
+      'iterations/s',
+      {'cloud': 'AWS', 'phase': 'cpu', 'iteration': 3, 'vcpus': 16},
+      timestamp=1612137600.123456,
+  ).asdict()
+  s.update(
+      test='cloud_report_2021',
+      product_name='PerfKitBenchmarker',
+      official=False,
+      owner='me',
+      run_uri='abcd1234-uuid',
+      sample_uri='5f1c-uuid',
+  )
+  s.update(overrides)
+  return s
+
+
+class SpecTest(absltest.TestCase):
+
+  def testCheckedInSchema(self):
+    spec = schema.Load()
+    for column in _PKB_COLUMNS + ('metadata', 'schema_version', 'cloud'):
+      self.assertIn(column, spec.names)
+    self.assertLen(set(spec.names), len(spec.names))
+    types = {f.name: f.type for f in spec.fields}
+    self.assertEqual(types['metadata'], 'JSON')
+    self.assertEqual(types['timestamp'], 'TIMESTAMP')
+    self.assertEqual((spec.partition_type, spec.partition_field),
+                     ('DAY', 'timestamp'))  # fmt: skip
+    self.assertEqual(spec.clustering, ('test', 'metric', 'cloud'))
+    self.assertGreaterEqual(spec.version, 1)
+    for field in spec.fields:
+      self.assertLessEqual(field.since, spec.version, field.name)
+
+  def testPartitionFieldMustExist(self):
+    directory = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, directory)
+    path = os.path.join(directory, 'schema.json')
+    with open(path, 'w') as f:
+      json.dump(
+          {
+              'schema_version': 1,
+              'time_partitioning': {'type': 'DAY', 'field': 'when'},
+              'clustering': [],
+              'fields': [{'name': 'x', 'type': 'STRING'}],
+          },
+          f,
+      )
+    with self.assertRaisesRegex(schema.SchemaError, "'when' is not a column"):
+      schema.Load(path)
+
+
+class RowFromSampleTest(parameterized.TestCase):
+
+  def testPkbColumnsMetadataAndCloud(self):
+    row = schema.RowFromSample(_PkbSample())
+    self.assertEqual(list(row), list(schema.Load().names))
+    self.assertEqual(row['metric'], 'coremark_score')
+    self.assertEqual(row['value'], 26800.5)
+    self.assertEqual(row['unit'], 'iterations/s')
+    self.assertEqual(row['timestamp'], '2021-02-01 00:00:00.123456 UTC')
+    self.assertEqual(row['metadata']['iteration'], 3)
+    self.assertEqual(row['cloud'], 'AWS')
+    self.assertEqual(row['schema_version'], schema.Load().version)
+    self.assertIs(row['official'], False)
+    self.assertEqual(
+        row['labels'], pkb_publisher.GetLabelsFromDict(_PkbSample()['metadata'])
+    )
+    json.dumps(row, allow_nan=False)  # strict JSON
+
+  def testNonFiniteValuesAreNotJsonNaN(self):
+    row = schema.RowFromSample(
+        _PkbSample(
+            value=math.nan,
+            metadata={'a': math.inf, 'b': [1.5, -math.inf], 'c': {2: None}},
+        )
+    )
+    self.assertIsNone(row['value'])
+    self.assertEqual(row['metadata'], {'a': 'inf', 'b': [1.5, '-inf'],
+                                       'c': {'2': None}})  # fmt: skip
+    json.dumps(row, allow_nan=False)
+
+  def testOtherMetadataTypesBecomeStrings(self):
+    row = schema.RowFromSample(
+        _PkbSample(metadata={'s': {'b', 'a'}, 'o': object.__name__, 't': (1,)})
+    )
+    self.assertEqual(row['metadata'], {'s': ['a', 'b'], 'o': 'object',
+                                       't': [1]})  # fmt: skip
+
+  def testPkbLabelsOnly(self):
+    sample = _PkbSample()
+    sample['labels'] = pkb_publisher.GetLabelsFromDict(sample.pop('metadata'))
+    row = schema.RowFromSample(sample)
+    self.assertEqual(row['cloud'], 'AWS')
+    self.assertEqual(row['metadata']['iteration'], '3')  # labels are strings
+
+  def testNoCloud(self):
+    self.assertIsNone(schema.RowFromSample(_PkbSample(metadata={}))['cloud'])
+
+  @parameterized.parameters('metric', 'timestamp', 'run_uri', 'sample_uri')
+  def testRequired(self, name):
+    with self.assertRaisesRegex(schema.SchemaError, f'no {name}'):
+      schema.RowFromSample(_PkbSample(**{name: None}))
+
+  def testSyntheticSamplesHaveCommonMetadata(self):
+    for s in synthetic.MakeSamples(14):
+      row = schema.RowFromSample(s)
+      for key in ('cloud', 'region', 'zone', 'machine_type', 'vcpus', 'phase',
+                  'iteration', 'report_version'):  # fmt: skip
+        self.assertIn(key, row['metadata'])
+      schema.CheckRow(row)
+
+
+class CheckRowTest(absltest.TestCase):
+
+  def testUnknownAndMissing(self):
+    row = schema.RowFromSample(_PkbSample())
+    with self.assertRaisesRegex(schema.SchemaError, 'unknown column.*extra'):
+      schema.CheckRow(row | {'extra': 1})
+    with self.assertRaisesRegex(schema.SchemaError, 'missing.*sample_uri'):
+      schema.CheckRow(row | {'sample_uri': ''})
+
+
+class PlanMigrationTest(absltest.TestCase):
+
+  def testAddsMissingColumnsAsNullable(self):
+    old = [('metric', 'STRING'), ('value', 'FLOAT64'), ('timestamp',
+           'TIMESTAMP'), ('extra_kept', 'STRING')]  # fmt: skip
+    added = schema.PlanMigration(old)
+    names = [f.name for f in added]
+    self.assertNotIn('metric', names)
+    self.assertIn('metadata', names)
+    self.assertIn('schema_version', names)
+    self.assertTrue(all(f.mode == 'NULLABLE' for f in added))
+    self.assertEqual(names, [n for n in schema.Load().names if n in names])
+
+  def testUpToDate(self):
+    current = [(f.name, f.type) for f in schema.Load().fields]
+    self.assertEqual(schema.PlanMigration(current), [])
+
+  def testRetypeRefused(self):
+    with self.assertRaisesRegex(schema.SchemaError, 'value is STRING'):
+      schema.PlanMigration([('value', 'STRING')])
+
+
+if __name__ == '__main__':
+  absltest.main()
