@@ -11,11 +11,22 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""pkb-ext local up|down|status: the local cloud (see docs/local_cloud.md)."""
+"""pkb-ext local: the local cloud (see docs/local_cloud.md).
+
+  pkb-ext local up [--disk-size GiB] [--prefix P --subnet S --ssh-port N]
+  pkb-ext local status [--json]
+  pkb-ext local down
+  pkb-ext local flags [--preset smoke|report]   PKB flags for this cloud
+  pkb-ext local results PKB_JSON --out NDJSON   phase samples + a summary
+
+up, down and status need root. --state-dir (or $PKB_EXT_LOCAL_STATE) picks
+the cloud; two clouds need their own state dir, prefix and subnet.
+"""
 
 import argparse
 import json
 import logging
+import os
 import sys
 
 from pkb_ext.local import cloud
@@ -28,7 +39,7 @@ def BuildParser() -> argparse.ArgumentParser:
       prog='pkb-ext local',
       description=(
           'The report topology (db1, db2, db3, client) as network namespaces'
-          ' on this machine, for stock pkb.py --static_vm_file. Needs root.'
+          ' on this machine, for stock pkb.py --static_vm_file.'
       ),
   )
   parser.add_argument(
@@ -42,23 +53,44 @@ def BuildParser() -> argparse.ArgumentParser:
   )
   parser.add_argument('-v', '--verbose', action='store_true')
   sub = parser.add_subparsers(dest='command', required=True)
-  up = sub.add_parser('up', help='build or repair the local cloud')
+  up = sub.add_parser('up', help='build or repair the local cloud (root)')
   up.add_argument(
       '--disk-size',
       type=float,
       default=layout.DEFAULT_DISK_GIB,
-      help='data disk size of each db host, GiB (default %(default)s)',
+      help='data disk of each db host, GiB (default %(default)s)',
   )
+  up.add_argument('--prefix', default=layout.DEFAULT_PREFIX)
   up.add_argument('--subnet', default=layout.DEFAULT_SUBNET)
   up.add_argument('--ssh-port', type=int, default=layout.DEFAULT_SSH_PORT)
   up.add_argument(
-      '--print-static-vm-file',
-      action='store_true',
-      help='print only the static VM file path on stdout',
+      '--no-minio',
+      dest='minio',
+      action='store_false',
+      help='do not run MinIO (the object store) on the client host',
   )
-  sub.add_parser('down', help='remove everything up made')
+  sub.add_parser('down', help='remove everything up made (root)')
   status = sub.add_parser('status', help='show what runs')
   status.add_argument('--json', action='store_true')
+  flag_cmd = sub.add_parser(
+      'flags', help='print PKB flags (one a line) that run on this cloud'
+  )
+  flag_cmd.add_argument('--preset', default='smoke')
+  flag_cmd.add_argument(
+      '--spool-dir', help='also spool samples here (--cloud_report_spool_dir)'
+  )
+  results = sub.add_parser(
+      'results', help="turn PKB's --json_path output into phase NDJSON"
+  )
+  results.add_argument(
+      'inputs', nargs='+', help="PKB's --json_path file or pkb_ext spools"
+  )
+  results.add_argument('--out', required=True, help='NDJSON to write')
+  results.add_argument(
+      '--expect',
+      default='',
+      help='comma-separated phases that must have samples',
+  )
   return parser
 
 
@@ -66,25 +98,25 @@ def _PrintStatus(report: dict) -> None:
   print(
       f'state dir: {report["state_dir"]} ({"up" if report["up"] else "down"})'
   )
-  print(
-      f'bridge {layout.BRIDGE}: {"present" if report["bridge"] else "absent"}'
-  )
+  print(f'bridge: {report["bridge"] or "absent"}')
   if report['static_vm_file']:
     print(f'static VM file: {report["static_vm_file"]}')
+  for name, svc in report.get('services', {}).items():
+    alive = 'alive' if svc['alive'] else 'NOT RUNNING'
+    print(f'service {name}: {svc["endpoint"]} (pid {svc["pid"]} {alive})')
   for h in report['hosts']:
-    sshd = (
-        f'sshd {h["sshd_pid"]} '
-        + ('alive' if h['sshd_alive'] else 'NOT RUNNING')
-        if h['sshd_pid']
-        else 'no sshd'
-    )
+    sshd = 'no sshd'
+    if h['sshd_pid']:
+      sshd = f'sshd {h["sshd_pid"]} ' + (
+          'alive' if h['sshd_alive'] else 'NOT RUNNING'
+      )
     disk = ''
     if h['disk']:
       disk = f', disk {h["disk"]}' + (
           ' (direct-io)' if h['disk_direct_io'] else ' (NO direct-io)'
       )
       if not h['disk_ok']:
-        disk += ' MISSING'
+        disk += ' NOT BACKED BY ITS IMAGE'
     print(
         f'{h["name"]:7} {h["ip"]:15} netns '
         f'{"yes" if h["netns"] else "no"}, {sshd}{disk}'
@@ -92,6 +124,23 @@ def _PrintStatus(report: dict) -> None:
     for p in h['processes']:
       if p['pid'] != h['sshd_pid']:
         print(f'          {p["pid"]:>7} {p["comm"]:15} {p["cmdline"]}')
+
+
+def _Flags(state_dir: str, preset: str, spool_dir: str | None) -> int:
+  from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
+
+  plan = layout.Plan(state_dir=state_dir)
+  if not os.path.exists(plan.state_file):
+    raise system.LocalCloudError(
+        f'no local cloud at {state_dir}: run `pkb-ext local up` first'
+    )
+  state = cloud.LoadState(plan)
+  out = presets.LocalCloudFlags(state) + presets.PresetFlags(preset)
+  if spool_dir:
+    out += presets.SpoolFlags(spool_dir)
+  for flag in out:
+    print(flag)
+  return 0
 
 
 def Main(argv: list[str]) -> int:
@@ -103,31 +152,32 @@ def Main(argv: list[str]) -> int:
   )
   try:
     if args.command == 'status':
-      plan = layout.Plan(state_dir=args.state_dir)
-      report = cloud.Status(plan)
+      report = cloud.Status(cloud.PlanOf(args.state_dir))
       if args.json:
         print(json.dumps(report, indent=1))
       else:
         _PrintStatus(report)
       return 0
     if args.command == 'down':
-      cloud.Down(layout.Plan(state_dir=args.state_dir), log=_Log)
+      cloud.Down(cloud.PlanOf(args.state_dir))
       return 0
+    if args.command == 'flags':
+      return _Flags(args.state_dir, args.preset, args.spool_dir)
+    if args.command == 'results':
+      from pkb_ext.local import results  # pylint: disable=g-import-not-at-top
+
+      return results.Main(
+          args.inputs, args.out, [p for p in args.expect.split(',') if p]
+      )
     plan = layout.Plan(
         state_dir=args.state_dir,
+        prefix=args.prefix,
         subnet=args.subnet,
         ssh_port=args.ssh_port,
         disk_gib=args.disk_size,
     )
-    log = _Log if args.print_static_vm_file else print
-    state = cloud.Up(plan, log=log)
-    if args.print_static_vm_file:
-      print(state['static_vm_file'])
+    cloud.Up(plan, minio=args.minio)
     return 0
   except (system.LocalCloudError, ValueError) as e:
     print(f'pkb-ext local {args.command}: {e}', file=sys.stderr)
     return 1
-
-
-def _Log(line: str) -> None:
-  print(line, file=sys.stderr)

@@ -31,6 +31,7 @@ from pkb_ext.local import disks
 from pkb_ext.local import hostfs
 from pkb_ext.local import layout
 from pkb_ext.local import network
+from pkb_ext.local import services
 from pkb_ext.local import sshd
 from pkb_ext.local import system
 
@@ -56,9 +57,29 @@ def LoadState(plan: layout.Plan) -> dict:
 
 def SaveState(plan: layout.Plan, state: dict) -> None:
   tmp = plan.state_file + '.tmp'
-  with open(tmp, 'w') as f:
+  with open(
+      os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 'w'
+  ) as f:
     json.dump(state, f, indent=1, sort_keys=True)
   os.replace(tmp, plan.state_file)
+
+
+def _PlanRecord(plan: layout.Plan) -> dict:
+  return {
+      'prefix': plan.prefix,
+      'subnet': plan.subnet,
+      'ssh_port': plan.ssh_port,
+      'disk_gib': plan.disk_gib,
+      'bin_dir': plan.bin_dir,
+  }
+
+
+def PlanOf(state_dir: str) -> layout.Plan:
+  """Returns the plan a state dir was brought up with (defaults if none)."""
+  plan = layout.Plan(state_dir=state_dir)
+  if os.path.exists(plan.state_file):
+    return layout.Plan(state_dir=state_dir, **LoadState(plan).get('plan', {}))
+  return plan
 
 
 @contextlib.contextmanager
@@ -128,7 +149,7 @@ def _EnsureDisk(plan, host, hstate) -> str:
 def _StopHost(host: layout.Host, hstate: dict) -> list[int]:
   """Ends every process in the host's namespace (sshd and what it ran)."""
   pids = [(p, system.StartTime(p)) for p in network.NetnsPids(host.netns)]
-  if hstate.get('sshd_pid'):
+  if hstate.get('sshd_pid') and hstate['sshd_pid'] not in dict(pids):
     pids.append((hstate['sshd_pid'], hstate.get('sshd_start')))
   killed = system.Terminate(pids)
   hstate.pop('sshd_pid', None)
@@ -136,17 +157,29 @@ def _StopHost(host: layout.Host, hstate: dict) -> list[int]:
   return killed
 
 
-def Up(plan: layout.Plan, log=print) -> dict:
-  """Builds (or repairs) the local cloud; returns the state."""
+def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
+  """Builds (or repairs) the local cloud; returns the state.
+
+  Args:
+    plan: what to build.
+    log: prints a progress line.
+    minio: also run MinIO (the local cloud's object store) on the client.
+  """
   system.RequireRoot()
   with _Locked(plan):
     state = LoadState(plan)
-    state['plan'] = {
-        'subnet': plan.subnet,
-        'ssh_port': plan.ssh_port,
-        'disk_gib': plan.disk_gib,
-        'bin_dir': plan.bin_dir,
-    }
+    old = state.get('plan')
+    if old and (old['prefix'], old['subnet'], old['ssh_port']) != (
+        plan.prefix,
+        plan.subnet,
+        plan.ssh_port,
+    ):
+      raise system.LocalCloudError(
+          f'{plan.state_dir} is up with prefix {old["prefix"]}, subnet '
+          f'{old["subnet"]}, ssh port {old["ssh_port"]}: run `pkb-ext local'
+          ' down` first to change them'
+      )
+    state['plan'] = _PlanRecord(plan)
     network.CheckSubnetFree(plan)
     public_key = sshd.EnsureKey(plan.key_file)
     hostfs.WriteShared(plan)
@@ -188,6 +221,10 @@ def Up(plan: layout.Plan, log=print) -> dict:
     state['static_vm_file'] = plan.static_vm_file
     SaveState(plan, state)
     _Verify(plan, state)
+    if minio:
+      record = services.EnsureMinio(plan, state)
+      SaveState(plan, state)
+      log(f'MinIO: {record["endpoint"]} (pid {record["pid"]})')
     log(f'static VM file: {plan.static_vm_file}')
     return state
 
@@ -222,7 +259,7 @@ def Down(plan: layout.Plan, log=print) -> list[str]:
       for loop in {hstate.get('loop'), disks.FindLoop(image)} - {None}:
         if disks.Detach(loop, image):
           removed.append(f'loop {loop} ({image})')
-    removed.extend(network.DeleteBridge())
+    removed.extend(network.DeleteBridge(plan))
     for sub in ('hosts', 'disks', 'lib', 'ssh'):
       path = os.path.join(plan.state_dir, sub)
       if os.path.isdir(path):
@@ -248,7 +285,15 @@ def Status(plan: layout.Plan) -> dict:
   report = {
       'state_dir': plan.state_dir,
       'up': state is not None,
-      'bridge': network.LinkExists(layout.BRIDGE),
+      'bridge': plan.bridge if network.LinkExists(plan.bridge) else None,
+      'services': {
+          k: {
+              'endpoint': v.get('endpoint'),
+              'pid': v.get('pid'),
+              'alive': system.IsAlive(v.get('pid'), v.get('start')),
+          }
+          for k, v in (state or {}).get('services', {}).items()
+      },
       'static_vm_file': (state or {}).get('static_vm_file'),
       'hosts': [],
   }

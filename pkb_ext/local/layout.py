@@ -13,19 +13,21 @@
 # limitations under the License.
 """The local cloud's plan: hosts, addresses, names and where files go.
 
-Pure: nothing here touches the system. Every name this package creates on
-the machine (namespaces, links, the bridge) starts with NAME_PREFIX, so
-`down` and `status` can never mistake someone else's for ours.
+Pure: nothing here touches the system. Every name a local cloud creates on
+the machine (namespaces, links, the bridge) starts with its prefix (default
+DEFAULT_PREFIX), so `down` and `status` never mistake someone else's for
+ours, and two local clouds (e.g. `make local`'s and the test tier's) with
+their own prefix, subnet and state dir can coexist.
 """
 
 import dataclasses
 import ipaddress
 import os
+import re
 
 from pkb_ext import paths
 
-NAME_PREFIX = 'pkbext'
-BRIDGE = NAME_PREFIX + '0'
+DEFAULT_PREFIX = 'pkbext'
 DEFAULT_SUBNET = '10.247.73.0/24'
 DEFAULT_SSH_PORT = 2022
 DEFAULT_DISK_GIB = 2
@@ -78,12 +80,18 @@ class Plan:
   """Everything `up` builds, derived from its options."""
 
   state_dir: str
+  prefix: str = DEFAULT_PREFIX
   subnet: str = DEFAULT_SUBNET
   ssh_port: int = DEFAULT_SSH_PORT
   disk_gib: float = DEFAULT_DISK_GIB
   bin_dir: str = dataclasses.field(default_factory=BinCacheDir)
 
   def __post_init__(self):
+    if not re.fullmatch(r'[a-z][a-z0-9]{1,7}', self.prefix):
+      raise ValueError(
+          f'--prefix {self.prefix!r}: need 2-8 lowercase letters or digits,'
+          ' starting with a letter (it names namespaces and links)'
+      )
     net = ipaddress.ip_network(self.subnet, strict=True)
     if net.version != 4 or not net.is_private or net.prefixlen > 28:
       raise ValueError(
@@ -96,6 +104,10 @@ class Plan:
       raise ValueError(
           f'--disk-size {self.disk_gib} GiB: need 0.0625 (64 MiB)..1024'
       )
+
+  @property
+  def bridge(self) -> str:
+    return self.prefix + '0'
 
   @property
   def network(self) -> ipaddress.IPv4Network:
@@ -116,8 +128,8 @@ class Plan:
             name=name,
             role=role,
             ip=str(self.network[number]),
-            netns=f'{NAME_PREFIX}-{name}',
-            veth=f'{NAME_PREFIX}-{name}',
+            netns=f'{self.prefix}-{name}',
+            veth=f'{self.prefix}-{name}',
         )
         for name, role, number in HOSTS
     )

@@ -55,7 +55,7 @@ def CheckSubnetFree(plan: layout.Plan) -> None:
   ours = plan.network
   for route in routes:
     dst = route.get('dst', '')
-    if dst in ('default', '') or route.get('dev') == layout.BRIDGE:
+    if dst in ('default', '') or route.get('dev') == plan.bridge:
       continue
     try:
       net = ipaddress.ip_network(dst, strict=False)
@@ -75,14 +75,14 @@ def EnsureBridge(plan: layout.Plan) -> bool:
     Whether this call created it.
   """
   created = False
-  if not LinkExists(layout.BRIDGE):
-    _Ip('link', 'add', layout.BRIDGE, 'type', 'bridge')
+  if not LinkExists(plan.bridge):
+    _Ip('link', 'add', plan.bridge, 'type', 'bridge')
     created = True
   addr = f'{plan.bridge_ip}/{plan.prefixlen}'
-  have = _Ip('-j', 'addr', 'show', 'dev', layout.BRIDGE).stdout
+  have = _Ip('-j', 'addr', 'show', 'dev', plan.bridge).stdout
   if plan.bridge_ip not in have:
-    _Ip('addr', 'add', addr, 'dev', layout.BRIDGE)
-  _Ip('link', 'set', layout.BRIDGE, 'up')
+    _Ip('addr', 'add', addr, 'dev', plan.bridge)
+  _Ip('link', 'set', plan.bridge, 'up')
   return created
 
 
@@ -104,7 +104,7 @@ def EnsureHostNetwork(plan: layout.Plan, host: layout.Host) -> bool:
         'link', 'add', host.veth, 'type', 'veth',
         'peer', 'name', 'eth0', 'netns', host.netns,
     )  # fmt: skip
-  _Ip('link', 'set', host.veth, 'master', layout.BRIDGE)
+  _Ip('link', 'set', host.veth, 'master', plan.bridge)
   _Ip('link', 'set', host.veth, 'up')
   have = _Ip(*ns, '-j', 'addr', 'show', 'dev', 'eth0').stdout
   if f'"{host.ip}"' not in have:
@@ -126,10 +126,10 @@ def DeleteHostNetwork(host: layout.Host) -> list[str]:
   return removed
 
 
-def DeleteBridge() -> list[str]:
-  if LinkExists(layout.BRIDGE):
-    _Ip('link', 'del', layout.BRIDGE)
-    return [f'bridge {layout.BRIDGE}']
+def DeleteBridge(plan: layout.Plan) -> list[str]:
+  if LinkExists(plan.bridge):
+    _Ip('link', 'del', plan.bridge)
+    return [f'bridge {plan.bridge}']
   return []
 
 

@@ -1,0 +1,109 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""PKB flags for running cloud_report_2021 on the local cloud.
+
+Presets:
+  report  the report's durations and counts (every flag at its default);
+  smoke   a few minutes for the whole suite: each phase's timed parts cut
+          to seconds, to show that everything runs end to end for real.
+
+A flag is passed only if a landed phase defines it, so the table below may
+name flags of phases that have not landed. A phase module may also define
+SMOKE_FLAGS = {'flag_name': value, ...}; those win over this table.
+"""
+
+import importlib
+
+from absl import flags
+
+from pkb_ext import phases
+
+PRESETS = ('smoke', 'report')
+
+# Flags of every phase, cut for the smoke preset. Values are strings as on
+# the command line.
+SMOKE = {
+    # cpu: CoreMark (report: 10 runs single-core, 10 all-core)
+    'cloud_report_coremark_runs': '1',
+    'cloud_report_coremark_iterations': '20000',
+    # io: fio (report: 2 min per job, 2 s ramp)
+    'cloud_report_fio_runtime_s': '5',
+    'cloud_report_fio_ramp_time_s': '1',
+    'cloud_report_fio_timeout_margin_s': '120',
+    # net: netperf (report: 60 s per test)
+    'cloud_report_netperf_duration_s': '5',
+    'cloud_report_netperf_runs': '1',
+    # object_storage (report: 1,000 TTFB requests, 100 downloads per size)
+    'cloud_report_object_storage_latency_requests': '20',
+    'cloud_report_object_storage_downloads_per_size': '3',
+    'cloud_report_object_storage_sizes': '16KiB,1MiB,8MiB',
+    'cloud_report_object_storage_concurrency': '1,5',
+    'cloud_report_object_storage_concurrency_rounds': '1',
+    'cloud_report_object_storage_concurrency_object_size': '1MiB',
+    # tpcc (report: 30 min per step, 1 min ramp, from 2,500 warehouses)
+    'cloud_report_tpcc_warehouses': '2',
+    'cloud_report_tpcc_start_warehouses': '1',
+    'cloud_report_tpcc_step_warehouses': '1',
+    'cloud_report_tpcc_max_steps': '1',
+    'cloud_report_tpcc_duration_s': '20',
+    'cloud_report_tpcc_ramp_s': '2',
+}
+
+
+def PresetFlags(preset: str) -> list[str]:
+  """Returns --name=value for the preset's flags that landed phases define.
+
+  Args:
+    preset: one of PRESETS.
+
+  Raises:
+    ValueError: for an unknown preset.
+  """
+  if preset not in PRESETS:
+    raise ValueError(f'--preset {preset!r}: choose from {", ".join(PRESETS)}')
+  if preset == 'report':
+    return []
+  values = dict(SMOKE)
+  for name in phases.Landed():
+    values.update({
+        k: str(v)
+        for k, v in getattr(phases.Load(name), 'SMOKE_FLAGS', {}).items()
+    })
+  return [f'--{k}={v}' for k, v in values.items() if k in flags.FLAGS]
+
+
+def LocalCloudFlags(state: dict) -> list[str]:
+  """Returns the flags that point PKB and the phases at the local cloud."""
+  phases.Landed()  # defines the phases' flags
+  out = [f'--static_vm_file={state["static_vm_file"]}']
+  minio = state.get('services', {}).get('minio')
+  if minio:
+    candidates = {
+        'cloud_report_object_storage_endpoint': minio['endpoint'],
+        'cloud_report_object_storage_access_key': minio['access_key'],
+        'cloud_report_object_storage_secret_key': minio['secret_key'],
+    }
+    out += [f'--{k}={v}' for k, v in candidates.items() if k in flags.FLAGS]
+  return out
+
+
+def SpoolFlags(spool_dir: str) -> list[str]:
+  """Spools samples with typed metadata, if the publisher has landed."""
+  try:  # importing the publisher defines its flags
+    importlib.import_module('pkb_ext.publish.publisher')
+  except ImportError:
+    return []
+  if 'cloud_report_spool_dir' in flags.FLAGS:
+    return [f'--cloud_report_spool_dir={spool_dir}']
+  return []

@@ -1,0 +1,111 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The samples of a local run: phase samples to NDJSON, and a summary.
+
+Reads PKB's sample files: the pkb_ext spool (typed metadata) or PKB's own
+--json_path output (metadata collapsed into `labels`, which reads back as
+strings). Keeps the samples whose metadata names a phase, writes them one a
+line as {metric, value, unit, metadata, timestamp, run_uri}, and prints a
+table per phase and metric.
+"""
+
+import collections
+import json
+import statistics
+import sys
+from typing import Iterable, Sequence
+
+
+def _LabelsToDict(labels: str) -> dict:
+  from perfkitbenchmarker import publisher  # pylint: disable=g-import-not-at-top
+
+  return publisher.LabelsToDict(labels) if labels else {}
+
+
+def ReadSamples(paths: Sequence[str]) -> list[dict]:
+  """Returns the phase samples of PKB sample files, without duplicates."""
+  seen, out = set(), []
+  for path in paths:
+    with open(path) as f:
+      for number, line in enumerate(f, 1):
+        if not line.strip():
+          continue
+        try:
+          row = json.loads(line)
+        except ValueError as e:
+          raise ValueError(f'{path}:{number}: not JSON: {e}') from e
+        metadata = row.get('metadata')
+        if isinstance(metadata, str):
+          metadata = json.loads(metadata)
+        if not isinstance(metadata, dict):
+          metadata = _LabelsToDict(row.get('labels', ''))
+        if 'phase' not in metadata:
+          continue
+        key = row.get('sample_uri') or json.dumps(
+            [row.get('metric'), row.get('value'), row.get('timestamp'),
+             sorted(metadata.items(), key=str)], default=str
+        )  # fmt: skip
+        if key in seen:
+          continue
+        seen.add(key)
+        out.append({
+            'metric': row['metric'],
+            'value': float(row['value']),
+            'unit': row.get('unit', ''),
+            'metadata': metadata,
+            'timestamp': row.get('timestamp'),
+            'run_uri': row.get('run_uri'),
+        })
+  return out
+
+
+def WriteNdjson(samples: Iterable[dict], path: str) -> None:
+  with open(path, 'w') as f:
+    for s in samples:
+      f.write(json.dumps(s, sort_keys=True, default=str) + '\n')
+
+
+def Summary(samples: Sequence[dict]) -> str:
+  """A plain-text table: phase, metric, unit, n, mean, min, max."""
+  groups = collections.defaultdict(list)
+  for s in samples:
+    groups[(s['metadata']['phase'], s['metric'], s['unit'])].append(s['value'])
+  lines = [
+      f'{"phase":15} {"metric":40} {"unit":10} {"n":>4} '
+      f'{"mean":>12} {"min":>12} {"max":>12}'
+  ]
+  for (phase, metric, unit), values in sorted(groups.items()):
+    lines.append(
+        f'{phase:15} {metric[:40]:40} {unit[:10]:10} {len(values):4d} '
+        f'{statistics.fmean(values):12.4g} {min(values):12.4g} '
+        f'{max(values):12.4g}'
+    )
+  return '\n'.join(lines)
+
+
+def Main(paths: Sequence[str], out: str, expect: Sequence[str] = ()) -> int:
+  """Writes out, prints the summary; 1 if an expected phase has no sample."""
+  samples = ReadSamples(paths)
+  WriteNdjson(samples, out)
+  print(Summary(samples))
+  counts = collections.Counter(s['metadata']['phase'] for s in samples)
+  print(
+      f'{len(samples)} phase samples in {out}: '
+      + (', '.join(f'{p} {n}' for p, n in sorted(counts.items())) or 'none')
+  )
+  missing = [p for p in expect if not counts.get(p)]
+  if missing:
+    print(f'no samples from phase(s): {", ".join(missing)}', file=sys.stderr)
+    return 1
+  return 0

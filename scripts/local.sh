@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
+#
+# Runs the whole 2021 Cloud Report suite on the local cloud (what `make local`
+# runs after setup): `pkb-ext local up`, then stock pkb.py with
+# --benchmarks=cloud_report_2021 on its static VM file, with a preset of
+# durations; writes out/ and prints a results summary. See docs/local_cloud.md.
+#
+# Usage: scripts/local.sh [--preset=smoke|report] [--down] [PKB FLAGS...]
+#   --preset=smoke    (default) seconds per timed part; a few minutes in all
+#   --preset=report   the report's durations and counts
+#   --down            run `pkb-ext local down` at the end (default: keep the
+#                     cloud up for the next run; `make local-down` removes it)
+#   PKB FLAGS         passed to pkb.py, e.g. --cloud_report_phases=cpu,io
+# Environment:
+#   PKB_EXT_OUT             output directory (default out/)
+#   PKB_EXT_LOCAL_DISK_GIB  data disk size of each db host (default 2)
+#   PKB_EXT_LOCAL_STATE     the local cloud's state dir (default cache/local)
+#
+# out/ receives samples.ndjson (one phase sample a line: metric, value, unit,
+# metadata, timestamp, run_uri), spool/ (pkb_ext's publisher spool, if it has
+# landed), pkb_samples.json (PKB's --json_path), pkb.log and report/.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+if [ "$(id -u)" -ne 0 ]; then
+  # Namespaces, loop devices and mounts need root; keep the cache and venv.
+  exec sudo -E PKB_EXT_CACHE="${PKB_EXT_CACHE:-$HOME/.cache/pkb-ext}" \
+    bash "$0" "$@"
+fi
+
+log() { printf '[local] %s\n' "$*"; }
+die() { printf '[local] ERROR: %s\n' "$*" >&2; exit 1; }
+
+PRESET=smoke
+DOWN=0
+PKB_ARGS=()
+EXPECT=
+for arg in "$@"; do
+  case "$arg" in
+    --preset=*) PRESET=${arg#--preset=} ;;
+    --down) DOWN=1 ;;
+    --cloud_report_phases=*) EXPECT=${arg#--cloud_report_phases=}; PKB_ARGS+=("$arg") ;;
+    *) PKB_ARGS+=("$arg") ;;
+  esac
+done
+case "$PRESET" in smoke|report) ;; *) die "--preset=$PRESET: choose smoke or report" ;; esac
+
+VENV=$ROOT/.venv
+[ -x "$VENV/bin/pkb.py" ] || die "no $VENV/bin/pkb.py: run 'make setup' (scripts/setup.sh) first"
+OUT=${PKB_EXT_OUT:-$ROOT/out}
+mkdir -p "$OUT"
+rm -rf "$OUT/spool" "$OUT/report"
+rm -f "$OUT/samples.ndjson" "$OUT/pkb_samples.json" "$OUT/pkb.log"
+started=$(date +%s)
+
+log "== pkb-ext local up"
+"$VENV/bin/pkb-ext" local up --disk-size "${PKB_EXT_LOCAL_DISK_GIB:-2}"
+up_done=$(date +%s)
+
+if [ -z "$EXPECT" ]; then
+  EXPECT=$("$VENV/bin/python" -c \
+    'from pkb_ext import phases; print(",".join(phases.Landed()))' 2>/dev/null)
+fi
+log "phases: ${EXPECT:-none landed}; preset: $PRESET"
+
+WORK=$(mktemp -d /tmp/pkb-ext-local.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+FLAGFILE=$WORK/flags  # holds the MinIO keys: not in out/
+(umask 077 && "$VENV/bin/pkb-ext" local flags --preset="$PRESET" \
+  --spool-dir="$OUT/spool" > "$FLAGFILE" 2>"$WORK/flags.err") \
+  || { cat "$WORK/flags.err" >&2; die "pkb-ext local flags failed"; }
+grep -v -e '_secret_key=' -e '_access_key=' "$FLAGFILE" | sed 's/^/[local]   /'
+
+log "== pkb.py --benchmarks=cloud_report_2021 ${PKB_ARGS[*]}"
+set +e
+"$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 --flagfile="$FLAGFILE" \
+  --temp_dir="$WORK/pkb" --json_path="$OUT/pkb_samples.json" \
+  "${PKB_ARGS[@]}" 2>&1 | grep --line-buffered -E \
+  'cloud_report: phase|ERROR|Success rate|PKB exiting|Traceback|Error:'
+pkb_rc=${PIPESTATUS[0]}
+set -e
+run_done=$(date +%s)
+cp "$WORK"/pkb/runs/*/pkb.log "$OUT/pkb.log" 2>/dev/null || true
+[ "$pkb_rc" -eq 0 ] || log "pkb.py exited $pkb_rc; its log: $OUT/pkb.log"
+
+log "== results"
+inputs=()
+for f in "$OUT"/spool/*.ndjson "$OUT/pkb_samples.json"; do
+  [ -s "$f" ] && inputs+=("$f")
+done
+results_rc=1
+if [ ${#inputs[@]} -gt 0 ]; then
+  set +e
+  "$VENV/bin/pkb-ext" local results "${inputs[@]}" --out "$OUT/samples.ndjson" \
+    --expect="$EXPECT" 2> >(grep -v -e pkg_resources -e 'Redefining' >&2)
+  results_rc=$?
+  set -e
+else
+  log "pkb.py wrote no samples"
+fi
+if [ -s "$OUT/samples.ndjson" ]; then
+  if "$VENV/bin/pkb-ext" report --samples "$OUT/samples.ndjson" \
+      --out "$OUT/report" > "$WORK/report.log" 2>&1; then
+    log "report: $OUT/report/"
+  else
+    log "report not built ($(tail -1 "$WORK/report.log")); samples are in $OUT/samples.ndjson"
+  fi
+fi
+
+if [ "$DOWN" = 1 ]; then
+  log "== pkb-ext local down"
+  "$VENV/bin/pkb-ext" local down > /dev/null
+else
+  log "the local cloud stays up: 'make local-down' (pkb-ext local down) removes it"
+fi
+log "wall time: $(( $(date +%s) - started )) s (up $(( up_done - started )) s, pkb.py $(( run_done - up_done )) s)"
+[ "$pkb_rc" -eq 0 ] && [ "$results_rc" -eq 0 ]
