@@ -79,7 +79,6 @@ _KEEP_GOING = flags.DEFINE_boolean(
 )
 
 
-
 def _CheckPhases(names) -> bool:
   if names is not None:
     try:
@@ -112,7 +111,9 @@ def CheckPrerequisites(benchmark_config):
 
 
 def Prepare(spec):
-  phases.PrepareAll(topology_lib.FromSpec(spec, with_metadata=False), _Selected())
+  phases.PrepareAll(
+      topology_lib.FromSpec(spec, with_metadata=False), _Selected()
+  )
 
 
 def Run(spec):
@@ -122,4 +123,6 @@ def Run(spec):
 
 
 def Cleanup(spec):
-  phases.CleanupAll(topology_lib.FromSpec(spec, with_metadata=False), _Selected())
+  phases.CleanupAll(
+      topology_lib.FromSpec(spec, with_metadata=False), _Selected()
+  )

@@ -14,6 +14,7 @@
 """pkb-ext: the command line of pkb_ext.
 
   pkb-ext run [PKB FLAGS...]           stock pkb.py with --benchmarks=cloud_report_2021
+  pkb-ext list [PKB FLAGS...]          which benchmark modules those flags run
   pkb-ext local up|down|status         the local cloud
   pkb-ext parse TOOL FILE              an archived tool output -> JSON samples
   pkb-ext publish SPOOL --table T      re-publish an NDJSON spool to BigQuery
@@ -62,13 +63,30 @@ def _Parse(args) -> int:
   return 0
 
 
-def _Run(args) -> int:
+def _Run(pkb_args: list[str]) -> int:
   pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
-  argv = list(args.pkb_args)
+  argv = list(pkb_args)
   if not any(a.startswith('--benchmarks') for a in argv):
     argv.insert(0, '--benchmarks=cloud_report_2021')
   os.execv(sys.executable, [sys.executable, pkb] + argv)
   return 1  # not reached
+
+
+def _List(pkb_args: list[str]) -> int:
+  from pkb_ext import registry  # pylint: disable=g-import-not-at-top
+
+  argv = list(pkb_args) or ['--benchmarks=cloud_report_2021']
+  try:
+    resolved = registry.ResolveBenchmarks(argv)
+  except Exception as e:  # pylint: disable=broad-except
+    print(f'pkb-ext list: {type(e).__name__}: {e}', file=sys.stderr)
+    return 1
+  for name, module in resolved:
+    print(f'{name}\t{module}')
+  return 0
+
+
+_PASS_THROUGH = {'run': _Run, 'list': _List}
 
 
 def _Delegate(name: str, argv: list[str]) -> int:
@@ -90,6 +108,10 @@ def BuildParser() -> argparse.ArgumentParser:
   sub = parser.add_subparsers(dest='command', required=True)
   run = sub.add_parser('run', help='run cloud_report_2021 with stock pkb.py')
   run.add_argument('pkb_args', nargs=argparse.REMAINDER)
+  listing = sub.add_parser(
+      'list', help='show which benchmark modules PKB flags resolve to'
+  )
+  listing.add_argument('pkb_args', nargs=argparse.REMAINDER)
   parse = sub.add_parser('parse', help='parse a raw tool output into samples')
   parse.add_argument('tool', choices=sorted(parsers.TOOLS))
   parse.add_argument('file')
@@ -102,10 +124,11 @@ def main(argv: list[str] | None = None) -> int:
   argv = sys.argv[1:] if argv is None else list(argv)
   if argv and argv[0] in _DELEGATED:
     return _Delegate(argv[0], argv[1:])
+  if argv and argv[0] in _PASS_THROUGH and '-h' not in argv[1:2]:
+    # PKB's flags start with '--', which argparse would take as its own.
+    return _PASS_THROUGH[argv[0]](argv[1:])
   args = BuildParser().parse_args(argv)
-  if args.command == 'parse':
-    return _Parse(args)
-  return _Run(args)
+  return _Parse(args)
 
 
 if __name__ == '__main__':

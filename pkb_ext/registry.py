@@ -28,13 +28,11 @@ import pkgutil
 import threading
 import types
 
-from perfkitbenchmarker import benchmark_sets
-from perfkitbenchmarker import data
-from perfkitbenchmarker import linux_benchmarks
-from perfkitbenchmarker import linux_packages
-from perfkitbenchmarker import publisher
-
 from pkb_ext import paths
+
+# PKB modules are imported inside the functions: importing this module must not
+# import PKB's benchmark_sets, whose import is what triggers the autoload.
+# pylint: disable=g-import-not-at-top
 
 BENCHMARKS_PACKAGE = 'pkb_ext.benchmarks'
 PACKAGES_PACKAGE = 'pkb_ext.linux_packages'
@@ -44,7 +42,7 @@ SUITE_BENCHMARK = 'cloud_report_2021'
 BENCHMARK_SET = 'cloud_report'
 PHASES_BENCHMARK_SET = 'cloud_report_phases'
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _registered = False
 
 
@@ -64,7 +62,9 @@ def _Modules(package_name: str) -> list[types.ModuleType]:
 def BenchmarkModules() -> list[types.ModuleType]:
   """Returns our benchmark modules (names ending in _benchmark)."""
   return [
-      m for m in _Modules(BENCHMARKS_PACKAGE) if m.__name__.endswith('_benchmark')
+      m
+      for m in _Modules(BENCHMARKS_PACKAGE)
+      if m.__name__.endswith('_benchmark')
   ]
 
 
@@ -85,6 +85,8 @@ def _AddUnique(registry: dict, name: str, module, kind: str) -> None:
 
 
 def _RegisterBenchmarks() -> list[str]:
+  from perfkitbenchmarker import linux_benchmarks
+
   names = []
   for module in BenchmarkModules():
     _AddUnique(
@@ -100,11 +102,15 @@ def _RegisterBenchmarks() -> list[str]:
 
 
 def _RegisterPackages() -> None:
+  from perfkitbenchmarker import linux_packages
+
   for name, module in PackageModules().items():
     _AddUnique(linux_packages.PACKAGES, name, module, 'package')
 
 
 def _RegisterBenchmarkSets(benchmark_names: list[str]) -> None:
+  from perfkitbenchmarker import benchmark_sets
+
   sets = {
       BENCHMARK_SET: {
           benchmark_sets.MESSAGE: (
@@ -132,6 +138,8 @@ def _RegisterBenchmarkSets(benchmark_names: list[str]) -> None:
 
 def _RegisterDataLoaders() -> None:
   """Lets PKB's data.ResourcePath find our configs and the setup cache."""
+  from perfkitbenchmarker import data
+
   configs = importlib.import_module(CONFIGS_PACKAGE)
   wanted = [os.path.dirname(configs.__file__)]
   cache_data = paths.CacheDataDir()
@@ -146,6 +154,8 @@ def _RegisterDataLoaders() -> None:
 
 
 def _RegisterPublishers() -> None:
+  from perfkitbenchmarker import publisher
+
   publish = importlib.import_module(PUBLISH_PACKAGE)
   for cls in publish.PublisherClasses():
     if cls not in publisher.EXTERNAL_PUBLISHERS:
@@ -155,13 +165,42 @@ def _RegisterPublishers() -> None:
 def Register() -> None:
   """Registers pkb_ext with PKB; safe to call more than once."""
   global _registered
+  # Importing benchmark_sets first may run the autoload hook, which calls
+  # Register() itself; the lock is re-entrant and the flag makes that a no-op.
+  from perfkitbenchmarker import benchmark_sets  # pylint: disable=unused-import
+
   with _lock:
     if _registered:
       return
-    names = _RegisterBenchmarks()
-    _RegisterPackages()
-    _RegisterBenchmarkSets(names)
-    _RegisterDataLoaders()
-    _RegisterPublishers()
     _registered = True
+    try:
+      names = _RegisterBenchmarks()
+      _RegisterPackages()
+      _RegisterBenchmarkSets(names)
+      _RegisterDataLoaders()
+      _RegisterPublishers()
+    except BaseException:
+      _registered = False
+      raise
     logging.debug('pkb_ext registered benchmarks: %s', ', '.join(names))
+
+
+def ResolveBenchmarks(pkb_argv: list[str]) -> list[tuple[str, str]]:
+  """Resolves PKB flags to benchmarks, as pkb.py would, without running.
+
+  Args:
+    pkb_argv: PKB command-line flags, e.g. ['--benchmarks=cloud_report_2021'].
+
+  Returns:
+    (benchmark name, module name) pairs, in run order.
+  """
+  from absl import flags
+  from perfkitbenchmarker import benchmark_sets
+
+  Register()
+  flag_values = flags.FLAGS
+  flag_values(['pkb.py'] + list(pkb_argv))
+  return [
+      (module.BENCHMARK_NAME, module.__name__)
+      for module, _ in benchmark_sets.GetBenchmarksFromFlags()
+  ]

@@ -58,6 +58,10 @@ def data_dir() -> pathlib.Path:
 def _pkb_ext_registered():
   """Registers pkb_ext with PKB, as the .pth autoload does for pkb.py."""
   os.environ.setdefault('PKB_EXT_AUTOLOAD', '1')
+  from absl import flags  # pylint: disable=g-import-not-at-top
   from pkb_ext import registry  # pylint: disable=g-import-not-at-top
 
   registry.Register()
+  # As PKB's own tests do (pkb_common_test_case): flags keep their defaults.
+  if not flags.FLAGS.is_parsed():
+    flags.FLAGS.mark_as_parsed()

@@ -171,7 +171,8 @@ def RunAll(
   if failures:
     raise PhaseError(
         'cloud_report phase(s) failed (samples of the others were handed to'
-        ' on_samples): ' + '; '.join(failures)
+        ' on_samples): '
+        + '; '.join(failures)
     )
   return collected
 

@@ -92,7 +92,10 @@ def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
     raise ValueError(
         'cloud_report needs a vm_group "db" (and "client" for the phases '
         'that load from one); got '
-        + (', '.join(f'{k}={len(v)}' for k, v in spec.vm_groups.items()) or 'none')
+        + (
+            ', '.join(f'{k}={len(v)}' for k, v in spec.vm_groups.items())
+            or 'none'
+        )
     )
   metadata = RunMetadataFromVm(db_vms[0]) if with_metadata else None
   return phases.Topology(

@@ -81,7 +81,9 @@ def Make(
   """
   if metric not in metrics:
     raise UnknownMetricError(f'metric {metric!r} is not in the catalog')
-  return sample.Sample(metric, float(value), metrics[metric], dict(metadata or {}))
+  return sample.Sample(
+      metric, float(value), metrics[metric], dict(metadata or {})
+  )
 
 
 @dataclasses.dataclass(frozen=True)

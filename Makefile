@@ -1,0 +1,31 @@
+# pkb_ext: the 2021 Cloud Report on PKB. See README.md.
+#   make local   set up, then run the suite on the local cloud
+#   make test    set up, then run every test tier (and the style check)
+SHELL := /bin/bash
+PYTEST_ARGS ?=
+
+.PHONY: help setup test lint format local local-down clean
+
+help:
+	@sed -n '2,3p' Makefile
+
+setup:
+	bash scripts/setup.sh
+
+test: setup
+	bash scripts/test.sh $(PYTEST_ARGS)
+
+lint:
+	.venv/bin/pyink --check --quiet .
+
+format:
+	.venv/bin/pyink .
+
+local: setup
+	bash scripts/local.sh
+
+local-down:
+	.venv/bin/pkb-ext local down
+
+clean:
+	rm -rf out build *.egg-info .pytest_cache

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
+#
+# Runs the style check and every test tier (unit, pkb, local, emulator).
+# Extra arguments go to pytest, e.g. `scripts/test.sh -m unit`.
+# pytest's exit code 5 (no tests collected) counts as a failure.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+echo "[test] pyink --check (PKB style: 2-space, 80 columns)"
+.venv/bin/pyink --check --quiet . || { echo "[test] style check failed: run 'make format'"; exit 1; }
+
+echo "[test] pytest tests/ $*"
+.venv/bin/python -m pytest tests "$@"
+rc=$?
+if [ $rc -eq 5 ]; then
+  echo "[test] FAILED: pytest collected no tests (exit 5)"
+  exit 1
+fi
+exit $rc

@@ -1,0 +1,126 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for pkb_ext.registry against the real, pinned PKB."""
+
+import os
+import types
+from unittest import mock
+
+from absl.testing import absltest
+from absl.testing import flagsaver
+from perfkitbenchmarker import benchmark_sets
+from perfkitbenchmarker import data
+from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker import linux_packages
+from perfkitbenchmarker import publisher
+
+from pkb_ext import paths
+from pkb_ext import registry
+
+
+class RegistryTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    registry.Register()
+
+  def testSuiteBenchmarkIsOurs(self):
+    module = linux_benchmarks.VALID_BENCHMARKS['cloud_report_2021']
+    self.assertEqual(
+        module.__name__, 'pkb_ext.benchmarks.cloud_report_2021_benchmark'
+    )
+    self.assertIn(module, linux_benchmarks.BENCHMARKS)
+
+  def testEveryOurModuleIsRegistered(self):
+    for module in registry.BenchmarkModules():
+      self.assertIs(
+          linux_benchmarks.VALID_BENCHMARKS[module.BENCHMARK_NAME], module
+      )
+    for name, module in registry.PackageModules().items():
+      self.assertIs(linux_packages.PACKAGES[name], module)
+
+  def testBenchmarkSets(self):
+    self.assertEqual(
+        benchmark_sets.BENCHMARK_SETS['cloud_report'][
+            benchmark_sets.BENCHMARK_LIST
+        ],
+        ['cloud_report_2021'],
+    )
+    phase_set = benchmark_sets.BENCHMARK_SETS['cloud_report_phases'][
+        benchmark_sets.BENCHMARK_LIST
+    ]
+    self.assertNotIn('cloud_report_2021', phase_set)
+
+  def testSecondCallChangesNothing(self):
+    before = (
+        dict(linux_benchmarks.VALID_BENCHMARKS),
+        list(linux_benchmarks.BENCHMARKS),
+        dict(linux_packages.PACKAGES),
+        list(data.DEFAULT_RESOURCE_LOADERS),
+        list(publisher.EXTERNAL_PUBLISHERS),
+    )
+    with mock.patch.object(registry, '_registered', False):
+      registry.Register()
+    after = (
+        dict(linux_benchmarks.VALID_BENCHMARKS),
+        list(linux_benchmarks.BENCHMARKS),
+        dict(linux_packages.PACKAGES),
+        list(data.DEFAULT_RESOURCE_LOADERS),
+        list(publisher.EXTERNAL_PUBLISHERS),
+    )
+    self.assertEqual(before, after)
+
+  def testClashIsRefused(self):
+    impostor = types.ModuleType('someone_elses_benchmark')
+    with mock.patch.dict(
+        linux_benchmarks.VALID_BENCHMARKS, {'cloud_report_2021': impostor}
+    ):
+      with mock.patch.object(registry, '_registered', False):
+        with self.assertRaisesRegex(
+            registry.RegistryError, "'cloud_report_2021'.*someone_elses"
+        ):
+          registry.Register()
+
+  def testPackageClashIsRefused(self):
+    registry_dict = {'fio': types.ModuleType('perfkitbenchmarker.x.fio')}
+    with self.assertRaisesRegex(registry.RegistryError, "package 'fio'"):
+      registry._AddUnique(
+          registry_dict, 'fio', types.ModuleType('pkb_ext.fio'), 'package'
+      )
+
+  def testConfigsAndCacheAreDataSearchPaths(self):
+    import pkb_ext.configs  # pylint: disable=g-import-not-at-top
+
+    configs_dir = os.path.dirname(pkb_ext.configs.__file__)
+    loader_paths = [
+        getattr(loader, 'path', None)
+        for loader in data.DEFAULT_RESOURCE_LOADERS
+    ]
+    self.assertEqual(loader_paths.count(configs_dir), 1)
+    if os.path.isdir(paths.CacheDataDir()):
+      self.assertEqual(loader_paths.count(paths.CacheDataDir()), 1)
+
+  @flagsaver.flagsaver
+  def testResolveBenchmarks(self):
+    self.assertEqual(
+        registry.ResolveBenchmarks(['--benchmarks=cloud_report']),
+        [(
+            'cloud_report_2021',
+            'pkb_ext.benchmarks.cloud_report_2021_benchmark',
+        )],
+    )
+
+
+if __name__ == '__main__':
+  absltest.main()

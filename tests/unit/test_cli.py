@@ -1,0 +1,87 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for the pkb-ext command line (parse, list, delegation)."""
+
+import contextlib
+import io
+import os
+import tempfile
+from unittest import mock
+
+from absl.testing import absltest
+
+from pkb_ext import cli
+from pkb_ext import parsers
+
+
+def _Main(argv):
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    rc = cli.main(argv)
+  return rc, out.getvalue(), err.getvalue()
+
+
+class ParseTest(absltest.TestCase):
+
+  def testMissingFileIsOneLineError(self):
+    rc, out, err = _Main(['parse', 'fio', '/nonexistent/fio.json'])
+    self.assertEqual(rc, 1)
+    self.assertEqual(out, '')
+    self.assertIn('cannot read /nonexistent/fio.json', err)
+    self.assertEqual(len(err.strip().splitlines()), 1)
+
+  def testUnknownToolIsRefused(self):
+    with self.assertRaises(SystemExit) as e:
+      _Main(['parse', 'iperf', '/dev/null'])
+    self.assertEqual(e.exception.code, 2)
+
+  def testNotLandedSaysSo(self):
+    with mock.patch.object(
+        parsers, 'Lookup', side_effect=parsers.NotLandedError('not yet')
+    ):
+      rc, _, err = _Main(['parse', 'ttfb', __file__])
+    self.assertEqual(rc, 2)
+    self.assertIn('not yet', err)
+
+  def testParseErrorIsOneLineWithFileName(self):
+    with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
+      f.write('garbage\n')
+    self.addCleanup(os.unlink, f.name)
+    with mock.patch.object(
+        parsers, 'ParseText', side_effect=parsers.ParseError('no score line')
+    ):
+      rc, _, err = _Main(['parse', 'coremark', f.name])
+    self.assertEqual(rc, 1)
+    self.assertIn(f.name, err)
+    self.assertIn('no score line', err)
+
+  def testToolTable(self):
+    self.assertEqual(
+        set(parsers.TOOLS), {'coremark', 'fio', 'netperf', 'tpcc', 'ttfb'}
+    )
+    for tool in parsers.TOOLS.values():
+      self.assertIn(tool.phase, ('cpu', 'io', 'net', 'object_storage', 'tpcc'))
+
+
+class DelegateTest(absltest.TestCase):
+
+  def testUnlandedSubcommandExitsTwo(self):
+    with mock.patch.dict(cli._DELEGATED, {'bench': ('pkb_ext.nope', 'x')}):
+      rc, _, err = _Main(['bench', '--out', 'x.json'])
+    self.assertEqual(rc, 2)
+    self.assertIn('not implemented yet', err)
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,91 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Repository hygiene: no upstream code, headers, no generated files."""
+
+import os
+import re
+import subprocess
+
+from absl.testing import absltest
+
+from pkb_ext import paths
+
+_ROOT = paths.RepoRoot()
+_UPSTREAM = re.compile(
+    r'(^|/)perfkitbenchmarker/'
+    r'|(^|/)core_(main|list_join|matrix|state|util)\.c$'
+    r'|(^|/)coremark\.h$'
+    r'|(^|/)netperf\.c$|(^|/)netserver\.c$'
+    r'|(^|/)minio/|(^|/)go-tpc/|(^|/)pingcap/'
+)
+_GENERATED = re.compile(
+    r'(^|/)(\.venv|out|build|__pycache__|\.pytest_cache)/|\.pyc$|\.egg-info/'
+)
+
+
+def _Tracked():
+  out = subprocess.run(
+      ['git', 'ls-files'],
+      cwd=_ROOT,
+      capture_output=True,
+      text=True,
+      check=False,
+  )
+  if out.returncode:
+    return None
+  return out.stdout.split()
+
+
+class HygieneTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.files = _Tracked()
+    if self.files is None:
+      self.skipTest('not a git checkout')
+
+  def testNoUpstreamSource(self):
+    self.assertEqual([f for f in self.files if _UPSTREAM.search(f)], [])
+
+  def testNoGeneratedFilesOrBinaries(self):
+    self.assertEqual([f for f in self.files if _GENERATED.search(f)], [])
+    big = [
+        f
+        for f in self.files
+        if os.path.isfile(os.path.join(_ROOT, f))
+        and os.path.getsize(os.path.join(_ROOT, f)) > 2 * 1024 * 1024
+    ]
+    self.assertEqual(big, [])
+    elf = []
+    for f in self.files:
+      path = os.path.join(_ROOT, f)
+      if os.path.isfile(path):
+        with open(path, 'rb') as fh:
+          if fh.read(4) == b'\x7fELF':
+            elf.append(f)
+    self.assertEqual(elf, [])
+
+  def testPythonFilesCarryOurLicenseHeader(self):
+    missing = []
+    for f in self.files:
+      if f.endswith('.py') and not f.startswith('tests/data/'):
+        with open(os.path.join(_ROOT, f)) as fh:
+          head = fh.read(400)
+        if 'The pkb_ext Authors' not in head or 'Apache License' not in head:
+          missing.append(f)
+    self.assertEqual(missing, [])
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,132 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for the phase registry and the topology built from a spec."""
+
+from unittest import mock
+
+from absl.testing import absltest
+from absl.testing import parameterized
+from perfkitbenchmarker import sample
+
+from pkb_ext import phases
+from pkb_ext.phases import topology
+
+
+class RegionTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('us-east-1a', 'us-east-1'),
+      ('us-gov-west-1b', 'us-gov-west-1'),
+      ('us-east1-b', 'us-east1'),
+      ('europe-west4-a', 'europe-west4'),
+      ('eastus-1', 'eastus'),
+      ('eastus', 'eastus'),
+      ('local-1', 'local'),
+      ('', ''),
+      (None, ''),
+  )
+  def testRegionFromZone(self, zone, region):
+    self.assertEqual(topology.RegionFromZone(zone), region)
+
+
+class ValidateTest(absltest.TestCase):
+
+  def testOrderIsTheReports(self):
+    self.assertEqual(
+        phases.ORDER, ('cpu', 'io', 'net', 'object_storage', 'tpcc')
+    )
+
+  def testUnknownAndRepeated(self):
+    with self.assertRaisesRegex(ValueError, 'unknown phase.*gpu'):
+      phases.Validate(['cpu', 'gpu'])
+    with self.assertRaisesRegex(ValueError, 'twice'):
+      phases.Validate(['tpcc', 'tpcc'])
+
+  def testLandedPhasesValidateInReportOrder(self):
+    landed = phases.Landed()
+    self.assertEqual(phases.Validate(list(reversed(landed))), landed)
+
+  def testNotLandedIsRefused(self):
+    with mock.patch.object(phases, 'Load', return_value=None):
+      with self.assertRaisesRegex(ValueError, 'not implemented yet'):
+        phases.Validate(['cpu'])
+
+
+class _FakePhase:
+
+  def __init__(self, name, fail=False):
+    self.name, self.fail, self.calls = name, fail, []
+
+  def Prepare(self, topo):
+    self.calls.append('Prepare')
+
+  def Run(self, topo):
+    self.calls.append('Run')
+    if self.fail:
+      raise RuntimeError(f'{self.name} tool exited 1')
+    return [sample.Sample(f'{self.name}_metric', 1, 'u', {})]
+
+  def Cleanup(self, topo):
+    self.calls.append('Cleanup')
+    if self.fail:
+      raise RuntimeError('cleanup broke')
+
+
+class RunAllTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.fakes = {
+        'cpu': _FakePhase('cpu'),
+        'io': _FakePhase('io', fail=True),
+        'net': _FakePhase('net'),
+    }
+    self.enter_context(
+        mock.patch.object(phases, 'Load', side_effect=self.fakes.get)
+    )
+    meta = mock.Mock()
+    meta.ForSample.side_effect = lambda p, i: {'phase': p, 'iteration': i}
+    self.topo = phases.Topology(
+        db_vms=('db1',), client_vm=None, run_metadata=meta
+    )
+
+  def testFailureKeepsOtherPhasesAndNamesTheCause(self):
+    handed = {}
+    with self.assertRaisesRegex(phases.PhaseError, 'io: RuntimeError: io tool'):
+      phases.RunAll(
+          self.topo,
+          ['cpu', 'io', 'net'],
+          on_samples=lambda p, s: handed.setdefault(p, s),
+      )
+    self.assertEqual(sorted(handed), ['cpu', 'net'])
+    self.assertEqual(handed['net'][0].metadata['phase'], 'net')
+
+  def testStopOnFirstFailure(self):
+    with self.assertRaises(phases.PhaseError):
+      phases.RunAll(self.topo, ['cpu', 'io', 'net'], keep_going=False)
+    self.assertEqual(self.fakes['net'].calls, [])
+
+  def testCleanupRunsEveryPhaseInReverse(self):
+    with self.assertRaisesRegex(phases.PhaseError, 'io: cleanup broke'):
+      phases.CleanupAll(self.topo, ['cpu', 'io', 'net'])
+    for fake in self.fakes.values():
+      self.assertEqual(fake.calls, ['Cleanup'])
+
+  def testRequireClient(self):
+    with self.assertRaisesRegex(ValueError, 'net needs a "client"'):
+      self.topo.RequireClient('net')
+
+
+if __name__ == '__main__':
+  absltest.main()
