@@ -1,0 +1,130 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for `pkb-ext publish` (no network: dry runs and errors)."""
+
+import contextlib
+import io
+import os
+import re
+import shutil
+import socket
+import tempfile
+from unittest import mock
+
+from absl.testing import absltest
+
+from pkb_ext import cli as pkb_ext_cli
+from pkb_ext.publish import bigquery
+from pkb_ext.publish import cli
+from pkb_ext.publish import ids
+from pkb_ext.publish import schema
+from pkb_ext.publish import spool
+from pkb_ext.publish import synthetic
+
+_TABLE = 'my-project.pkb.samples'
+
+
+def _Run(argv):
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    try:
+      rc = pkb_ext_cli.main(['publish'] + argv)
+    except SystemExit as e:
+      rc = e.code
+  return rc, out.getvalue(), err.getvalue()
+
+
+class PublishCliTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.dir = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, self.dir)
+    self.path = spool.SpoolPath(self.dir, 'run-1')
+    rows = [schema.RowFromSample(s) for s in synthetic.MakeSamples(23)]
+    spool.Append(self.path, rows, batch_size=10)
+
+  def testDryRunShowsSchemaBatchesAndJobIdsWithoutNetwork(self):
+    with (
+        mock.patch.object(
+            bigquery, 'MakeClient', side_effect=AssertionError('network')
+        ),
+        mock.patch.object(socket, 'create_connection') as connect,
+    ):
+      rc, out, err = _Run([self.path, '--table', _TABLE, '--dry-run'])
+    self.assertEqual(rc, 0, err)
+    connect.assert_not_called()
+    self.assertIn(f'table: {_TABLE} (location US)', out)
+    self.assertIn('partitioned by DAY on timestamp', out)
+    self.assertIn('clustered by test, metric, cloud', out)
+    self.assertIn('  metadata JSON NULLABLE', out)
+    counts = re.findall(r'batch \d/3: (\d+) rows, job (\S+)', out)
+    self.assertEqual([int(c) for c, _ in counts], [10, 10, 3])
+    batches = spool.Read([self.path], 10).batches
+    table = ids.ParseTableId(_TABLE)
+    self.assertEqual(
+        [j for _, j in counts],
+        [ids.LoadJobId(table, b.run_uri, b.key, b.payload, 0) for b in batches],
+    )
+    self.assertIn('would publish 23 rows in 3 load jobs', out)
+    self.assertIn('nothing was sent', out)
+
+  def testInvalidTable(self):
+    rc, _, err = _Run([self.path, '--table', 'nodataset', '--dry-run'])
+    self.assertEqual(rc, 2)
+    self.assertIn('must be project.dataset.table', err)
+
+  def testBadSpoolNamesFileAndLine(self):
+    with open(self.path, 'a') as f:
+      f.write('{"oops"\n')
+    rc, _, err = _Run([self.path, '--table', _TABLE, '--dry-run'])
+    self.assertEqual(rc, 1)
+    self.assertIn(f'{self.path}:24: not JSON', err)
+
+  def testMissingCredentialsFile(self):
+    rc, _, err = _Run(
+        [self.path, '--table', _TABLE, '--credentials', '/no/key.json']
+    )
+    self.assertEqual(rc, 2)
+    self.assertIn('must be a key file that exists', err)
+
+  def testFailureKeepsSpoolAndNamesTable(self):
+    with socket.socket() as s:
+      s.bind(('127.0.0.1', 0))
+      port = s.getsockname()[1]
+    before = os.path.getsize(self.path)
+    rc, _, err = _Run([
+        self.path, '--table', _TABLE, '--timeout', '1', '-q',
+        '--endpoint', f'http://127.0.0.1:{port}',
+    ])  # fmt: skip
+    self.assertEqual(rc, 1)
+    self.assertIn(f'cannot create or migrate {_TABLE}', err)
+    self.assertIn('Connection refused', err)
+    self.assertIn('re-run the same command', err)
+    self.assertEqual(os.path.getsize(self.path), before)
+
+  def testKeyFileContentNeverPrinted(self):
+    secret = 'PRIVATE-KEY-0123456789'
+    key = os.path.join(self.dir, 'key.json')
+    with open(key, 'w') as f:
+      f.write('{"type": "service_account", "private_key": "%s"}' % secret)
+    rc, out, err = _Run([self.path, '--table', _TABLE, '--credentials', key])
+    self.assertEqual(rc, 1)
+    self.assertIn('not a service account key', err)
+    self.assertNotIn(secret, out + err)
+    self.assertNotIn(key, out + err)
+
+
+if __name__ == '__main__':
+  absltest.main()
