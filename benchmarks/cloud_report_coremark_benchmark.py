@@ -1,0 +1,69 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The 2021 Cloud Report's CPU phase alone: CoreMark 1.0 on one db VM.
+
+Builds CoreMark v1.01 once per mode and runs it 10 times single-core, then
+10 times on all vCPUs with pthreads (-DMULTITHREAD=$(nproc) -DUSE_PTHREAD),
+emitting one coremark_score sample per run and the mean, min, max, stddev,
+CI95 half-width and CV per mode (pkb_ext.phases.cpu has the flags).
+
+Example:
+  pkb.py --benchmarks=cloud_report_coremark --cloud=AWS \
+      --machine_type=c5a.4xlarge
+"""
+
+from perfkitbenchmarker import configs
+
+from pkb_ext import samples as samples_lib
+from pkb_ext.phases import cpu
+from pkb_ext.phases import topology as topology_lib
+
+BENCHMARK_NAME = 'cloud_report_coremark'
+BENCHMARK_CONFIG = """
+cloud_report_coremark:
+  description: >
+    CoreMark 1.0, 10 runs single-core and 10 runs all-core (pthreads),
+    as in the Cockroach Labs 2021 Cloud Report.
+  vm_groups:
+    db:
+      vm_count: 1
+      vm_spec:
+        AWS:
+          machine_type: c5a.4xlarge
+          zone: us-east-1a
+        GCP:
+          machine_type: n2-standard-16
+          zone: us-east1-b
+        Azure:
+          machine_type: Standard_D16as_v4
+          zone: eastus-1
+"""
+PHASE = 'cpu'
+
+
+def GetConfig(user_config):
+  return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def Prepare(spec):
+  cpu.Prepare(topology_lib.FromSpec(spec, with_metadata=False))
+
+
+def Run(spec):
+  topology = topology_lib.FromSpec(spec)
+  return samples_lib.Stamp(cpu.Run(topology), topology.run_metadata, PHASE)
+
+
+def Cleanup(spec):
+  cpu.Cleanup(topology_lib.FromSpec(spec, with_metadata=False))
