@@ -1,0 +1,120 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb-ext report: the report's tables and charts from published samples.
+
+  pkb-ext report --samples S.ndjson [S2.ndjson ...] --out DIR
+      loads the samples into DuckDB and runs the analysis SQL transpiled;
+  pkb-ext report --table PROJECT.DATASET.TABLE --out DIR
+      runs the same SQL on BigQuery (application default credentials, or
+      --bigquery-endpoint for an emulator);
+  --create-views PROJECT.DATASET (with --table) also keeps the views there;
+  --print-sql VIEW prints the query of a view for the chosen backend.
+
+DIR receives report.html, report.md and chart_*.png.
+"""
+
+import argparse
+import sys
+
+from pkb_ext import pricing
+from pkb_ext.analysis import backends
+from pkb_ext.analysis import report
+from pkb_ext.analysis import runner
+
+
+def BuildParser() -> argparse.ArgumentParser:
+  parser = argparse.ArgumentParser(
+      prog='pkb-ext report',
+      description='Rebuild the 2021 Cloud Report from samples.',
+  )
+  source = parser.add_mutually_exclusive_group(required=True)
+  source.add_argument('--samples', nargs='+', metavar='NDJSON',
+                      help='NDJSON sample files (spool, PKB JSON output)')
+  source.add_argument('--table', metavar='PROJECT.DATASET.TABLE',
+                      help='a BigQuery samples table')
+  parser.add_argument('--out', help='output directory for the report')
+  parser.add_argument('--project', help='BigQuery project to bill queries to')
+  parser.add_argument('--bigquery-endpoint',
+                      help='BigQuery API endpoint (an emulator), anonymous')
+  parser.add_argument('--create-views', metavar='PROJECT.DATASET',
+                      help='with --table: create the views in this dataset')
+  parser.add_argument('--view-prefix', default='cloud_report_',
+                      help='prefix of created view names')
+  parser.add_argument('--pricing-dir',
+                      help='price tables (default: configs/pricing)')
+  parser.add_argument('--print-sql', metavar='VIEW',
+                      help='print the query of one view and exit')
+  return parser
+
+
+def BigQueryClient(project: str | None, endpoint: str | None):
+  from google.cloud import bigquery  # pylint: disable=g-import-not-at-top
+
+  if endpoint:
+    from google.api_core import client_options  # pylint: disable=g-import-not-at-top
+    from google.auth import credentials  # pylint: disable=g-import-not-at-top
+
+    return bigquery.Client(
+        project=project or 'local',
+        credentials=credentials.AnonymousCredentials(),
+        client_options=client_options.ClientOptions(api_endpoint=endpoint),
+    )
+  return bigquery.Client(project=project)
+
+
+def _Backend(args):
+  if args.samples:
+    backend = backends.DuckDbBackend()
+    count = backend.LoadNdjson(args.samples)
+    return backend, f'{count} samples from {", ".join(args.samples)}'
+  project = args.project or args.table.split('.')[0]
+  client = BigQueryClient(project, args.bigquery_endpoint)
+  return backends.BigQueryBackend(client, args.table), f'BigQuery {args.table}'
+
+
+def Main(argv: list[str]) -> int:
+  args = BuildParser().parse_args(argv)
+  if not args.print_sql and not args.out:
+    print('pkb-ext report: --out DIR is required', file=sys.stderr)
+    return 2
+  if args.create_views and not args.table:
+    print('pkb-ext report: --create-views needs --table', file=sys.stderr)
+    return 2
+  try:
+    catalog = pricing.Load(args.pricing_dir)
+    backend, source = _Backend(args)
+    analysis = runner.Analysis(backend, catalog)
+    if args.print_sql:
+      sql = analysis.Sql(args.print_sql)
+      if args.samples:
+        sql = backend.Transpile(sql)
+      print(sql)
+      return 0
+    if args.create_views:
+      backend.Execute(
+          analysis.ViewStatements(args.create_views, args.view_prefix)
+      )
+    paths = report.Write(analysis, args.out, source)
+  except (OSError, ValueError, runner.AnalysisError) as e:
+    print(f'pkb-ext report: {e}', file=sys.stderr)
+    return 1
+  for message in analysis.unpriced:
+    print(f'pkb-ext report: no price: {message}', file=sys.stderr)
+  print(f'wrote {paths["html"]} and {paths["md"]} '
+        f'({len(paths) - 2} charts) from {source}')
+  return 0
+
+
+if __name__ == '__main__':
+  sys.exit(Main(sys.argv[1:]))

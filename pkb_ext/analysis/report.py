@@ -1,0 +1,303 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Renders the report: report.html and report.md with matplotlib charts.
+
+Everything shown comes from the analysis views (pkb_ext.analysis.runner):
+the 12-benchmark ranking table, one bar chart per benchmark (every machine
+configuration, best first in the report's direction, CI95 error bars,
+flagged results hatched), and the TPC-C step curve (tpmC and p90 latency
+against active warehouses).
+"""
+
+import dataclasses
+import datetime
+import html
+import math
+import os
+from typing import Any, Sequence
+
+import matplotlib
+
+matplotlib.use('Agg')
+from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
+
+CLOUD_COLORS = {'AWS': '#ff9900', 'GCP': '#4285f4', 'Azure': '#008ad7'}
+OTHER_COLOR = '#7f7f7f'
+TPCC_PASS_P90_MS = 5000  # the report's pass rule: p90 < 5 s
+PLACES = ('first', 'second', 'third')
+_LINE_STYLES = ('-', '--', ':', '-.')
+
+
+@dataclasses.dataclass(frozen=True)
+class Tables:
+  """The views a report is made of."""
+
+  ranking: list[dict[str, Any]]
+  aggregates: list[dict[str, Any]]
+  tpcc_steps: list[dict[str, Any]]
+  tpcc_results: list[dict[str, Any]]
+  flags: list[dict[str, Any]]
+  unpriced: list[str]
+
+
+def Collect(analysis) -> Tables:
+  """Runs the views a report needs."""
+  tables = Tables(
+      ranking=sorted(analysis.Query('ranking_table'),
+                     key=lambda r: r['position']),
+      aggregates=analysis.Query('machine_aggregates'),
+      tpcc_steps=analysis.Query('tpcc_steps'),
+      tpcc_results=analysis.Query('tpcc_results'),
+      flags=analysis.Query('flags'),
+      unpriced=list(analysis.unpriced),
+  )
+  return tables
+
+
+def _Num(value: Any, digits: int = 0) -> str:
+  if value is None or (isinstance(value, float) and not math.isfinite(value)):
+    return '-'
+  if abs(value) < 10 and digits == 0:
+    digits = 3
+  return f'{value:,.{digits}f}'
+
+
+def _Machine(row: dict[str, Any], place: str) -> str:
+  if not row.get(f'{place}_cloud'):
+    return '-'
+  return (
+      f'{row[f"{place}_cloud"]} {row[f"{place}_machine"]}'
+      f' / {row[f"{place}_disk"]} ({_Num(row[f"{place}_value"])})'
+  )
+
+
+def _Label(row: dict[str, Any]) -> str:
+  return f'{row["machine_type"]} / {row["disk_type"]}'
+
+
+def BarChart(benchmark: str, rows: Sequence[dict[str, Any]], path: str):
+  """Writes one benchmark's bar chart; rows are machine_aggregates rows."""
+  higher = rows[0]['higher_is_better']
+  rows = sorted(rows, key=lambda r: -r['mean'] if higher else r['mean'])
+  fig, ax = pyplot.subplots(figsize=(8, 0.45 * len(rows) + 1.6), dpi=100)
+  y = range(len(rows))
+  errors = [r['ci95_half_width'] or 0 for r in rows]
+  bars = ax.barh(
+      list(y),
+      [r['mean'] for r in rows],
+      xerr=errors,
+      color=[CLOUD_COLORS.get(r['cloud'], OTHER_COLOR) for r in rows],
+      edgecolor='black',
+      linewidth=0.5,
+      capsize=3,
+  )
+  for bar, r in zip(bars, rows):
+    if r['over_limit'] or r['bimodal']:
+      bar.set_hatch('//')
+  ax.set_yticks(list(y))
+  ax.set_yticklabels([f'{r["cloud"]} {_Label(r)}' for r in rows], fontsize=8)
+  ax.invert_yaxis()
+  ax.set_xlabel(rows[0]['unit'] + (' (higher is better)' if higher
+                                   else ' (lower is better)'))
+  ax.set_title(rows[0]['label'])
+  ax.grid(axis='x', alpha=0.3)
+  fig.tight_layout()
+  fig.savefig(path)
+  pyplot.close(fig)
+
+
+def TpccChart(steps: Sequence[dict[str, Any]], path: str):
+  """Writes the TPC-C step curve: tpmC and p90 latency vs warehouses."""
+  fig, (top, bottom) = pyplot.subplots(2, 1, figsize=(8, 7), dpi=100,
+                                       sharex=True)
+  by_config: dict[tuple[str, str], list[dict[str, Any]]] = {}
+  for s in steps:
+    by_config.setdefault((s['config_id'], s['run_uri']), []).append(s)
+  per_cloud: dict[str, int] = {}
+  for _, rows in sorted(by_config.items()):
+    rows = sorted(rows, key=lambda r: r['warehouses'])
+    first = rows[0]
+    color = CLOUD_COLORS.get(first['cloud'], OTHER_COLOR)
+    style = _LINE_STYLES[per_cloud.get(first['cloud'], 0) % len(_LINE_STYLES)]
+    per_cloud[first['cloud']] = per_cloud.get(first['cloud'], 0) + 1
+    label = f'{first["cloud"]} {_Label(first)}'
+    x = [r['warehouses'] for r in rows]
+    for ax, key in ((top, 'tpmc'), (bottom, 'p90_ms')):
+      values = [r[key] for r in rows]
+      ax.plot(x, values, color=color, linestyle=style, alpha=0.8, label=label)
+      for xi, vi, r in zip(x, values, rows):
+        if vi is not None:
+          ax.scatter([xi], [vi], color=color, zorder=3,
+                     facecolors=color if r['passed'] else 'white')
+  bottom.axhline(TPCC_PASS_P90_MS, color='red', linestyle='--', linewidth=1,
+                 label='pass: p90 < 5 s')
+  top.set_ylabel('tpmC')
+  top.set_title('TPC-C steps (filled: passed, hollow: failed)')
+  bottom.set_ylabel('p90 latency (ms)')
+  bottom.set_xlabel('active warehouses')
+  top.legend(fontsize=7)
+  bottom.legend(fontsize=7)
+  for ax in (top, bottom):
+    ax.grid(alpha=0.3)
+  fig.tight_layout()
+  fig.savefig(path)
+  pyplot.close(fig)
+
+
+def Charts(tables: Tables, out_dir: str) -> dict[str, str]:
+  """Writes every chart; returns {benchmark or 'tpcc_steps': file name}."""
+  charts = {}
+  by_benchmark: dict[str, list[dict[str, Any]]] = {}
+  for r in tables.aggregates:
+    if r['mean'] is not None:
+      by_benchmark.setdefault(r['benchmark'], []).append(r)
+  for benchmark, rows in by_benchmark.items():
+    name = f'chart_{benchmark}.png'
+    BarChart(benchmark, rows, os.path.join(out_dir, name))
+    charts[benchmark] = name
+  if any(s['tpmc'] is not None for s in tables.tpcc_steps):
+    name = 'chart_tpcc_steps.png'
+    TpccChart(tables.tpcc_steps, os.path.join(out_dir, name))
+    charts['tpcc_steps'] = name
+  return charts
+
+
+def _Sections(tables: Tables):
+  """The report's sections as (title, header, rows) tables."""
+  ranking = [
+      [r['label']] + [_Machine(r, p) for p in PLACES] for r in tables.ranking
+  ]
+  yield ('2021 Cloud Report results', ['Benchmark', '1st', '2nd', '3rd'],
+         ranking)
+  tpcc = [
+      [f'{r["cloud"]} {_Label(r)}', _Num(r['max_passing_warehouses']),
+       _Num(r['tpmc']), _Num(r['usd_month'], 2), _Num(r['term_usd']),
+       _Num(r['usd_per_tpm'], 3)]
+      for r in sorted(tables.tpcc_results, key=lambda r: -(r['tpmc'] or 0))
+  ]
+  yield ('TPC-C: max passing warehouses, tpmC and $/tpm',
+         ['Machine', 'Max passing warehouses', 'tpmC', '$/month (1 node)',
+          '3-year $ (1 node)', '$/tpm'], tpcc)
+  flags = [
+      [f'{r["cloud"]} {_Label(r)}', r['label'], r['flag'], _Num(r['mean']),
+       _Num(r['published_limit']), _Num(r['bimodality_coefficient'], 3),
+       _Num(r['n'])]
+      for r in sorted(tables.flags, key=lambda r: (r['position'], r['flag']))
+  ]
+  yield ('Flags (over-limit results are left out of the ranking)',
+         ['Machine', 'Benchmark', 'Flag', 'Mean', 'Published limit',
+          'Bimodality coefficient', 'n'], flags)
+
+
+def _Aggregates(tables: Tables, benchmark: str):
+  rows = [r for r in tables.aggregates if r['benchmark'] == benchmark]
+  higher = rows[0]['higher_is_better'] if rows else True
+  rows.sort(key=lambda r: -r['mean'] if higher else r['mean'])
+  return (
+      ['Machine', 'Mean', 'CI95 +-', 'CV %', 'n', 'Flags'],
+      [[f'{r["cloud"]} {_Label(r)}', _Num(r['mean']),
+        _Num(r['ci95_half_width']), _Num(r['cv_pct'], 2), _Num(r['n']),
+        ', '.join(f for f in ('over_limit', 'bimodal') if r[f]) or '-']
+       for r in rows],
+  )
+
+
+def _BenchmarkOrder(tables: Tables) -> list[tuple[str, str]]:
+  seen = {}
+  for r in sorted(tables.aggregates, key=lambda r: r['position']):
+    seen.setdefault(r['benchmark'], r['label'])
+  return list(seen.items())
+
+
+def Markdown(tables: Tables, charts: dict[str, str], source: str) -> str:
+  def Table(header, rows):
+    lines = ['| ' + ' | '.join(header) + ' |',
+             '|' + '---|' * len(header)]
+    lines += ['| ' + ' | '.join(str(c) for c in row) + ' |' for row in rows]
+    return '\n'.join(lines)
+
+  out = ['# 2021 Cloud Report, rebuilt by pkb_ext', '',
+         f'Samples: {source}. Generated {_Now()}.', '']
+  for title, header, rows in _Sections(tables):
+    out += [f'## {title}', '', Table(header, rows) if rows else '(none)', '']
+  for benchmark, label in _BenchmarkOrder(tables):
+    out += [f'## {label}', '']
+    if benchmark in charts:
+      out += [f'![{label}]({charts[benchmark]})', '']
+    out += [Table(*_Aggregates(tables, benchmark)), '']
+  if 'tpcc_steps' in charts:
+    out += ['## TPC-C step curve', '',
+            f'![TPC-C steps]({charts["tpcc_steps"]})', '']
+  if tables.unpriced:
+    out += ['## Configurations without a price', '']
+    out += [f'- {m}' for m in tables.unpriced] + ['']
+  return '\n'.join(out)
+
+
+def Html(tables: Tables, charts: dict[str, str], source: str) -> str:
+  e = html.escape
+
+  def Table(header, rows):
+    head = ''.join(f'<th>{e(h)}</th>' for h in header)
+    body = ''.join(
+        '<tr>' + ''.join(f'<td>{e(str(c))}</td>' for c in row) + '</tr>'
+        for row in rows
+    )
+    return f'<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+  parts = [
+      '<!DOCTYPE html><html><head><meta charset="utf-8">',
+      '<title>2021 Cloud Report, rebuilt by pkb_ext</title><style>',
+      'body{font-family:sans-serif;max-width:1000px;margin:auto}',
+      'table{border-collapse:collapse;margin:1em 0}',
+      'td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}',
+      'th{background:#eee}</style></head><body>',
+      '<h1>2021 Cloud Report, rebuilt by pkb_ext</h1>',
+      f'<p>Samples: {e(source)}. Generated {e(_Now())}.</p>',
+  ]
+  for title, header, rows in _Sections(tables):
+    parts += [f'<h2>{e(title)}</h2>',
+              Table(header, rows) if rows else '<p>(none)</p>']
+  for benchmark, label in _BenchmarkOrder(tables):
+    parts.append(f'<h2 id="{e(benchmark)}">{e(label)}</h2>')
+    if benchmark in charts:
+      parts.append(f'<img src="{e(charts[benchmark])}" alt="{e(label)}">')
+    parts.append(Table(*_Aggregates(tables, benchmark)))
+  if 'tpcc_steps' in charts:
+    parts += ['<h2>TPC-C step curve</h2>',
+              f'<img src="{e(charts["tpcc_steps"])}" alt="TPC-C steps">']
+  if tables.unpriced:
+    parts += ['<h2>Configurations without a price</h2><ul>']
+    parts += [f'<li>{e(m)}</li>' for m in tables.unpriced] + ['</ul>']
+  parts.append('</body></html>')
+  return '\n'.join(parts)
+
+
+def _Now() -> str:
+  return datetime.datetime.now(datetime.timezone.utc).strftime(
+      '%Y-%m-%d %H:%M UTC')
+
+
+def Write(analysis, out_dir: str, source: str) -> dict[str, str]:
+  """Writes report.html, report.md and the charts; returns their paths."""
+  os.makedirs(out_dir, exist_ok=True)
+  tables = Collect(analysis)
+  charts = Charts(tables, out_dir)
+  paths = {'html': os.path.join(out_dir, 'report.html'),
+           'md': os.path.join(out_dir, 'report.md')}
+  with open(paths['html'], 'w', encoding='utf-8') as f:
+    f.write(Html(tables, charts, source))
+  with open(paths['md'], 'w', encoding='utf-8') as f:
+    f.write(Markdown(tables, charts, source))
+  return paths | {k: os.path.join(out_dir, v) for k, v in charts.items()}
