@@ -108,14 +108,11 @@ def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
         f'linear stepping runs {list(levels[: len(ran) + 1])} in order; the'
         f' history ran {ran}'
     )
-  for i, (_, passed) in enumerate(history[:-1]):
+  for i, (_, passed) in enumerate(history):
+    # Steps after a failure only exist when saved steps were re-judged with
+    # a stricter rule; the search ended at the first failure all the same.
     if not passed:
-      raise StateError(
-          f'linear stepping stops at the first failure, at {ran[i]}; the'
-          f' history goes on to {ran[i + 1:]}'
-      )
-  if history and not history[-1][1]:
-    return Decision(None, history[-2][0] if len(history) > 1 else None)
+      return Decision(None, ran[i - 1] if i else None)
   best = history[-1][0] if history else None
   if len(history) == len(levels):
     return Decision(None, best)

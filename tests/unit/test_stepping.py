@@ -1,0 +1,204 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for pkb_ext.stepping: plans, strategies, pass rules."""
+
+import io
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from pkb_ext import bench_stepping
+from pkb_ext import stepping
+
+REPORT = stepping.RULES['report']
+
+
+def _Plan(strategy, start=2500, step=250, maximum=5000):
+  return stepping.Plan(strategy, start, step, maximum)
+
+
+def _Run(strategy, capacity, **plan):
+  curve = bench_stepping.CapacityCurve(capacity=capacity)
+  return stepping.Search(_Plan(strategy, **plan), REPORT, curve.Measure)
+
+
+class PlanTest(parameterized.TestCase):
+
+  def testLevels(self):
+    self.assertEqual(
+        _Plan('linear').levels,
+        (2500, 2750, 3000, 3250, 3500, 3750, 4000, 4250, 4500, 4750, 5000),
+    )
+    self.assertEqual(_Plan('linear', 1, 3, 8).levels, (1, 4, 7))
+
+  @parameterized.parameters(
+      ('random', 1, 1, 2, 'unknown stepping strategy'),
+      ('linear', 0, 1, 2, 'start and step must be >= 1'),
+      ('linear', 1, 0, 2, 'start and step must be >= 1'),
+      ('bisect', 5, 1, 4, 'maximum 4 is below the start 5'),
+  )
+  def testInvalid(self, strategy, start, step, maximum, message):
+    with self.assertRaisesRegex(ValueError, message):
+      stepping.Plan(strategy, start, step, maximum)
+
+
+class LinearTest(absltest.TestCase):
+
+  def testStopsAtFirstFailure(self):
+    plan = _Plan('linear')
+    self.assertEqual(stepping.Next(plan, []).next_level, 2500)
+    d = stepping.Next(plan, [(2500, True), (2750, True)])
+    self.assertEqual((d.next_level, d.max_passing), (3000, 2750))
+    d = stepping.Next(plan, [(2500, True), (2750, True), (3000, False)])
+    self.assertEqual((d.next_level, d.max_passing), (None, 2750))
+
+  def testStartFails(self):
+    d = stepping.Next(_Plan('linear'), [(2500, False)])
+    self.assertEqual((d.next_level, d.max_passing), (None, None))
+
+  def testAllPass(self):
+    plan = _Plan('linear', 1, 1, 3)
+    d = stepping.Next(plan, [(1, True), (2, True), (3, True)])
+    self.assertEqual((d.next_level, d.max_passing), (None, 3))
+
+  def testRejectsForeignHistory(self):
+    with self.assertRaisesRegex(stepping.StateError, 'in order'):
+      stepping.Next(_Plan('linear'), [(2500, True), (3750, True)])
+
+  def testRejudgedHistoryEndsAtItsFirstFailure(self):
+    d = stepping.Next(
+        _Plan('linear'), [(2500, True), (2750, False), (3000, True)]
+    )
+    self.assertEqual((d.next_level, d.max_passing), (None, 2500))
+
+
+class BisectTest(absltest.TestCase):
+
+  def testBisectsThenConfirmsTheEdge(self):
+    result = _Run('bisect', capacity=3125)  # edge 3000
+    self.assertEqual(result.max_passing, 3000)
+    self.assertEqual(
+        [(s.level, s.passed, s.confirm) for s in result.steps],
+        [
+            (2500, True, False),
+            (3750, False, False),
+            (3000, True, False),
+            (3250, False, False),
+            (3000, True, True),  # the edge's pass predates 3250's failure
+        ],
+    )
+
+  def testNoConfirmWhenTheLastRunPassedAtTheEdge(self):
+    result = _Run('bisect', capacity=3625)  # edge 3500
+    self.assertEqual([s.level for s in result.steps][-1], 3500)
+    self.assertFalse(any(s.confirm for s in result.steps))
+
+  def testFailedConfirmationMovesTheEdgeDown(self):
+    plan = _Plan('bisect')
+    history = [(2500, True), (3750, False), (3000, True), (3250, False)]
+    d = stepping.Next(plan, history)
+    self.assertEqual((d.next_level, d.confirm), (3000, True))
+    d = stepping.Next(plan, history + [(3000, False)])
+    self.assertEqual((d.next_level, d.max_passing), (2750, 2500))
+
+  def testStartFails(self):
+    result = _Run('bisect', capacity=2400)
+    self.assertIsNone(result.max_passing)
+    self.assertEqual(result.steps_used, 1)
+
+  def testRejectsOffGridLevels(self):
+    with self.assertRaisesRegex(stepping.StateError, 'not on the grid'):
+      stepping.Next(_Plan('bisect'), [(2600, True)])
+
+
+class CapacityCurveTest(parameterized.TestCase):
+  """Bisect against linear on simulated machines (pkb_ext.bench_stepping)."""
+
+  @parameterized.parameters(range(2400, 5400, 50))
+  def testSameMaxAsLinear(self, capacity):
+    linear = _Run('linear', capacity)
+    bisect = _Run('bisect', capacity)
+    self.assertEqual(bisect.max_passing, linear.max_passing)
+    expected = None if capacity < 2500 else min(5000, capacity // 250 * 250)
+    self.assertEqual(linear.max_passing, expected)
+
+  def testFewerStepsForAHighEdge(self):
+    linear = _Run('linear', 4400)
+    bisect = _Run('bisect', 4400)
+    self.assertEqual((linear.max_passing, bisect.max_passing), (4250, 4250))
+    self.assertEqual(linear.steps_used, 9)
+    self.assertLess(bisect.steps_used, linear.steps_used)
+
+  def testFewerStepsOverTheRange(self):
+    out = io.StringIO()
+    totals = bench_stepping.Run(out)
+    self.assertEqual(totals['machines'], 11)
+    self.assertLess(totals['bisect_steps'], totals['linear_steps'])
+    self.assertLess(totals['bisect_step_ratio'], 1.0)
+    self.assertIn('bisect_step_ratio', out.getvalue())
+
+
+class PassRuleTest(parameterized.TestCase):
+
+  def testReport(self):
+    self.assertEqual(
+        REPORT.Judge({'p90_ms': 4999.9}),
+        (True, 'pass (report): p90 4999.9 ms < 5000 ms'),
+    )
+    self.assertEqual(
+        REPORT.Judge({'p90_ms': 5000.0}),
+        (False, 'fail (report): p90 5000 ms >= 5000 ms'),
+    )
+
+  def testCrlScriptNeedsBoth(self):
+    rule = stepping.RULES['crl_script']
+    self.assertTrue(rule.Judge({'efficiency_pct': 85.1, 'p95_ms': 9999})[0])
+    passed, reason = rule.Judge({'efficiency_pct': 85.0, 'p95_ms': 15569.3})
+    self.assertFalse(passed)
+    self.assertEqual(
+        reason,
+        'fail (crl_script): efficiency 85% <= 85%; p95 15569.3 ms >= 10000 ms',
+    )
+
+  def testMissingMetricFails(self):
+    passed, reason = REPORT.Judge({'p95_ms': 10.0})
+    self.assertFalse(passed)
+    self.assertIn('no p90_ms measured', reason)
+
+  def testCustom(self):
+    rule = stepping.ParseRule('custom:p90_ms<250, tpmc>100')
+    self.assertTrue(rule.Judge({'p90_ms': 249, 'tpmc': 101})[0])
+    self.assertFalse(rule.Judge({'p90_ms': 249, 'tpmc': 100})[0])
+
+  @parameterized.parameters(
+      ('fast', 'unknown pass rule'),
+      ('custom:p90<5', "unknown metric 'p90'"),
+      ('custom:p90_ms=5', 'cannot read'),
+      ('custom:p90_ms<fast', 'cannot read'),
+      ('custom:', 'cannot read'),
+  )
+  def testBadRules(self, spec, message):
+    with self.assertRaisesRegex(ValueError, message):
+      stepping.ParseRule(spec)
+
+  def testErrorFailsWithItsReason(self):
+    step = stepping.Judge(
+        REPORT, 10, stepping.Measurement({}, error='go-tpc panicked: x')
+    )
+    self.assertFalse(step.passed)
+    self.assertEqual(step.reason, 'fail: no result: go-tpc panicked: x')
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,120 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for pkb_ext.stepping's saved state: resume without repeating."""
+
+import json
+import os
+
+from absl.testing import absltest
+
+from pkb_ext import bench_stepping
+from pkb_ext import stepping
+
+FINGERPRINT = {'engine': 'postgres', 'duration_s': 1800, 'warehouses': 5000}
+
+
+class _Interrupted(Exception):
+  pass
+
+
+class _Recorder:
+  """A measure callback over a simulated curve that can fail on a call."""
+
+  def __init__(self, capacity, interrupt_at=None):
+    self.curve = bench_stepping.CapacityCurve(capacity=capacity)
+    self.calls = []
+    self.interrupt_at = interrupt_at
+
+  def __call__(self, level, iteration):
+    if self.interrupt_at is not None and len(self.calls) == self.interrupt_at:
+      raise _Interrupted(f'PKB died running {level}')
+    self.calls.append((level, iteration))
+    return self.curve.Measure(level)
+
+
+class StateStoreTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.dir = self.create_tempdir().full_path
+    self.path = os.path.join(self.dir, 'state.json')
+    self.plan = stepping.Plan('linear', 2500, 250, 5000)
+    self.rule = stepping.RULES['report']
+
+  def _Store(self, run_id='run1', fingerprint=None):
+    return stepping.StateStore(self.path, run_id, fingerprint or FINGERPRINT)
+
+  def testResumesWithoutRepeatingSteps(self):
+    first = _Recorder(capacity=3400, interrupt_at=3)
+    with self.assertRaises(_Interrupted):
+      stepping.Search(self.plan, self.rule, first, self._Store())
+    self.assertEqual(first.calls, [(2500, 1), (2750, 2), (3000, 3)])
+    with open(self.path) as f:
+      saved = json.load(f)
+    self.assertEqual([s['level'] for s in saved['steps']], [2500, 2750, 3000])
+    self.assertEqual(saved['run_id'], 'run1')
+
+    second = _Recorder(capacity=3400)
+    result = stepping.Search(self.plan, self.rule, second, self._Store())
+    self.assertEqual(second.calls, [(3250, 4), (3500, 5)])
+    self.assertEqual(result.max_passing, 3250)
+    self.assertEqual(result.resumed_steps, 3)
+    self.assertEqual(result.steps_used, 5)
+
+    third = _Recorder(capacity=3400)
+    again = stepping.Search(self.plan, self.rule, third, self._Store())
+    self.assertEqual(third.calls, [])  # finished: nothing is re-run
+    self.assertEqual(again.steps, result.steps)
+
+  def testSavedStepsAreRejudgedWithTheCurrentRule(self):
+    stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
+    strict = stepping.ParseRule('custom:p90_ms<400')
+    rec = _Recorder(3400)
+    result = stepping.Search(self.plan, strict, rec, self._Store())
+    self.assertEqual(rec.calls, [])
+    self.assertEqual(result.max_passing, None)  # 2500's p90 is above 400 ms
+    self.assertTrue(result.steps[0].reason.startswith('fail (custom:'))
+
+  def testAnotherRunIdStartsOver(self):
+    stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store('a'))
+    rec = _Recorder(2600)
+    result = stepping.Search(self.plan, self.rule, rec, self._Store('b'))
+    self.assertEqual(rec.calls, [(2500, 1), (2750, 2)])
+    self.assertEqual(result.max_passing, 2500)
+
+  def testAnotherFingerprintIsRefused(self):
+    stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
+    store = self._Store(fingerprint=FINGERPRINT | {'duration_s': 60})
+    with self.assertRaisesRegex(stepping.StateError, 'use a new run_uri'):
+      stepping.Search(self.plan, self.rule, _Recorder(3400), store)
+
+  def testStrategyChangeIsCheckedAgainstTheHistory(self):
+    bisect = stepping.Plan('bisect', 2500, 250, 5000)
+    stepping.Search(bisect, self.rule, _Recorder(3400), self._Store())
+    with self.assertRaisesRegex(stepping.StateError, 'in order'):
+      stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
+
+  def testCorruptFile(self):
+    with open(self.path, 'w') as f:
+      f.write('{"version": 1, "steps": [')
+    with self.assertRaisesRegex(stepping.StateError, 'cannot read'):
+      self._Store().Load()
+
+  def testAtomicWriteLeavesNoTemporaryFile(self):
+    stepping.Search(self.plan, self.rule, _Recorder(2900), self._Store())
+    self.assertEqual(os.listdir(self.dir), ['state.json'])
+
+
+if __name__ == '__main__':
+  absltest.main()
