@@ -19,6 +19,7 @@ columns, a JSON `metadata`, `schema_version`, a top-level `cloud`) and
 transpiles each query with sqlglot; BigQueryBackend runs queries as written.
 """
 
+import datetime
 import json
 import math
 import os
@@ -30,7 +31,7 @@ SAMPLE_COLUMNS = (
     ('metric', 'VARCHAR'),
     ('value', 'DOUBLE'),
     ('unit', 'VARCHAR'),
-    ('timestamp', 'DOUBLE'),
+    ('timestamp', 'TIMESTAMP'),
     ('test', 'VARCHAR'),
     ('official', 'BOOLEAN'),
     ('owner', 'VARCHAR'),
@@ -57,6 +58,27 @@ def _LabelsToMetadata(labels: str) -> dict[str, str]:
       key, value = item.split(':', 1)
       out[key] = value
   return out
+
+
+def _Timestamp(value: Any) -> str | None:
+  """PKB's epoch seconds or the spool's 'YYYY-MM-DD hh:mm:ss UTC' -> UTC."""
+  if isinstance(value, bool) or value is None:
+    return None
+  if isinstance(value, (int, float)):
+    if not math.isfinite(value):
+      return None
+    when = datetime.datetime.fromtimestamp(value, tz=datetime.timezone.utc)
+    return when.strftime('%Y-%m-%d %H:%M:%S.%f')
+  if isinstance(value, str):
+    text = value.strip().removesuffix('UTC').strip().replace('T', ' ')
+    try:
+      when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+      return None
+    if when.tzinfo is not None:
+      when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return when.strftime('%Y-%m-%d %H:%M:%S.%f')
+  return None
 
 
 def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -87,9 +109,7 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
     metadata = _LabelsToMetadata(row['labels'])
   if not isinstance(metadata, Mapping):
     metadata = {}
-  timestamp = row.get('timestamp')
-  if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
-    timestamp = None
+  timestamp = _Timestamp(row.get('timestamp'))
   out = {c: row.get(c) for c, _ in SAMPLE_COLUMNS}
   out |= {
       'value': float(value) if math.isfinite(value) else None,

@@ -30,6 +30,7 @@ metrics, other percentiles, other jobs) check that the filters select.
 in tests/data/analysis/samples_3x2.ndjson.
 """
 
+import hashlib
 import json
 import sys
 
@@ -128,6 +129,9 @@ def _Row(key, metric, value, unit, phase, run, iteration, extra):
       'iteration': iteration,
   } | extra
   run_uri = f'{key}-{run}'
+  digest = hashlib.sha1(
+      json.dumps([metric, value, metadata], sort_keys=True).encode()
+  ).hexdigest()[:16]
   return {
       'metric': metric,
       'value': float(value),
@@ -137,7 +141,7 @@ def _Row(key, metric, value, unit, phase, run, iteration, extra):
       'official': False,
       'owner': 'fixture',
       'run_uri': run_uri,
-      'sample_uri': f'{run_uri}-{metric}-{iteration}-{len(extra)}',
+      'sample_uri': f'{run_uri}-{digest}',
       'product_name': 'PerfKitBenchmarker',
       'metadata': metadata,
       'cloud': cloud,
@@ -166,13 +170,18 @@ def _Net(key):
     values = [mean + d for d in Offsets(RUNS['net'], mean * 0.01)]
   lat = DESIGN['net_latency'][key]
   lat_offsets = Offsets(RUNS['net'], 1.0)
+  stream = {'netperf_test': 'TCP_STREAM', 'streams': 1}
+  rr = {'netperf_test': 'TCP_RR', 'streams': 1}
   for i, v in enumerate(values, 1):
     rows.append(_Row(key, 'netperf_throughput', v, 'Mbit/s', 'net', 1, i,
-                     {'netperf_test': 'TCP_STREAM'}))
-    for pct, scale in ((50, 0.6), (90, 0.8), (99, 1.0)):
-      rows.append(_Row(key, 'netperf_latency', lat * scale + lat_offsets[i - 1],
-                       'us', 'net', 1, i,
-                       {'netperf_test': 'TCP_RR', 'percentile': pct}))
+                     stream))
+    for stat, scale in (('p50', 0.6), ('p90', 0.8), ('p99', 1.0)):
+      rows.append(_Row(key, f'netperf_latency_{stat}',
+                       lat * scale + lat_offsets[i - 1], 'us', 'net', 1, i,
+                       rr))
+  # An optional multi-stream run: not the report's single-stream figure.
+  rows.append(_Row(key, 'netperf_throughput', mean * 3, 'Mbit/s', 'net', 1, 1,
+                   stream | {'streams': 4}))
   return rows
 
 
@@ -201,12 +210,27 @@ def _Io(key):
 
 
 def _Tpcc(key):
+  """Samples as pkb_ext.samples.tpcc makes them: steps, then the summary."""
   rows = []
+  passing = None
   for i, (warehouses, tpmc, p90, passed) in enumerate(TPCC_STEPS[key], 1):
-    md = {'warehouses': warehouses, 'passed': passed}
+    md = {'active_warehouses': warehouses, 'passed': passed,
+          'pass_rule': 'p90_lt_5s'}
     rows.append(_Row(key, 'tpcc_tpmc', tpmc, 'tpmC', 'tpcc', 1, i, md))
-    rows.append(_Row(key, 'tpcc_latency', p90, 'ms', 'tpcc', 1, i,
-                     md | {'percentile': 90}))
+    for stat, scale in (('p50', 0.5), ('p90', 1.0), ('p95', 1.2)):
+      rows.append(_Row(key, 'tpcc_latency', p90 * scale, 'ms', 'tpcc', 1, i,
+                       md | {'stat': stat, 'transaction': 'newOrder'}))
+    rows.append(_Row(key, 'tpcc_step_passed', float(passed), 'bool', 'tpcc',
+                     1, i, md))
+    if passed:
+      passing = (i, warehouses, tpmc)
+  rows.append(_Row(key, 'tpcc_max_passing_warehouses',
+                   passing[1] if passing else 0, 'warehouses', 'tpcc', 1, 1,
+                   {'start_passed': passing is not None}))
+  if passing:
+    rows.append(_Row(key, 'tpcc_max_passing_tpmc', passing[2], 'tpmC',
+                     'tpcc', 1, passing[0],
+                     {'active_warehouses': passing[1]}))
   return rows
 
 

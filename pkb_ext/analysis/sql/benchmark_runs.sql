@@ -19,5 +19,6 @@ JOIN ${dataset}.benchmarks AS b
   AND (b.direction IS NULL OR s.direction = b.direction)
   AND (b.percentile IS NULL OR s.percentile = b.percentile)
   AND (b.netperf_test IS NULL OR s.netperf_test = b.netperf_test)
+  AND (b.streams IS NULL OR s.streams = b.streams)
 WHERE b.source = 'samples'
 GROUP BY 1, 2, 3, 4, 5, 6, 7

@@ -31,7 +31,10 @@ WITH s AS (
     JSON_VALUE(metadata, '$.direction') AS direction,
     SAFE_CAST(JSON_VALUE(metadata, '$.percentile') AS FLOAT64) AS percentile,
     JSON_VALUE(metadata, '$.netperf_test') AS netperf_test,
-    SAFE_CAST(JSON_VALUE(metadata, '$.warehouses') AS INT64) AS warehouses,
+    SAFE_CAST(JSON_VALUE(metadata, '$.streams') AS INT64) AS streams,
+    JSON_VALUE(metadata, '$.stat') AS stat,
+    SAFE_CAST(JSON_VALUE(metadata, '$.active_warehouses') AS INT64)
+      AS warehouses,
     JSON_VALUE(metadata, '$.passed') AS passed_text
   FROM ${samples}
 )
