@@ -63,11 +63,15 @@ class TableSpec:
   partition_field: str
   clustering: tuple[str, ...]
 
-  @property
+  @functools.cached_property
   def names(self) -> tuple[str, ...]:
     return tuple(f.name for f in self.fields)
 
-  @property
+  @functools.cached_property
+  def name_set(self) -> frozenset[str]:
+    return frozenset(self.names)
+
+  @functools.cached_property
   def required(self) -> tuple[str, ...]:
     return tuple(f.name for f in self.fields if f.mode == 'REQUIRED')
 
@@ -197,8 +201,8 @@ def CheckRow(row: Mapping[str, Any], spec: TableSpec | None = None) -> None:
   """Raises SchemaError unless `row` has only known columns and every
   required one."""
   spec = spec or Load()
-  unknown = sorted(set(row) - set(spec.names))
-  if unknown:
+  if not spec.name_set.issuperset(row):
+    unknown = sorted(set(row) - spec.name_set)
     raise SchemaError(f'unknown column(s) {", ".join(unknown)}')
   missing = [n for n in spec.required if row.get(n) in (None, '')]
   if missing:

@@ -68,8 +68,14 @@ def SpoolPath(directory: str, run_uri: str) -> str:
   )
 
 
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(',', ':'), allow_nan=False
+)
+_DECODER = json.JSONDecoder()
+
+
 def _Dumps(obj: Mapping[str, Any]) -> str:
-  return json.dumps(obj, sort_keys=True, separators=(',', ':'), allow_nan=False)
+  return _ENCODER.encode(obj)
 
 
 def _Digest(text: str) -> str:
@@ -150,7 +156,7 @@ def _ReadLines(path: str) -> Iterable[tuple[str, Any]]:
           continue
         where = f'{path}:{number}'
         try:
-          yield where, json.loads(line)
+          yield where, _DECODER.decode(line)
         except ValueError as e:
           torn = '' if line.endswith('\n') else ' (truncated last line?)'
           raise SpoolError(f'{where}: not JSON{torn}: {e}') from e
