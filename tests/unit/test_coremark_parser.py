@@ -40,6 +40,7 @@ GOOD = (
     'single_core_short.txt',
     'all_core_pthread_2_short.txt',
     'all_core_fork_2_short.txt',
+    'all_core_pthread_16_short.txt',
     'single_core_validation_short.txt',
 )
 
