@@ -22,6 +22,7 @@ import datetime
 import io
 import json
 import os
+import pathlib
 import re
 import shutil
 import signal
@@ -44,6 +45,30 @@ from pkb_ext.testing import bq_emulator
 
 FLAGS = flags.FLAGS
 _PROJECT = bq_emulator.PROJECT
+_FAKE_VM_MAIN = pathlib.Path(__file__).parent.parent / 'pkb' / 'fake_vm_main.py'
+# Run in a network namespace with only loopback: the emulator, a publish and
+# a GEOGRAPHY query (DuckDB's spatial extension) with no network at all.
+_OFFLINE = """
+import socket, tempfile
+from pkb_ext.publish import bigquery, ids, schema, spool, synthetic
+from pkb_ext.testing import bq_emulator
+try:
+  socket.create_connection(('192.0.2.1', 9), timeout=2)
+  print('network: reachable')
+except OSError:
+  print('network: unreachable')
+path = spool.SpoolPath(tempfile.mkdtemp(), 'offline')
+samples = synthetic.MakeSamples(300, run_uri='offline')
+spool.Append(path, [schema.RowFromSample(s) for s in samples], 100)
+with bq_emulator.Emulator() as emulator:
+  table = ids.ParseTableId(emulator.project + '.offline.samples')
+  target = bigquery.Target(table, endpoint=emulator.endpoint, timeout_s=30)
+  bigquery.PublishFiles(target, [path], 100)
+  query = ('SELECT COUNT(*) AS n, ST_ASTEXT(ST_GEOGPOINT(1, 2)) AS g'
+           ' FROM offline.samples')
+  (row,) = list(emulator.Client().query_and_wait(query))
+  print('rows:', row.n, row.g)
+"""
 
 
 def _Timestamp(text):
@@ -269,6 +294,63 @@ class PublishEmulatorTest(absltest.TestCase):
         err, re.escape(f'cannot migrate {table}: column value is STRING')
     )
     self.assertEqual(os.path.getsize(path), size)
+
+  def testStockPkbPublishesThroughOurFlags(self):
+    table = self._Table('stockpkb')
+    vms = [{'ip_address': f'192.0.2.{i}', 'user_name': 'perfkit',
+            'keyfile_path': '/dev/null', 'internal_ip': f'192.0.2.{i}',
+            'zone': 'local-1', 'local_disks': ['/dev/vdb'],
+            'os_type': 'ubuntu2404'} for i in range(1, 5)]  # fmt: skip
+    vm_file = os.path.join(self.dir, 'static_vms.json')
+    with open(vm_file, 'w') as f:
+      json.dump(vms, f)
+    pkb_json = os.path.join(self.dir, 'samples.json')
+    argv = [
+        sys.executable, str(_FAKE_VM_MAIN), os.path.join(self.dir, 'cmds'),
+        '--benchmarks=cloud_report_2021', f'--static_vm_file={vm_file}',
+        f'--temp_dir={self.dir}/pkb', f'--json_path={pkb_json}',
+        '--collapse_labels=false', '--cloud_report_phases=',
+        '--accept_licenses', '--ignore_package_requirements',
+        '--run_uri=bqpkb001', f'--cloud_report_bq_table={table}',
+        f'--cloud_report_bq_endpoint={self.emulator.endpoint}',
+    ]  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    with open(pkb_json) as f:
+      published = [json.loads(line) for line in f]
+    self.assertNotEmpty(published)
+    got = {
+        r.sample_uri: r
+        for r in self.client.query_and_wait(
+            'SELECT sample_uri, metric, value, run_uri, metadata FROM'
+            f' `{table}`'
+        )
+    }
+    self.assertLen(got, len(published))
+    for s in published:
+      row = got[s['sample_uri']]
+      self.assertEqual((row.metric, row.value), (s['metric'], s['value']))
+      self.assertEqual(row.run_uri, s['run_uri'])
+      self.assertEqual(row.metadata, schema.RowFromSample(s)['metadata'])
+    spooled = spool.SpoolPath(f'{self.dir}/pkb/runs/bqpkb001', 'bqpkb001')
+    self.assertEqual(spool.Read([spooled], 100).rows, len(published))
+
+  def testEmulatorRunsWithNoNetwork(self):
+    if not shutil.which('unshare'):
+      self.skipTest('unshare(1) is missing')
+    probe = subprocess.run(
+        ['unshare', '--net', 'true'], capture_output=True, check=False
+    )
+    if probe.returncode:
+      self.skipTest(f'cannot make a network namespace: {probe.stderr!r}')
+    proc = subprocess.run(
+        ['unshare', '--net', 'bash', '-c',
+         'ip link set lo up && exec "$0" -c "$1"', sys.executable, _OFFLINE],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    self.assertIn('network: unreachable', proc.stdout)
+    self.assertIn('rows: 300 POINT(1 2)', proc.stdout)
 
 
 if __name__ == '__main__':
