@@ -115,7 +115,7 @@ def FormatTimestamp(epoch_seconds: float) -> str:
   when = datetime.datetime.fromtimestamp(
       float(epoch_seconds), tz=datetime.timezone.utc
   )
-  return when.strftime('%Y-%m-%d %H:%M:%S.%f UTC')
+  return when.strftime('%Y-%m-%d %H:%M:%S.%f+00:00')
 
 
 def _Jsonable(value: Any) -> Any:

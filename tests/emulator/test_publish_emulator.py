@@ -72,9 +72,7 @@ with bq_emulator.Emulator() as emulator:
 
 
 def _Timestamp(text):
-  return datetime.datetime.strptime(text, '%Y-%m-%d %H:%M:%S.%f UTC').replace(
-      tzinfo=datetime.timezone.utc
-  )
+  return datetime.datetime.strptime(text, '%Y-%m-%d %H:%M:%S.%f%z')
 
 
 class PublishEmulatorTest(absltest.TestCase):

@@ -97,7 +97,7 @@ class RowFromSampleTest(parameterized.TestCase):
     self.assertEqual(row['metric'], 'coremark_score')
     self.assertEqual(row['value'], 26800.5)
     self.assertEqual(row['unit'], 'iterations/s')
-    self.assertEqual(row['timestamp'], '2021-02-01 00:00:00.123456 UTC')
+    self.assertEqual(row['timestamp'], '2021-02-01 00:00:00.123456+00:00')
     self.assertEqual(row['metadata']['iteration'], 3)
     self.assertEqual(row['cloud'], 'AWS')
     self.assertEqual(row['schema_version'], schema.Load().version)
