@@ -339,7 +339,7 @@ def _ParseClassic(body: list[str]) -> list[tuple[str, str]]:
 
 
 def _Style(body: list[str]) -> str:
-  if all(_KEYVAL.match(line) for line in body):
+  if _KEYVAL.match(body[0]):
     return 'keyval'
   if _CLASSIC_STREAM.match(body[0]) or _CLASSIC_RR.match(body[0]):
     return 'classic'

@@ -44,8 +44,15 @@ run tcp_stream_keyval -t TCP_STREAM -l $len -f m -- -k $stream -P ,$data
 run tcp_stream_keyval_confidence -t TCP_STREAM -l $len -f m -I 99,5 -i 3,3 -- -k $stream -P ,$data
 # Classic output is the only style that prints netperf's own warning.
 run tcp_stream_classic_warning -t TCP_STREAM -l $len -f m -I 99,1 -i 3,3 -- -P ,$data
-# Failures: nothing listens on the control port.
-[ "$only" = "  " ] || [[ "$only" == *" bad_connection_refused "* ]] || exit 0
-timeout 30 netperf -H 127.0.0.1 -p $((ctl + 7)) -t TCP_RR -l 1 -- -k $rr \
-  >"$out/bad_connection_refused.txt" 2>&1
-echo "bad_connection_refused: exit $?" >>"$out/exit_codes.log"
+# Failures, stdout and stderr together.
+bad() {  # bad NAME NETPERF-ARGS...
+  local name=$1
+  shift
+  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || return 0
+  timeout ${BAD_TIMEOUT:-30} netperf -H 127.0.0.1 "$@" >"$out/$name.txt" 2>&1
+  echo "$name: exit $?" >>"$out/exit_codes.log"
+}
+bad bad_connection_refused -p $((ctl + 7)) -t TCP_RR -l 1 -- -k $rr
+bad bad_unknown_selector -p $ctl -t TCP_RR -l 1 -- -k NOT_A_SELECTOR
+# netperf stopped (SIGTERM) 1 s into a 10 s run.
+BAD_TIMEOUT=1 bad bad_killed_midrun -p $ctl -t TCP_RR -l 10 -- -k $rr -P ,$data
