@@ -17,7 +17,7 @@ scripts/setup.d/60-bigquery-emulator.sh makes its venv in the cache, with the
 DuckDB extensions it needs in the venv's DuckDB home. Emulator runs the
 `local-bigquery` server there on free loopback ports, with HOME set to that
 home (so DuckDB finds the extensions and downloads nothing), and stops it by
-PID. Its data lives in a directory that survives Restart(), like a service
+PID; if the process that started it dies first, the kernel sends it SIGTERM. Its data lives in a directory that survives Restart(), like a service
 that went down and came back.
 
   with bq_emulator.Emulator() as emulator:
@@ -26,6 +26,7 @@ that went down and came back.
 """
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -56,6 +57,13 @@ def Executable() -> str:
 
 def DuckDbHome() -> str:
   return os.path.join(VenvDir(), 'duckdb-home')
+
+
+def _DieWithParent() -> None:
+  """In the child: SIGTERM it when the process that started it dies."""
+  pr_set_pdeathsig = 1
+  with contextlib.suppress(OSError, AttributeError):
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def FreePort() -> int:
@@ -153,6 +161,7 @@ class Emulator:
           stdout=log,
           stderr=subprocess.STDOUT,
           start_new_session=True,
+          preexec_fn=_DieWithParent,
       )
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
