@@ -131,9 +131,15 @@ def _Optional(d: Mapping[str, Any], key: str, where: str) -> float | None:
 def _ParseDisk(name: str, d: Mapping[str, Any], hours: float, where: str):
   where = f'{where}: disks.{name}'
   known = {
-      'usd_per_gb_month', 'usd_per_gb_hour', 'usd_per_iops_month',
-      'usd_per_iops_hour', 'usd_per_mbps_month', 'usd_per_mbps_hour',
-      'free_iops', 'free_mbps', 'report_name',
+      'usd_per_gb_month',
+      'usd_per_gb_hour',
+      'usd_per_iops_month',
+      'usd_per_iops_hour',
+      'usd_per_mbps_month',
+      'usd_per_mbps_hour',
+      'free_iops',
+      'free_mbps',
+      'report_name',
   }
   unknown = set(d) - known
   if unknown:
@@ -180,8 +186,15 @@ def _ParseDisk(name: str, d: Mapping[str, Any], hours: float, where: str):
 
 
 def _ParseTable(d: Mapping[str, Any], hours: float, where: str) -> PriceTable:
-  for key in ('cloud', 'region', 'currency', 'as_of', 'sources', 'machines',
-              'disks'):
+  for key in (
+      'cloud',
+      'region',
+      'currency',
+      'as_of',
+      'sources',
+      'machines',
+      'disks',
+  ):
     if key not in d:
       raise PricingError(f'{where}: missing key {key!r}')
   if d['currency'] != 'USD':

@@ -116,7 +116,9 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
       'timestamp': timestamp,
       'metadata': json.dumps(metadata, sort_keys=True, default=str),
       'cloud': row.get('cloud') or metadata.get('cloud'),
-      'labels': row.get('labels') if isinstance(row.get('labels'), str) else None,
+      'labels': (
+          row.get('labels') if isinstance(row.get('labels'), str) else None
+      ),
   }
   return out
 

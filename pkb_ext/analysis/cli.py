@@ -39,22 +39,39 @@ def BuildParser() -> argparse.ArgumentParser:
       description='Rebuild the 2021 Cloud Report from samples.',
   )
   source = parser.add_mutually_exclusive_group(required=True)
-  source.add_argument('--samples', nargs='+', metavar='NDJSON',
-                      help='NDJSON sample files (spool, PKB JSON output)')
-  source.add_argument('--table', metavar='PROJECT.DATASET.TABLE',
-                      help='a BigQuery samples table')
+  source.add_argument(
+      '--samples',
+      nargs='+',
+      metavar='NDJSON',
+      help='NDJSON sample files (spool, PKB JSON output)',
+  )
+  source.add_argument(
+      '--table',
+      metavar='PROJECT.DATASET.TABLE',
+      help='a BigQuery samples table',
+  )
   parser.add_argument('--out', help='output directory for the report')
   parser.add_argument('--project', help='BigQuery project to bill queries to')
-  parser.add_argument('--bigquery-endpoint',
-                      help='BigQuery API endpoint (an emulator), anonymous')
-  parser.add_argument('--create-views', metavar='PROJECT.DATASET',
-                      help='with --table: create the views in this dataset')
-  parser.add_argument('--view-prefix', default='cloud_report_',
-                      help='prefix of created view names')
-  parser.add_argument('--pricing-dir',
-                      help='price tables (default: configs/pricing)')
-  parser.add_argument('--print-sql', metavar='VIEW',
-                      help='print the query of one view and exit')
+  parser.add_argument(
+      '--bigquery-endpoint',
+      help='BigQuery API endpoint (an emulator), anonymous',
+  )
+  parser.add_argument(
+      '--create-views',
+      metavar='PROJECT.DATASET',
+      help='with --table: create the views in this dataset',
+  )
+  parser.add_argument(
+      '--view-prefix',
+      default='cloud_report_',
+      help='prefix of created view names',
+  )
+  parser.add_argument(
+      '--pricing-dir', help='price tables (default: configs/pricing)'
+  )
+  parser.add_argument(
+      '--print-sql', metavar='VIEW', help='print the query of one view and exit'
+  )
   return parser
 
 
@@ -111,8 +128,10 @@ def Main(argv: list[str]) -> int:
     return 1
   for message in analysis.unpriced:
     print(f'pkb-ext report: no price: {message}', file=sys.stderr)
-  print(f'wrote {paths["html"]} and {paths["md"]} '
-        f'({len(paths) - 2} charts) from {source}')
+  print(
+      f'wrote {paths["html"]} and {paths["md"]} '
+      f'({len(paths) - 2} charts) from {source}'
+  )
   return 0
 
 

@@ -54,8 +54,9 @@ class Tables:
 def Collect(analysis) -> Tables:
   """Runs the views a report needs."""
   tables = Tables(
-      ranking=sorted(analysis.Query('ranking_table'),
-                     key=lambda r: r['position']),
+      ranking=sorted(
+          analysis.Query('ranking_table'), key=lambda r: r['position']
+      ),
       aggregates=analysis.Query('machine_aggregates'),
       tpcc_steps=analysis.Query('tpcc_steps'),
       tpcc_results=analysis.Query('tpcc_results'),
@@ -108,8 +109,10 @@ def BarChart(benchmark: str, rows: Sequence[dict[str, Any]], path: str):
   ax.set_yticks(list(y))
   ax.set_yticklabels([f'{r["cloud"]} {_Label(r)}' for r in rows], fontsize=8)
   ax.invert_yaxis()
-  ax.set_xlabel(rows[0]['unit'] + (' (higher is better)' if higher
-                                   else ' (lower is better)'))
+  ax.set_xlabel(
+      rows[0]['unit']
+      + (' (higher is better)' if higher else ' (lower is better)')
+  )
   ax.set_title(rows[0]['label'])
   ax.grid(axis='x', alpha=0.3)
   fig.tight_layout()
@@ -119,8 +122,9 @@ def BarChart(benchmark: str, rows: Sequence[dict[str, Any]], path: str):
 
 def TpccChart(steps: Sequence[dict[str, Any]], path: str):
   """Writes the TPC-C step curve: tpmC and p90 latency vs warehouses."""
-  fig, (top, bottom) = pyplot.subplots(2, 1, figsize=(8, 7), dpi=100,
-                                       sharex=True)
+  fig, (top, bottom) = pyplot.subplots(
+      2, 1, figsize=(8, 7), dpi=100, sharex=True
+  )
   by_config: dict[tuple[str, str], list[dict[str, Any]]] = {}
   for s in steps:
     by_config.setdefault((s['config_id'], s['run_uri']), []).append(s)
@@ -138,10 +142,20 @@ def TpccChart(steps: Sequence[dict[str, Any]], path: str):
       ax.plot(x, values, color=color, linestyle=style, alpha=0.8, label=label)
       for xi, vi, r in zip(x, values, rows):
         if vi is not None:
-          ax.scatter([xi], [vi], color=color, zorder=3,
-                     facecolors=color if r['passed'] else 'white')
-  bottom.axhline(TPCC_PASS_P90_MS, color='red', linestyle='--', linewidth=1,
-                 label='pass: p90 < 5 s')
+          ax.scatter(
+              [xi],
+              [vi],
+              color=color,
+              zorder=3,
+              facecolors=color if r['passed'] else 'white',
+          )
+  bottom.axhline(
+      TPCC_PASS_P90_MS,
+      color='red',
+      linestyle='--',
+      linewidth=1,
+      label='pass: p90 < 5 s',
+  )
   top.set_ylabel('tpmC')
   top.set_title('TPC-C steps (filled: passed, hollow: failed)')
   bottom.set_ylabel('p90 latency (ms)')
@@ -178,26 +192,59 @@ def _Sections(tables: Tables):
   ranking = [
       [r['label']] + [_Machine(r, p) for p in PLACES] for r in tables.ranking
   ]
-  yield ('2021 Cloud Report results', ['Benchmark', '1st', '2nd', '3rd'],
-         ranking)
+  yield (
+      '2021 Cloud Report results',
+      ['Benchmark', '1st', '2nd', '3rd'],
+      ranking,
+  )
   tpcc = [
-      [f'{r["cloud"]} {_Label(r)}', _Num(r['max_passing_warehouses']),
-       _Num(r['tpmc']), _Num(r['usd_month'], 2), _Num(r['term_usd']),
-       _Num(r['usd_per_tpm'], 3)]
+      [
+          f'{r["cloud"]} {_Label(r)}',
+          _Num(r['max_passing_warehouses']),
+          _Num(r['tpmc']),
+          _Num(r['usd_month'], 2),
+          _Num(r['term_usd']),
+          _Num(r['usd_per_tpm'], 3),
+      ]
       for r in sorted(tables.tpcc_results, key=lambda r: -(r['tpmc'] or 0))
   ]
-  yield ('TPC-C: max passing warehouses, tpmC and $/tpm',
-         ['Machine', 'Max passing warehouses', 'tpmC', '$/month (1 node)',
-          '3-year $ (1 node)', '$/tpm'], tpcc)
+  yield (
+      'TPC-C: max passing warehouses, tpmC and $/tpm',
+      [
+          'Machine',
+          'Max passing warehouses',
+          'tpmC',
+          '$/month (1 node)',
+          '3-year $ (1 node)',
+          '$/tpm',
+      ],
+      tpcc,
+  )
   flags = [
-      [f'{r["cloud"]} {_Label(r)}', r['label'], r['flag'], _Num(r['mean']),
-       _Num(r['published_limit']), _Num(r['bimodality_coefficient'], 3),
-       _Num(r['n'])]
+      [
+          f'{r["cloud"]} {_Label(r)}',
+          r['label'],
+          r['flag'],
+          _Num(r['mean']),
+          _Num(r['published_limit']),
+          _Num(r['bimodality_coefficient'], 3),
+          _Num(r['n']),
+      ]
       for r in sorted(tables.flags, key=lambda r: (r['position'], r['flag']))
   ]
-  yield ('Flags (over-limit results are left out of the ranking)',
-         ['Machine', 'Benchmark', 'Flag', 'Mean', 'Published limit',
-          'Bimodality coefficient', 'n'], flags)
+  yield (
+      'Flags (over-limit results are left out of the ranking)',
+      [
+          'Machine',
+          'Benchmark',
+          'Flag',
+          'Mean',
+          'Published limit',
+          'Bimodality coefficient',
+          'n',
+      ],
+      flags,
+  )
 
 
 def _Aggregates(tables: Tables, benchmark: str):
@@ -206,10 +253,17 @@ def _Aggregates(tables: Tables, benchmark: str):
   rows.sort(key=lambda r: -r['mean'] if higher else r['mean'])
   return (
       ['Machine', 'Mean', 'CI95 +-', 'CV %', 'n', 'Flags'],
-      [[f'{r["cloud"]} {_Label(r)}', _Num(r['mean']),
-        _Num(r['ci95_half_width']), _Num(r['cv_pct'], 2), _Num(r['n']),
-        ', '.join(f for f in ('over_limit', 'bimodal') if r[f]) or '-']
-       for r in rows],
+      [
+          [
+              f'{r["cloud"]} {_Label(r)}',
+              _Num(r['mean']),
+              _Num(r['ci95_half_width']),
+              _Num(r['cv_pct'], 2),
+              _Num(r['n']),
+              ', '.join(f for f in ('over_limit', 'bimodal') if r[f]) or '-',
+          ]
+          for r in rows
+      ],
   )
 
 
@@ -222,13 +276,16 @@ def _BenchmarkOrder(tables: Tables) -> list[tuple[str, str]]:
 
 def Markdown(tables: Tables, charts: dict[str, str], source: str) -> str:
   def Table(header, rows):
-    lines = ['| ' + ' | '.join(header) + ' |',
-             '|' + '---|' * len(header)]
+    lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
     lines += ['| ' + ' | '.join(str(c) for c in row) + ' |' for row in rows]
     return '\n'.join(lines)
 
-  out = ['# 2021 Cloud Report, rebuilt by pkb_ext', '',
-         f'Samples: {source}. Generated {_Now()}.', '']
+  out = [
+      '# 2021 Cloud Report, rebuilt by pkb_ext',
+      '',
+      f'Samples: {source}. Generated {_Now()}.',
+      '',
+  ]
   for title, header, rows in _Sections(tables):
     out += [f'## {title}', '', Table(header, rows) if rows else '(none)', '']
   for benchmark, label in _BenchmarkOrder(tables):
@@ -237,8 +294,12 @@ def Markdown(tables: Tables, charts: dict[str, str], source: str) -> str:
       out += [f'![{label}]({charts[benchmark]})', '']
     out += [Table(*_Aggregates(tables, benchmark)), '']
   if 'tpcc_steps' in charts:
-    out += ['## TPC-C step curve', '',
-            f'![TPC-C steps]({charts["tpcc_steps"]})', '']
+    out += [
+        '## TPC-C step curve',
+        '',
+        f'![TPC-C steps]({charts["tpcc_steps"]})',
+        '',
+    ]
   if tables.unpriced:
     out += ['## Configurations without a price', '']
     out += [f'- {m}' for m in tables.unpriced] + ['']
@@ -267,16 +328,20 @@ def Html(tables: Tables, charts: dict[str, str], source: str) -> str:
       f'<p>Samples: {e(source)}. Generated {e(_Now())}.</p>',
   ]
   for title, header, rows in _Sections(tables):
-    parts += [f'<h2>{e(title)}</h2>',
-              Table(header, rows) if rows else '<p>(none)</p>']
+    parts += [
+        f'<h2>{e(title)}</h2>',
+        Table(header, rows) if rows else '<p>(none)</p>',
+    ]
   for benchmark, label in _BenchmarkOrder(tables):
     parts.append(f'<h2 id="{e(benchmark)}">{e(label)}</h2>')
     if benchmark in charts:
       parts.append(f'<img src="{e(charts[benchmark])}" alt="{e(label)}">')
     parts.append(Table(*_Aggregates(tables, benchmark)))
   if 'tpcc_steps' in charts:
-    parts += ['<h2>TPC-C step curve</h2>',
-              f'<img src="{e(charts["tpcc_steps"])}" alt="TPC-C steps">']
+    parts += [
+        '<h2>TPC-C step curve</h2>',
+        f'<img src="{e(charts["tpcc_steps"])}" alt="TPC-C steps">',
+    ]
   if tables.unpriced:
     parts += ['<h2>Configurations without a price</h2><ul>']
     parts += [f'<li>{e(m)}</li>' for m in tables.unpriced] + ['</ul>']
@@ -286,7 +351,8 @@ def Html(tables: Tables, charts: dict[str, str], source: str) -> str:
 
 def _Now() -> str:
   return datetime.datetime.now(datetime.timezone.utc).strftime(
-      '%Y-%m-%d %H:%M UTC')
+      '%Y-%m-%d %H:%M UTC'
+  )
 
 
 def Write(analysis, out_dir: str, source: str) -> dict[str, str]:
@@ -294,8 +360,10 @@ def Write(analysis, out_dir: str, source: str) -> dict[str, str]:
   os.makedirs(out_dir, exist_ok=True)
   tables = Collect(analysis)
   charts = Charts(tables, out_dir)
-  paths = {'html': os.path.join(out_dir, 'report.html'),
-           'md': os.path.join(out_dir, 'report.md')}
+  paths = {
+      'html': os.path.join(out_dir, 'report.html'),
+      'md': os.path.join(out_dir, 'report.md'),
+  }
   with open(paths['html'], 'w', encoding='utf-8') as f:
     f.write(Html(tables, charts, source))
   with open(paths['md'], 'w', encoding='utf-8') as f:

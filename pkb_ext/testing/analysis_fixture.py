@@ -41,43 +41,122 @@ CONFIGS = {
     'aws_x1e': ('AWS', 'x1e.4xlarge', 'io2', 5400, None, 'us-east-1a'),
     'gcp_c2': ('GCP', 'c2-standard-16', 'pd-ssd', None, None, 'us-east1-b'),
     'gcp_n2': ('GCP', 'n2-standard-16', 'pd-ssd', None, None, 'us-east1-b'),
-    'az_f16': ('Azure', 'Standard_F16s_v2', 'UltraSSD_LRS', 5400, 300,
-               'eastus-1'),
-    'az_e16': ('Azure', 'Standard_E16as_v4', 'UltraSSD_LRS', 5400, 300,
-               'eastus-1'),
+    'az_f16': (
+        'Azure',
+        'Standard_F16s_v2',
+        'UltraSSD_LRS',
+        5400,
+        300,
+        'eastus-1',
+    ),
+    'az_e16': (
+        'Azure',
+        'Standard_E16as_v4',
+        'UltraSSD_LRS',
+        5400,
+        300,
+        'eastus-1',
+    ),
 }
 
 # Design means per benchmark and configuration (units of benchmarks.sql).
 DESIGN = {
-    'cpu_1core': {'aws_c5a': 26800, 'aws_x1e': 20000, 'gcp_c2': 31000,
-                  'gcp_n2': 28500, 'az_f16': 28200, 'az_e16': 27000},
-    'cpu_16core': {'aws_c5a': 308852, 'aws_x1e': 180000, 'gcp_c2': 293400,
-                   'gcp_n2': 250000, 'az_f16': 260000, 'az_e16': 287200},
-    'net_throughput': {'aws_c5a': 9280, 'aws_x1e': 7250, 'gcp_c2': 24600,
-                       'gcp_n2': 23000, 'az_f16': 7300, 'az_e16': 6100},
-    'net_latency': {'aws_c5a': 64, 'aws_x1e': 80, 'gcp_c2': 102,
-                    'gcp_n2': 120, 'az_f16': 89, 'az_e16': 110},
-    'read_iops': {'aws_c5a': 7550, 'aws_x1e': 53427, 'gcp_c2': 7600,
-                  'gcp_n2': 23650, 'az_f16': 24000, 'az_e16': 24900},
-    'write_iops': {'aws_c5a': 7500, 'aws_x1e': 9800, 'gcp_c2': 3500,
-                   'gcp_n2': 22000, 'az_f16': 23800, 'az_e16': 24500},
-    'read_throughput': {'aws_c5a': 245, 'aws_x1e': 215, 'gcp_c2': 150,
-                        'gcp_n2': 551, 'az_f16': 380, 'az_e16': 370},
-    'write_throughput': {'aws_c5a': 196, 'aws_x1e': 210, 'gcp_c2': 80,
-                         'gcp_n2': 440, 'az_f16': 376, 'az_e16': 350},
-    'read_latency': {'aws_c5a': 2600, 'aws_x1e': 2200, 'gcp_c2': 3010,
-                     'gcp_n2': 1050, 'az_f16': 1400, 'az_e16': 1450},
-    'write_latency': {'aws_c5a': 1900, 'aws_x1e': 1500, 'gcp_c2': 2060,
-                      'gcp_n2': 980, 'az_f16': 700, 'az_e16': 720},
+    'cpu_1core': {
+        'aws_c5a': 26800,
+        'aws_x1e': 20000,
+        'gcp_c2': 31000,
+        'gcp_n2': 28500,
+        'az_f16': 28200,
+        'az_e16': 27000,
+    },
+    'cpu_16core': {
+        'aws_c5a': 308852,
+        'aws_x1e': 180000,
+        'gcp_c2': 293400,
+        'gcp_n2': 250000,
+        'az_f16': 260000,
+        'az_e16': 287200,
+    },
+    'net_throughput': {
+        'aws_c5a': 9280,
+        'aws_x1e': 7250,
+        'gcp_c2': 24600,
+        'gcp_n2': 23000,
+        'az_f16': 7300,
+        'az_e16': 6100,
+    },
+    'net_latency': {
+        'aws_c5a': 64,
+        'aws_x1e': 80,
+        'gcp_c2': 102,
+        'gcp_n2': 120,
+        'az_f16': 89,
+        'az_e16': 110,
+    },
+    'read_iops': {
+        'aws_c5a': 7550,
+        'aws_x1e': 53427,
+        'gcp_c2': 7600,
+        'gcp_n2': 23650,
+        'az_f16': 24000,
+        'az_e16': 24900,
+    },
+    'write_iops': {
+        'aws_c5a': 7500,
+        'aws_x1e': 9800,
+        'gcp_c2': 3500,
+        'gcp_n2': 22000,
+        'az_f16': 23800,
+        'az_e16': 24500,
+    },
+    'read_throughput': {
+        'aws_c5a': 245,
+        'aws_x1e': 215,
+        'gcp_c2': 150,
+        'gcp_n2': 551,
+        'az_f16': 380,
+        'az_e16': 370,
+    },
+    'write_throughput': {
+        'aws_c5a': 196,
+        'aws_x1e': 210,
+        'gcp_c2': 80,
+        'gcp_n2': 440,
+        'az_f16': 376,
+        'az_e16': 350,
+    },
+    'read_latency': {
+        'aws_c5a': 2600,
+        'aws_x1e': 2200,
+        'gcp_c2': 3010,
+        'gcp_n2': 1050,
+        'az_f16': 1400,
+        'az_e16': 1450,
+    },
+    'write_latency': {
+        'aws_c5a': 1900,
+        'aws_x1e': 1500,
+        'gcp_c2': 2060,
+        'gcp_n2': 980,
+        'az_f16': 700,
+        'az_e16': 720,
+    },
 }
 # TPC-C steps: (warehouses, tpmC, p90 ms, passed). x1e never passes 2,500.
 TPCC_STEPS = {
     'aws_c5a': [(2500, 30709, 1900, True), (2750, 27100, 7400, False)],
     'aws_x1e': [(2500, 21000, 9100, False)],
-    'gcp_c2': [(2500, 31800, 700, True), (2750, 34900, 1300, True),
-               (3000, 37048, 2600, True), (3250, 30500, 8800, False)],
-    'gcp_n2': [(2500, 31600, 1100, True), (2750, 33500, 3100, True),
-               (3000, 29900, 9800, False)],
+    'gcp_c2': [
+        (2500, 31800, 700, True),
+        (2750, 34900, 1300, True),
+        (3000, 37048, 2600, True),
+        (3250, 30500, 8800, False),
+    ],
+    'gcp_n2': [
+        (2500, 31600, 1100, True),
+        (2750, 33500, 3100, True),
+        (3000, 29900, 9800, False),
+    ],
     'az_f16': [(2500, 30200, 2500, True), (2750, 26000, 6900, False)],
     'az_e16': [(2500, 29900, 3300, True), (2750, 25800, 7700, False)],
 }
@@ -153,11 +232,31 @@ def _Cpu(key):
   for mode, bench in (('single', 'cpu_1core'), ('all', 'cpu_16core')):
     mean = DESIGN[bench][key]
     for i, d in enumerate(Offsets(RUNS['cpu'], mean * 0.002), 1):
-      rows.append(_Row(key, 'coremark_score', mean + d, 'iterations/sec',
-                       'cpu', 1, i, {'mode': mode}))
+      rows.append(
+          _Row(
+              key,
+              'coremark_score',
+              mean + d,
+              'iterations/sec',
+              'cpu',
+              1,
+              i,
+              {'mode': mode},
+          )
+      )
     # A summary sample the ranking must not double count.
-    rows.append(_Row(key, 'coremark_score_mean', mean, 'iterations/sec',
-                     'cpu', 1, 1, {'mode': mode}))
+    rows.append(
+        _Row(
+            key,
+            'coremark_score_mean',
+            mean,
+            'iterations/sec',
+            'cpu',
+            1,
+            1,
+            {'mode': mode},
+        )
+    )
   return rows
 
 
@@ -173,15 +272,35 @@ def _Net(key):
   stream = {'netperf_test': 'TCP_STREAM', 'streams': 1}
   rr = {'netperf_test': 'TCP_RR', 'streams': 1}
   for i, v in enumerate(values, 1):
-    rows.append(_Row(key, 'netperf_throughput', v, 'Mbit/s', 'net', 1, i,
-                     stream))
+    rows.append(
+        _Row(key, 'netperf_throughput', v, 'Mbit/s', 'net', 1, i, stream)
+    )
     for stat, scale in (('p50', 0.6), ('p90', 0.8), ('p99', 1.0)):
-      rows.append(_Row(key, f'netperf_latency_{stat}',
-                       lat * scale + lat_offsets[i - 1], 'us', 'net', 1, i,
-                       rr))
+      rows.append(
+          _Row(
+              key,
+              f'netperf_latency_{stat}',
+              lat * scale + lat_offsets[i - 1],
+              'us',
+              'net',
+              1,
+              i,
+              rr,
+          )
+      )
   # An optional multi-stream run: not the report's single-stream figure.
-  rows.append(_Row(key, 'netperf_throughput', mean * 3, 'Mbit/s', 'net', 1, 1,
-                   stream | {'streams': 4}))
+  rows.append(
+      _Row(
+          key,
+          'netperf_throughput',
+          mean * 3,
+          'Mbit/s',
+          'net',
+          1,
+          1,
+          stream | {'streams': 4},
+      )
+  )
   return rows
 
 
@@ -204,8 +323,18 @@ def _Io(key):
       md = {'fio_job': job, 'direction': direction}
       rows.append(_Row(key, metric, mean + d, unit, 'io', run, 1, md))
       # The same job's other numbers, which must not be picked up.
-      rows.append(_Row(key, 'fio_clat_percentile', mean * 3, 'us', 'io', run,
-                       1, md | {'percentile': 99.0}))
+      rows.append(
+          _Row(
+              key,
+              'fio_clat_percentile',
+              mean * 3,
+              'us',
+              'io',
+              run,
+              1,
+              md | {'percentile': 99.0},
+          )
+      )
   return rows
 
 
@@ -214,23 +343,55 @@ def _Tpcc(key):
   rows = []
   passing = None
   for i, (warehouses, tpmc, p90, passed) in enumerate(TPCC_STEPS[key], 1):
-    md = {'active_warehouses': warehouses, 'passed': passed,
-          'pass_rule': 'p90_lt_5s'}
+    md = {
+        'active_warehouses': warehouses,
+        'passed': passed,
+        'pass_rule': 'p90_lt_5s',
+    }
     rows.append(_Row(key, 'tpcc_tpmc', tpmc, 'tpmC', 'tpcc', 1, i, md))
     for stat, scale in (('p50', 0.5), ('p90', 1.0), ('p95', 1.2)):
-      rows.append(_Row(key, 'tpcc_latency', p90 * scale, 'ms', 'tpcc', 1, i,
-                       md | {'stat': stat, 'transaction': 'newOrder'}))
-    rows.append(_Row(key, 'tpcc_step_passed', float(passed), 'bool', 'tpcc',
-                     1, i, md))
+      rows.append(
+          _Row(
+              key,
+              'tpcc_latency',
+              p90 * scale,
+              'ms',
+              'tpcc',
+              1,
+              i,
+              md | {'stat': stat, 'transaction': 'newOrder'},
+          )
+      )
+    rows.append(
+        _Row(key, 'tpcc_step_passed', float(passed), 'bool', 'tpcc', 1, i, md)
+    )
     if passed:
       passing = (i, warehouses, tpmc)
-  rows.append(_Row(key, 'tpcc_max_passing_warehouses',
-                   passing[1] if passing else 0, 'warehouses', 'tpcc', 1, 1,
-                   {'start_passed': passing is not None}))
+  rows.append(
+      _Row(
+          key,
+          'tpcc_max_passing_warehouses',
+          passing[1] if passing else 0,
+          'warehouses',
+          'tpcc',
+          1,
+          1,
+          {'start_passed': passing is not None},
+      )
+  )
   if passing:
-    rows.append(_Row(key, 'tpcc_max_passing_tpmc', passing[2], 'tpmC',
-                     'tpcc', 1, passing[0],
-                     {'active_warehouses': passing[1]}))
+    rows.append(
+        _Row(
+            key,
+            'tpcc_max_passing_tpmc',
+            passing[2],
+            'tpmC',
+            'tpcc',
+            1,
+            passing[0],
+            {'active_warehouses': passing[1]},
+        )
+    )
   return rows
 
 
