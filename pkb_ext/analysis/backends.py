@@ -124,7 +124,12 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def ReadNdjson(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
-  """Yields normalized samples of NDJSON files (blank lines skipped)."""
+  """Yields normalized samples of NDJSON files (blank lines skipped).
+
+  A sample_uri seen before (the same run's spool and PKB's JSON output
+  given together) is yielded once.
+  """
+  seen = set()
   for path in paths:
     with open(path, encoding='utf-8') as f:
       for number, line in enumerate(f, 1):
@@ -135,7 +140,13 @@ def ReadNdjson(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
           row = json.loads(line)
         except json.JSONDecodeError as e:
           raise SamplesError(f'{where}: not JSON: {e}') from e
-        yield NormalizeSample(row, where)
+        sample = NormalizeSample(row, where)
+        uri = sample.get('sample_uri')
+        if uri:
+          if uri in seen:
+            continue
+          seen.add(uri)
+        yield sample
 
 
 class DuckDbBackend:

@@ -322,6 +322,35 @@ class TpccTest(absltest.TestCase):
     )
 
 
+class LoadingTest(absltest.TestCase):
+
+  def testSameSampleTwiceCountsOnceAndPkbOwnSamplesAreIgnored(self):
+    d = self.create_tempdir()
+    rows = [s for s in fx.Samples() if s['metric'] == 'coremark_score']
+    first = d.create_file(
+        'spool.ndjson', '\n'.join(json.dumps(r) for r in rows)
+    )
+    pkb_own = {
+        'metric': 'lscpu',
+        'value': 0,
+        'sample_uri': 'x',
+        'metadata': {'cloud': 'GCP'},
+    }
+    second = d.create_file(
+        'pkb.json',
+        '\n'.join([json.dumps(r) for r in rows] + [json.dumps(pkb_own)]),
+    )
+    backend = backends.DuckDbBackend()
+    self.assertEqual(
+        backend.LoadNdjson([first.full_path, second.full_path]), len(rows) + 1
+    )
+    analysis = runner.Analysis(backend)
+    self.assertLen(analysis.Query('samples_flat'), len(rows))
+    self.assertEqual(analysis.unpriced, [])
+    analysis.Query('machine_aggregates')
+    self.assertEqual(analysis.unpriced, [])
+
+
 class SqlSourceTest(absltest.TestCase):
 
   def testEveryViewParsesAsBigQueryAndTranspiles(self):

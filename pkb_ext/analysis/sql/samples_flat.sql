@@ -1,4 +1,5 @@
--- Every sample with the report's metadata as typed columns.
+-- Every cloud report sample (one with metadata.phase; PKB's own samples
+-- such as lscpu are not) with the report's metadata as typed columns.
 --
 -- ${samples} is the samples table: PKB's columns plus a JSON `metadata`
 -- column and a top-level `cloud` (see pkb_ext/publish). config_id names one
@@ -37,6 +38,7 @@ WITH s AS (
       AS warehouses,
     JSON_VALUE(metadata, '$.passed') AS passed_text
   FROM ${samples}
+  WHERE JSON_VALUE(metadata, '$.phase') IS NOT NULL
 )
 SELECT
   * EXCEPT (passed_text),
