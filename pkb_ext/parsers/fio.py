@@ -45,7 +45,7 @@ class Direction:
 
   name: str  # read, write or trim
   io_bytes: int
-  total_ios: int
+  total_ios: int | None  # None from fio 2.x, which did not print it
   runtime_ms: int
   iops: float
   bw_bytes: float  # bytes per second
@@ -98,7 +98,7 @@ class Job:
 @dataclasses.dataclass(frozen=True)
 class Result:
   fio_version: str
-  timestamp: int
+  timestamp: int | None  # seconds since the epoch; fio 2.x printed none
   jobs: tuple[Job, ...]
   warnings: tuple[str, ...]  # non-JSON lines around the document
 
@@ -170,8 +170,10 @@ def _ParseDirection(name: str, stats: Any, where: str) -> Direction | None:
   """Returns the direction's stats, or None if it did no I/O."""
   where = f'{where} {name}'
   io_bytes = int(_Number(stats, 'io_bytes', where))
-  total_ios = int(_Number(stats, 'total_ios', where))
-  if io_bytes == 0 and total_ios == 0:
+  total_ios = None
+  if 'total_ios' in stats:
+    total_ios = int(_Number(stats, 'total_ios', where))
+  if io_bytes == 0 and not total_ios:
     return None
   if 'clat_ns' in stats:
     clat, scale = _Get(stats, 'clat_ns', dict, where), 1e-3
@@ -280,7 +282,11 @@ def Parse(text: str) -> Result:
     raise ParseError('fio JSON: "global options" is not an object')
   return Result(
       fio_version=version,
-      timestamp=int(_Number(doc, 'timestamp', 'fio JSON')),
+      timestamp=(
+          int(_Number(doc, 'timestamp', 'fio JSON'))
+          if 'timestamp' in doc
+          else None
+      ),
       jobs=tuple(
           _ParseJob(raw, i, global_options) for i, raw in enumerate(raw_jobs)
       ),

@@ -59,7 +59,9 @@ for mp in / /boot /boot/efi; do
   lsblk -nrpso NAME,MAJ:MIN -- "$d" |
     while read -r n x; do printf 'protected\t%s\t%s\t%s\n' "$mp" "$x" "$n"; done
 done
-findmnt -rno MAJ:MIN,TARGET | while read -r x m; do printf 'mount\t%s\t%s\n' "$x" "$m"; done
+findmnt -rno MAJ:MIN,TARGET | while read -r x m; do
+  case $x in 0:*) ;; *) printf 'mount\t%s\t%s\n' "$x" "$m" ;; esac
+done
 echo {end}
 """
 
@@ -89,7 +91,8 @@ class DeviceFacts:
   # (mount point, major:minor, device name) of / , /boot, /boot/efi and
   # every device they are built on.
   protected: tuple[tuple[str, str, str], ...]
-  mounts: tuple[tuple[str, str], ...]  # (major:minor, mount point), all
+  # (major:minor, mount point) of every mount of a block device (major > 0).
+  mounts: tuple[tuple[str, str], ...]
 
   @property
   def majmin(self) -> str:

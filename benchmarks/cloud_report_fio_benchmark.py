@@ -1,0 +1,82 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The 2021 Cloud Report's storage phase alone: fio on one raw data disk.
+
+Runs the report's fio job file (configs/fio/cloud_report_2021.fio.j2) on the
+db VM's 2,500 GB network data disk: the fill-disk precondition (never
+reported), then wr-bw, wr-iops, wr-latency, rd-bw, rd-iops, rd-latency and
+the latency-target job, each 2 minutes with a 2 s ramp, libaio, direct=1.
+The disk is unmounted first, checked by the safety guard, and given a fresh
+file system afterwards (pkb_ext.phases.io has the cloud_report_fio_* flags).
+
+WARNING: this destroys whatever is on the data disk.
+
+Example:
+  pkb.py --benchmarks=cloud_report_fio --cloud=AWS --machine_type=c5a.4xlarge
+"""
+
+from perfkitbenchmarker import configs
+
+from pkb_ext import samples as samples_lib
+from pkb_ext.phases import io
+from pkb_ext.phases import topology as topology_lib
+
+BENCHMARK_NAME = 'cloud_report_fio'
+BENCHMARK_CONFIG = """
+cloud_report_fio:
+  description: >
+    fio on the raw 2,500 GB data disk with the Cockroach Labs 2021 Cloud
+    Report's job file (fill, then bandwidth, IOPS, latency, latency target).
+  vm_groups:
+    db:
+      vm_count: 1
+      vm_spec:
+        AWS:
+          machine_type: c5a.4xlarge
+          zone: us-east-1a
+        GCP:
+          machine_type: n2-standard-16
+          zone: us-east1-b
+        Azure:
+          machine_type: Standard_D16as_v4
+          zone: eastus-1
+      disk_spec:
+        AWS:
+          disk_type: gp2
+          disk_size: 2500
+        GCP:
+          disk_type: pd-ssd
+          disk_size: 2500
+        Azure:
+          disk_type: Premium_LRS
+          disk_size: 2500
+"""
+PHASE = 'io'
+
+
+def GetConfig(user_config):
+  return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def Prepare(spec):
+  io.Prepare(topology_lib.FromSpec(spec, with_metadata=False))
+
+
+def Run(spec):
+  topology = topology_lib.FromSpec(spec)
+  return samples_lib.Stamp(io.Run(topology), topology.run_metadata, PHASE)
+
+
+def Cleanup(spec):
+  io.Cleanup(topology_lib.FromSpec(spec, with_metadata=False))
