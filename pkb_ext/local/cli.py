@@ -54,15 +54,38 @@ def BuildParser() -> argparse.ArgumentParser:
   parser.add_argument('-v', '--verbose', action='store_true')
   sub = parser.add_subparsers(dest='command', required=True)
   up = sub.add_parser('up', help='build or repair the local cloud (root)')
+  env = os.environ.get
   up.add_argument(
       '--disk-size',
       type=float,
-      default=layout.DEFAULT_DISK_GIB,
-      help='data disk of each db host, GiB (default %(default)s)',
+      default=float(env('PKB_EXT_LOCAL_DISK_GIB') or layout.DEFAULT_DISK_GIB),
+      help=(
+          'data disk of each db host, GiB (default %(default)s, or'
+          ' $PKB_EXT_LOCAL_DISK_GIB)'
+      ),
   )
-  up.add_argument('--prefix', default=layout.DEFAULT_PREFIX)
-  up.add_argument('--subnet', default=layout.DEFAULT_SUBNET)
-  up.add_argument('--ssh-port', type=int, default=layout.DEFAULT_SSH_PORT)
+  up.add_argument(
+      '--prefix',
+      default=layout.DefaultPrefix(),
+      help=(
+          'names the bridge and namespaces (default %(default)s, or'
+          ' $PKB_EXT_LOCAL_PREFIX)'
+      ),
+  )
+  up.add_argument(
+      '--subnet',
+      default=layout.DefaultSubnet(),
+      help=(
+          'private IPv4 subnet of the hosts (default %(default)s, or'
+          ' $PKB_EXT_LOCAL_SUBNET)'
+      ),
+  )
+  up.add_argument(
+      '--ssh-port',
+      type=int,
+      default=layout.DEFAULT_SSH_PORT,
+      help="port of the hosts' sshd (default %(default)s)",
+  )
   up.add_argument(
       '--no-minio',
       dest='minio',

@@ -76,7 +76,11 @@ def _PlanRecord(plan: layout.Plan) -> dict:
 
 def PlanOf(state_dir: str) -> layout.Plan:
   """Returns the plan a state dir was brought up with (defaults if none)."""
-  plan = layout.Plan(state_dir=state_dir)
+  plan = layout.Plan(
+      state_dir=state_dir,
+      prefix=layout.DefaultPrefix(),
+      subnet=layout.DefaultSubnet(),
+  )
   if os.path.exists(plan.state_file):
     return layout.Plan(state_dir=state_dir, **LoadState(plan).get('plan', {}))
   return plan

@@ -47,6 +47,17 @@ HOSTS = (
     ('db3', 'db', 13),
 )
 BRIDGE_HOST_NUMBER = 1
+# Paths the hosts see as their own (hostfs): the state dir, which their
+# sshd reads, must not be under one of them.
+HIDDEN_DIRS = ('/tmp', '/home', '/run', '/usr', '/etc', '/var', '/opt', '/dev')
+
+
+def DefaultPrefix() -> str:
+  return os.environ.get('PKB_EXT_LOCAL_PREFIX') or DEFAULT_PREFIX
+
+
+def DefaultSubnet() -> str:
+  return os.environ.get('PKB_EXT_LOCAL_SUBNET') or DEFAULT_SUBNET
 
 
 def DefaultStateDir() -> str:
@@ -87,6 +98,13 @@ class Plan:
   bin_dir: str = dataclasses.field(default_factory=BinCacheDir)
 
   def __post_init__(self):
+    real = os.path.realpath(self.state_dir)
+    hidden = [d for d in HIDDEN_DIRS if real == d or real.startswith(d + '/')]
+    if hidden or not os.path.isabs(self.state_dir):
+      raise ValueError(
+          f'--state-dir {self.state_dir}: need an absolute path outside'
+          f' {", ".join(HIDDEN_DIRS)}, which the hosts replace with their own'
+      )
     if not re.fullmatch(r'[a-z][a-z0-9]{1,7}', self.prefix):
       raise ValueError(
           f'--prefix {self.prefix!r}: need 2-8 lowercase letters or digits,'

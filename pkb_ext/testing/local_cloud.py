@@ -1,0 +1,167 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""A local cloud for tests: its own state dir, prefix and subnet.
+
+The local test tier brings up a second cloud beside any `make local` one
+(prefix pkbtest, subnet 10.247.74.0/24, small disks), drives it through the
+real `pkb-ext local` command line, and checks that `down` leaves nothing.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from pkb_ext import paths
+from pkb_ext.local import layout
+
+TEST_PREFIX = 'pkbtest'
+TEST_SUBNET = '10.247.74.0/24'
+TEST_DISK_GIB = 0.5
+_TOOLS = ('ip', 'unshare', 'losetup', 'ssh', 'ssh-keygen', '/usr/sbin/sshd')
+
+
+def TestStateDir() -> str:
+  """The test cloud's state dir (the cache: the hosts hide /tmp)."""
+  return os.path.join(paths.CacheDir(), 'local-test')
+
+
+def Unavailable() -> str | None:
+  """Returns why the local cloud cannot run here, or None if it can."""
+  if os.geteuid() != 0:
+    return 'the local cloud needs root (namespaces, loop devices, mounts)'
+  missing = [t for t in _TOOLS if not shutil.which(t)]
+  if missing:
+    return f'missing tools: {", ".join(missing)}'
+  with open('/proc/filesystems') as f:
+    if 'overlay' not in f.read():
+      return 'the kernel has no overlay file system'
+  return None
+
+
+class TestCloud:
+  """Drives `pkb-ext local` for one test cloud."""
+
+  def __init__(self, state_dir: str, disk_gib: float = TEST_DISK_GIB):
+    self.state_dir = state_dir
+    self.plan = layout.Plan(
+        state_dir=state_dir,
+        prefix=TEST_PREFIX,
+        subnet=TEST_SUBNET,
+        disk_gib=disk_gib,
+    )
+
+  @property
+  def env(self) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PKB_EXT_LOCAL_STATE=self.state_dir,
+        PKB_EXT_LOCAL_PREFIX=TEST_PREFIX,
+        PKB_EXT_LOCAL_SUBNET=TEST_SUBNET,
+        PKB_EXT_LOCAL_DISK_GIB=str(self.plan.disk_gib),
+    )
+    return env
+
+  def Cli(self, *args, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, '-m', 'pkb_ext.cli', 'local', *args],
+        env=self.env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+  def Status(self) -> dict:
+    proc = self.Cli('status', '--json')
+    if proc.returncode:
+      raise AssertionError(f'status failed: {proc.stderr}')
+    return json.loads(proc.stdout)
+
+  def State(self) -> dict:
+    with open(self.plan.state_file) as f:
+      return json.load(f)
+
+  def Ssh(self, host: str, command: str, timeout=60):
+    from pkb_ext.local import sshd  # pylint: disable=g-import-not-at-top
+
+    return subprocess.run(
+        sshd.SshArgv(self.plan, self.plan.Host(host), command),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+  def CommandLog(self, host: str) -> list[str]:
+    """Every ssh command the host ran (the sshd ForceCommand's log)."""
+    path = os.path.join(self.plan.HostDir(host), 'log', 'commands.log')
+    try:
+      with open(path) as f:
+        return [
+            line.split('\t', 2)[2].rstrip('\n') for line in f if line.strip()
+        ]
+    except FileNotFoundError:
+      return []
+
+  def GuardLog(self, host: str) -> list[str]:
+    path = os.path.join(self.plan.HostDir(host), 'log', 'guard.log')
+    try:
+      with open(path) as f:
+        return f.read().splitlines()
+    except FileNotFoundError:
+      return []
+
+  def Leftovers(self) -> list[str]:
+    """What of this cloud exists on the machine; [] after a clean down."""
+    found = []
+    netns = subprocess.run(
+        ['ip', 'netns', 'list'], capture_output=True, text=True, check=False
+    ).stdout
+    found += [
+        f'netns {line.split()[0]}'
+        for line in netns.splitlines()
+        if line.startswith(TEST_PREFIX + '-')
+    ]
+    links = subprocess.run(
+        ['ip', '-o', 'link', 'show'],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    for line in links.splitlines():
+      name = line.split(':')[1].strip().split('@')[0]
+      if name.startswith(TEST_PREFIX):
+        found.append(f'link {name}')
+    loops = subprocess.run(
+        ['losetup', '-a'], capture_output=True, text=True, check=False
+    ).stdout
+    found += [
+        f'loop {line}' for line in loops.splitlines() if self.state_dir in line
+    ]
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+      try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+          cmdline = f.read().replace(b'\0', b' ').decode(errors='replace')
+      except OSError:
+        continue
+      if self.state_dir in cmdline or any(
+          f'{h.ip}:' in cmdline for h in self.plan.hosts
+      ):
+        if 'pytest' not in cmdline:
+          found.append(f'process {pid}: {cmdline[:100]}')
+    if os.path.exists(self.state_dir):
+      found.append(f'dir {self.state_dir}')
+    return found

@@ -1,0 +1,246 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The local cloud, for real: namespaces, sshd, loop disks, stock pkb.py.
+
+Brings up a test cloud (its own state dir, prefix and subnet, so a `make
+local` cloud can stay up), checks each host over ssh, runs stock pkb.py's
+cloud_report_2021 on it (frame only, then the whole suite with the smoke
+preset through scripts/local.sh), and checks that `down` leaves nothing.
+Needs root; skipped (with the reason) where the machine cannot do it.
+The tests run in order and share the cloud.
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from absl.testing import absltest
+
+from pkb_ext import paths
+from pkb_ext import phases
+from pkb_ext.testing import local_cloud
+
+_REASON = local_cloud.Unavailable()
+_HOSTS = ('client', 'db1', 'db2', 'db3')
+_PACKAGE_TOOLS = re.compile(r'\b(apt|apt-get|aptitude|dpkg|apt-mark)\b')
+
+
+@absltest.skipIf(_REASON, _REASON)
+class LocalCloudTest(absltest.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.work = tempfile.mkdtemp(prefix='pkb-ext-local-test-')
+    # Not under /tmp: the hosts have their own /tmp.
+    cls.cloud = local_cloud.TestCloud(local_cloud.TestStateDir())
+    if cls.cloud.Leftovers():
+      raise AssertionError(f'test cloud not clean: {cls.cloud.Leftovers()}')
+    proc = cls.cloud.Cli('up')
+    if proc.returncode:
+      cls.cloud.Cli('down')
+      raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
+
+  @classmethod
+  def tearDownClass(cls):
+    cls.cloud.Cli('down')  # a no-op once test_9 ran
+    super().tearDownClass()
+
+  def test_1_up_is_idempotent(self):
+    before = self.cloud.State()
+    proc = self.cloud.Cli('up')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    after = self.cloud.State()
+    for host in _HOSTS:
+      self.assertEqual(
+          before['hosts'][host]['sshd_pid'], after['hosts'][host]['sshd_pid']
+      )
+    status = self.cloud.Status()
+    self.assertTrue(status['up'])
+    self.assertTrue(all(h['sshd_alive'] for h in status['hosts']))
+    self.assertTrue(status['services']['minio']['alive'])
+
+  def test_2_static_vm_file(self):
+    with open(self.cloud.State()['static_vm_file']) as f:
+      vms = json.load(f)
+    # PKB fills vm_groups in alphabetical group order: client, then db.
+    self.assertEqual(
+        [vm['ip_address'] for vm in vms],
+        [self.cloud.plan.Host(h).ip for h in _HOSTS],
+    )
+    self.assertNotIn('local_disks', vms[0])
+    for vm in vms:
+      self.assertIs(vm['install_packages'], False)
+      self.assertEqual(vm['user_name'], 'pkbext')
+    for vm in vms[1:]:
+      self.assertRegex(vm['local_disks'][0], r'^/dev/loop\d+$')
+
+  def test_3_each_host_over_ssh(self):
+    for host in _HOSTS:
+      proc = self.cloud.Ssh(
+          host,
+          'echo "$(hostname) $(id -un) $(sudo -n id -u) $(ip -4 -o addr show'
+          ' dev eth0 | awk \'{print $4}\')"; ls -A /tmp; python3 -c "import'
+          ' absl, sys; print(sys.executable)"',
+      )
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+      first, *rest = proc.stdout.splitlines()
+      name, user, sudo_uid, addr = first.split()
+      self.assertEqual((name, user, sudo_uid), (host, 'pkbext', '0'))
+      self.assertEqual(addr.split('/')[0], self.cloud.plan.Host(host).ip)
+      self.assertEqual(rest[-1], '/usr/bin/python3')
+
+  def test_4_private_tmp_and_home(self):
+    for host in _HOSTS:
+      proc = self.cloud.Ssh(
+          host, f'echo {host} > /tmp/pkb-ext-whoami && echo {host} > ~/whoami'
+      )
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+    for host in _HOSTS:
+      proc = self.cloud.Ssh(host, 'cat /tmp/pkb-ext-whoami ~/whoami')
+      self.assertEqual(proc.stdout.split(), [host, host])
+    self.assertFalse(os.path.exists('/tmp/pkb-ext-whoami'))
+
+  def test_5_data_disks(self):
+    state = self.cloud.State()
+    for host in _HOSTS[1:]:
+      loop = state['hosts'][host]['loop']
+      name = os.path.basename(loop)
+      with open(f'/sys/block/{name}/loop/dio') as f:
+        self.assertEqual(f.read().strip(), '1', f'{loop} has no direct I/O')
+      proc = self.cloud.Ssh(
+          host,
+          f'test -b {loop} && sudo blockdev --getsize64 {loop} && sudo dd'
+          f' if={loop} bs=1M count=1 iflag=direct status=none | od -An -tx1'
+          ' -N64 | tr -d " \\n"',
+      )
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+      size, head = proc.stdout.split()
+      self.assertEqual(int(size), self.cloud.plan.disk_bytes)
+      self.assertNotEqual(head.strip('0'), '', 'disk is not pre-filled')
+
+  def test_6_hosts_reach_each_other_and_their_loopback(self):
+    port = 47391
+    server = (
+        f'nohup python3 -m http.server {port} --bind {{bind}} >/dev/null 2>&1'
+        ' </dev/null & echo $!'
+    )
+    db2 = self.cloud.plan.Host('db2').ip
+    started = []
+    try:
+      for host, bind in (('db2', db2), ('db1', '127.0.0.1')):
+        proc = self.cloud.Ssh(host, server.format(bind=bind))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        started.append((host, proc.stdout.strip()))
+      fetch = (
+          'python3 -c "import sys, time, urllib.request as u\n'
+          'for _ in range(50):\n'
+          '  try: print(u.urlopen(sys.argv[1], timeout=1).status); break\n'
+          '  except OSError: time.sleep(0.1)" '
+      )
+      for host in ('client', 'db1', 'db3'):
+        proc = self.cloud.Ssh(host, fetch + f'http://{db2}:{port}/')
+        self.assertEqual(proc.stdout.strip(), '200', (host, proc.stderr))
+      proc = self.cloud.Ssh('db1', fetch + f'http://127.0.0.1:{port}/')
+      self.assertEqual(proc.stdout.strip(), '200', proc.stderr)
+      # db1's loopback is its own: db2 has no server on 127.0.0.1.
+      proc = self.cloud.Ssh('db2', fetch + f'http://127.0.0.1:{port}/')
+      self.assertEqual(proc.stdout.strip(), '')
+    finally:
+      for host, pid in started:
+        self.cloud.Ssh(host, f'kill {pid}')
+
+  def test_7_package_managers_are_guarded(self):
+    proc = self.cloud.Ssh('db3', 'sudo apt-get install -y hello')
+    self.assertEqual(proc.returncode, 100)
+    self.assertIn('refused', proc.stderr)
+    proc = self.cloud.Ssh('db3', 'dpkg -s fio | head -1')
+    self.assertEqual(proc.stdout.strip(), 'Package: fio')
+    self.assertIn('apt-get install -y hello', self.cloud.GuardLog('db3')[-1])
+
+  def _Pkb(self, *flags):
+    flagfile = os.path.join(self.work, 'flags')
+    proc = self.cloud.Cli('flags', '--preset=smoke')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    with open(flagfile, 'w') as f:
+      f.write(proc.stdout)
+    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
+    return subprocess.run(
+        [sys.executable, pkb, '--benchmarks=cloud_report_2021',
+         f'--flagfile={flagfile}', f'--temp_dir={self.work}/pkb', *flags],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+
+  def _Marks(self):
+    return {
+        h: (len(self.cloud.CommandLog(h)), len(self.cloud.GuardLog(h)))
+        for h in _HOSTS
+    }
+
+  def _AssertNoPackageManager(self, marks):
+    """No command since marks ran or tried apt/dpkg on a host."""
+    for host, (commands, guarded) in marks.items():
+      ran = self.cloud.CommandLog(host)[commands:]
+      self.assertEqual([c for c in ran if _PACKAGE_TOOLS.search(c)], [], host)
+      self.assertEqual(self.cloud.GuardLog(host)[guarded:], [], host)
+
+  def test_8_stock_pkb_runs_over_ssh_without_apt(self):
+    marks = self._Marks()
+    proc = self._Pkb('--cloud_report_phases=')
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    self.assertIn('Success rate: 100.00% (1/1)', proc.stderr)
+    for host in _HOSTS:
+      ran = self.cloud.CommandLog(host)[marks[host][0] :]
+      self.assertTrue(any('lscpu' in c for c in ran), (host, ran))
+    self._AssertNoPackageManager(marks)
+
+  def test_9a_whole_suite_smoke(self):
+    landed = phases.Landed()
+    marks = self._Marks()
+    out = os.path.join(self.work, 'out')
+    env = dict(self.cloud.env, PKB_EXT_OUT=out)
+    proc = subprocess.run(
+        ['bash', os.path.join(paths.RepoRoot(), 'scripts', 'local.sh')],
+        env=env, capture_output=True, text=True, timeout=3600, check=False,
+    )  # fmt: skip
+    self.assertEqual(
+        proc.returncode, 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    )
+    with open(os.path.join(out, 'samples.ndjson')) as f:
+      samples = [json.loads(line) for line in f]
+    by_phase = {}
+    for s in samples:
+      self.assertEqual(set(s) >= {'metric', 'value', 'unit', 'metadata'}, True)
+      self.assertTrue(math.isfinite(s['value']), s)
+      by_phase.setdefault(s['metadata']['phase'], []).append(s)
+    self.assertEqual(sorted(by_phase), sorted(landed))
+    for phase, rows in by_phase.items():
+      self.assertTrue(any(r['value'] > 0 for r in rows), phase)
+      self.assertTrue(all(r['metadata'].get('cloud') for r in rows), phase)
+    self._AssertNoPackageManager(marks)
+
+  def test_9b_down_leaves_nothing(self):
+    proc = self.cloud.Cli('down')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(self.cloud.Leftovers(), [])
+    proc = self.cloud.Cli('down')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+
+
+if __name__ == '__main__':
+  absltest.main()
