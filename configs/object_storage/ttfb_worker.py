@@ -364,6 +364,7 @@ class Worker:
     except Exception as e:  # pylint: disable=broad-except
       error = f'{type(e).__name__}: {e}'[:500]
     end = time.perf_counter()
+    probe.peek_body = False  # only measured GETs peek
     record = {
         'kind': 'request',
         'op': op,
