@@ -350,6 +350,13 @@ class LoadingTest(absltest.TestCase):
     analysis.Query('machine_aggregates')
     self.assertEqual(analysis.unpriced, [])
 
+  def testDuckDbTableHasThePublishedColumns(self):
+    from pkb_ext.publish import schema  # pylint: disable=g-import-not-at-top
+
+    self.assertCountEqual(
+        [c for c, _ in backends.SAMPLE_COLUMNS], schema.Load().names
+    )
+
 
 class SqlSourceTest(absltest.TestCase):
 
