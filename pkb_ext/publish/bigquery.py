@@ -18,7 +18,9 @@ batch goes in by one NDJSON load job whose id is deterministic (ids.LoadJobId):
 before loading, the job id is looked up, and a job that already succeeded
 means the batch is in the table, so it is skipped. A failed load job loads
 nothing; the next attempt number gets a new id. A job still running is
-waited for, never duplicated.
+waited for, never duplicated. (Job ids are remembered only as long as
+BigQuery keeps job history, about six months: a spool re-published later than
+that would be loaded again.)
 
 google-cloud-bigquery is imported lazily, so PKB starts without it.
 """
