@@ -30,9 +30,35 @@ metrics, other percentiles, other jobs) check that the filters select.
 in tests/data/analysis/samples_3x2.ndjson.
 """
 
+import csv
 import hashlib
 import json
+import os
 import sys
+
+from pkb_ext import paths
+
+# The report's machine list (Appendix I), beside the repository.
+MACHINES_CSV = os.path.join(
+    os.path.dirname(paths.RepoRoot()), 'shared', 'report2021', 'machines.csv'
+)
+# machines.csv disk names -> PKB disk types.
+CSV_DISKS = {
+    'io2': 'io2',
+    'gp2': 'gp2',
+    'pd-ssd': 'pd-ssd',
+    'premium': 'Premium_LRS',
+    'ultra': 'UltraSSD_LRS',
+}
+
+
+def ReportMachines() -> list[dict[str, str]] | None:
+  """Rows of machines.csv, or None when shared/ is not beside the repo."""
+  if not os.path.exists(MACHINES_CSV):
+    return None
+  with open(MACHINES_CSV, encoding='utf-8') as f:
+    return list(csv.DictReader(f))
+
 
 CONFIGS = {
     # key: (cloud, machine_type, disk_type, provisioned_iops, provisioned_mbps,

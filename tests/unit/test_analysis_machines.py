@@ -13,7 +13,6 @@
 # limitations under the License.
 """configs/machines/*.yaml: the report's machine matrix for stock PKB."""
 
-import csv
 import os
 
 from absl import flags
@@ -26,19 +25,10 @@ import yaml
 
 from pkb_ext import paths
 from pkb_ext import pricing
+from pkb_ext.testing import analysis_fixture as fx
 
 FLAGS = flags.FLAGS
 _DIR = os.path.join(paths.RepoRoot(), 'configs', 'machines')
-_MACHINES_CSV = os.path.join(
-    os.path.dirname(paths.RepoRoot()), 'shared', 'report2021', 'machines.csv'
-)
-_CSV_DISKS = {
-    'io2': 'io2',
-    'gp2': 'gp2',
-    'pd-ssd': 'pd-ssd',
-    'premium': 'Premium_LRS',
-    'ultra': 'UltraSSD_LRS',
-}
 _MATRICES = {
     'aws.yaml': ('gp2', 'io2', 'local'),
     'gcp.yaml': ('pd_ssd',),
@@ -104,15 +94,15 @@ class MachinesTest(parameterized.TestCase):
     self.assertEqual(seen, set(spec['machine_type']))
 
   def testCoversMachinesCsv(self):
-    if not os.path.exists(_MACHINES_CSV):
-      self.skipTest(f'{_MACHINES_CSV} is not beside the repository')
+    rows = fx.ReportMachines()
+    if rows is None:
+      self.skipTest(f'{fx.MACHINES_CSV} is not beside the repository')
     expected = set()
-    with open(_MACHINES_CSV, encoding='utf-8') as f:
-      for row in csv.DictReader(f):
-        for disk in filter(None, row['network_disks'].split(';')):
-          expected.add((row['cloud'], row['machine_type'], _CSV_DISKS[disk]))
-        if row['local_disks']:
-          expected.add((row['cloud'], row['machine_type'], 'local'))
+    for row in rows:
+      for disk in filter(None, row['network_disks'].split(';')):
+        expected.add((row['cloud'], row['machine_type'], fx.CSV_DISKS[disk]))
+      if row['local_disks']:
+        expected.add((row['cloud'], row['machine_type'], 'local'))
     got = set(_Configurations())
     # The CSV lists Azure's L16s_v2 with network disks only, as we do; GCP's
     # local SSD variants are not in Appendix I either.

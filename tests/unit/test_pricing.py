@@ -36,20 +36,8 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_ext import paths
 from pkb_ext import pricing
-
-_MACHINES_CSV = os.path.join(
-    os.path.dirname(paths.RepoRoot()), 'shared', 'report2021', 'machines.csv'
-)
-# machines.csv disk names -> PKB disk types.
-_CSV_DISKS = {
-    'io2': 'io2',
-    'gp2': 'gp2',
-    'pd-ssd': 'pd-ssd',
-    'premium': 'Premium_LRS',
-    'ultra': 'UltraSSD_LRS',
-}
+from pkb_ext.testing import analysis_fixture as fx
 
 
 class ReportFiguresTest(absltest.TestCase):
@@ -181,18 +169,15 @@ class TablesTest(absltest.TestCase):
     self.assertEqual((method.hours_per_month, method.term_months), (720, 36))
 
   def testEveryReportMachineAndDiskHasAPrice(self):
-    if not os.path.exists(_MACHINES_CSV):
-      self.skipTest(f'{_MACHINES_CSV} is not beside the repository')
-    import csv  # pylint: disable=g-import-not-at-top
-
+    rows = fx.ReportMachines()
+    if rows is None:
+      self.skipTest(f'{fx.MACHINES_CSV} is not beside the repository')
     catalog = pricing.Load()
-    with open(_MACHINES_CSV, encoding='utf-8') as f:
-      rows = list(csv.DictReader(f))
     self.assertGreater(len(rows), 30)
     for row in rows:
       cloud, machine = row['cloud'], row['machine_type']
       self.assertIsNotNone(catalog.Machine(cloud, machine), machine)
-      disks = [_CSV_DISKS[d] for d in row['network_disks'].split(';') if d]
+      disks = [fx.CSV_DISKS[d] for d in row['network_disks'].split(';') if d]
       for disk in disks:
         iops = 5400 if disk in ('io2', 'UltraSSD_LRS') else None
         mbps = 300 if disk == 'UltraSSD_LRS' else None
