@@ -1,0 +1,408 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""cloud_report_netperf through PKB, with mocked VMs (PKB's test style).
+
+The VMs answer the phase's commands with real netperf outputs from
+tests/data/netperf (pkb_ext.testing.netperf_playback). Three levels: the
+install package's choices; the benchmark module's Prepare/Run/Cleanup on
+mocked PKB VMs (a db server and a client); and stock PKB's real Main
+(tests/pkb/fake_vm_main.py, in a subprocess) on two fake static VMs.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from unittest import mock
+
+from absl.testing import flagsaver
+import perfkitbenchmarker
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker import linux_packages
+from perfkitbenchmarker import linux_virtual_machine
+from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
+import tests as _tests_namespace
+
+# pytest's importlib mode registers our tests/ as the namespace package
+# `tests` before conftest puts PKB's checkout on sys.path, which hides PKB's
+# tests package; add PKB's to its path (as test_cloud_report_coremark does).
+_PKB_TESTS = str(
+    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
+)
+if _PKB_TESTS not in list(_tests_namespace.__path__):
+  _tests_namespace.__path__.append(_PKB_TESTS)
+from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
+
+from pkb_ext.benchmarks import cloud_report_netperf_benchmark as benchmark
+from pkb_ext.linux_packages import cloud_report_netperf as pkg
+from pkb_ext.parsers import netperf as parser
+from pkb_ext.phases import net
+from pkb_ext.testing import netperf_playback as playback
+
+DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
+RR = parser.Parse(playback.Read(playback.RR_FILE))
+STREAM = parser.Parse(playback.Read(playback.STREAM_FILE))
+NOT_FOUND = 'netperf=\nnetserver=\n'
+PKB_BUILD = (
+    f'netperf={pkb_netperf.NETPERF_PATH}\n'
+    f'netserver={pkb_netperf.NETSERVER_PATH}\nversion=Netperf version 2.7.0\n'
+)
+
+
+def _Vm(test, answers, name, machine_type, ip):
+  vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
+  vm.name = name
+  vm.machine_type = machine_type
+  vm.internal_ip = ip
+  vm.CLOUD = 'GCP'
+  vm.zone = 'us-east1-b'
+  vm.scratch_disks = []
+  vm.NumCpusForBenchmark.return_value = 16
+  vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7B12'}
+  cmd = test.MockRemoteCommand(answers, vm).RemoteCommand.mock_command
+  return vm, cmd
+
+
+def _Answers(streams=1, **overrides):
+  answers = {k: [(v, '')] for k, v in playback.Answers(streams)}
+  answers.update(overrides)
+  return answers
+
+
+class PackageTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testRegisteredWithPkb(self):
+    self.assertIs(linux_packages.PACKAGES[pkg.PACKAGE_NAME], pkg)
+
+  def testAutoUsesTheNetperfOnThePath(self):
+    vm, _ = _Vm(self, {'command -v': [(playback.PROBE, '')]}, 'c', 'm', 'i')
+    self.assertEqual(
+        pkg.Install(vm, 'auto'),
+        pkg.Binaries('/usr/bin/netperf', '/usr/bin/netserver', '2.7.0'),
+    )
+    vm.Install.assert_not_called()
+    vm.InstallPackages.assert_not_called()
+
+  def testAutoFallsBackToPkbsPackage(self):
+    vm, cmd = _Vm(
+        self,
+        {'command -v': [(NOT_FOUND, '')], 'ls /opt': [(PKB_BUILD, '')]},
+        'c', 'm', 'i',
+    )  # fmt: skip
+    binaries = pkg.Install(vm, 'auto')
+    vm.Install.assert_called_once_with('netperf')
+    self.assertEqual(binaries.netperf, pkb_netperf.NETPERF_PATH)
+    self.assertEqual(binaries.netserver, pkb_netperf.NETSERVER_PATH)
+    self.assertIn(f'ls {pkb_netperf.NETPERF_PATH}', cmd.all_commands)
+
+  def testAutoRefusesNetperfOlderThan26(self):
+    old = playback.PROBE.replace('2.7.0', '2.5.0')
+    vm, _ = _Vm(
+        self,
+        {'command -v': [(old, '')], 'ls /opt': [(PKB_BUILD, '')]},
+        'c', 'm', 'i',
+    )  # fmt: skip
+    self.assertEqual(pkg.Install(vm).version, '2.7.0')
+    vm.Install.assert_called_once_with('netperf')
+
+  def testDistroInstallsTheOsPackage(self):
+    vm, _ = _Vm(
+        self, {'command -v': [(NOT_FOUND, ''), (playback.PROBE, '')]},
+        'c', 'm', 'i',
+    )  # fmt: skip
+    self.assertEqual(pkg.Install(vm, 'distro').netperf, '/usr/bin/netperf')
+    vm.InstallPackages.assert_called_once_with('netperf')
+    vm.Install.assert_not_called()
+
+  def testDistroFailsWhenTheOsHasNoNetperf(self):
+    vm, _ = _Vm(self, {'command -v': [(NOT_FOUND, '')]}, 'c1', 'm', 'i')
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidSetupError, 'no netperf >= 2.6 on c1'
+    ):
+      pkg.Install(vm, 'distro')
+
+  def testPkbAlwaysUsesPkbsPackage(self):
+    vm, cmd = _Vm(
+        self,
+        {'command -v': [(playback.PROBE, '')], 'ls /opt': [(PKB_BUILD, '')]},
+        'c', 'm', 'i',
+    )  # fmt: skip
+    self.assertEqual(pkg.Install(vm, 'pkb').netperf, pkb_netperf.NETPERF_PATH)
+    vm.Install.assert_called_once_with('netperf')
+    self.assertNotIn('command -v', cmd.all_commands)
+
+  def testUnknownMode(self):
+    vm, _ = _Vm(self, {}, 'c', 'm', 'i')
+    with self.assertRaisesRegex(ValueError, 'unknown netperf install mode'):
+      pkg.Install(vm, 'brew')
+
+
+class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def _Pair(self, client_answers=None, streams=1):
+    server, server_cmd = _Vm(
+        self, _Answers(streams), 'db-0', 'n2-standard-16', '10.128.0.2'
+    )
+    client, client_cmd = _Vm(
+        self, client_answers or _Answers(streams), 'client-0',
+        'n2-highcpu-16', '10.128.0.3',
+    )  # fmt: skip
+    spec = mock.Mock()
+    spec.vm_groups = {'db': [server], 'client': [client]}
+    return spec, server, server_cmd, client, client_cmd
+
+  def testRegisteredWithPkb(self):
+    self.assertIn(benchmark, linux_benchmarks.BENCHMARKS)
+    config = benchmark.GetConfig({})
+    self.assertEqual(config['vm_groups']['db']['vm_count'], 1)
+    self.assertEqual(config['vm_groups']['client']['vm_count'], 1)
+
+  @flagsaver.flagsaver(cloud_report_netperf_repetitions=2)
+  def testPrepareRunCleanup(self):
+    spec, server, server_cmd, client, client_cmd = self._Pair()
+    benchmark.Prepare(spec)
+    samples = benchmark.Run(spec)
+    benchmark.Cleanup(spec)
+
+    # netserver: started once on the db VM, stopped by its own PID.
+    server_commands = server_cmd.all_commands.splitlines()
+    starts = [c for c in server_commands if 'nohup' in c]
+    self.assertLen(starts, 1)
+    self.assertIn('/usr/bin/netserver -p 20000 -D', starts[0])
+    stops = [c for c in server_commands if c.startswith('if [ -f ')]
+    self.assertLen(stops, 2)  # after Run, and again (a no-op) in Cleanup
+    self.assertEqual(server_commands[-1], 'rm -rf pkb_ext_netperf')
+    self.assertNotIn('killall', server_cmd.all_commands)
+    self.assertNotIn('netperf -H', server_cmd.all_commands)
+
+    # netperf: from the client to the db VM's internal IP.
+    runs = [c for c in client_cmd.all_commands.splitlines() if ' -H ' in c]
+    self.assertEqual(
+        [c.split(' -t ')[1].split()[0] for c in runs],
+        ['TCP_RR', 'TCP_STREAM'] * 2,
+    )
+    for c in runs:
+      self.assertStartsWith(c, '/usr/bin/netperf -H 10.128.0.2 -p 20000 ')
+      self.assertIn(' -l 60 -I 99,5 -i 10,3 -', c)
+    client.RemoteCommand.assert_any_call(runs[0], timeout=60 * 10 + 300)
+
+    rr = [s for s in samples if s.metadata['netperf_test'] == 'TCP_RR']
+    self.assertEqual(
+        [s.metric for s in rr[:8]],
+        ['netperf_latency_' + k for k in
+         ('min', 'mean', 'p50', 'p90', 'p99', 'max', 'stddev')]
+        + ['netperf_transaction_rate'],
+    )  # fmt: skip
+    self.assertLen(rr, 16)
+    self.assertEqual(rr[3].value, RR.latency_us.p90)
+    self.assertEqual(rr[7].value, RR.transaction_rate)
+    stream = [s for s in samples if s.metric == 'netperf_throughput']
+    self.assertEqual([s.value for s in stream], [STREAM.throughput_mbps] * 2)
+    self.assertEqual([s.metadata['iteration'] for s in stream], [1, 2])
+    for s in samples:
+      md = s.metadata
+      self.assertEqual(md['phase'], 'net')
+      self.assertEqual(md['cloud'], 'GCP')
+      self.assertEqual(md['region'], 'us-east1')
+      self.assertEqual(md['sending_machine_type'], 'n2-highcpu-16')
+      self.assertEqual(md['receiving_machine_type'], 'n2-standard-16')
+      self.assertEqual(md['machine_type'], 'n2-standard-16')
+      self.assertEqual(md['server_ip'], '10.128.0.2')
+      self.assertEqual(md['netperf_version'], '2.7.0')
+      self.assertIs(md['confidence_met'], False)
+      self.assertEqual(md['repetitions'], 2)
+    self.assertEqual(stream[0].metadata['confidence_width_pct'], 496.378)
+    self.assertNotIn('bimodal', stream[0].metadata)  # 2 < 4 repetitions
+
+  @flagsaver.flagsaver(
+      cloud_report_netperf_tests=['TCP_STREAM'],
+      cloud_report_netperf_streams=['1', '3'],
+      cloud_report_netperf_confidence='off',
+      cloud_report_netperf_duration_s=5,
+      cloud_report_netperf_repetitions=4,
+  )
+  def testMultiStreamIsSummedAndBimodalityChecked(self):
+    spec, _, _, _, client_cmd = self._Pair(streams=3)
+    samples = benchmark.Run(spec)
+    concurrent = client_cmd.GetCommandWithSubstring('mktemp -d')
+    for port in (20001, 20002, 20003):
+      self.assertIn(f'-P ,{port} ', concurrent)
+    self.assertNotIn(' -I ', concurrent)
+    self.assertEqual(
+        [(s.metadata['streams'], s.metadata['iteration']) for s in samples],
+        [(1, 1), (3, 1), (1, 2), (3, 2), (1, 3), (3, 3), (1, 4), (3, 4)],
+    )
+    three = [s for s in samples if s.metadata['streams'] == 3]
+    self.assertAlmostEqual(three[0].value, 3 * STREAM.throughput_mbps)
+    self.assertEqual(
+        three[0].metadata['stream_throughputs_mbps'],
+        [STREAM.throughput_mbps] * 3,
+    )
+    for s in samples:
+      self.assertIs(s.metadata['bimodal'], False)  # identical values
+      self.assertEqual(s.metadata['repetitions'], 4)
+
+  def testFailedNetperfStillStopsNetserver(self):
+    failure = playback.Read('bad_connection_refused.txt')
+    answers = _Answers(**{'-t TCP_RR': [(failure, '')]})
+    spec, _, server_cmd, _, _ = self._Pair(client_answers=answers)
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        'netperf TCP_RR stream 0 from client-0 to db-0 failed: netperf'
+        ' failed: establish control',
+    ):
+      benchmark.Run(spec)
+    self.assertIn('kill "$pid"', server_cmd.all_commands.splitlines()[-1])
+
+  @flagsaver.flagsaver(cloud_report_netperf_streams=['2'])
+  def testFailedStreamOfMany(self):
+    bad = playback.ConcurrentOutput([playback.Read(playback.STREAM_FILE), ''])
+    bad = bad.replace('stream 1 exit 0', 'stream 1 exit 255')
+    spec, *_ = self._Pair(client_answers=_Answers(**{'mktemp -d': [(bad, '')]}))
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError, 'TCP_STREAM stream 1 .* exit code 255'
+    ):
+      benchmark.Run(spec)
+
+  def testNetserverThatCannotStart(self):
+    answers = _Answers(**{'nohup ': [('', 'Unable to start netserver', 1)]})
+    server, _ = _Vm(self, answers, 'db-0', 'm', '10.0.0.2')
+    client, _ = _Vm(self, _Answers(), 'client-0', 'm', '10.0.0.3')
+    spec = mock.Mock()
+    spec.vm_groups = {'db': [server], 'client': [client]}
+    with self.assertRaisesRegex(Exception, 'Unable to start netserver'):
+      benchmark.Run(spec)
+
+  def testNeedsAClient(self):
+    server, _ = _Vm(self, _Answers(), 'db-0', 'm', '10.0.0.2')
+    spec = mock.Mock()
+    spec.vm_groups = {'db': [server]}
+    with self.assertRaisesRegex(ValueError, 'phase net needs a "client"'):
+      benchmark.Prepare(spec)
+
+  @flagsaver.flagsaver(cloud_report_netperf_output='human')
+  def testOutputLackingRequestedSelectorsIsAnError(self):
+    answers = _Answers(
+        **{'-t TCP_RR': [(playback.Read('tcp_rr_human.txt'), '')]}
+    )
+    spec, *_ = self._Pair(client_answers=answers)
+    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'missing'):
+      # The report's -O list lacks the phase's confidence selectors.
+      benchmark.Run(spec)
+    self.assertIn(' -O min_latency,', net.NetperfCommand(
+        'netperf', 'h', 'TCP_RR', net.Params.FromFlags()))  # fmt: skip
+
+
+def _Labels(pkb_json_sample):
+  out = {}
+  for item in pkb_json_sample['labels'].split('|,|'):
+    key, _, value = item.strip('|').partition(':')
+    out[key] = value
+  return out
+
+
+# Loads the lead's fake-VM driver, puts the netperf playback answers first in
+# its fake shell (first match wins), then runs stock PKB's Main.
+_BOOT = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+with open(sys.argv[2]) as f:
+  driver._ANSWERS = tuple(tuple(a) for a in json.load(f)) + driver._ANSWERS
+sys.exit(driver.main(sys.argv[2:]))
+"""
+
+
+class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
+  """pkb.py --benchmarks=cloud_report_netperf on two fake static VMs."""
+
+  def testSamplesThroughPkb(self):
+    tmp = self.create_tempdir().full_path
+    answers_path = os.path.join(tmp, 'answers.json')
+    with open(answers_path, 'w') as f:
+      json.dump(playback.Answers(), f)
+    vm_file = os.path.join(tmp, 'static_vms.json')
+    with open(vm_file, 'w') as f:
+      json.dump([{
+          'ip_address': f'192.0.2.{i}',  # TEST-NET-1: never contacted
+          'user_name': 'perfkit',
+          'keyfile_path': '/dev/null',
+          'internal_ip': f'192.0.2.{i}',
+          'zone': 'local-1',
+          'os_type': 'ubuntu2404',
+      } for i in (1, 2)], f)  # fmt: skip
+    log = os.path.join(tmp, 'commands.jsonl')
+    samples_path = os.path.join(tmp, 'samples.json')
+    proc = subprocess.run(
+        [
+            sys.executable, '-c', _BOOT, str(DRIVER), answers_path, log,
+            '--benchmarks=cloud_report_netperf',
+            f'--static_vm_file={vm_file}',
+            f'--temp_dir={tmp}/pkb',
+            f'--json_path={samples_path}',
+            '--cloud_report_netperf_duration_s=2',
+            '--cloud_report_netperf_confidence_iterations=3,3',
+            '--accept_licenses',
+            '--ignore_package_requirements',
+            '--run_uri=npfake1',
+        ],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    with open(log) as f:
+      commands = [json.loads(line) for line in f]
+    with open(samples_path) as f:
+      samples = [json.loads(line) for line in f]
+
+    # PKB fills vm_groups in alphabetical order: client (192.0.2.1), db.
+    by_vm = {}
+    for c in commands:
+      by_vm.setdefault(c['vm'], []).append(c['command'])
+    (server,) = [v for v, cs in by_vm.items() if any('nohup' in c for c in cs)]
+    (client,) = [v for v, cs in by_vm.items() if any(' -H ' in c for c in cs)]
+    self.assertNotEqual(server, client)
+    runs = [c for c in by_vm[client] if ' -H ' in c]
+    self.assertLen(runs, 2)
+    for c in runs:
+      self.assertIn(' -H 192.0.2.2 -p 20000 ', c)
+      self.assertIn(' -l 2 -I 99,5 -i 3,3 ', c)
+    self.assertFalse(any('killall' in c for c in by_vm[server]))
+
+    mine = [s for s in samples if _Labels(s).get('phase') == 'net']
+    self.assertEqual(
+        sorted({s['metric'] for s in mine}),
+        sorted(
+            ['netperf_throughput', 'netperf_transaction_rate']
+            + ['netperf_latency_' + k for k in
+               ('min', 'mean', 'p50', 'p90', 'p99', 'max', 'stddev')]
+        ),
+    )  # fmt: skip
+    by_metric = {s['metric']: s for s in mine}
+    self.assertEqual(
+        by_metric['netperf_throughput']['value'], STREAM.throughput_mbps
+    )
+    self.assertEqual(by_metric['netperf_throughput']['unit'], 'Mbit/s')
+    self.assertEqual(by_metric['netperf_latency_p99']['value'], 75.0)
+    labels = _Labels(by_metric['netperf_transaction_rate'])
+    self.assertEqual(labels['netperf_test'], 'TCP_RR')
+    self.assertEqual(labels['report_version'], '2021')
+    self.assertEqual(labels['iteration'], '1')
+    self.assertEqual(labels['confidence_met'], 'False')
+
+
+if __name__ == '__main__':
+  pkb_common_test_case.absltest.main()
