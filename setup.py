@@ -93,7 +93,7 @@ setuptools.setup(
     + list(_TOP_LEVEL),
     package_dir=_TOP_LEVEL,
     package_data={
-        'pkb_ext': ['*.pth', 'analysis/sql/*.sql'],
+        'pkb_ext': ['*.pth', 'analysis/sql/*.sql', 'publish/schema.json'],
         'pkb_ext.configs': ['*.yaml', '*.fio', '*.j2', '*/*.yaml'],
     },
     install_requires=['absl-py', 'PyYAML', 'numpy'],

@@ -17,22 +17,15 @@ Tiers are directories: unit/, pkb/, local/, emulator/. Each test gets its
 tier's marker, so `pytest -m unit` runs one tier.
 
 PKB's own test helpers (tests/pkb_common_test_case.py, mock_command, ...)
-live in the pinned PKB checkout, not in its installed package, so the
-checkout's root goes on sys.path; our tests/ is not a package (pytest runs with
---import-mode=importlib), so `import tests.x` finds PKB's.
+live in the pinned PKB checkout, not in its installed package; load them with
+pkb_ext.testing.pkb_tests.Import('pkb_common_test_case') (under pytest's
+importlib mode the name `tests` is our own test tree).
 """
 
 import os
 import pathlib
-import sys
 
 import pytest
-
-import perfkitbenchmarker
-
-PKB_ROOT = pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent
-if str(PKB_ROOT) not in sys.path:
-  sys.path.insert(0, str(PKB_ROOT))
 
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
 DATA_DIR = TESTS_DIR / 'data'

@@ -1,0 +1,59 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Imports PKB's own test helpers from the pinned checkout.
+
+PKB's helpers (tests/pkb_common_test_case.py, tests/mock_command.py, ...) are
+not part of its installed package, and under pytest's importlib mode the name
+`tests` belongs to our own test tree. Import(name) loads PKB's
+tests/<name>.py with `tests` pointing at PKB's directory for the duration of
+the import (its own `from tests import ...` lines need that), then puts the
+previous `tests` module back.
+"""
+
+import importlib
+import pathlib
+import sys
+import threading
+import types
+
+import perfkitbenchmarker
+
+PKB_TESTS_DIR = (
+    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
+)
+_lock = threading.Lock()
+
+
+def Import(name: str) -> types.ModuleType:
+  """Returns PKB's tests/<name>.py module, e.g. Import('pkb_common_test_case')."""
+  if not (PKB_TESTS_DIR / f'{name}.py').is_file():
+    raise ImportError(f'PKB has no tests/{name}.py under {PKB_TESTS_DIR}')
+  full_name = f'tests.{name}'
+  with _lock:
+    module = sys.modules.get(full_name)
+    if module is not None and str(PKB_TESTS_DIR) in str(
+        getattr(module, '__file__', '')
+    ):
+      return module
+    saved = sys.modules.get('tests')
+    package = types.ModuleType('tests')
+    package.__path__ = [str(PKB_TESTS_DIR)]
+    sys.modules['tests'] = package
+    try:
+      return importlib.import_module(full_name)
+    finally:
+      if saved is not None:
+        sys.modules['tests'] = saved
+      else:
+        sys.modules.pop('tests', None)
