@@ -1,0 +1,220 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The io phase's job file, flags and commands (pure parts).
+
+The expected sections below are transcribed from the report's job file,
+github.com/cockroachlabs/cloud-report-2021 scripts/gen/fio.cfg, with the
+values its fio.sh substituted for a network disk and for local SSD (-s).
+"""
+
+import configparser
+import dataclasses
+import shutil
+import subprocess
+import tempfile
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import flagsaver
+from absl.testing import parameterized
+
+from pkb_ext.phases import io
+
+DISK_2500_GB = 2500 * 2**30
+GLOBAL = {
+    'thread': '1', 'ioengine': 'libaio', 'direct': '1', 'fadvise_hint': '0',
+    'group_reporting': '1', 'randrepeat': '0', 'verify': '0',
+    'time_based': '1', 'runtime': '120s', 'ramp_time': '2s', 'size': '100%',
+}  # fmt: skip
+
+
+def _Report(depth_mult=1, target='1000ms', window='10000ms', pct='95'):
+  bw = {'bs': '1M', 'iodepth': str(64 * depth_mult), 'numjobs': '8',
+        'offset_increment': '320000M', 'stonewall': None}  # fmt: skip
+  small = {'bs': '4k', 'stonewall': None}
+  return {
+      'fill-disk-ignore': {'rw': 'randwrite', 'bs': '128K', 'time_based': '0',
+                           'iodepth': '256', 'stonewall': None},
+      'wr-bw': {'rw': 'write'} | bw,
+      'wr-iops': {'rw': 'randwrite', 'iodepth': str(512 * depth_mult)} | small,
+      'wr-latency': {'rw': 'randwrite', 'iodepth': str(16 * depth_mult)}
+                    | small,
+      'rd-bw': {'rw': 'read'} | bw,
+      'rd-iops': {'rw': 'randread', 'numjobs': '4',
+                  'iodepth': str(512 * depth_mult)} | small,
+      'rd-latency': {'rw': 'randread', 'iodepth': str(16 * depth_mult)}
+                    | small,
+      'target': {'rw': 'randread', 'iodepth': '8192', 'latency_target': target,
+                 'latency_window': window, 'latency_percentile': pct}
+                | small,
+  }  # fmt: skip
+
+
+def _Sections(text):
+  config = configparser.RawConfigParser(allow_no_value=True)
+  config.read_string(text)
+  return {s: dict(config.items(s)) for s in config.sections()}
+
+
+def _Render(**overrides):
+  params = dataclasses.replace(io.Params(), **overrides)
+  return io.RenderJobFile(io.JobFileContext(params, DISK_2500_GB))
+
+
+class JobFileTest(parameterized.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    if not flags.FLAGS.is_parsed():
+      flags.FLAGS.mark_as_parsed()  # data.ResourcePath reads PKB flags
+
+  def testNetworkDiskIsTheReportsFile(self):
+    text = _Render()
+    self.assertNotIn('{', text)
+    self.assertIn('cloud-report-2021', text.splitlines()[1])
+    sections = _Sections(text)
+    self.assertEqual(list(sections), ['global'] + list(_Report()))
+    self.assertEqual(sections.pop('global'), GLOBAL)
+    self.assertEqual(sections, _Report())
+
+  def testLocalSsdMultipliesDepthsAndTightensTheTarget(self):
+    sections = _Sections(_Render(local_ssd=True))
+    del sections['global']
+    self.assertEqual(
+        sections,
+        _Report(depth_mult=16, target='10ms', window='100ms', pct='99'),
+    )
+
+  def testFlagsReachTheFile(self):
+    sections = _Sections(_Render(
+        runtime_s=5, ramp_time_s=0, iodepth_iops=32, bw_numjobs=4,
+        latency_target_ms=50, latency_percentile=99.9, size='50%'))  # fmt: skip
+    self.assertEqual(sections['global']['runtime'], '5s')
+    self.assertEqual(sections['global']['ramp_time'], '0s')
+    self.assertEqual(sections['global']['size'], '50%')
+    self.assertEqual(sections['rd-iops']['iodepth'], '32')
+    self.assertEqual(sections['rd-bw']['numjobs'], '4')
+    self.assertEqual(sections['rd-bw']['offset_increment'], '640000M')
+    self.assertEqual(sections['target']['latency_target'], '50ms')
+    self.assertEqual(sections['target']['latency_window'], '500ms')
+    self.assertEqual(sections['target']['latency_percentile'], '99.9')
+
+  def testOffsetIncrementIsAnEighthInMib(self):
+    context = io.JobFileContext(io.Params(), 1 << 30)
+    self.assertEqual(context['offset_increment'], '128M')
+    # fio.sh: int(bytes / 2^23) M, rounding down.
+    context = io.JobFileContext(io.Params(), (1 << 30) + (1 << 23) - 1)
+    self.assertEqual(context['offset_increment'], '128M')
+
+  def testFioAcceptsTheRenderedFile(self):
+    if not shutil.which('fio'):
+      self.skipTest('fio is not installed')
+    for local_ssd in (False, True):
+      with tempfile.NamedTemporaryFile('w', suffix='.fio') as f:
+        f.write(_Render(local_ssd=local_ssd))
+        f.flush()
+        proc = subprocess.run(
+            ['fio', '--parse-only', f.name],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+
+
+class CommandTest(absltest.TestCase):
+
+  def testFioCommand(self):
+    self.assertEqual(
+        io.FioCommand('fio', '/dev/nvme1n1', 'cloud_report_2021.fio', 'wr-bw'),
+        'sudo fio --output-format=json --filename=/dev/nvme1n1'
+        ' --section=wr-bw cloud_report_2021.fio',
+    )
+    self.assertIn(
+        "--filename='/tmp/a b'",
+        io.FioCommand('fio', '/tmp/a b', 'x.fio', 'target'),
+    )
+
+  def testMkfsAndMountMirrorPkb(self):
+    self.assertEqual(
+        io.MkfsCommand('/dev/sdb', 'ext4', None),
+        'sudo mke2fs -F -E lazy_itable_init=0,discard -O ^has_journal'
+        ' -t ext4 -b 4096 /dev/sdb',
+    )
+    self.assertEqual(
+        io.MkfsCommand('/dev/sdb', 'xfs', None),
+        'sudo mkfs.xfs -f -i size=512 /dev/sdb',
+    )
+    self.assertEqual(
+        io.MountCommand('/dev/sdb', '/scratch', 'discard'),
+        'sudo mkdir -p /scratch && sudo mount -o discard /dev/sdb /scratch'
+        ' && sudo chown "$(id -un):$(id -gn)" /scratch',
+    )
+
+  def testUnmountOnlyOurDevice(self):
+    cmd = io.UnmountCommand('/dev/sdb', '/scratch')
+    self.assertIn('mountpoint -q /scratch', cmd)
+    self.assertIn(
+        '= "$(readlink -f /dev/sdb)" ]; then sudo umount /scratch', cmd
+    )
+
+  def testFioPath(self):
+    static = type('Vm', (), {'CLOUD': 'Static'})()
+    aws = type('Vm', (), {'CLOUD': 'AWS'})()
+    auto = io.Params()
+    self.assertEqual(io.FioPath(auto, static), 'fio')
+    self.assertEqual(io.FioPath(auto, aws), io.PKB_FIO)
+    self.assertEqual(
+        io.FioPath(dataclasses.replace(auto, install='os'), aws), 'fio'
+    )
+    from perfkitbenchmarker.linux_packages import fio as pkb_fio  # pylint: disable=g-import-not-at-top
+
+    self.assertEqual(io.PKB_FIO, pkb_fio.FIO_PATH)
+
+
+class FlagsTest(parameterized.TestCase):
+
+  def testDefaultsAreTheReports(self):
+    with flagsaver.flagsaver():
+      flags.FLAGS.mark_as_parsed()
+      self.assertEqual(io.Params.FromFlags(), io.Params())
+
+  @flagsaver.flagsaver(
+      cloud_report_fio_runtime_s=3,
+      cloud_report_fio_local_ssd=True,
+      cloud_report_fio_jobs=['rd-iops', 'wr-bw'],
+      cloud_report_fio_device='/dev/sdc',
+  )
+  def testFromFlags(self):
+    params = io.Params.FromFlags()
+    self.assertEqual(params.runtime_s, 3)
+    self.assertTrue(params.local_ssd)
+    self.assertEqual(params.jobs, ('rd-iops', 'wr-bw'))
+    self.assertEqual(params.device, '/dev/sdc')
+
+  @parameterized.parameters(
+      ('cloud_report_fio_jobs', ['rd-iops', 'fill-disk-ignore']),
+      ('cloud_report_fio_jobs', []),
+      ('cloud_report_fio_runtime_s', 0),
+      ('cloud_report_fio_iodepth_iops', 0),
+      ('cloud_report_fio_latency_percentile', 101.0),
+      ('cloud_report_fio_block_size', '4 k'),
+      ('cloud_report_fio_size', '200%%'),
+  )
+  def testBadFlagNamesItself(self, name, value):
+    with self.assertRaisesRegex(Exception, name):
+      with flagsaver.flagsaver(**{name: value}):
+        pass
+
+
+if __name__ == '__main__':
+  absltest.main()
