@@ -1,0 +1,91 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Object storage time to first byte and throughput, from one client VM.
+
+The object_storage phase of cloud_report_2021 on its own: from a client VM
+to a bucket in its region (PKB's S3, GCS or Azure Blob service, or an
+S3-compatible endpoint such as MinIO with
+--cloud_report_object_storage_endpoint), TTFB percentiles of PUTs and GETs
+on new and reused connections, single-stream throughput per object size and
+aggregate throughput per concurrency level. Unlike PKB's
+object_storage_service benchmark, which times whole requests, it separates
+the first byte from the transfer. See pkb_ext/phases/object_storage.py.
+
+Example:
+  pkb.py --benchmarks=cloud_report_object_storage --cloud=AWS \
+      --zone=us-east-1a --aws_ec2_instance_profile=... \
+      --cloud_report_object_storage_concurrency=
+"""
+
+from perfkitbenchmarker import configs
+
+from pkb_ext import phases
+from pkb_ext import samples
+from pkb_ext.phases import object_storage
+from pkb_ext.phases import topology as topology_lib
+
+BENCHMARK_NAME = 'cloud_report_object_storage'
+BENCHMARK_CONFIG = """
+cloud_report_object_storage:
+  description: >
+    Object storage TTFB (p50/p90/p99/p99.9 over 1,000 PUTs and GETs, new and
+    reused connections) and throughput (100 transfers per size, 16 KiB to
+    32 MiB; 1/5/10/20 streams) from a client VM to a same-region bucket.
+  vm_groups:
+    client:
+      vm_count: 1
+      vm_spec:
+        AWS:
+          machine_type: c5a.4xlarge
+          zone: us-east-1a
+        GCP:
+          machine_type: n2-standard-16
+          zone: us-east1-b
+        Azure:
+          machine_type: Standard_D16as_v4
+          zone: eastus-1
+"""
+
+
+def GetConfig(user_config):
+  return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def _Topology(spec, with_metadata=True) -> phases.Topology:
+  """The client VM, which is also where the run metadata comes from."""
+  if spec.vm_groups.get(phases.DB_GROUP):
+    return topology_lib.FromSpec(spec, with_metadata)
+  client = spec.vm_groups[phases.CLIENT_GROUP][0]
+  return phases.Topology(
+      db_vms=(client,),
+      client_vm=client,
+      run_metadata=(
+          topology_lib.RunMetadataFromVm(client) if with_metadata else None
+      ),
+  )
+
+
+def Prepare(spec):
+  object_storage.Prepare(_Topology(spec, with_metadata=False))
+
+
+def Run(spec):
+  topology = _Topology(spec)
+  return samples.Stamp(
+      object_storage.Run(topology), topology.run_metadata, object_storage.PHASE
+  )
+
+
+def Cleanup(spec):
+  object_storage.Cleanup(_Topology(spec, with_metadata=False))

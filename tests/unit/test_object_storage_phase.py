@@ -1,0 +1,312 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests of the object storage phase: flags, worker config, bucket lifetime."""
+
+import json
+import pathlib
+from unittest import mock
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import flagsaver
+from absl.testing import parameterized
+from perfkitbenchmarker import errors
+
+from pkb_ext import phases
+from pkb_ext.phases import object_storage
+
+FLAGS = flags.FLAGS
+DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
+COMPLETE = (DATA / 'minio_boto3_complete.jsonl').read_text()
+SIGKILLED = (DATA / 'minio_boto3_sigkill.jsonl').read_text()
+
+
+class FlagsTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('16KiB', 16384),
+      ('32MiB', 32 << 20),
+      ('1GiB', 1 << 30),
+      ('4096', 4096),
+      (' 8 kib ', 8192),
+      ('1B', 1),
+  )
+  def testParseSize(self, text, size):
+    self.assertEqual(object_storage.ParseSize(text), size)
+
+  @parameterized.parameters('16KB', '1.5MiB', 'MiB', '0', '-1KiB', '')
+  def testParseSizeRejects(self, text):
+    with self.assertRaisesRegex(ValueError, 'object size'):
+      object_storage.ParseSize(text)
+
+  def testDefaultsAreTheStudys(self):
+    with flagsaver.flagsaver():
+      FLAGS.mark_as_parsed()
+      params = object_storage.Params.FromFlags()
+    self.assertEqual(params, object_storage.Params())
+    self.assertEqual(params.latency_requests, 1000)
+    self.assertEqual(params.downloads_per_size, 100)
+    self.assertEqual(params.sizes[0], 16 << 10)
+    self.assertEqual(params.sizes[-1], 32 << 20)
+    self.assertLen(params.sizes, 12)
+    self.assertEqual(params.concurrency, (1, 5, 10, 20))
+    self.assertEqual(params.concurrency_object_bytes, 32 << 20)
+
+  @parameterized.parameters(
+      ('cloud_report_object_storage_sizes', ['16KB'], 'bad object size'),
+      ('cloud_report_object_storage_concurrency', ['0'], 'integers >= 1'),
+      ('cloud_report_object_storage_concurrency_object_size', 'big', 'size'),
+      ('cloud_report_object_storage_prefix', '/abs/', 'relative'),
+      ('cloud_report_object_storage_prefix', 'a/../b', 'relative'),
+      ('cloud_report_object_storage_endpoint', 'ftp://x', 'http'),
+  )
+  def testValidatorsNameTheFlag(self, name, value, message):
+    with flagsaver.flagsaver():
+      with self.assertRaisesRegex(
+          flags.IllegalFlagValueError, f'--{name}: .*{message}'
+      ):
+        setattr(FLAGS, name, value)
+
+  def testKeysGoTogether(self):
+    with flagsaver.flagsaver():
+      with self.assertRaisesRegex(flags.IllegalFlagValueError, 'go together'):
+        FLAGS.cloud_report_object_storage_access_key = 'k'
+
+  def testEmptyListsSkipWorkloads(self):
+    with flagsaver.flagsaver(
+        cloud_report_object_storage_sizes=[],
+        cloud_report_object_storage_concurrency=[],
+    ):
+      params = object_storage.Params.FromFlags()
+    self.assertEqual((params.sizes, params.concurrency), ((), ()))
+
+
+class PureHelpersTest(absltest.TestCase):
+
+  def testWorkerConfigCarriesEveryKnob(self):
+    params = object_storage.Params(
+        latency_requests=7, sizes=(1, 2), endpoint='http://10.0.0.1:9000'
+    )
+    cfg = object_storage.WorkerConfig(
+        params, 's3', 'b', 'us-east-1', {'access_key': 'a', 'secret_key': 's'}
+    )
+    self.assertEqual(cfg['latency_requests'], 7)
+    self.assertEqual(cfg['sizes'], [1, 2])
+    self.assertEqual(cfg['endpoint'], 'http://10.0.0.1:9000')
+    self.assertEqual((cfg['access_key'], cfg['secret_key']), ('a', 's'))
+    json.dumps(cfg)
+
+  def testWorkerCommandRecordsTheExitCode(self):
+    cmd = object_storage.WorkerCommand(
+        object_storage.Params(python='/usr/bin/python3')
+    )
+    self.assertIn('/usr/bin/python3 ttfb_worker.py --config worker.json', cmd)
+    self.assertIn('echo $? > worker.rc', cmd)
+    self.assertTrue(cmd.startswith(f'cd {object_storage.WORK_DIR} && '))
+
+  def testBucketNameIsValidEverywhere(self):
+    name = object_storage.BucketName('A1b2_C3d4')
+    self.assertEqual(name, 'pkb-ext-os-a1b2c3d4')
+    self.assertRegex(object_storage.BucketName('x' * 80), r'^[a-z0-9-]{3,63}$')
+
+  def testProviderOfCloudOrEndpoint(self):
+    vm = mock.Mock(CLOUD='GCP')
+    self.assertEqual(
+        object_storage.ProviderOf(vm, object_storage.Params()), 'gcs'
+    )
+    vm.CLOUD = 'Static'
+    with self.assertRaisesRegex(
+        ValueError, 'cloud_report_object_storage_endpoint'
+    ):
+      object_storage.ProviderOf(vm, object_storage.Params())
+    self.assertEqual(
+        object_storage.ProviderOf(
+            vm, object_storage.Params(endpoint='http://m')
+        ),
+        's3',
+    )
+
+  def testRegionOf(self):
+    self.assertEqual(
+        object_storage.RegionOf(mock.Mock(spec=['zone'], zone='us-east-1a')),
+        'us-east-1',
+    )
+    self.assertEqual(
+        object_storage.RegionOf(mock.Mock(zone='eastus-1', region='eastus')),
+        'eastus',
+    )
+
+
+def _Vm(worker_rc='0\n', output=COMPLETE, worker_error=None):
+  vm = mock.Mock(name='client')
+  vm.name = 'client'
+  vm.CLOUD = 'AWS'
+  vm.zone = 'us-east-1a'
+  vm.region = None
+  pushed = {}
+
+  def Push(local, remote):
+    with open(local) as f:
+      pushed[remote] = json.load(f)
+
+  def Remote(command, ignore_failure=False, **kwargs):
+    del ignore_failure, kwargs
+    if command.endswith('worker.rc'):
+      return worker_rc, ''
+    if command.endswith('ttfb.jsonl'):
+      return output, ''
+    return '', ''
+
+  vm.PushFile.side_effect = Push
+  vm.RemoteCommand.side_effect = Remote
+  if worker_error:
+    vm.RobustRemoteCommand.side_effect = worker_error
+  vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)
+  vm.pushed = pushed
+  return vm
+
+
+class RunTest(absltest.TestCase):
+  """Run with a mocked VM and a mocked bucket store."""
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(flagsaver.flagsaver(run_uri='abc123'))
+    self.store = mock.Mock(name='store')
+    self.store.WorkerExtra.return_value = {}
+    self.enter_context(
+        mock.patch.object(object_storage, '_Buckets', return_value=self.store)
+    )
+    self.enter_context(mock.patch.dict(object_storage._LIVE, clear=True))
+
+  def _Topology(self, vm):
+    return phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
+
+  def testBucketIsMadeUsedAndDeleted(self):
+    vm = _Vm()
+    samples = object_storage.Run(self._Topology(vm))
+    self.assertEqual(
+        [c[0] for c in self.store.method_calls],
+        ['Make', 'WorkerExtra', 'Delete'],
+    )
+    self.store.Delete.assert_called_once_with('pkb-ext-os-abc123')
+    self.assertEqual(object_storage._LIVE, {})
+    cfg = vm.pushed[f'{object_storage.WORK_DIR}/worker.json']
+    self.assertEqual(cfg['bucket'], 'pkb-ext-os-abc123')
+    self.assertEqual(cfg['region'], 'us-east-1')
+    self.assertNotIn('cloud_report_phase_error', {s.metric for s in samples})
+    self.assertTrue(
+        all(s.metadata['bucket_region'] == 'us-east-1' for s in samples)
+    )
+
+  def testWorkerFailureMidRunStillDeletesTheBucket(self):
+    vm = _Vm(worker_error=errors.VirtualMachine.RemoteCommandError('ssh: lost'))
+    with self.assertRaisesRegex(
+        errors.VirtualMachine.RemoteCommandError, 'lost'
+    ):
+      object_storage.Run(self._Topology(vm))
+    self.store.Delete.assert_called_once_with('pkb-ext-os-abc123')
+    self.assertEqual(object_storage._LIVE, {})
+    # The config, which may hold credentials, is removed from the VM too.
+    vm.RemoteCommand.assert_any_call(
+        f'rm -f {object_storage.WORK_DIR}/worker.json', ignore_failure=True
+    )
+
+  def testCleanupRetriesABucketRunCouldNotDelete(self):
+    self.store.Delete.side_effect = [RuntimeError('503'), None]
+    vm = _Vm()
+    with self.assertRaisesRegex(RuntimeError, '503'):
+      object_storage.Run(self._Topology(vm))
+    self.assertIn('pkb-ext-os-abc123', object_storage._LIVE)
+    object_storage.Cleanup(self._Topology(vm))
+    self.assertEqual(self.store.Delete.call_count, 2)
+    self.assertEqual(object_storage._LIVE, {})
+    vm.RemoteCommand.assert_any_call(
+        f'rm -rf {object_storage.WORK_DIR}', ignore_failure=True
+    )
+
+  def testKilledWorkerGivesPartialSamplesAndAnError(self):
+    vm = _Vm(worker_rc='137\n', output=SIGKILLED)
+    samples = object_storage.Run(self._Topology(vm))
+    errors_ = [s for s in samples if s.metric == 'cloud_report_phase_error']
+    self.assertLen(errors_, 1)
+    self.assertIn('worker exit 137', errors_[0].metadata['error'])
+    self.assertIn('no end record', errors_[0].metadata['error'])
+    ttfb = [s for s in samples if s.metric == 'object_storage_ttfb']
+    self.assertNotEmpty(ttfb)
+    self.assertTrue(all(s.metadata['partial'] for s in ttfb))
+    self.store.Delete.assert_called_once()
+
+  def testUnusableOutputFailsThePhaseAfterDeleting(self):
+    vm = _Vm(worker_rc='2\n', output='')
+    with self.assertRaisesRegex(RuntimeError, 'exited 2 with no usable output'):
+      object_storage.Run(self._Topology(vm))
+    self.store.Delete.assert_called_once()
+
+  def testPrepareInstallsTheSdkOnlyWhenMissing(self):
+    vm = _Vm()
+    vm.RemoteCommandWithReturnCode.side_effect = [
+        ('', 'No module named boto3', 1),
+        ('', '', 0),
+    ]
+    with flagsaver.flagsaver(
+        cloud_report_object_storage_endpoint='http://m:9000'
+    ):
+      object_storage.Prepare(self._Topology(vm))
+    vm.Install.assert_called_once_with('boto3')
+    vm.PushDataFile.assert_called_once_with(
+        'object_storage/ttfb_worker.py',
+        f'{object_storage.WORK_DIR}/ttfb_worker.py',
+    )
+
+  def testPrepareFailsClearlyWhenTheSdkStaysMissing(self):
+    vm = _Vm()
+    vm.CLOUD = 'GCP'
+    vm.RemoteCommandWithReturnCode.return_value = (
+        '',
+        'No module named google',
+        1,
+    )
+    with self.assertRaisesRegex(
+        RuntimeError, 'cannot import google.cloud.storage'
+    ):
+      object_storage.Prepare(self._Topology(vm))
+    vm.Install.assert_called_once_with('google_cloud_storage')
+
+
+class PkbBucketsTest(absltest.TestCase):
+
+  def testAzureWorkerGetsTheStorageAccountKey(self):
+    service = mock.Mock()
+    service.storage_account.name = 'pkbabcabsstorage'
+    service.storage_account.key = 'a2V5'
+    with mock.patch(
+        'perfkitbenchmarker.object_storage_service.GetObjectStorageClass',
+        return_value=lambda: service,
+    ):
+      buckets = object_storage.PkbBuckets('Azure', 'eastus')
+    buckets.Make('b')
+    service.PrepareService.assert_called_once_with('eastus')
+    service.MakeBucket.assert_called_once_with('b')
+    self.assertEqual(
+        buckets.WorkerExtra(),
+        {'azure_account': 'pkbabcabsstorage', 'azure_key': 'a2V5'},
+    )
+    buckets.Delete('b')
+    service.DeleteBucket.assert_called_once_with('b')
+    service.CleanupService.assert_called_once_with()
+
+
+if __name__ == '__main__':
+  absltest.main()
