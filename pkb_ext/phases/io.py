@@ -33,6 +33,9 @@ does the same I/O either way; separate invocations add a per-job timeout
 (the fill job's is unbounded, the timed jobs' are runtime + ramp + margin),
 keep the fill job's output out of the reported results by construction, and
 let a failed job name itself instead of losing the whole run's JSON.
+fio runs through RobustRemoteCommand (the fill can take hours on 2,500 GB)
+and writes its JSON to cloud_report_fio_<job>.json on the VM (--output, as
+fio.sh did), which the phase then reads; Cleanup removes those files.
 """
 
 import dataclasses
@@ -265,10 +268,16 @@ def RenderJobFile(context: dict) -> str:
   return env.from_string(template).render(**context)
 
 
+def OutputFile(job: str) -> str:
+  """Where fio writes a job's JSON on the VM (as fio.sh's --output)."""
+  return f'cloud_report_fio_{job}.json'
+
+
 def FioCommand(fio: str, target: str, job_file: str, job: str) -> str:
+  q, out = shlex.quote, shlex.quote(OutputFile(job))
   return (
-      f'sudo {fio} --output-format=json --filename={shlex.quote(target)}'
-      f' --section={shlex.quote(job)} {shlex.quote(job_file)}'
+      f'sudo rm -f {out} && sudo {fio} --output-format=json --output={out}'
+      f' --filename={q(target)} --section={q(job)} {q(job_file)}'
   )
 
 
@@ -356,9 +365,10 @@ def _RunJob(vm, params, fio, target, job) -> fio_parser.Result:
   if job != FILL_JOB:
     timeout = params.runtime_s + params.ramp_time_s + params.timeout_margin_s
   logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
-  stdout, _ = vm.RobustRemoteCommand(
+  vm.RobustRemoteCommand(
       FioCommand(fio, target, REMOTE_JOB_FILE, job), timeout=timeout
   )
+  stdout, _ = vm.RemoteCommand(f'cat {shlex.quote(OutputFile(job))}')
   return fio_parser.Parse(stdout)
 
 
@@ -425,8 +435,9 @@ def Run(topology) -> list:
 
 
 def Cleanup(topology) -> None:
+  outputs = ' '.join(OutputFile(j) for j in (FILL_JOB,) + REPORTED_JOBS)
   topology.first_db.RemoteCommand(
-      f'rm -f {REMOTE_JOB_FILE}', ignore_failure=True
+      f'sudo rm -f {REMOTE_JOB_FILE} {outputs}', ignore_failure=True
   )
 
 

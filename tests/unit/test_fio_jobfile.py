@@ -136,8 +136,9 @@ class CommandTest(absltest.TestCase):
   def testFioCommand(self):
     self.assertEqual(
         io.FioCommand('fio', '/dev/nvme1n1', 'cloud_report_2021.fio', 'wr-bw'),
-        'sudo fio --output-format=json --filename=/dev/nvme1n1'
-        ' --section=wr-bw cloud_report_2021.fio',
+        'sudo rm -f cloud_report_fio_wr-bw.json && sudo fio'
+        ' --output-format=json --output=cloud_report_fio_wr-bw.json'
+        ' --filename=/dev/nvme1n1 --section=wr-bw cloud_report_2021.fio',
     )
     self.assertIn(
         "--filename='/tmp/a b'",

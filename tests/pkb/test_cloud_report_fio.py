@@ -1,0 +1,322 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""cloud_report_fio through PKB, with mocked VMs (PKB's test style).
+
+The VM answers the phase's commands with real fio 3.33 outputs and real
+guard probe outputs from tests/data/fio (pkb_ext.testing.fio_playback).
+Two levels: the benchmark module's Prepare/Run/Cleanup on a mocked PKB VM
+with a real PKB StaticDisk, and stock PKB's real Main
+(tests/pkb/fake_vm_main.py, in a subprocess) on a fake static VM.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from unittest import mock
+
+from absl.testing import flagsaver
+import perfkitbenchmarker
+from perfkitbenchmarker import disk
+from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker import linux_virtual_machine
+from perfkitbenchmarker import static_virtual_machine
+import tests as _tests_namespace
+
+# pytest's importlib mode registers our tests/ as the namespace package
+# `tests`, which hides PKB's tests package; add PKB's to its path (as
+# test_cloud_report_coremark does).
+_PKB_TESTS = str(
+    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
+)
+if _PKB_TESTS not in list(_tests_namespace.__path__):
+  _tests_namespace.__path__.append(_PKB_TESTS)
+from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
+
+from pkb_ext.benchmarks import cloud_report_fio_benchmark as benchmark
+from pkb_ext.parsers import ParseError
+from pkb_ext.parsers import fio as parser
+from pkb_ext.phases import io
+from pkb_ext.phases import io_guard
+from pkb_ext.testing import fio_playback as playback
+
+DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
+DEVICE = '/dev/loop4'  # the device in the captured probe outputs
+JOBS = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',
+        'target')  # fmt: skip
+
+
+def _Vm(test, answers, cloud='AWS', mount_point='/scratch'):
+  vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
+  vm.name = 'db-0'
+  vm.CLOUD = cloud
+  vm.zone = 'us-east-1a'
+  vm.machine_type = 'c5a.4xlarge'
+  vm.NumCpusForBenchmark.return_value = 16
+  vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7R32'}
+  spec = disk.BaseDiskSpec(
+      'test', device_path=DEVICE, mount_point=mount_point, disk_size=2500,
+      disk_type='gp2',
+  )  # fmt: skip
+  vm.scratch_disks = [static_virtual_machine.StaticDisk(spec)]
+  responses = {frag: [(out, '')] for frag, out in answers}
+  cmd = test.MockRemoteCommand(responses, vm).RemoteCommand.mock_command
+  vm.RobustRemoteCommand.side_effect = cmd.MockRemoteCommand
+  vm.job_files = []
+  vm.PushFile.side_effect = lambda path, remote: vm.job_files.append(
+      (pathlib.Path(path).read_text(), remote)
+  )
+  return vm, cmd
+
+
+def _Spec(vm):
+  spec = mock.Mock()
+  spec.vm_groups = {'db': [vm]}
+  return spec
+
+
+def _Order(commands, *fragments):
+  """Positions of the fragments in the command log (first occurrence)."""
+  return [commands.index(f) for f in fragments]
+
+
+class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testRegisteredWithPkb(self):
+    self.assertIn(benchmark, linux_benchmarks.BENCHMARKS)
+    config = benchmark.GetConfig({})
+    db = config['vm_groups']['db']
+    self.assertEqual(db['vm_count'], 1)
+    self.assertEqual(db['disk_spec']['AWS']['disk_size'], 2500)
+
+  def testPrepareInstallsPkbFioOnClouds(self):
+    vm, _ = _Vm(self, playback.Answers())
+    benchmark.Prepare(_Spec(vm))
+    vm.Install.assert_called_once_with('fio')
+    vm.InstallPackages.assert_not_called()
+
+  def testPrepareUsesTheOsFioOnStaticVms(self):
+    vm, _ = _Vm(self, playback.Answers(), cloud='Static')
+    vm.RemoteCommandWithReturnCode.return_value = ('fio-3.33\n', '', 0)
+    benchmark.Prepare(_Spec(vm))
+    vm.Install.assert_not_called()
+    vm.InstallPackages.assert_not_called()
+    vm.RemoteCommandWithReturnCode.return_value = ('', 'not found', 127)
+    benchmark.Prepare(_Spec(vm))
+    vm.InstallPackages.assert_called_once_with('fio')
+
+  @flagsaver.flagsaver(cloud_report_fio_runtime_s=3)
+  def testRunCommandsInTheReportsOrderAndSamples(self):
+    vm, cmd = _Vm(self, playback.Answers())
+    spec = _Spec(vm)
+    benchmark.Prepare(spec)
+    samples = benchmark.Run(spec)
+    benchmark.Cleanup(spec)
+    log = cmd.all_commands
+
+    sections = [f'--section={j}' for j in (io.FILL_JOB,) + JOBS]
+    order = _Order(
+        log, 'sudo umount /scratch', 'end-of-probe', 'blockdev --getsize64',
+        *sections, 'sudo mke2fs', 'sudo mount -o discard /dev/loop4 /scratch',
+        'sudo rm -f cloud_report_2021.fio',
+    )  # fmt: skip
+    self.assertEqual(order, sorted(order))
+    for job in (io.FILL_JOB,) + JOBS:
+      self.assertEqual(log.count(f'--section={job} '), 1)
+      self.assertIn(f'cat cloud_report_fio_{job}.json', log)
+    self.assertIn('sudo /opt/pkb/fio/fio --output-format=json', log)
+    ((job_file, remote),) = vm.job_files
+    self.assertEqual(remote, 'cloud_report_2021.fio')
+    self.assertIn('\nruntime=3s\n', job_file)
+    self.assertIn('\noffset_increment=128M\n', job_file)  # 1 GiB / 8
+
+    self.assertEqual(
+        list(dict.fromkeys(s.metadata['fio_job'] for s in samples)),
+        list(JOBS),
+    )
+    self.assertLen(samples, 7 * 13 + 1)
+    rd_iops = parser.Parse(playback.Read('job_rd-iops.json')).jobs[0]
+    (iops,) = [
+        s for s in samples
+        if s.metric == 'fio_iops' and s.metadata['fio_job'] == 'rd-iops'
+    ]  # fmt: skip
+    self.assertEqual(iops.value, rd_iops.directions[0].iops)
+    md = iops.metadata
+    self.assertEqual((md['phase'], md['cloud'], md['region']),
+                     ('io', 'AWS', 'us-east-1'))  # fmt: skip
+    self.assertEqual((md['disk_type'], md['disk_size_gb']), ('gp2', 2500))
+    self.assertEqual((md['bs'], md['iodepth'], md['numjobs']), ('4k', 512, 4))
+    self.assertEqual(md['fio_version'], 'fio-3.33')
+    self.assertEqual(md['fio_target'], DEVICE)
+    self.assertEqual(md['fio_disk_bytes'], playback.DISK_BYTES)
+    self.assertIs(md['fio_local_ssd'], False)
+
+  @flagsaver.flagsaver(
+      cloud_report_fio_jobs=['rd-iops'],
+      cloud_report_fio_fill=False,
+      cloud_report_fio_restore_fs=False,
+      cloud_report_fio_local_ssd=True,
+  )
+  def testFlagsSelectJobsFillAndRestore(self):
+    vm, cmd = _Vm(self, playback.Answers())
+    samples = benchmark.Run(_Spec(vm))
+    log = cmd.all_commands
+    self.assertEqual(log.count('--section='), 1)
+    self.assertNotIn('--section=fill-disk-ignore', log)
+    self.assertNotIn('mke2fs', log)
+    self.assertEqual({s.metadata['fio_job'] for s in samples}, {'rd-iops'})
+    self.assertIs(samples[0].metadata['fio_local_ssd'], True)
+    ((job_file, _),) = vm.job_files
+    self.assertIn('\niodepth=8192\n', job_file)  # 512 x 16
+    self.assertIn('\nlatency_target=10ms\n', job_file)
+
+  def testGuardRefusalRunsNothing(self):
+    for probe, why in (
+        (playback.PROBE_ROOT, 'boot/root device'),
+        (playback.PROBE_MOUNTED, 'it is mounted on /tmp/'),
+    ):
+      vm, cmd = _Vm(self, playback.Answers(probe=probe))
+      with self.assertRaisesRegex(io_guard.UnsafeTargetError, why):
+        benchmark.Run(_Spec(vm))
+      self.assertNotIn('--section', cmd.all_commands)
+      self.assertNotIn('mke2fs', cmd.all_commands)
+      self.assertNotIn('mkfs', cmd.all_commands)
+      vm.PushFile.assert_not_called()
+
+  def testFailedJobStillRestoresTheFileSystem(self):
+    answers = playback.Answers(
+        overrides={'rd-bw': playback.Read('job_error.json')}
+    )
+    vm, cmd = _Vm(self, answers)
+    with self.assertRaisesRegex(ParseError, 'failed with error 22'):
+      benchmark.Run(_Spec(vm))
+    log = cmd.all_commands
+    self.assertNotIn('--section=rd-iops', log)
+    order = _Order(log, '--section=rd-bw', 'sudo mke2fs', 'sudo mount -o')
+    self.assertEqual(order, sorted(order))
+
+  @flagsaver.flagsaver(cloud_report_fio_device='/dev/sdz')
+  def testDeviceFlagIsNotTheScratchDisk(self):
+    vm, cmd = _Vm(self, playback.Answers())
+    benchmark.Run(_Spec(vm))
+    log = cmd.all_commands
+    self.assertIn('--filename=/dev/sdz ', log)
+    self.assertNotIn('umount', log)  # not the disk PKB mounted
+    self.assertIn('sudo mke2fs -F', log)
+    self.assertNotIn('sudo mount', log)
+
+  @flagsaver.flagsaver(disk_fs_type='ext4', disk_block_size=None)
+  def testMkfsIsPkbsFormatDisk(self):
+    for fs_type in ('ext4', 'xfs'):
+      with flagsaver.flagsaver(disk_fs_type=fs_type):
+        vm = mock.Mock(os_metadata={})
+        linux_virtual_machine.BaseLinuxMixin.FormatDisk(vm, DEVICE)
+        (pkb_command,), _ = vm.RemoteHostCommand.call_args
+        self.assertTrue(
+            pkb_command.endswith(io.MkfsCommand(DEVICE, fs_type, None)),
+            pkb_command,
+        )
+        self.assertEqual(io.Params.FromFlags().fs_type, fs_type)
+
+
+def _Labels(pkb_json_sample):
+  out = {}
+  for item in pkb_json_sample['labels'].split('|,|'):
+    key, _, value = item.strip('|').partition(':')
+    out[key] = value
+  return out
+
+
+# Loads the lead's fake-VM driver, puts the fio playback answers first in its
+# fake shell (first match wins), then runs stock PKB's Main.
+_BOOT = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+with open(sys.argv[2]) as f:
+  driver._ANSWERS = tuple(tuple(a) for a in json.load(f)) + driver._ANSWERS
+sys.exit(driver.main(sys.argv[2:]))
+"""
+
+
+class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
+  """pkb.py --benchmarks=cloud_report_fio on a fake static VM."""
+
+  def testSamplesThroughPkb(self):
+    tmp = self.create_tempdir().full_path
+    answers_path = os.path.join(tmp, 'answers.json')
+    with open(answers_path, 'w') as f:
+      json.dump(playback.Answers(), f)
+    vm_file = os.path.join(tmp, 'static_vms.json')
+    with open(vm_file, 'w') as f:
+      json.dump([{
+          'ip_address': '192.0.2.1',  # TEST-NET-1: never contacted
+          'user_name': 'perfkit',
+          'keyfile_path': '/dev/null',
+          'internal_ip': '192.0.2.1',
+          'zone': 'local-1',
+          'os_type': 'ubuntu2404',
+          'local_disks': [DEVICE],
+      }], f)  # fmt: skip
+    log = os.path.join(tmp, 'commands.jsonl')
+    samples_path = os.path.join(tmp, 'samples.json')
+    proc = subprocess.run(
+        [
+            sys.executable, '-c', _BOOT, str(DRIVER), answers_path, log,
+            '--benchmarks=cloud_report_fio',
+            f'--static_vm_file={vm_file}',
+            f'--temp_dir={tmp}/pkb',
+            f'--json_path={samples_path}',
+            '--cloud_report_fio_runtime_s=3',
+            '--cloud_report_fio_ramp_time_s=1',
+            '--accept_licenses',
+            '--ignore_package_requirements',
+            '--run_uri=fiofake1',
+        ],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    with open(log) as f:
+      commands = [json.loads(line)['command'] for line in f]
+    with open(samples_path) as f:
+      samples = [json.loads(line) for line in f]
+
+    fio_runs = [c for c in commands if '--section=' in c]
+    self.assertLen(fio_runs, 8)  # through RobustRemoteCommand's wrapper
+    self.assertTrue(all('execute_command' in c for c in fio_runs))
+    self.assertIn('fill-disk-ignore', fio_runs[0])
+    self.assertTrue(all(' fio --output-format=json' in c for c in fio_runs))
+    self.assertIn(f'--filename={DEVICE}', fio_runs[1])
+    mkfs = [c for c in commands if 'mke2fs' in c]
+    self.assertLen(mkfs, 1)
+    self.assertTrue(mkfs[0].endswith(DEVICE))
+    self.assertGreater(commands.index(mkfs[0]), commands.index(fio_runs[-1]))
+
+    mine = [s for s in samples if _Labels(s).get('phase') == 'io']
+    self.assertLen(mine, 7 * 13 + 1)
+    self.assertEqual(
+        list(dict.fromkeys(_Labels(s)['fio_job'] for s in mine)), list(JOBS)
+    )
+    target = [s for s in mine if s['metric'] == 'fio_latency_target_depth']
+    self.assertLen(target, 1)
+    labels = _Labels(target[0])
+    self.assertEqual(labels['report_version'], '2021')
+    self.assertEqual(labels['fio_binary'], 'fio')  # static VM: the OS's fio
+    self.assertEqual(labels['iteration'], '1')
+
+
+if __name__ == '__main__':
+  pkb_common_test_case.absltest.main()
