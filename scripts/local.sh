@@ -16,6 +16,7 @@
 #   PKB_EXT_OUT             output directory (default out/)
 #   PKB_EXT_LOCAL_DISK_GIB  data disk size of each db host (default 2)
 #   PKB_EXT_LOCAL_STATE     the local cloud's state dir (default cache/local)
+#   PKB_EXT_LOCAL_PREFIX, PKB_EXT_LOCAL_SUBNET  a second cloud's names/subnet
 #
 # out/ receives samples.ndjson (one phase sample a line: metric, value, unit,
 # metadata, timestamp, run_uri), spool/ (pkb_ext's publisher spool, if it has
@@ -56,7 +57,7 @@ rm -f "$OUT/samples.ndjson" "$OUT/pkb_samples.json" "$OUT/pkb.log"
 started=$(date +%s)
 
 log "== pkb-ext local up"
-"$VENV/bin/pkb-ext" local up --disk-size "${PKB_EXT_LOCAL_DISK_GIB:-2}"
+"$VENV/bin/pkb-ext" local up
 up_done=$(date +%s)
 
 if [ -z "$EXPECT" ]; then

@@ -13,7 +13,11 @@
 # limitations under the License.
 """The files that make a host: its own /etc entries, home, scripts, config.
 
-Every host sees this machine's root file system, with:
+A host is a network namespace with its own mount, UTS (hostname) and PID
+namespaces (see sshd.Start): it sees only its own processes, so `killall`
+or `pkill` there (PKB's netperf cleanup runs `killall netserver`) cannot
+reach this machine's or another host's. It sees this machine's root file
+system, with:
   /usr /etc /var /opt   overlays whose upper layers live in the host's
                         directory, so nothing a host writes there (even as
                         root) reaches this machine's files;

@@ -36,14 +36,13 @@ PRESETS = ('smoke', 'report')
 SMOKE = {
     # cpu: CoreMark (report: 10 runs single-core, 10 all-core)
     'cloud_report_coremark_runs': '1',
-    'cloud_report_coremark_iterations': '20000',
     # io: fio (report: 2 min per job, 2 s ramp)
     'cloud_report_fio_runtime_s': '5',
     'cloud_report_fio_ramp_time_s': '1',
     'cloud_report_fio_timeout_margin_s': '120',
     # net: netperf (report: 60 s per test)
     'cloud_report_netperf_duration_s': '5',
-    'cloud_report_netperf_runs': '1',
+    'cloud_report_netperf_confidence_iterations': '3,3',
     # object_storage (report: 1,000 TTFB requests, 100 downloads per size)
     'cloud_report_object_storage_latency_requests': '20',
     'cloud_report_object_storage_downloads_per_size': '3',
@@ -52,12 +51,13 @@ SMOKE = {
     'cloud_report_object_storage_concurrency_rounds': '1',
     'cloud_report_object_storage_concurrency_object_size': '1MiB',
     # tpcc (report: 30 min per step, 1 min ramp, from 2,500 warehouses)
-    'cloud_report_tpcc_warehouses': '2',
     'cloud_report_tpcc_start_warehouses': '1',
     'cloud_report_tpcc_step_warehouses': '1',
-    'cloud_report_tpcc_max_steps': '1',
-    'cloud_report_tpcc_duration_s': '20',
-    'cloud_report_tpcc_ramp_s': '2',
+    'cloud_report_tpcc_max_warehouses': '1',
+    'cloud_report_tpcc_duration': '20s',
+    'cloud_report_tpcc_ramp': '2s',
+    'cloud_report_tpcc_gotpc_threads_per_warehouse': '2',
+    'cloud_report_tpcc_gotpc_interval': '5s',
 }
 
 

@@ -54,6 +54,17 @@ def _Healthy(endpoint: str) -> bool:
     return False
 
 
+def _RootPid(host: layout.Host, nspid: int) -> int:
+  """This machine's PID of a process known by its PID on a host."""
+  for pid in network.NetnsPids(host.netns):
+    if system.NsPid(pid) == nspid and system.Comm(pid) == 'minio':
+      return pid
+  raise system.LocalCloudError(
+      f'MinIO (pid {nspid} on {host.name}) exited at start; see ~/minio.log'
+      f' on {host.name}'
+  )
+
+
 def EnsureMinio(plan: layout.Plan, state: dict) -> dict:
   """Starts MinIO on the client host unless it runs; returns its record."""
   record = state.setdefault('services', {}).get('minio') or {}
@@ -93,7 +104,7 @@ def EnsureMinio(plan: layout.Plan, state: dict) -> dict:
       f'--address {host.ip}:{MINIO_PORT} --console-address 127.0.0.1:9001 '
       '~/minio-data > ~/minio.log 2>&1 < /dev/null & echo $!',
   ).stdout
-  pid = int(out.split()[-1])
+  pid = _RootPid(host, int(out.split()[-1]))
   deadline = time.monotonic() + 60
   while not _Healthy(endpoint):
     if time.monotonic() > deadline or system.StartTime(pid) is None:

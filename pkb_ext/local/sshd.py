@@ -35,14 +35,18 @@ def EnsureKey(path: str) -> str:
 def Start(plan: layout.Plan, host: layout.Host) -> tuple[int, int]:
   """Starts a host's sshd in its namespaces; returns (pid, start time).
 
-  `ip netns exec` and `unshare` exec (they do not fork) and init.sh ends in
-  `exec sshd -D`, so the process started here is the sshd itself.
+  The host gets its own mount, UTS and PID namespaces inside its network
+  namespace: `unshare --pid --fork` makes init.sh (which ends in `exec sshd
+  -D`) PID 1 of the host, so `ps`, `kill`, `killall` and `pkill` on a host see
+  only its own processes, and ending its sshd ends everything on it. The PID
+  returned is the sshd's PID on this machine.
   """
   hdir = plan.HostDir(host.name)
   EnsureKey(os.path.join(hdir, 'ssh_host_ed25519_key'))
   argv = [
       'ip', 'netns', 'exec', host.netns,
-      'unshare', '--mount', '--uts', '--propagation', 'private', '--',
+      'unshare', '--mount', '--uts', '--pid', '--fork', '--kill-child',
+      '--mount-proc', '--propagation', 'private', '--',
       '/bin/bash', os.path.join(plan.shared_dir, 'init.sh'),
       hdir, host.name, plan.bin_dir, plan.shared_dir,
   ]  # fmt: skip
@@ -65,10 +69,14 @@ def Start(plan: layout.Plan, host: layout.Host) -> tuple[int, int]:
           f'host {host.name}: sshd exited {proc.returncode} at start: '
           f'{init_log or "(no output)"}; see {hdir}/sshd.log'
       )
-    if _Listening(host.ip, plan.ssh_port) and system.Comm(proc.pid) == 'sshd':
-      start = system.StartTime(proc.pid)
-      proc.returncode = 0  # the sshd outlives us; silence Popen's warning
-      return proc.pid, start
+    child = system.Children(proc.pid)
+    if (
+        child
+        and system.Comm(child[0]) == 'sshd'
+        and _Listening(host.ip, plan.ssh_port)
+    ):
+      proc.returncode = 0  # runs on after us; silence Popen's warning
+      return child[0], system.StartTime(child[0])
     time.sleep(0.1)
   proc.kill()
   raise system.LocalCloudError(

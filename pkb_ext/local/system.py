@@ -124,3 +124,23 @@ def CmdLine(pid: int) -> str:
       return f.read().replace(b'\0', b' ').decode(errors='replace').strip()
   except OSError:
     return ''
+
+
+def Children(pid: int) -> list[int]:
+  try:
+    with open(f'/proc/{pid}/task/{pid}/children') as f:
+      return [int(p) for p in f.read().split()]
+  except OSError:
+    return []
+
+
+def NsPid(pid: int) -> int | None:
+  """Returns a process's PID in its own (innermost) PID namespace."""
+  try:
+    with open(f'/proc/{pid}/status') as f:
+      for line in f:
+        if line.startswith('NSpid:'):
+          return int(line.split()[-1])
+  except OSError:
+    pass
+  return None

@@ -173,6 +173,23 @@ class LocalCloudTest(absltest.TestCase):
     self.assertEqual(proc.stdout.strip(), 'Package: fio')
     self.assertIn('apt-get install -y hello', self.cloud.GuardLog('db3')[-1])
 
+  def test_7b_each_host_sees_only_its_processes(self):
+    proc = self.cloud.Ssh('db2', 'nohup sleep 4242 >/dev/null 2>&1 & echo $!')
+    pid = proc.stdout.strip()
+    try:
+      proc = self.cloud.Ssh(
+          'db1',
+          'sudo killall -q sleep; ps -e -o pid=,comm= | head -1; ps -e |'
+          ' grep -c -e minio -e sleep',
+      )
+      first, count = proc.stdout.split('\n', 1)
+      self.assertEqual(first.split(), ['1', 'sshd'])  # the host's PID 1
+      self.assertEqual(count.strip(), '0')  # no client MinIO, no db2 sleep
+      proc = self.cloud.Ssh('db2', f'kill -0 {pid} && echo alive')
+      self.assertEqual(proc.stdout.strip(), 'alive')  # db1's killall missed it
+    finally:
+      self.cloud.Ssh('db2', f'kill {pid}')
+
   def _Pkb(self, *flags):
     flagfile = os.path.join(self.work, 'flags')
     proc = self.cloud.Cli('flags', '--preset=smoke')

@@ -1,0 +1,201 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The local cloud's pure parts: plan, static VM file, presets, results.
+
+No root and no system change: these run everywhere.
+"""
+
+import json
+import os
+import tempfile
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from pkb_ext.local import cloud
+from pkb_ext.local import hostfs
+from pkb_ext.local import layout
+from pkb_ext.local import presets
+from pkb_ext.local import results
+
+
+class PlanTest(parameterized.TestCase):
+
+  def testHostsAndNames(self):
+    plan = layout.Plan(state_dir='/srv/x', prefix='pkbt', subnet='10.9.8.0/24')
+    self.assertEqual(
+        [(h.name, h.role, h.ip, h.netns) for h in plan.hosts],
+        [
+            ('client', 'client', '10.9.8.10', 'pkbt-client'),
+            ('db1', 'db', '10.9.8.11', 'pkbt-db1'),
+            ('db2', 'db', '10.9.8.12', 'pkbt-db2'),
+            ('db3', 'db', '10.9.8.13', 'pkbt-db3'),
+        ],
+    )
+    self.assertEqual(plan.bridge, 'pkbt0')
+    self.assertEqual(plan.bridge_ip, '10.9.8.1')
+    self.assertTrue(all(len(h.veth) <= 15 for h in plan.hosts))
+    self.assertEqual(plan.disk_bytes, 2 << 30)
+
+  @parameterized.named_parameters(
+      ('public_subnet', dict(subnet='8.8.8.0/24'), '--subnet'),
+      ('tiny_subnet', dict(subnet='10.0.0.0/30'), '--subnet'),
+      ('ipv6', dict(subnet='fd00::/64'), '--subnet'),
+      ('long_prefix', dict(prefix='toolongprefix'), '--prefix'),
+      ('bad_prefix', dict(prefix='Pkb-1'), '--prefix'),
+      ('low_port', dict(ssh_port=22), '--ssh-port'),
+      ('huge_disk', dict(disk_gib=5000), '--disk-size'),
+      ('state_in_tmp', dict(state_dir='/tmp/x'), '--state-dir'),
+      ('state_in_home', dict(state_dir='/home/u/x'), '--state-dir'),
+      ('relative_state', dict(state_dir='x'), '--state-dir'),
+  )
+  def testRejects(self, kwargs, flag):
+    kwargs = {'state_dir': '/srv/x', **kwargs}
+    with self.assertRaisesRegex(ValueError, flag):
+      layout.Plan(**kwargs)
+
+
+class StaticVmFileTest(absltest.TestCase):
+
+  def testClientFirstNoPackagesDisksOnDb(self):
+    plan = layout.Plan(state_dir='/srv/x')
+    state = {
+        'hosts': {
+            'db1': {'loop': '/dev/loop7'},
+            'db2': {'loop': '/dev/loop8'},
+            'db3': {'loop': '/dev/loop9'},
+        }
+    }
+    entries = cloud.StaticVmEntries(plan, state)
+    self.assertEqual(
+        [e['ip_address'] for e in entries],
+        ['10.247.73.10', '10.247.73.11', '10.247.73.12', '10.247.73.13'],
+    )
+    self.assertNotIn('local_disks', entries[0])
+    self.assertEqual(
+        [e['local_disks'] for e in entries[1:]],
+        [['/dev/loop7'], ['/dev/loop8'], ['/dev/loop9']],
+    )
+    for e in entries:
+      self.assertIs(e['install_packages'], False)
+      self.assertEqual(e['user_name'], 'pkbext')
+      self.assertEqual(e['os_type'], 'debian12')
+      self.assertEqual(e['ssh_port'], 2022)
+      self.assertEqual(e['keyfile_path'], '/srv/x/ssh/id_ed25519')
+
+
+class HostFilesTest(absltest.TestCase):
+
+  def testSshdConfig(self):
+    plan = layout.Plan(state_dir='/srv/x')
+    config = hostfs.SshdConfig(plan, plan.Host('db2'))
+    self.assertIn('ListenAddress 10.247.73.12\n', config)
+    self.assertIn('Port 2022\n', config)
+    self.assertIn('ForceCommand /opt/pkb-ext/lib/cmdlog\n', config)
+    self.assertIn('PermitRootLogin no\n', config)
+    self.assertIn('PasswordAuthentication no\n', config)
+
+  def testGuardedToolsIncludePackageManagers(self):
+    self.assertContainsSubset({'apt', 'apt-get', 'dpkg'}, hostfs.GUARDED)
+    self.assertIn('exit 100', hostfs.GUARD_SH)
+
+
+class PresetsTest(absltest.TestCase):
+
+  def testReportPassesNothing(self):
+    self.assertEqual(presets.PresetFlags('report'), [])
+
+  def testUnknownPreset(self):
+    with self.assertRaisesRegex(ValueError, '--preset'):
+      presets.PresetFlags('quick')
+
+  def testSmokeOnlyDefinedFlags(self):
+    for flag in presets.PresetFlags('smoke'):
+      name = flag[2:].split('=', 1)[0]
+      self.assertIn(name, flags.FLAGS)
+
+  def testLocalCloudFlags(self):
+    state = {
+        'static_vm_file': '/srv/x/static_vms.json',
+        'services': {
+            'minio': {
+                'endpoint': 'http://10.247.73.10:9000',
+                'access_key': 'a',
+                'secret_key': 'b',
+            }
+        },
+    }
+    out = presets.LocalCloudFlags(state)
+    self.assertEqual(out[0], '--static_vm_file=/srv/x/static_vms.json')
+    if 'cloud_report_object_storage_endpoint' in flags.FLAGS:
+      self.assertIn(
+          '--cloud_report_object_storage_endpoint=http://10.247.73.10:9000', out
+      )
+
+
+class ResultsTest(absltest.TestCase):
+
+  def _Write(self, lines):
+    fd, path = tempfile.mkstemp(suffix='.ndjson')
+    with os.fdopen(fd, 'w') as f:
+      f.write(''.join(lines))
+    self.addCleanup(os.remove, path)
+    return path
+
+  def testSpoolAndPkbJsonDeduplicated(self):
+    spool = self._Write([
+        json.dumps({'metric': 'coremark_score', 'value': 1.5, 'unit': 'score',
+                    'metadata': {'phase': 'cpu', 'iteration': 1},
+                    'sample_uri': 'u1', 'timestamp': 1.0}) + '\n',
+        json.dumps({'metric': 'lscpu', 'value': 0, 'unit': '',
+                    'metadata': {}, 'sample_uri': 'u2'}) + '\n',
+    ])  # fmt: skip
+    pkb = self._Write([
+        json.dumps({'metric': 'coremark_score', 'value': 1.5, 'unit': 'score',
+                    'labels': '|iteration:1|,|phase:cpu|',
+                    'sample_uri': 'u1'}) + '\n',
+        json.dumps({'metric': 'fio_iops', 'value': 10, 'unit': 'ops/s',
+                    'labels': '|job:rd-iops|,|phase:io|',
+                    'sample_uri': 'u3'}) + '\n',
+    ])  # fmt: skip
+    samples = results.ReadSamples([spool, pkb])
+    self.assertEqual(
+        [s['metric'] for s in samples], ['coremark_score', 'fio_iops']
+    )
+    self.assertEqual(samples[0]['metadata'], {'phase': 'cpu', 'iteration': 1})
+    self.assertEqual(samples[1]['metadata'], {'job': 'rd-iops', 'phase': 'io'})
+    summary = results.Summary(samples)
+    self.assertRegex(summary, r'cpu +coremark_score +score +1 +1\.5')
+
+  def testMissingExpectedPhaseFails(self):
+    path = self._Write([
+        json.dumps({'metric': 'm', 'value': 1, 'unit': 'u',
+                    'metadata': {'phase': 'io'}}) + '\n'
+    ])  # fmt: skip
+    out = path + '.out'
+    self.addCleanup(os.remove, out)
+    self.assertEqual(results.Main([path], out, ['io']), 0)
+    self.assertEqual(results.Main([path], out, ['io', 'net']), 1)
+    with open(out) as f:
+      self.assertEqual(json.loads(f.readline())['metadata'], {'phase': 'io'})
+
+  def testGarbledInput(self):
+    path = self._Write(['{"metric": "m", "value": \n'])
+    with self.assertRaisesRegex(ValueError, r':1: not JSON'):
+      results.ReadSamples([path])
+
+
+if __name__ == '__main__':
+  absltest.main()
