@@ -98,6 +98,7 @@ class Params:
   allow_non_block_device: bool = False
   unmount: bool = True
   restore_fs: bool = True
+  mount_point: str | None = None
   install: str = 'auto'
   timeout_margin_s: int = 600
   fs_type: str = 'ext4'  # PKB's --disk_fs_type
@@ -161,6 +162,11 @@ _HELP = {
     'restore_fs': (
         'Afterwards make a file system on the disk and mount it'
         ' on its scratch mount point again, as fio.sh did.'
+    ),
+    'mount_point': (
+        'Where to mount the new file system afterwards; default the data'
+        " disk's scratch mount point (static VMs' local_disks have none, so"
+        ' their disk is only formatted). Later phases see the disk there.'
     ),
     'install': (
         "fio to use: os (the distribution's package), pkb (PKB's fio"
@@ -331,7 +337,11 @@ def _DevicePath(disk) -> str:
 
 
 def Target(params: Params, vm) -> tuple[str, str | None, str]:
-  """Returns (target path, its scratch mount point or None, mount options)."""
+  """Returns (target path, its mount point or None, mount options).
+
+  The mount point is --cloud_report_fio_mount_point, else the data disk's
+  scratch mount point (none for a --cloud_report_fio_device target).
+  """
   disk = _DataDisk(vm)
   disk_path = _DevicePath(disk) if disk else None
   path = params.device or disk_path
@@ -341,9 +351,10 @@ def Target(params: Params, vm) -> tuple[str, str | None, str]:
         ' disk_spec or set --cloud_report_fio_device'
     )
   if disk is None or path != disk_path:
-    return path, None, ''
-  options = getattr(disk, 'mount_options', 'discard')
-  return path, getattr(disk, 'mount_point', None), options
+    return path, params.mount_point, 'discard'
+  options = getattr(disk, 'mount_options', None) or 'discard'
+  mount_point = params.mount_point or getattr(disk, 'mount_point', None)
+  return path, mount_point, options
 
 
 def Prepare(topology) -> None:
@@ -428,6 +439,11 @@ def RunOnVm(vm, params: Params) -> list:
       )
       if mount_point:
         vm.RemoteCommand(MountCommand(target, mount_point, mount_options))
+        disk = _DataDisk(vm)
+        if disk is not None and _DevicePath(disk) == target:
+          # Later phases find the database's directory here (as PKB's fio
+          # utils.MountDisk does).
+          disk.mount_point = mount_point
 
 
 def Run(topology) -> list:

@@ -217,6 +217,26 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('sudo mke2fs -F', log)
     self.assertNotIn('sudo mount', log)
 
+  @flagsaver.flagsaver(cloud_report_fio_mount_point='/mnt/data1')
+  def testMountPointFlagMountsAnUnmountedDisk(self):
+    # A static VM's local disk has no mount point: PKB never mounted it.
+    vm, cmd = _Vm(self, playback.Answers(), mount_point=None)
+    benchmark.Run(_Spec(vm))
+    log = cmd.all_commands
+    order = _Order(log, '--section=target', 'sudo mke2fs',
+                   'sudo mount -o discard /dev/loop4 /mnt/data1')  # fmt: skip
+    self.assertEqual(order, sorted(order))
+    # Later phases (tpcc's DataDiskDir) now find the disk mounted.
+    self.assertEqual(vm.scratch_disks[0].mount_point, '/mnt/data1')
+
+  def testNoMountPointOnlyFormats(self):
+    vm, cmd = _Vm(self, playback.Answers(), mount_point=None)
+    benchmark.Run(_Spec(vm))
+    self.assertNotIn('umount', cmd.all_commands)
+    self.assertIn('sudo mke2fs', cmd.all_commands)
+    self.assertNotIn('sudo mount', cmd.all_commands)
+    self.assertIsNone(vm.scratch_disks[0].mount_point)
+
   @flagsaver.flagsaver(disk_fs_type='ext4', disk_block_size=None)
   def testMkfsIsPkbsFormatDisk(self):
     for fs_type in ('ext4', 'xfs'):
