@@ -524,9 +524,10 @@ class Worker:
         )
         if not record['ok']:
           failures.append(record['error'])
-      except Aborted as e:
-        failures.append(str(e))
-      spans[t] = (start, time.perf_counter())
+      except Exception as e:  # pylint: disable=broad-except
+        failures.append(f'{type(e).__name__}: {e}')
+      finally:
+        spans[t] = (start, time.perf_counter())
 
     threads = [threading.Thread(target=One, args=(t,)) for t in range(level)]
     for t in threads:
