@@ -11,22 +11,32 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""CPU phase fidelity on this machine: the phase's all-core score vs raw runs.
+"""CPU phase fidelity: the phase's all-core score vs raw CoreMark runs.
 
-  python -m pkb_ext.bench_cpu [--pairs N] [--iterations N] [--out FILE]
+  python -m pkb_ext.bench_cpu [--where localvm|localcloud] [--pairs N]
+      [--iterations N] [--out FILE]
 
-Builds the phase's all-core (pthread) CoreMark binary in a private directory
-through pkb_ext.testing.local_vm.LocalVm and takes N phase/raw pairs in ABBA
-order (pkb_ext.phases.cpu.MeasureFidelity); raw runs start the same binary
-directly (no shell, CoreMark's default arguments). Prints one JSON object:
-the ratio of means (target >= 0.97), each pair and the machine's load.
-`pkb-ext bench` can call Measure().
+localvm: builds the phase's all-core (pthread) CoreMark binary in a private
+directory through pkb_ext.testing.local_vm.LocalVm and takes N phase/raw
+pairs in ABBA order (pkb_ext.phases.cpu.MeasureFidelity); raw runs start the
+same binary directly (no shell, CoreMark's default arguments).
+
+localcloud (root, `pkb-ext local up`): stock pkb.py runs the cpu phase
+(all-core only, one run per `--run_stage=run`) on the local cloud's first
+db host, and raw runs start the binary the phase built on that host with
+nsenter into the host's mount and network namespaces: no ssh, no PKB.
+
+Prints one JSON object: the ratio of mean scores (target >= 0.97), each
+pair and the machine's load. `pkb-ext bench` can call Measure() or
+MeasureLocalCloud().
 """
 
 import argparse
 import json
 import os
+import secrets
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -63,6 +73,13 @@ def Measure(pairs: int = 3, iterations: int = 0) -> dict:
       )
   finally:
     shutil.rmtree(work, ignore_errors=True)
+  return _Report(
+      fidelity, pairs, iterations, started, load_before,
+      where='localvm', threads=os.cpu_count(),
+  )  # fmt: skip
+
+
+def _Report(fidelity, pairs, iterations, started, load_before, **extra):
   return {
       'name': 'cpu_phase_fidelity',
       'ratio': fidelity.ratio,
@@ -73,22 +90,115 @@ def Measure(pairs: int = 3, iterations: int = 0) -> dict:
       'pair_ratios': fidelity.pair_ratios,
       'pairs': pairs,
       'iterations': iterations or 'auto',
-      'threads': os.cpu_count(),
       'seconds': round(time.time() - started, 1),
       'loadavg_before': load_before,
       'loadavg_after': os.getloadavg(),
-  }
+  } | extra
+
+
+def _PkbRun(flags_, stage, json_path=None):
+  pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
+  argv = [sys.executable, pkb, f'--run_stage={stage}'] + flags_
+  if json_path:
+    argv.append(f'--json_path={json_path}')
+  proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+  if proc.returncode:
+    raise RuntimeError(f'pkb.py {stage} failed: {proc.stderr[-2000:]}')
+
+
+def _PhaseScore(json_path) -> float:
+  with open(json_path) as f:
+    rows = [json.loads(line) for line in f]
+  (row,) = [r for r in rows if r['metric'] == 'coremark_score']
+  return row['value']
+
+
+def MeasureLocalCloud(pairs: int = 3, iterations: int = 0) -> dict:
+  """Measures fidelity on the local cloud's first db host (needs root)."""
+  # pylint: disable=g-import-not-at-top
+  from pkb_ext.linux_packages import cloud_report_coremark as pkg
+  from pkb_ext.local import cloud
+  from pkb_ext.local import layout
+  from pkb_ext.phases import cpu
+
+  # pylint: enable=g-import-not-at-top
+  state = cloud.LoadState(cloud.PlanOf(layout.DefaultStateDir()))
+  work = tempfile.mkdtemp(prefix='pkbfid-', dir='/tmp')  # short: ssh sockets
+  run_uri = 'cf' + secrets.token_hex(3)
+  flags_ = [
+      '--benchmarks=cloud_report_2021',
+      '--cloud_report_phases=cpu',
+      '--cloud_report_coremark_modes=all',
+      '--cloud_report_coremark_runs=1',
+      f'--cloud_report_coremark_iterations={iterations}',
+      f'--static_vm_file={state["static_vm_file"]}',
+      f'--temp_dir={work}/pkb',
+      f'--run_uri={run_uri}',
+      '--accept_licenses',
+      '--ignore_package_requirements',
+  ]
+  load_before = os.getloadavg()
+  started = time.time()
+  _PkbRun(flags_, 'provision,prepare')
+  try:
+    # The phase built on the first db host; find it and its binary.
+    raw_command = None
+    for name, host in sorted(state['hosts'].items()):
+      enter = ['nsenter', '-t', str(host['sshd_pid']), '-m', '-n', '--']
+      found = subprocess.run(
+          enter + ['sh', '-c', f'ls {pkg.BinaryPath("coremark-all-*")}'],
+          capture_output=True, text=True, check=False,
+      ).stdout.split()  # fmt: skip
+      if name.startswith('db') and found:
+        raw_command = enter + found[:1]
+        if iterations:
+          raw_command += pkg.RunCommand('x', iterations).split()[1:]
+        break
+    if raw_command is None:
+      raise RuntimeError("no db host has the phase's all-core binary")
+
+    def Raw():
+      out = subprocess.run(
+          raw_command, capture_output=True, text=True, check=True
+      ).stdout
+      return cpu.RawScore(out)
+
+    def Phase(i):
+      path = os.path.join(work, f'run{i}.json')
+      _PkbRun(flags_, 'run', path)
+      return _PhaseScore(path)
+
+    phase_scores, raw_scores = [], []
+    for i in range(pairs):
+      if i % 2 == 0:
+        phase_scores.append(Phase(i))
+        raw_scores.append(Raw())
+      else:
+        raw_scores.append(Raw())
+        phase_scores.append(Phase(i))
+  finally:
+    _PkbRun(flags_, 'cleanup,teardown')
+    shutil.rmtree(work, ignore_errors=True)
+  fidelity = cpu.Fidelity(tuple(phase_scores), tuple(raw_scores))
+  return _Report(
+      fidelity, pairs, iterations, started, load_before,
+      where='localcloud', raw_command=' '.join(raw_command),
+  )  # fmt: skip
 
 
 def main(argv=None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument(
+      '--where', choices=('localvm', 'localcloud'), default='localvm'
+  )
   parser.add_argument('--pairs', type=int, default=3)
   parser.add_argument(
       '--iterations', type=int, default=0, help='per thread; 0 = auto (>=10 s)'
   )
   parser.add_argument('--out', help='also append the JSON line to this file')
   args = parser.parse_args(argv)
-  result = Measure(args.pairs, args.iterations)
+  measure = MeasureLocalCloud if args.where == 'localcloud' else Measure
+  result = measure(args.pairs, args.iterations)
   line = json.dumps(result, sort_keys=True)
   print(line)
   if args.out:

@@ -256,7 +256,7 @@ class Fidelity:
     return tuple(p / r for p, r in zip(self.phase_scores, self.raw_scores))
 
 
-def _RawScore(stdout: str) -> float:
+def RawScore(stdout: str) -> float:
   """Iterations/Sec of a raw run, read without the phase's parser."""
   m = _RAW_SCORE.search(stdout)
   if not m or _RAW_CRC_ERROR.search(stdout):
@@ -308,9 +308,9 @@ def MeasureFidelity(
   for i in range(pairs):
     if i % 2 == 0:
       phase_scores.append(Phase())
-      raw_scores.append(_RawScore(run_raw(raw_command)))
+      raw_scores.append(RawScore(run_raw(raw_command)))
     else:
-      raw_scores.append(_RawScore(run_raw(raw_command)))
+      raw_scores.append(RawScore(run_raw(raw_command)))
       phase_scores.append(Phase())
     logging.info(
         'cloud_report cpu fidelity pair %d: phase %.1f raw %.1f',
