@@ -264,8 +264,7 @@ def StartCluster(
   """Starts a node on each VM, initializes the cluster, waits for SQL."""
   ips = [vm.internal_ip for vm in vms]
 
-  def _Start(args):
-    vm, store = args
+  def _Start(vm, store):
     vm.RemoteCommand(
         f'sudo mkdir -p {shlex.quote(store)} && sudo chown $(id -u):$(id -g)'
         f' {shlex.quote(store)}'
@@ -274,7 +273,9 @@ def StartCluster(
         StartCommand(store, vm.internal_ip, ips, cache, max_sql_memory)
     )
 
-  background_tasks.RunThreaded(_Start, list(zip(vms, store_dirs)))
+  background_tasks.RunThreaded(
+      _Start, [((vm, store), {}) for vm, store in zip(vms, store_dirs)]
+  )
   vms[0].RemoteCommand(InitCommand(ips[0]))
   WaitForSql(vms[0], ips[0])
 
@@ -286,6 +287,6 @@ def WaitForSql(vm, host_ip: str) -> None:
 
 def StopCluster(vms, store_dirs) -> None:
   background_tasks.RunThreaded(
-      lambda args: args[0].RemoteCommand(StopCommand(args[1])),
-      list(zip(vms, store_dirs)),
+      lambda vm, store: vm.RemoteCommand(StopCommand(store)),
+      [((vm, store), {}) for vm, store in zip(vms, store_dirs)],
   )

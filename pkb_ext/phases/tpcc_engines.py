@@ -52,6 +52,8 @@ from pkb_ext.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_ext.linux_packages import cockroachdb
 from pkb_ext.parsers import ParseError
 from pkb_ext.parsers import tpcc as tpcc_parser
+from pkb_ext.phases import io as io_phase
+from pkb_ext.phases import io_guard
 from pkb_ext.samples import tpcc as tpcc_samples
 
 COCKROACH = 'cockroach'
@@ -62,6 +64,7 @@ PHASE = 'tpcc'
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 DATABASE = 'tpcc'
 PG_USER = 'postgres'
+DATA_MOUNT = '/mnt/cloud_report_tpcc'  # a raw data disk's mount point
 PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'
 MIN_ELAPSED_FRACTION = 0.9  # a run shorter than this was cut short
 WAREHOUSE_TOLERANCE = 0.02  # efficiency's implied warehouses vs requested
@@ -143,29 +146,76 @@ def _RunLogged(vm, command: str, log_path: str, timeout: float):
   return tail, int(matches[-1])
 
 
-def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
-  """A directory on the VM's data disk (its scratch mount point).
-
-  Args:
-    vm: the VM.
-    name: the directory's name.
-    fallback: the directory to use when the VM has no mounted data disk
-      (default: name in the login user's home), with a warning.
-  """
+def _DataDisk(vm):
   disks = getattr(vm, 'scratch_disks', None) or []
-  mount = getattr(disks[0], 'mount_point', None) if disks else None
+  return disks[0] if disks else None
+
+
+def _DiskDevice(disk) -> str | None:
+  getter = getattr(disk, 'GetDevicePath', None)
+  try:
+    return getter() if getter else getattr(disk, 'device_path', None)
+  except Exception:  # pylint: disable=broad-except
+    return None
+
+
+def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
+  """A directory on the VM's data disk.
+
+  The disk's scratch mount point when PKB mounted it; DATA_MOUNT when it is a
+  raw device (static VMs, disk_specs without mount_point), which
+  MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
+  in the login user's home), with a warning.
+  """
+  disk = _DataDisk(vm)
+  mount = getattr(disk, 'mount_point', None) if disk else None
   if mount:
     return posixpath.join(mount, name)
+  if disk is not None and _DiskDevice(disk):
+    return posixpath.join(DATA_MOUNT, name)
   if fallback is None:
     home, _ = vm.RemoteCommand('echo $HOME')
     fallback = posixpath.join(home.strip(), name)
   logging.warning(
-      'tpcc: %s has no mounted data disk (give its disk_spec a mount_point);'
-      ' the database goes to %s',
-      vm.name,
-      fallback,
+      'tpcc: %s has no data disk; the database goes to %s', vm.name, fallback
   )
   return fallback
+
+
+def _RawDataDevice(vm) -> str | None:
+  disk = _DataDisk(vm)
+  if disk is None or getattr(disk, 'mount_point', None):
+    return None
+  return _DiskDevice(disk)
+
+
+def MountDataDisk(vm) -> None:
+  """Makes a file system on a raw data disk and mounts it at DATA_MOUNT.
+
+  The io phase's guard (pkb_ext.phases.io_guard) refuses the root device, a
+  mounted device and one holding mounted partitions; a disk an earlier
+  Prepare mounted at DATA_MOUNT is kept.
+  """
+  device = _RawDataDevice(vm)
+  if not device:
+    return
+  mp, dev = shlex.quote(DATA_MOUNT), shlex.quote(device)
+  out, _ = vm.RemoteCommand(
+      f'src=$(findmnt -nvfo SOURCE --mountpoint {mp} 2>/dev/null);'
+      f' [ -n "$src" ] && [ "$(readlink -f "$src")" = "$(readlink -f {dev})" ]'
+      ' && echo mounted; true'
+  )
+  if out.strip() == 'mounted':
+    return
+  io_guard.Check(vm, device)
+  vm.RemoteCommand(io_phase.MkfsCommand(device, 'ext4', None))
+  vm.RemoteCommand(io_phase.MountCommand(device, DATA_MOUNT, 'discard'))
+
+
+def UnmountDataDisk(vm) -> None:
+  device = _RawDataDevice(vm)
+  if device:
+    vm.RemoteCommand(io_phase.UnmountCommand(device, DATA_MOUNT))
 
 
 @dataclasses.dataclass
@@ -192,6 +242,7 @@ class CockroachEngine:
     background_tasks.RunThreaded(
         lambda vm: vm.Install('cockroachdb'), vms + [client]
     )
+    background_tasks.RunThreaded(MountDataDisk, vms)
     cockroachdb.StartCluster(
         vms,
         self.StoreDirs(topology),
@@ -237,9 +288,10 @@ class CockroachEngine:
     dirs = self.StoreDirs(topology)
     cockroachdb.StopCluster(list(topology.db_vms), dirs)
     background_tasks.RunThreaded(
-        lambda args: args[0].RemoteCommand(f'sudo rm -rf {args[1]}'),
-        list(zip(topology.db_vms, dirs)),
+        lambda vm, path: vm.RemoteCommand(f'sudo rm -rf {shlex.quote(path)}'),
+        [((vm, path), {}) for vm, path in zip(topology.db_vms, dirs)],
     )
+    background_tasks.RunThreaded(UnmountDataDisk, list(topology.db_vms))
 
 
 def ImportCommand(warehouses: int, host_ip: str) -> str:
@@ -312,6 +364,8 @@ class PostgresEngine:
       db.InstallPackages('postgresql')
       db.RemoteCommand('sudo systemctl stop postgresql 2>/dev/null; true')
     client.Install(go_tpc.PACKAGE_NAME)
+    if not self.params.postgres_data_dir:
+      MountDataDisk(db)
     ctl = self._Ctl(db)
     mem_kb, _ = db.RemoteCommand("awk '/^MemTotal:/ {print $2}' /proc/meminfo")
     max_threads = max(
@@ -385,6 +439,8 @@ class PostgresEngine:
     db = topology.first_db
     for command in self._Ctl(db).TearDownCommands():
       db.RemoteCommand(command)
+    if not self.params.postgres_data_dir:
+      UnmountDataDisk(db)
 
 
 @dataclasses.dataclass(frozen=True)

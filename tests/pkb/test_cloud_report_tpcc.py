@@ -1,0 +1,641 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""cloud_report_tpcc through PKB with mocked VMs (CockroachDB cannot run here).
+
+The client answers `cockroach workload run tpcc --active-warehouses=N` with
+the real output of a 9-node run at N active warehouses
+(tests/data/tpcc/cockroach_v22.1.2_9node_8vcpu_*wh_tail.txt: 3,500 and 3,750
+pass, 4,000 fails). Three levels: the cockroachdb and go-tpc packages'
+commands and checks; the benchmark module's Prepare/Run/Cleanup on mocked PKB
+VMs (stepping, resume, pass rules); and stock PKB's real Main
+(tests/pkb/fake_vm_main.py, in a subprocess) on 4 fake static VMs.
+"""
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+from unittest import mock
+
+from absl.testing import flagsaver
+import perfkitbenchmarker
+from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker import linux_virtual_machine
+import tests as _tests_namespace
+
+# pytest's importlib mode registers our tests/ as the namespace package
+# `tests`, which hides PKB's tests package; add PKB's to its path.
+_PKB_TESTS = str(
+    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
+)
+if _PKB_TESTS not in list(_tests_namespace.__path__):
+  _tests_namespace.__path__.append(_PKB_TESTS)
+from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
+
+from pkb_ext.benchmarks import cloud_report_tpcc_benchmark as benchmark
+from pkb_ext.linux_packages import cloud_report_go_tpc as go_tpc
+from pkb_ext.linux_packages import cockroachdb
+from pkb_ext.phases import tpcc_engines
+
+DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'tpcc'
+DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
+SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
+ROOT = '/opt/pkb/cloud_report_cockroachdb'
+TAR = f'{ROOT}/cockroach-v20.2.7.linux-amd64.tgz'
+STEP_OUTPUT = {
+    n: (DATA / f'cockroach_v22.1.2_9node_8vcpu_{n}wh_tail.txt').read_text()
+    for n in (3500, 3750, 4000)
+}
+INTERRUPTED = (
+    DATA / 'cockroach_v22.1.2_mr_4000wh_interrupted_tail.txt'
+).read_text()
+EXIT_0 = 'cloud_report_tpcc_exit_status=0\n'
+# Real io_guard probe outputs (tests/data/fio, see its PROVENANCE.md).
+FIO_DATA = DATA.parent / 'fio'
+PROBE_SAFE = (FIO_DATA / 'probe_loop_unmounted.txt').read_text()
+PROBE_MOUNTED = (FIO_DATA / 'probe_loop_mounted.txt').read_text()
+# The captures' run: 12 minutes after a 2-minute ramp, 3,500 to 4,000.
+STEP_FLAGS = dict(
+    cloud_report_tpcc_engine='cockroach',
+    cloud_report_tpcc_start_warehouses=3500,
+    cloud_report_tpcc_step_warehouses=250,
+    cloud_report_tpcc_max_warehouses=4000,
+    cloud_report_tpcc_duration='12m',
+    cloud_report_tpcc_ramp='2m',
+)
+
+
+def _Vm(
+    name, ip, mount='/scratch', machine='x86_64', sha=SHA, probe=PROBE_SAFE,
+    device='/dev/sdb', has_disk=True,
+):  # fmt: skip
+  vm = mock.create_autospec(
+      linux_virtual_machine.BaseLinuxVirtualMachine, instance=True
+  )
+  vm.name = name
+  vm.internal_ip = ip
+  vm.install_packages = True
+  vm.CLOUD = 'GCP'
+  vm.zone = 'us-east1-b'
+  vm.machine_type = 'c2-standard-16'
+  vm.NumCpusForBenchmark.return_value = 16
+  vm.CheckLsCpu.return_value.data = {'Model name': 'Intel Cascade Lake'}
+  disk = mock.Mock(mount_point=mount, disk_type='pd-ssd', disk_size=2500)
+  disk.GetDevicePath.return_value = device
+  disk.provisioned_iops = None
+  disk.provisioned_throughput = None
+  vm.scratch_disks = [disk] if has_disk else []
+  vm.commands = []
+
+  def Remote(command, **kwargs):
+    del kwargs
+    vm.commands.append(command)
+    if command == 'uname -m':
+      return machine + '\n', ''
+    if command.startswith('sha256sum '):
+      return f'{sha}  {command.split()[-1]}\n', ''
+    if 'echo end-of-probe' in command:
+      return probe, ''
+    return '', ''
+
+  def RemoteWithCode(command, **kwargs):
+    return Remote(command, **kwargs) + (0,)
+
+  vm.RemoteCommand.side_effect = Remote
+  vm.RemoteCommandWithReturnCode.side_effect = RemoteWithCode
+  return vm
+
+
+class _Client:
+  """The client's RobustRemoteCommand: plays back captured tpcc outputs."""
+
+  def __init__(self, outputs=None, fail_at=None):
+    self.outputs = dict(STEP_OUTPUT) | (outputs or {})
+    self.fail_at = fail_at
+    self.runs = []
+
+  def __call__(self, command, timeout=None, ignore_failure=False):
+    del timeout, ignore_failure
+    if 'workload run tpcc' not in command:
+      return EXIT_0, ''
+    active = int(re.search(r'--active-warehouses=(\d+)', command).group(1))
+    if active == self.fail_at:
+      raise errors.VirtualMachine.RemoteCommandError('ssh: connection lost')
+    self.runs.append((active, command))
+    return self.outputs[active] + EXIT_0, ''
+
+
+def _Topology(client_playback, **db_kwargs):
+  dbs = [_Vm(f'db{i}', f'10.0.0.{i}', **db_kwargs) for i in (1, 2, 3)]
+  client = _Vm('client', '10.0.0.9', has_disk=False)
+  client.RobustRemoteCommand.side_effect = client_playback
+  spec = mock.Mock()
+  spec.vm_groups = {'db': dbs, 'client': [client]}
+  return spec, dbs, client
+
+
+class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testPinnedAmd64(self):
+    self.assertEqual(cockroachdb.ExpectedSha256('v20.2.7', 'amd64'), SHA)
+
+  def testArm64NeedsAReleaseAndItsSha256(self):
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidConfigurationError,
+        r'no linux-arm64 build of v20\.2\.7.*'
+        r'--cloud_report_cockroachdb_sha256=arm64=<sha256>',
+    ):
+      cockroachdb.ExpectedSha256('v20.2.7', 'arm64')
+    self.assertEqual(
+        cockroachdb.ExpectedSha256('v23.1.14', 'arm64', {'arm64': 'a' * 64}),
+        'a' * 64,
+    )
+
+  def testShaFlagValidation(self):
+    for bad in (['arm64'], ['x86=' + 'a' * 64], ['arm64=ABC']):
+      with self.assertRaisesRegex(Exception, 'cloud_report_cockroachdb_sha256'):
+        with flagsaver.flagsaver(cloud_report_cockroachdb_sha256=bad):
+          pass
+    with self.assertRaisesRegex(Exception, 'cloud_report_cockroachdb_version'):
+      with flagsaver.flagsaver(cloud_report_cockroachdb_version='20.2'):
+        pass
+
+  @mock.patch.object(data, 'ResourceExists', return_value=True)
+  def testInstallsFromTheDataSearchPath(self, _):
+    vm = _Vm('db1', '10.0.0.1')
+    cockroachdb.Install(vm)
+    vm.PushDataFile.assert_called_once_with(
+        'cockroach-v20.2.7.linux-amd64.tgz', TAR
+    )
+    self.assertFalse(any('curl' in c for c in vm.commands))
+    self.assertIn(
+        f'tar -xzf {TAR} -C {ROOT} --strip-components=1 && {ROOT}/cockroach'
+        ' version',
+        vm.commands,
+    )
+
+  @mock.patch.object(data, 'ResourceExists', return_value=False)
+  def testDownloadsOtherwise(self, _):
+    vm = _Vm('db1', '10.0.0.1')
+    cockroachdb.Install(vm)
+    vm.InstallPackages.assert_called_once_with('curl')
+    self.assertIn(
+        f'curl -fsSL -o {TAR} https://binaries.cockroachdb.com/'
+        'cockroach-v20.2.7.linux-amd64.tgz',
+        vm.commands,
+    )
+
+  @mock.patch.object(data, 'ResourceExists', return_value=True)
+  def testRefusesAnotherTarball(self, _):
+    vm = _Vm('db1', '10.0.0.1', sha='0' * 64)
+    with self.assertRaisesRegex(
+        errors.Setup.BadPreprovisionedDataError,
+        f'sha256 0{{64}}, expected {SHA}',
+    ):
+      cockroachdb.Install(vm)
+    self.assertFalse(any(c.startswith('tar ') for c in vm.commands))
+
+  @mock.patch.object(data, 'ResourceExists', return_value=False)
+  @flagsaver.flagsaver(
+      cloud_report_cockroachdb_version='v23.1.14',
+      cloud_report_cockroachdb_sha256=['arm64=' + 'b' * 64],
+  )
+  def testGravitonWithAGivenRelease(self, _):
+    vm = _Vm('db1', '10.0.0.1', machine='aarch64', sha='b' * 64)
+    cockroachdb.Install(vm)
+    self.assertTrue(
+        any('cockroach-v23.1.14.linux-arm64.tgz' in c for c in vm.commands)
+    )
+
+  def testStartInitStop(self):
+    vms = [_Vm(f'db{i}', f'10.0.0.{i}') for i in (1, 2, 3)]
+    dirs = ['/scratch/cockroach'] * 3
+    cockroachdb.StartCluster(vms, dirs)
+    for i, vm in enumerate(vms, 1):
+      start = [c for c in vm.commands if ' start ' in c]
+      self.assertEqual(
+          start,
+          [
+              f'{ROOT}/cockroach start --insecure'
+              ' --store=path=/scratch/cockroach'
+              f' --listen-addr=10.0.0.{i}:26257 --http-addr=10.0.0.{i}:8080'
+              ' --join=10.0.0.1:26257,10.0.0.2:26257,10.0.0.3:26257'
+              ' --cache=.25 --max-sql-memory=.4'
+              ' --pid-file=/scratch/cockroach/cockroach.pid'
+              ' --log-dir=/scratch/cockroach/logs --background'
+          ],
+      )
+    inits = [c for vm in vms for c in vm.commands if ' init ' in c]
+    self.assertEqual(
+        inits, [f'{ROOT}/cockroach init --insecure --host=10.0.0.1:26257']
+    )
+    self.assertIn(
+        f"{ROOT}/cockroach sql --insecure --host=10.0.0.1:26257 -e 'SELECT 1'",
+        vms[0].commands,
+    )
+    cockroachdb.StopCluster(vms, dirs)
+    stop = vms[2].commands[-1]
+    self.assertIn('pid=$(cat /scratch/cockroach/cockroach.pid)', stop)
+    self.assertIn('kill -TERM "$pid"', stop)
+    self.assertNotIn('pkill', stop)
+    self.assertNotIn('killall', stop)
+
+
+class GoTpcPackageTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.cache = self.create_tempdir().full_path
+    os.makedirs(os.path.join(self.cache, 'bin'))
+    self.binary = os.path.join(self.cache, 'bin', 'go-tpc')
+    with open(self.binary, 'w') as f:
+      f.write('#!/bin/true\n')
+    os.chmod(self.binary, 0o755)
+    self.enter_context(
+        mock.patch.dict(os.environ, {'PKB_EXT_CACHE': self.cache})
+    )
+    self.enter_context(
+        mock.patch.object(go_tpc.platform, 'machine', return_value='x86_64')
+    )
+    self.enter_context(
+        mock.patch.object(data, 'ResourceExists', return_value=False)
+    )
+
+  def _Stamp(self, version):
+    with open(os.path.join(self.cache, 'bin', '.go-tpc.version'), 'w') as f:
+      f.write(version + '\n')
+
+  def testPushesTheSetupBuild(self):
+    self._Stamp('v1.0.9')
+    vm = _Vm('client', '10.0.0.9')
+    go_tpc.Install(vm)
+    vm.PushFile.assert_called_once_with(
+        self.binary, '/opt/pkb/cloud_report_go_tpc/go-tpc'
+    )
+
+  def testRefusesAnotherVersionOrArchitecture(self):
+    self._Stamp('v1.0.10')
+    with self.assertRaisesRegex(
+        errors.Setup.BadPreprovisionedDataError,
+        'no go-tpc v1.0.9 for linux-amd64: put one in the data search path'
+        ' as go-tpc-v1.0.9-linux-amd64',
+    ):
+      go_tpc.Install(_Vm('client', '10.0.0.9'))
+    self._Stamp('v1.0.9')
+    with self.assertRaisesRegex(
+        errors.Setup.BadPreprovisionedDataError, 'linux-arm64'
+    ):
+      go_tpc.Install(_Vm('client', '10.0.0.9', machine='aarch64'))
+
+  def testPath(self):
+    vm = _Vm('client', '10.0.0.9')
+    self.assertEqual(go_tpc.Path(vm), go_tpc.LOCAL_CLOUD_PATH)  # exit 0
+    vm.RemoteCommandWithReturnCode.side_effect = lambda *a, **k: ('', '', 1)
+    self.assertEqual(go_tpc.Path(vm), '/opt/pkb/cloud_report_go_tpc/go-tpc')
+    with flagsaver.flagsaver(cloud_report_go_tpc_path='/usr/bin/go-tpc'):
+      self.assertEqual(go_tpc.Path(vm), '/usr/bin/go-tpc')
+
+  def testCommands(self):
+    self.assertEqual(
+        go_tpc.RunWorkloadCommand(
+            '/b/go-tpc', '10.0.0.1', 5432, 'postgres', 'tpcc', 4, 40, '30m',
+            wait=True,
+        ),
+        '/b/go-tpc tpcc run -d postgres -H 10.0.0.1 -P 5432 -U postgres'
+        ' -D tpcc --conn-params sslmode=disable --warehouses 4 -T 40'
+        ' --time 30m --interval 10s --wait',
+    )  # fmt: skip
+
+
+def _ByMetric(samples, metric):
+  return [s for s in samples if s.metric == metric]
+
+
+class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(
+        mock.patch.object(data, 'ResourceExists', return_value=True)
+    )
+    self.state_dir = self.create_tempdir().full_path
+    self.enter_context(
+        flagsaver.flagsaver(
+            run_uri='tpcc1',
+            cloud_report_tpcc_state_dir=self.state_dir,
+            **STEP_FLAGS,
+        )
+    )
+
+  def testRegisteredWithPkb(self):
+    self.assertIn(benchmark, linux_benchmarks.BENCHMARKS)
+    config = benchmark.GetConfig({})
+    self.assertEqual(config['vm_groups']['db']['vm_count'], 3)
+    self.assertEqual(config['vm_groups']['client']['vm_count'], 1)
+
+  def testPrepareInstallsStartsAndImports(self):
+    playback = _Client()
+    spec, dbs, client = _Topology(playback)
+    benchmark.Prepare(spec)
+    for vm in dbs + [client]:
+      vm.Install.assert_called_with('cockroachdb')
+    self.assertTrue(any('--cache=.25 --max-sql-memory=.4' in c
+                        for c in dbs[1].commands))  # fmt: skip
+    imports = [
+        c.args[0] for c in client.RobustRemoteCommand.call_args_list
+        if 'fixtures import' in c.args[0]
+    ]  # fmt: skip
+    self.assertLen(imports, 1)
+    self.assertIn(
+        f'{ROOT}/cockroach workload fixtures import tpcc --warehouses=4000'
+        " 'postgresql://root@10.0.0.1:26257?sslmode=disable' >"
+        ' cloud_report_tpcc/import.txt 2>&1',
+        imports[0],
+    )
+    settings = [
+        c.args[0] for c in client.RemoteCommandWithReturnCode.call_args_list
+        if 'SET CLUSTER SETTING' in c.args[0]
+    ]  # fmt: skip
+    self.assertLen(settings, 5)
+
+  def testRawDataDisksAreFormattedAndMounted(self):
+    spec, dbs, _ = _Topology(_Client(), mount=None)
+    benchmark.Prepare(spec)
+    commands = dbs[0].commands
+    mkfs = commands.index(
+        'sudo mke2fs -F -E lazy_itable_init=0,discard -O ^has_journal -t ext4'
+        ' -b 4096 /dev/sdb'
+    )
+    mount = commands.index(
+        'sudo mkdir -p /mnt/cloud_report_tpcc && sudo mount -o discard'
+        ' /dev/sdb /mnt/cloud_report_tpcc && sudo chown "$(id -un):$(id -gn)"'
+        ' /mnt/cloud_report_tpcc'
+    )
+    start = next(i for i, c in enumerate(commands) if 'cockroach start' in c)
+    self.assertLess(mkfs, mount)
+    self.assertLess(mount, start)
+    self.assertIn('--store=path=/mnt/cloud_report_tpcc/cockroach',
+                  commands[start])  # fmt: skip
+    benchmark.Cleanup(spec)
+    self.assertIn('sudo umount /mnt/cloud_report_tpcc', dbs[0].commands[-1])
+
+  def testAMountedDataDiskIsRefused(self):
+    spec, _, _ = _Topology(_Client(), mount=None, probe=PROBE_MOUNTED)
+    with self.assertRaisesRegex(Exception, 'refusing .*mounted'):
+      benchmark.Prepare(spec)
+
+  def testLinearStepsOnRealOutputs(self):
+    playback = _Client()
+    spec, _, _ = _Topology(playback)
+    samples = benchmark.Run(spec)
+    self.assertEqual([n for n, _ in playback.runs], [3500, 3750, 4000])
+    self.assertIn(
+        f'{ROOT}/cockroach workload run tpcc --warehouses=4000'
+        ' --active-warehouses=3500 --ramp=2m --duration=12m'
+        " 'postgresql://root@10.0.0.1:26257?sslmode=disable'"
+        " 'postgresql://root@10.0.0.2:26257?sslmode=disable'"
+        " 'postgresql://root@10.0.0.3:26257?sslmode=disable'"
+        ' > cloud_report_tpcc/step-01-3500wh.txt 2>&1',
+        playback.runs[0][1],
+    )
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual(
+        [(s.metadata['iteration'], s.metadata['active_warehouses'], s.value)
+         for s in passed],
+        [(1, 3500, 1.0), (2, 3750, 1.0), (3, 4000, 0.0)],
+    )  # fmt: skip
+    self.assertEqual(
+        passed[2].metadata['pass_reason'],
+        'fail (report): p90 8321.5 ms >= 5000 ms',
+    )
+    tpmc = _ByMetric(samples, 'tpcc_tpmc')
+    self.assertEqual([s.value for s in tpmc], [44008.2, 46975.0, 43960.1])
+    p90 = [
+        s.value for s in _ByMetric(samples, 'tpcc_latency')
+        if s.metadata['stat'] == 'p90'
+    ]  # fmt: skip
+    self.assertEqual(p90, [352.3, 503.3, 8321.5])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3750)
+    (at_max,) = _ByMetric(samples, 'tpcc_max_passing_tpmc')
+    self.assertEqual((at_max.value, at_max.metadata['iteration']), (46975.0, 2))
+    (steps,) = _ByMetric(samples, 'tpcc_steps_used')
+    self.assertEqual(steps.value, 3)
+    for s in samples:
+      self.assertEqual(s.metadata['phase'], 'tpcc')
+      self.assertEqual(s.metadata['cloud'], 'GCP')
+      self.assertEqual(s.metadata['engine'], 'cockroach')
+    self.assertEqual(passed[0].metadata['efficiency_basis'],
+                     'keying_and_think_time')  # fmt: skip
+
+  @flagsaver.flagsaver(cloud_report_tpcc_pass_rule='crl_script')
+  def testCrlScriptRule(self):
+    spec, _, _ = _Topology(_Client())
+    samples = benchmark.Run(spec)
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual([s.value for s in passed], [1.0, 1.0, 0.0])
+    self.assertEqual(
+        passed[2].metadata['pass_reason'],
+        'fail (crl_script): p95 15569.3 ms >= 10000 ms',
+    )
+
+  @flagsaver.flagsaver(cloud_report_tpcc_strategy='bisect')
+  def testBisect(self):
+    playback = _Client()
+    spec, _, _ = _Topology(playback)
+    samples = benchmark.Run(spec)
+    # 3500 passes; bisect 3750 (passes), 4000 (fails); confirm 3750.
+    self.assertEqual([n for n, _ in playback.runs], [3500, 3750, 4000, 3750])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3750)
+    confirm = [
+        s.metadata['confirm_run']
+        for s in _ByMetric(samples, 'tpcc_step_passed')
+    ]
+    self.assertEqual(confirm, [False, False, False, True])
+
+  def testResumesAfterACrashWithoutRepeatingSteps(self):
+    spec, _, _ = _Topology(_Client(fail_at=4000))
+    with self.assertRaisesRegex(Exception, 'connection lost'):
+      benchmark.Run(spec)
+    playback = _Client()
+    spec, _, _ = _Topology(playback)
+    samples = benchmark.Run(spec)  # what --run_stage=run does
+    self.assertEqual([n for n, _ in playback.runs], [4000])
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual(
+        [(s.metadata['active_warehouses'], s.metadata['resumed'])
+         for s in passed],
+        [(3500, True), (3750, True), (4000, False)],
+    )  # fmt: skip
+    self.assertTrue(
+        os.path.exists(
+            os.path.join(self.state_dir, 'cloud_report_tpcc_tpcc1.json')
+        )
+    )
+
+  def testAnInterruptedRunFailsItsStep(self):
+    spec, _, _ = _Topology(_Client({3750: INTERRUPTED}))
+    samples = benchmark.Run(spec)
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual([s.value for s in passed], [1.0, 0.0])
+    self.assertEqual(
+        passed[1].metadata['step_error'],
+        'the run ended after 24.5 s of 720 s',
+    )
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+
+  def testCleanupStopsByPidAndRemovesStores(self):
+    spec, dbs, _ = _Topology(_Client())
+    benchmark.Cleanup(spec)
+    for vm in dbs:
+      self.assertIn('cat /scratch/cockroach/cockroach.pid', vm.commands[-2])
+      self.assertEqual(vm.commands[-1], 'sudo rm -rf /scratch/cockroach')
+
+  def testFlagValidation(self):
+    for flag, bad in (
+        ('cloud_report_tpcc_duration', '30 minutes'),
+        ('cloud_report_tpcc_ramp', '1'),
+        ('cloud_report_tpcc_pass_rule', 'fast'),
+        ('cloud_report_tpcc_postgres_options', ['fsync off']),
+    ):
+      with self.assertRaisesRegex(Exception, flag):
+        with flagsaver.flagsaver(**{flag: bad}):
+          pass
+    with self.assertRaisesRegex(Exception, 'is below'):
+      with flagsaver.flagsaver(cloud_report_tpcc_max_warehouses=100):
+        pass
+
+
+# Loads the lead's fake-VM driver; answers the sha256 of the pinned tarball
+# and plays the RobustRemoteCommand protocol back: the `workload run` started
+# last (its --active-warehouses) decides which real output the wait returns.
+_BOOT = r"""
+import importlib.util, json, re, sys
+spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+with open(sys.argv[2]) as f:
+  extra = json.load(f)
+driver._ANSWERS = tuple(tuple(a) for a in extra['answers']) + driver._ANSWERS
+original = driver.FakeShell.__call__
+started = {}
+
+def Call(self, vm, command, *args, **kwargs):
+  stdout, stderr, code = original(self, vm, command, *args, **kwargs)
+  if 'execute_command' in command:
+    m = re.search(r'--active-warehouses=(\d+)', command)
+    started[vm.name] = m.group(1) if m else ''
+  elif 'wait_for_command' in command:
+    if '--delete' not in command:
+      return 'Command finished.\n', '', 0
+    text = extra['outputs'].get(started.get(vm.name, ''), '')
+    return text + 'cloud_report_tpcc_exit_status=0\n', '', 0
+  return stdout, stderr, code
+
+driver.FakeShell.__call__ = Call
+sys.exit(driver.main(sys.argv[2:]))
+"""
+
+
+def _Labels(pkb_json_sample):
+  out = {}
+  for item in pkb_json_sample['labels'].split('|,|'):
+    key, _, value = item.strip('|').partition(':')
+    out[key] = value
+  return out
+
+
+class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
+  """pkb.py --benchmarks=cloud_report_tpcc on 4 fake static VMs."""
+
+  def testStepsThroughPkb(self):
+    tmp = self.create_tempdir().full_path
+    extra = {
+        'answers': [
+            [f'sha256sum {TAR}', f'{SHA}  {TAR}\n'],
+            ['echo end-of-probe', PROBE_SAFE],
+        ],
+        'outputs': {str(n): text for n, text in STEP_OUTPUT.items()},
+    }
+    extra_path = os.path.join(tmp, 'extra.json')
+    with open(extra_path, 'w') as f:
+      json.dump(extra, f)
+    vm_file = os.path.join(tmp, 'static_vms.json')
+    with open(vm_file, 'w') as f:
+      json.dump([{
+          'ip_address': f'192.0.2.{i}',  # TEST-NET-1: never contacted
+          'user_name': 'perfkit',
+          'keyfile_path': '/dev/null',
+          'internal_ip': f'192.0.2.{i}',
+          'zone': 'local-1',
+          'local_disks': ['/dev/vdb'],
+          'os_type': 'ubuntu2404',
+      } for i in range(1, 5)], f)  # fmt: skip
+    log = os.path.join(tmp, 'commands.jsonl')
+    samples_path = os.path.join(tmp, 'samples.json')
+    proc = subprocess.run(
+        [
+            sys.executable, '-c', _BOOT, str(DRIVER), extra_path, log,
+            '--benchmarks=cloud_report_tpcc',
+            f'--static_vm_file={vm_file}',
+            f'--temp_dir={tmp}/pkb',
+            f'--json_path={samples_path}',
+            '--accept_licenses',
+            '--ignore_package_requirements',
+            '--run_uri=tpccfake1',
+        ] + [f'--{k}={v}' for k, v in STEP_FLAGS.items()],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    with open(log) as f:
+      commands = [json.loads(line) for line in f]
+    with open(samples_path) as f:
+      samples = [json.loads(line) for line in f]
+
+    runs = [
+        re.search(r'--active-warehouses=(\d+)', c['command']).group(1)
+        for c in commands
+        if 'execute_command' in c['command'] and 'workload run' in c['command']
+    ]
+    self.assertEqual(runs, ['3500', '3750', '4000'])
+    starts = [
+        c['command'] for c in commands if 'cockroach start' in c['command']
+    ]
+    self.assertLen(starts, 3, starts)
+    self.assertIn('--store=path=/mnt/cloud_report_tpcc/cockroach', starts[0])
+    passed = [s for s in samples if s['metric'] == 'tpcc_step_passed']
+    self.assertEqual([s['value'] for s in passed], [1.0, 1.0, 0.0])
+    labels = _Labels(passed[2])
+    self.assertEqual(labels['phase'], 'tpcc')
+    self.assertEqual(labels['active_warehouses'], '4000')
+    self.assertEqual(labels['iteration'], '3')
+    (best,) = [
+        s for s in samples if s['metric'] == 'tpcc_max_passing_warehouses'
+    ]
+    self.assertEqual(best['value'], 3750)
+    state = os.path.join(
+        tmp, 'pkb', 'runs', 'tpccfake1', 'cloud_report_tpcc_tpccfake1.json'
+    )
+    with open(state) as f:
+      self.assertLen(json.load(f)['steps'], 3)
+
+
+if __name__ == '__main__':
+  pkb_common_test_case.absltest.main()
