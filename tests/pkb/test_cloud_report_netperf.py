@@ -28,29 +28,20 @@ import sys
 from unittest import mock
 
 from absl.testing import flagsaver
-import perfkitbenchmarker
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
-import tests as _tests_namespace
-
-# pytest's importlib mode registers our tests/ as the namespace package
-# `tests` before conftest puts PKB's checkout on sys.path, which hides PKB's
-# tests package; add PKB's to its path (as test_cloud_report_coremark does).
-_PKB_TESTS = str(
-    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
-)
-if _PKB_TESTS not in list(_tests_namespace.__path__):
-  _tests_namespace.__path__.append(_PKB_TESTS)
-from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
 from pkb_ext.benchmarks import cloud_report_netperf_benchmark as benchmark
 from pkb_ext.linux_packages import cloud_report_netperf as pkg
 from pkb_ext.parsers import netperf as parser
 from pkb_ext.phases import net
 from pkb_ext.testing import netperf_playback as playback
+from pkb_ext.testing import pkb_tests
+
+pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
 RR = parser.Parse(playback.Read(playback.RR_FILE))

@@ -1,0 +1,433 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The net phase for real: netperf and netserver, short durations.
+
+LoopbackTest runs the phase with two LocalVms (pkb_ext.testing.local_vm) on
+this machine's loopback: no root needed, only Debian's netperf. LocalCloudTest
+runs it between two namespace hosts of a local cloud of its own (prefix
+pkbnet, subnet 10.247.79.0/24, no MinIO), directly over ssh and through stock
+pkb.py, then takes it down. Fidelity is measured and logged, never asserted
+(a loaded machine makes timed thresholds flaky; see MeasureFidelity).
+"""
+
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import flagsaver
+from perfkitbenchmarker import errors
+
+from pkb_ext import paths
+from pkb_ext import phases
+from pkb_ext.phases import net
+from pkb_ext.testing import local_vm
+
+FLAGS = flags.FLAGS
+CONTROL_PORT = 23941  # unusual ports, ours alone
+DATA_PORT = 23942
+_NO_NETPERF = (
+    None
+    if shutil.which('netperf') and shutil.which('netserver')
+    else 'netperf/netserver not installed (Debian non-free package netperf)'
+)
+RR_METRICS = [
+    'netperf_latency_' + k
+    for k in ('min', 'mean', 'p50', 'p90', 'p99', 'max', 'stddev')
+] + ['netperf_transaction_rate']
+
+
+def _NetserversOn(port: int) -> list[str]:
+  """Processes on this machine running `netserver -p PORT`."""
+  out = subprocess.run(
+      ['ps', '-eo', 'pid=,args='], capture_output=True, text=True, check=True
+  ).stdout
+  return [l for l in out.splitlines() if f'netserver -p {port} ' in l + ' ']
+
+
+class _PhaseAsserts(absltest.TestCase):
+
+  def AssertSamples(self, samples, tests, streams, repetitions, server_ip):
+    for iteration in range(1, repetitions + 1):
+      mine = [s for s in samples if s.metadata['iteration'] == iteration]
+      if 'TCP_RR' in tests:
+        rr = {
+            s.metric: s.value
+            for s in mine
+            if s.metadata['netperf_test'] == 'TCP_RR'
+        }
+        self.assertEqual(sorted(rr), sorted(RR_METRICS))
+        self.assertGreater(rr['netperf_transaction_rate'], 0)
+        self.assertLessEqual(rr['netperf_latency_min'],
+                             rr['netperf_latency_p50'])  # fmt: skip
+        self.assertLessEqual(rr['netperf_latency_p50'],
+                             rr['netperf_latency_p90'])  # fmt: skip
+        self.assertLessEqual(rr['netperf_latency_p90'],
+                             rr['netperf_latency_p99'])  # fmt: skip
+        self.assertLessEqual(rr['netperf_latency_p99'],
+                             rr['netperf_latency_max'])  # fmt: skip
+      if 'TCP_STREAM' in tests:
+        tput = {
+            s.metadata['streams']: s
+            for s in mine
+            if s.metric == 'netperf_throughput'
+        }
+        self.assertEqual(sorted(tput), sorted(streams))
+        for n, s in tput.items():
+          self.assertGreater(s.value, 0)
+          self.assertEqual(s.unit, 'Mbit/s')
+          if n > 1:
+            self.assertLen(s.metadata['stream_throughputs_mbps'], n)
+            self.assertAlmostEqual(
+                s.value, sum(s.metadata['stream_throughputs_mbps'])
+            )
+    for s in samples:
+      self.assertEqual(s.metadata['server_ip'], server_ip)
+      self.assertEqual(s.metadata['netperf_version'], '2.7.0')
+      self.assertEqual(s.metadata['repetitions'], repetitions)
+
+
+@absltest.skipIf(_NO_NETPERF, _NO_NETPERF)
+class LoopbackTest(_PhaseAsserts):
+  """Server and client are LocalVms on 127.0.0.1."""
+
+  def setUp(self):
+    super().setUp()
+    if not FLAGS.is_parsed():
+      FLAGS.mark_as_parsed()
+    work = self.create_tempdir().full_path
+    self.server = local_vm.LocalVm(
+        'db-0', work_dir=os.path.join(work, 'server')
+    )
+    self.client = local_vm.LocalVm(
+        'client-0', work_dir=os.path.join(work, 'client')
+    )
+    os.makedirs(self.server.work_dir)
+    os.makedirs(self.client.work_dir)
+    self.topology = phases.Topology(
+        db_vms=(self.server,), client_vm=self.client, run_metadata=None
+    )
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [], 'port taken')
+
+  def tearDown(self):
+    net.StopNetserver(self.server, CONTROL_PORT)
+    super().tearDown()
+
+  def testRunPairWithRepetitionsAndStreams(self):
+    params = net.Params(
+        duration_s=1,
+        confidence='off',
+        repetitions=2,
+        streams=(1, 2),
+        control_port=CONTROL_PORT,
+        data_port=DATA_PORT,
+    )
+    samples = net.RunPair(self.client, self.server, params)
+    self.AssertSamples(
+        samples, net.TESTS, (1, 2), repetitions=2, server_ip='127.0.0.1'
+    )
+    self.assertTrue(all(not s.metadata['confidence_requested']
+                        for s in samples))  # fmt: skip
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [])
+    self.assertFalse(
+        os.path.exists(
+            os.path.join(self.server.work_dir, net.WORK_DIR, 'netserver-'
+                         f'{CONTROL_PORT}.pid')
+        )
+    )  # fmt: skip
+    # The client ran netperf, the server only netserver.
+    self.assertFalse(any('netperf -H' in c for c in self.server.commands))
+    self.assertLen([c for c in self.client.commands if ' -H ' in c], 6)
+
+  @flagsaver.flagsaver(
+      cloud_report_netperf_duration_s=1,
+      cloud_report_netperf_confidence='95,50',
+      cloud_report_netperf_confidence_iterations='3,3',
+      cloud_report_netperf_control_port=CONTROL_PORT,
+      cloud_report_netperf_data_port=DATA_PORT,
+      cloud_report_netperf_output='csv',
+  )
+  def testPhaseModuleWithConfidence(self):
+    net.Prepare(self.topology)
+    samples = net.Run(self.topology)
+    net.Cleanup(self.topology)
+    self.AssertSamples(
+        samples, net.TESTS, (1,), repetitions=1, server_ip='127.0.0.1'
+    )
+    for s in samples:
+      md = s.metadata
+      self.assertEqual(md['output_style'], 'csv')
+      self.assertIs(md['confidence_requested'], True)
+      self.assertEqual(md['confidence_level_pct'], 95)
+      self.assertEqual(md['confidence_width_target_pct'], 50)
+      self.assertEqual(md['confidence_iterations'], 3)
+      self.assertGreaterEqual(md['confidence_width_pct'], 0)
+      self.assertEqual(
+          md['confidence_met'],
+          md['confidence_width_pct'] <= md['confidence_width_target_pct'],
+      )
+      self.assertEqual(md['sending_vm'], 'client-0')
+      self.assertEqual(md['receiving_vm'], 'db-0')
+    self.assertFalse(
+        os.path.exists(os.path.join(self.server.work_dir, net.WORK_DIR))
+    )
+
+  def testCleanupStopsOnlyItsOwnNetserver(self):
+    # Another netserver on this machine (started here, on another port)
+    # must survive the phase's cleanup: no killall.
+    other = subprocess.Popen(
+        ['netserver', '-p', str(CONTROL_PORT + 50), '-D'],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    self.addCleanup(other.wait)
+    self.addCleanup(other.kill)
+    binaries = net.netperf_pkg.Locate(self.server)
+    pid = net.StartNetserver(self.server, binaries, CONTROL_PORT)
+    self.assertTrue(any(l.split()[0] == str(pid)
+                        for l in _NetserversOn(CONTROL_PORT)))  # fmt: skip
+    with flagsaver.flagsaver(cloud_report_netperf_control_port=CONTROL_PORT):
+      net.Cleanup(self.topology)
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [])
+    self.assertIsNone(other.poll(), 'the other netserver was killed')
+    self.assertEqual(net.StopNetserver(self.server, CONTROL_PORT), '')
+
+  def testNetserverOnATakenPortFails(self):
+    other = subprocess.Popen(
+        ['netserver', '-p', str(CONTROL_PORT), '-D'],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    self.addCleanup(other.wait)
+    self.addCleanup(other.kill)
+    binaries = net.netperf_pkg.Locate(self.server)
+    for _ in range(50):
+      if _NetserversOn(CONTROL_PORT):
+        break
+      time.sleep(0.1)
+    with self.assertRaisesRegex(
+        errors.VirtualMachine.RemoteCommandError, 'Unable to start netserver'
+    ):
+      net.StartNetserver(self.server, binaries, CONTROL_PORT)
+    self.assertIsNone(other.poll())
+
+  def testFidelityCallable(self):
+    fidelity = net.MeasureFidelity(
+        self.client,
+        self.server,
+        duration_s=1,
+        pairs=2,
+        params=net.Params(control_port=CONTROL_PORT, data_port=DATA_PORT),
+    )
+    logging.info('loopback fidelity (1 s x 2 pairs): %s', fidelity)
+    self.assertLen(fidelity.phase_rates, 2)
+    self.assertTrue(all(r > 0 for r in fidelity.raw_rates))
+    self.assertTrue(math.isfinite(fidelity.ratio))
+    raw = [c for c in self.client.commands if c.endswith(f'-P ,{DATA_PORT}')]
+    self.assertLen(raw, 2)  # the raw runs: plain netperf, classic output
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [])
+
+
+# --- The local cloud. ---
+
+try:
+  from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
+  from pkb_ext.local import sshd  # pylint: disable=g-import-not-at-top
+  from pkb_ext.testing import local_cloud  # pylint: disable=g-import-not-at-top
+
+  _CLOUD_REASON = local_cloud.Unavailable() or _NO_NETPERF
+except ImportError as e:
+  _CLOUD_REASON = f'the local cloud (pkb_ext.local) has not landed: {e}'
+
+PREFIX = 'pkbnet'
+SUBNET = '10.247.79.0/24'
+
+
+class HostVm:
+  """A local-cloud host as the phase sees a VM: commands run over ssh."""
+
+  machine_type = 'local'
+
+  def __init__(self, plan, name):
+    self._plan = plan
+    self.name = name
+    self.internal_ip = plan.Host(name).ip
+    self.commands = []
+
+  def RemoteCommand(self, command, ignore_failure=False, timeout=None, **kw):
+    del kw
+    self.commands.append(command)
+    proc = subprocess.run(
+        sshd.SshArgv(self._plan, self._plan.Host(self.name), command),
+        capture_output=True,
+        text=True,
+        timeout=timeout or 600,
+        check=False,
+    )
+    if proc.returncode and not ignore_failure:
+      raise errors.VirtualMachine.RemoteCommandError(
+          f'{command!r} on {self.name} exited {proc.returncode}:'
+          f' {proc.stderr.strip()}'
+      )
+    return proc.stdout, proc.stderr
+
+  def Install(self, package_name):
+    raise AssertionError(f'the local cloud installs nothing ({package_name})')
+
+  InstallPackages = Install
+
+
+if not _CLOUD_REASON:
+
+  class NetTestCloud(local_cloud.TestCloud):
+    """A test cloud of the net phase's own, beside any other."""
+
+    def __init__(self):  # pylint: disable=super-init-not-called
+      self.state_dir = os.path.join(paths.CacheDir(), 'local-net-test')
+      self.plan = layout.Plan(
+          state_dir=self.state_dir, prefix=PREFIX, subnet=SUBNET, disk_gib=0.25
+      )
+
+    @property
+    def env(self):
+      env = dict(super().env)
+      env.update(PKB_EXT_LOCAL_PREFIX=PREFIX, PKB_EXT_LOCAL_SUBNET=SUBNET)
+      return env
+
+    def Mine(self) -> list[str]:
+      """What of this cloud exists: namespaces, links, the state dir."""
+      out = (
+          subprocess.run(
+              ['ip', '-o', 'link', 'show'], capture_output=True, text=True
+          ).stdout
+          + subprocess.run(
+              ['ip', 'netns', 'list'], capture_output=True, text=True
+          ).stdout
+      )
+      found = [l for l in out.splitlines() if PREFIX in l]
+      if os.path.exists(self.state_dir):
+        found.append(self.state_dir)
+      return found
+
+
+@absltest.skipIf(_CLOUD_REASON, _CLOUD_REASON)
+class LocalCloudTest(_PhaseAsserts):
+  """client -> db1 over the local cloud's bridge; tests run in order."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    if not FLAGS.is_parsed():
+      FLAGS.mark_as_parsed()
+    cls.cloud = NetTestCloud()
+    proc = cls.cloud.Cli('up', '--no-minio')
+    if proc.returncode:
+      cls.cloud.Cli('down')
+      raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
+    cls.client = HostVm(cls.cloud.plan, 'client')
+    cls.server = HostVm(cls.cloud.plan, 'db1')
+    cls.work = tempfile.mkdtemp(prefix='pkb-ext-net-test-')
+
+  @classmethod
+  def tearDownClass(cls):
+    cls.cloud.Cli('down')
+    shutil.rmtree(cls.work, ignore_errors=True)
+    super().tearDownClass()
+
+  def test_1_phase_between_namespace_hosts(self):
+    params = net.Params(
+        duration_s=2,
+        confidence_iterations='3,3',
+        streams=(1, 2),
+        control_port=CONTROL_PORT,
+        data_port=DATA_PORT,
+    )
+    samples = net.RunPair(self.client, self.server, params)
+    self.AssertSamples(
+        samples, net.TESTS, (1, 2), 1, server_ip=self.server.internal_ip
+    )
+    self.assertNotEqual(self.server.internal_ip, self.client.internal_ip)
+    for s in samples:
+      self.assertIs(s.metadata['confidence_requested'], True)
+      self.assertEqual(s.metadata['confidence_level_pct'], 99)
+    proc = self.cloud.Ssh(
+        'db1', f'pgrep -af "[n]etserver -p {CONTROL_PORT}" || true'
+    )
+    self.assertEqual(proc.stdout.strip(), '', 'netserver left running')
+    for s in samples:
+      logging.info('local cloud: %s %s %s', s.metric, s.value, s.metadata)
+
+  def test_2_fidelity(self):
+    fidelity = net.MeasureFidelity(
+        self.client,
+        self.server,
+        duration_s=5,
+        pairs=4,
+        params=net.Params(control_port=CONTROL_PORT, data_port=DATA_PORT),
+    )
+    logging.info(
+        'local cloud fidelity (5 s x 4 pairs): ratio %.4f, pairs %s, phase'
+        ' %s, raw %s', fidelity.ratio, fidelity.pair_ratios,
+        fidelity.phase_rates, fidelity.raw_rates,
+    )  # fmt: skip
+    self.assertTrue(all(r > 0 for r in fidelity.phase_rates))
+    self.assertTrue(math.isfinite(fidelity.ratio))
+
+  def test_3_stock_pkb(self):
+    proc = self.cloud.Cli('flags', '--preset=smoke')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    flagfile = os.path.join(self.work, 'flags')
+    with open(flagfile, 'w') as f:
+      f.write(proc.stdout)
+    samples_path = os.path.join(self.work, 'samples.json')
+    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
+    proc = subprocess.run(
+        [sys.executable, pkb, '--benchmarks=cloud_report_netperf',
+         f'--flagfile={flagfile}', f'--temp_dir={self.work}/pkb',
+         f'--json_path={samples_path}',
+         f'--cloud_report_netperf_control_port={CONTROL_PORT}',
+         f'--cloud_report_netperf_data_port={DATA_PORT}',
+         '--cloud_report_netperf_duration_s=2'],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    with open(samples_path) as f:
+      rows = [json.loads(line) for line in f]
+    mine = [r for r in rows if '|phase:net|' in r['labels']]
+    metrics = {r['metric'] for r in mine}
+    self.assertEqual(metrics, set(RR_METRICS) | {'netperf_throughput'})
+    for r in mine:
+      self.assertIn(f'|server_ip:{self.server.internal_ip}|', r['labels'])
+      self.assertIn('|sending_vm:', r['labels'])
+      self.assertGreater(r['value'], 0)
+    proc = self.cloud.Ssh(
+        'db1', f'pgrep -af "[n]etserver -p {CONTROL_PORT}" || true'
+    )
+    self.assertEqual(proc.stdout.strip(), '')
+
+  def test_4_down_leaves_nothing(self):
+    proc = self.cloud.Cli('down')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(self.cloud.Mine(), [])
+
+
+if __name__ == '__main__':
+  absltest.main()
