@@ -158,8 +158,13 @@ def PrepareCommand(
     database: str,
     warehouses: int,
     threads: int,
+    check: bool = True,
 ) -> str:
-  """`go-tpc tpcc prepare`: creates and loads the TPC-C tables."""
+  """`go-tpc tpcc prepare`: creates and loads the TPC-C tables.
+
+  check=False skips go-tpc's consistency checks after loading (on 2 vCPUs,
+  27 s instead of 234 s for one warehouse).
+  """
   return ' '.join([
       binary,
       'tpcc',
@@ -167,6 +172,7 @@ def PrepareCommand(
       *ConnectionArgs(host, port, user, database),
       f'--warehouses {warehouses}',
       f'-T {threads}',
+      *([] if check else ['--no-check']),
   ])
 
 

@@ -151,6 +151,11 @@ _GOTPC_LOAD_THREADS = flags.DEFINE_integer(
     'go-tpc prepare threads.',
     lower_bound=1,
 )
+_GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
+    'cloud_report_tpcc_gotpc_load_check',
+    True,
+    "Run go-tpc prepare's consistency checks after loading.",
+)
 _GOTPC_INTERVAL = flags.DEFINE_string(
     'cloud_report_tpcc_gotpc_interval',
     '10s',
@@ -235,6 +240,7 @@ class Params:
   gotpc_threads_per_warehouse: float = 10.0
   gotpc_wait: bool = False
   gotpc_load_threads: int = 4
+  gotpc_load_check: bool = True
   gotpc_interval: str = '10s'
 
   @classmethod
@@ -259,6 +265,7 @@ class Params:
         gotpc_threads_per_warehouse=_GOTPC_THREADS.value,
         gotpc_wait=_GOTPC_WAIT.value,
         gotpc_load_threads=_GOTPC_LOAD_THREADS.value,
+        gotpc_load_check=_GOTPC_LOAD_CHECK.value,
         gotpc_interval=_GOTPC_INTERVAL.value,
     )
 

@@ -388,6 +388,7 @@ class PostgresEngine:
         DATABASE,
         self.params.max_warehouses,
         self.params.gotpc_load_threads,
+        check=self.params.gotpc_load_check,
     )
     tail, status = _RunLogged(
         client, load, f'{WORK_DIR}/prepare.txt', timeout=48 * 3600

@@ -1,0 +1,237 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The tpcc phase for real: PostgreSQL + go-tpc, stepped with a short preset.
+
+LocalVmTest runs the postgres engine's own commands on this machine through
+pkb_ext.testing.local_vm.LocalVm: initdb/pg_ctl as user postgres in a private
+directory, on 127.0.0.1 at an unusual port, `go-tpc tpcc prepare` of 3
+warehouses, then 3 steps of 1, 2 and 3 active warehouses, each judged. The
+server is stopped through its data directory (pg_ctl), never by name.
+LocalCloudTest runs cloud_report_2021 --cloud_report_phases=tpcc with stock
+pkb.py on the local cloud, if one is up (`pkb-ext local up`, root).
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import flagsaver
+
+from pkb_ext import paths
+from pkb_ext import phases
+from pkb_ext import stepping
+from pkb_ext.phases import tpcc
+from pkb_ext.phases import tpcc_engines
+from pkb_ext.testing import local_vm
+
+FLAGS = flags.FLAGS
+PG_BIN = '/usr/lib/postgresql/15/bin'
+PG_PORT = 25441  # private to this test
+GO_TPC = os.path.join(paths.CacheDir(), 'bin', 'go-tpc')
+# PostgreSQL settings that make loading fast on a shared 2-vCPU machine.
+FAST_PG = ('fsync=off', 'synchronous_commit=off', 'full_page_writes=off',
+           'shared_buffers=128MB')  # fmt: skip
+
+
+def _Missing() -> str:
+  if not os.path.exists(os.path.join(PG_BIN, 'initdb')):
+    return f'no PostgreSQL server in {PG_BIN}'
+  if not os.access(GO_TPC, os.X_OK):
+    return f'no go-tpc at {GO_TPC}: run scripts/setup.sh'
+  if os.geteuid() != 0 and not shutil.which('sudo'):
+    return 'needs root or sudo to run initdb as user postgres'
+  if subprocess.run(['id', 'postgres'], capture_output=True).returncode:
+    return 'no postgres user'
+  return ''
+
+
+class LocalVmTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    if _Missing():
+      self.skipTest(_Missing())
+    self.dir = tempfile.mkdtemp(prefix='pkb-ext-tpcc-test-')
+    os.chmod(self.dir, 0o755)  # user postgres must reach its data dir
+    self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+    self.enter_context(flagsaver.flagsaver(cloud_report_go_tpc_path=GO_TPC))
+    db = local_vm.LocalVm('db1', work_dir=os.path.join(self.dir, 'db1'))
+    client = local_vm.LocalVm('client', work_dir=os.path.join(self.dir, 'c'))
+    for vm in (db, client):
+      os.makedirs(vm.work_dir, exist_ok=True)
+    self.db, self.client = db, client
+    self.topology = phases.Topology((db,), client, None)
+    self.params = tpcc.Params(
+        engine='postgres',
+        strategy='linear',
+        start=1,
+        step=1,
+        max_warehouses=3,
+        duration='10s',
+        ramp='3s',
+        pass_rule='report',
+        postgres_port=PG_PORT,
+        postgres_bin_dir=PG_BIN,
+        postgres_data_dir=os.path.join(self.dir, 'pgdata'),
+        postgres_options=FAST_PG,
+        gotpc_threads_per_warehouse=2,
+        gotpc_load_threads=3,
+        gotpc_load_check=False,
+        gotpc_interval='5s',
+    )
+    self.engine = tpcc_engines.Select('postgres', self.params, self.topology)
+    self.addCleanup(self.engine.Cleanup, self.topology)
+
+  def testThreeRealStepsAndResume(self):
+    self.engine.Prepare(self.topology)
+    store = stepping.StateStore(
+        os.path.join(self.dir, 'state.json'),
+        'localvm1',
+        tpcc.Fingerprint(self.params, self.engine),
+    )
+    result = tpcc.Search(self.params, self.engine, self.topology, store)
+
+    self.assertEqual([s.level for s in result.steps], [1, 2, 3])
+    runs = [c for c in self.client.commands if ' tpcc run ' in c]
+    self.assertLen(runs, 6)  # a ramp run and a measured run per step
+    self.assertIn('--warehouses 3 -T 6 --time 10s', runs[-1])
+    self.assertIn('--warehouses 3 -T 6 --time 3s', runs[-2])
+    for step in result.steps:
+      # A decision, with its reason, on every step.
+      self.assertIsInstance(step.passed, bool)
+      self.assertRegex(step.reason, r'^(pass|fail) \(report\): p90 ')
+      self.assertIsNone(step.error, step.reason)
+      self.assertGreater(step.metrics['tpmc'], 0)
+      self.assertGreaterEqual(step.metrics['elapsed_s'], 9.0)
+      # No keying or think time: beyond TPC-C's 12.86 tpmC per warehouse.
+      self.assertGreater(step.metrics['efficiency_pct'], 100)
+      self.assertEqual(step.extra['threads'], 2 * step.level)
+      self.assertEqual(step.extra['efficiency_basis'], 'no_think_time')
+    expected = None
+    for step in result.steps:
+      if not step.passed:
+        break
+      expected = step.level
+    self.assertEqual(result.max_passing, expected)
+
+    samples = tpcc.ToSamples(self.params, self.engine, result)
+    passed = [s for s in samples if s.metric == 'tpcc_step_passed']
+    self.assertEqual([s.metadata['iteration'] for s in passed], [1, 2, 3])
+    for s in samples:
+      self.assertTrue(math.isfinite(s.value), s)
+
+    # Resuming the finished search runs nothing.
+    before = len(self.client.commands)
+    again = tpcc.Search(self.params, self.engine, self.topology, store)
+    self.assertEqual(len(self.client.commands), before)
+    self.assertEqual(again.max_passing, result.max_passing)
+    self.assertEqual(again.resumed_steps, 3)
+
+  def testAStoppedServerFailsTheStepWithItsReason(self):
+    self.engine.Prepare(self.topology)
+    self.engine.Cleanup(self.topology)  # stops PostgreSQL
+    output, status = self.engine.RunStep(self.topology, 1, 1)
+    measurement = tpcc_engines.ToMeasurement(output, status, 1, 10)
+    self.assertIn('panicked', measurement.error)
+    step = stepping.Judge(stepping.RULES['report'], 1, measurement)
+    self.assertFalse(step.passed)
+    self.assertTrue(step.reason.startswith('fail: no result: '))
+
+
+def _LocalCloudState():
+  """The local cloud's state, or a reason why there is none."""
+  try:
+    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
+    from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    return None, f'pkb_ext.local has not landed ({e})'
+  if os.geteuid() != 0:
+    return None, 'the local cloud needs root'
+  plan = cloud.PlanOf(layout.DefaultStateDir())
+  if not os.path.exists(plan.state_file):
+    return None, f'no local cloud is up ({plan.state_file}): pkb-ext local up'
+  state = cloud.LoadState(plan)
+  if not os.path.exists(state.get('static_vm_file') or ''):
+    return None, 'the local cloud has no static VM file'
+  return state, ''
+
+
+# The short preset: 3 steps of 20 s (after a 5 s ramp) at 1, 2, 3
+# warehouses, PostgreSQL's data in db1's /var (the hosts' loop disks are
+# shared with the io phase's tests).
+LOCAL_PRESET = (
+    '--cloud_report_tpcc_start_warehouses=1',
+    '--cloud_report_tpcc_step_warehouses=1',
+    '--cloud_report_tpcc_max_warehouses=3',
+    '--cloud_report_tpcc_duration=20s',
+    '--cloud_report_tpcc_ramp=5s',
+    '--cloud_report_tpcc_gotpc_threads_per_warehouse=4',
+    '--cloud_report_tpcc_gotpc_load_threads=3',
+    '--nocloud_report_tpcc_gotpc_load_check',
+    (
+        '--cloud_report_tpcc_postgres_data_dir='
+        '/var/lib/postgresql/cloud_report_tpcc_test'
+    ),
+    '--cloud_report_tpcc_postgres_options=' + ','.join(FAST_PG),
+)
+
+
+class LocalCloudTest(absltest.TestCase):
+  """cloud_report_2021 --cloud_report_phases=tpcc with stock pkb.py."""
+
+  def testTpccPhaseOnTheLocalCloud(self):
+    state, why = _LocalCloudState()
+    if state is None:
+      self.skipTest(why)
+    tmp = tempfile.mkdtemp(prefix='pkbtpcc-', dir='/tmp')
+    self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+    samples_path = os.path.join(tmp, 'samples.json')
+    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
+    proc = subprocess.run(
+        [
+            sys.executable, pkb,
+            '--benchmarks=cloud_report_2021',
+            '--cloud_report_phases=tpcc',
+            f'--static_vm_file={state["static_vm_file"]}',
+            f'--temp_dir={tmp}/pkb',
+            f'--json_path={samples_path}',
+            '--run_uri=tpcclocal1',
+            '--accept_licenses',
+            '--ignore_package_requirements',
+            *LOCAL_PRESET,
+        ],
+        capture_output=True, text=True, timeout=3600, check=False,
+    )  # fmt: skip
+    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+    with open(samples_path) as f:
+      samples = [json.loads(line) for line in f]
+    passed = [s for s in samples if s['metric'] == 'tpcc_step_passed']
+    self.assertGreaterEqual(len(passed), 1)
+    for s in passed:
+      self.assertIn('|phase:tpcc|', s['labels'])
+      self.assertIn('|engine:postgres|', s['labels'])
+      self.assertRegex(s['labels'], r'\|pass_reason:(pass|fail) ')
+    steps = [s for s in samples if s['metric'] == 'tpcc_steps_used']
+    self.assertLen(steps, 1)
+    self.assertEqual(steps[0]['value'], len(passed))
+
+
+if __name__ == '__main__':
+  absltest.main()
