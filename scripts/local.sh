@@ -79,7 +79,7 @@ set +e
 "$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 --flagfile="$FLAGFILE" \
   --temp_dir="$WORK/pkb" --json_path="$OUT/pkb_samples.json" \
   "${PKB_ARGS[@]}" 2>&1 | grep --line-buffered -E \
-  'cloud_report: phase|ERROR|Success rate|PKB exiting|Traceback|Error:'
+  'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
 pkb_rc=${PIPESTATUS[0]}
 set -e
 run_done=$(date +%s)

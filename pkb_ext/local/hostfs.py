@@ -22,7 +22,7 @@ system, with:
                         directory, so nothing a host writes there (even as
                         root) reaches this machine's files;
   /tmp, /home/USER      the host's own directories;
-  /run, /dev/shm        the host's own tmpfs;
+  /run, /dev/shm, /mnt  the host's own tmpfs (mount points go in /mnt);
   /opt/pkb-ext/bin      this machine's $CACHE/bin (MinIO, go-tpc), read-only;
   /opt/pkb-ext/lib      the scripts below, read-only;
   /opt/pkb-ext/log      commands.log (every ssh command), sudo.log, guard.log.
@@ -71,6 +71,7 @@ ln -sfn /dev/shm /run/shm
 mount -t tmpfs -o mode=1777,size=25% pkbext-shm /dev/shm
 mount --bind "$H/tmp" /tmp
 mount -t tmpfs -o mode=755,size=1m pkbext-home /home
+mount -t tmpfs -o mode=755,size=1m pkbext-mnt /mnt
 mkdir -p "/home/@USER@"
 mount --bind "$H/home" "/home/@USER@"
 mount --bind "$BIN" @HOST_ROOT@/bin

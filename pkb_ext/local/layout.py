@@ -49,7 +49,17 @@ HOSTS = (
 BRIDGE_HOST_NUMBER = 1
 # Paths the hosts see as their own (hostfs): the state dir, which their
 # sshd reads, must not be under one of them.
-HIDDEN_DIRS = ('/tmp', '/home', '/run', '/usr', '/etc', '/var', '/opt', '/dev')
+HIDDEN_DIRS = (
+    '/tmp',
+    '/home',
+    '/run',
+    '/mnt',
+    '/usr',
+    '/etc',
+    '/var',
+    '/opt',
+    '/dev',
+)
 
 
 def DefaultPrefix() -> str:

@@ -250,8 +250,8 @@ class LoopbackTest(_PhaseAsserts):
 
 try:
   from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
-  from pkb_ext.local import sshd  # pylint: disable=g-import-not-at-top
   from pkb_ext.testing import local_cloud  # pylint: disable=g-import-not-at-top
+  from pkb_ext.testing.ssh_host_vm import HostVm  # pylint: disable=g-import-not-at-top
 
   _CLOUD_REASON = local_cloud.Unavailable() or _NO_NETPERF
 except ImportError as e:
@@ -259,40 +259,6 @@ except ImportError as e:
 
 PREFIX = 'pkbnet'
 SUBNET = '10.247.79.0/24'
-
-
-class HostVm:
-  """A local-cloud host as the phase sees a VM: commands run over ssh."""
-
-  machine_type = 'local'
-
-  def __init__(self, plan, name):
-    self._plan = plan
-    self.name = name
-    self.internal_ip = plan.Host(name).ip
-    self.commands = []
-
-  def RemoteCommand(self, command, ignore_failure=False, timeout=None, **kw):
-    del kw
-    self.commands.append(command)
-    proc = subprocess.run(
-        sshd.SshArgv(self._plan, self._plan.Host(self.name), command),
-        capture_output=True,
-        text=True,
-        timeout=timeout or 600,
-        check=False,
-    )
-    if proc.returncode and not ignore_failure:
-      raise errors.VirtualMachine.RemoteCommandError(
-          f'{command!r} on {self.name} exited {proc.returncode}:'
-          f' {proc.stderr.strip()}'
-      )
-    return proc.stdout, proc.stderr
-
-  def Install(self, package_name):
-    raise AssertionError(f'the local cloud installs nothing ({package_name})')
-
-  InstallPackages = Install
 
 
 if not _CLOUD_REASON:
