@@ -531,6 +531,11 @@ class Fidelity:
   def pair_ratios(self) -> tuple[float, ...]:
     return tuple(p / r for p, r in zip(self.phase_rates, self.raw_rates))
 
+  @property
+  def median_pair_ratio(self) -> float:
+    """Less sensitive than .ratio to one disturbed pair on a busy machine."""
+    return statistics.median(self.pair_ratios)
+
 
 def RawRrCommand(netperf: str, server_ip: str, params: Params) -> str:
   """A plain netperf TCP_RR, classic output, as one would type it."""
