@@ -22,6 +22,8 @@ one netperf process on the client VM against a netserver on the first db VM,
 - TCP_STREAM (an omni send test), one stream; optionally N concurrent
   netperf processes whose throughputs are summed.
 
+With -I netperf repeats each test 3 to 10 times (-i 10,3, netperf's default
+with -I) until the interval is met, so a 60 s test takes 3 to 10 minutes.
 The output selectors also ask for netperf's confidence result, which only
 netperf's classic tables would otherwise warn about. The report saw bimodal
 throughput, so --cloud_report_netperf_repetitions repeats the tests and the
@@ -350,7 +352,11 @@ def NetperfCommand(
 
 
 def ConcurrentCommand(commands: Sequence[str]) -> str:
-  """Runs netperf commands at once; prints each one's output after a mark."""
+  """Runs netperf commands at once; prints each one's output after a mark.
+
+  With -I each process iterates on its own, so they may stop at different
+  times; the summed throughput is PKB's netperf convention all the same.
+  """
   d = '"$d"'
   starts = ' '.join(
       f'({c} >{d}/{i}.out 2>{d}/{i}.err; echo $? >{d}/{i}.rc) &'
