@@ -1,0 +1,179 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for pkb-ext bench: parts, verdicts, the JSON file and the table.
+
+The parts that need no local cloud (stepping, and the NDJSON half of
+publish with a small sample count) run for real; the local-cloud parts are
+covered by `pkb-ext bench` itself and by the local tier.
+"""
+
+import contextlib
+import io
+import json
+import os
+from unittest import mock
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from pkb_ext import bench
+from pkb_ext import bench_publish
+from pkb_ext import cli
+
+_KEYS = {
+    'fio_iops_ratio',
+    'netperf_rr_ratio',
+    'coremark_ratio',
+    'overhead_pct',
+    'bisect_step_ratio',
+    'ndjson_samples_per_s',
+    'bq_publish_100k_s',
+}
+
+
+def _Cli(argv):
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    rc = cli.main(['bench', *argv])
+  return rc, out.getvalue(), err.getvalue()
+
+
+class PartsTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('all', list(bench.PARTS)),
+      ('fidelity', ['fio', 'netperf', 'coremark']),
+      ('publish,stepping', ['stepping', 'publish']),
+      ('overhead, fio', ['fio', 'overhead']),
+      ('stepping,stepping', ['stepping']),
+  )
+  def testParse(self, text, want):
+    self.assertEqual(bench.ParseParts(text), want)
+
+  @parameterized.parameters('iperf', 'stepping,iperf', '', ',')
+  def testRefused(self, text):
+    with self.assertRaisesRegex(ValueError, '--only'):
+      bench.ParseParts(text)
+
+  def testCliRefusesUnknownPart(self):
+    rc, _, err = _Cli(['--out', '/dev/null', '--only', 'iperf'])
+    self.assertEqual(rc, 2)
+    self.assertIn("unknown part 'iperf'", err)
+
+
+class VerdictTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('fio_iops_ratio', 0.97, 'PASS'),
+      ('fio_iops_ratio', 0.9699, 'MISS'),
+      ('coremark_ratio', 1.2, 'PASS'),
+      ('overhead_pct', 10.0, 'PASS'),
+      ('overhead_pct', 10.01, 'MISS'),
+      ('bisect_step_ratio', 0.5, 'PASS'),
+      ('bisect_step_ratio', 0.51, 'MISS'),
+      ('ndjson_samples_per_s', 5.0, '-'),
+      ('netperf_rr_ratio', None, 'n/a'),
+  )
+  def testVerdict(self, figure, value, want):
+    self.assertEqual(bench.Verdict(figure, value), want)
+
+  def testTableShowsErrorsAndNotRun(self):
+    figures = dict.fromkeys(bench.FIGURES)
+    figures['bisect_step_ratio'] = 0.61
+    table = bench.Table(figures, {'overhead': 'pkb.py exited 1'})
+    rows = {line.split()[0]: line for line in table.splitlines()[1:]}
+    self.assertEqual(set(rows), set(bench.FIGURES))
+    self.assertIn('MISS', rows['bisect_step_ratio'])
+    self.assertIn('ERROR', rows['overhead_pct'])
+    self.assertIn('pkb.py exited 1', rows['overhead_pct'])
+    self.assertIn('not run', rows['coremark_ratio'])
+
+
+class RunTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.out = self.create_tempfile().full_path
+
+  def _Read(self):
+    with open(self.out) as f:
+      return json.load(f)
+
+  def testSteppingForRealWritesEveryKey(self):
+    rc, out, _ = _Cli(['--out', self.out, '--only', 'stepping'])
+    self.assertEqual(rc, 0)
+    doc = self._Read()
+    self.assertEqual(set(doc), _KEYS | {'details'})
+    stepping = doc['details']['stepping']
+    self.assertAlmostEqual(
+        doc['bisect_step_ratio'],
+        stepping['bisect_steps'] / stepping['linear_steps'],
+    )
+    self.assertIsNone(doc['fio_iops_ratio'])
+    self.assertEqual(doc['details']['parts'], ['stepping'])
+    verdict = doc['details']['verdicts']['bisect_step_ratio']
+    self.assertIn(verdict, ('PASS', 'MISS'))
+    self.assertRegex(out, rf'bisect_step_ratio .* {verdict}')
+
+  def testPublishWithFewSamplesLeavesThe100kFigureOut(self):
+    def Fake(out, n):
+      print('spooled', file=out)
+      return {'ndjson_samples_per_s': 1234.0, 'bq_publish_100k_s': 9.0,
+              'samples': n}  # fmt: skip
+
+    with mock.patch.object(bench_publish, 'Run', side_effect=Fake) as run:
+      rc, _, _ = _Cli(['--out', self.out, '--only', 'publish',
+                       '--samples', '500'])  # fmt: skip
+    self.assertEqual(rc, 0)
+    self.assertEqual(run.call_args.kwargs['n'], 500)
+    doc = self._Read()
+    self.assertEqual(doc['ndjson_samples_per_s'], 1234.0)
+    self.assertIsNone(doc['bq_publish_100k_s'])
+
+  def testAFailingPartIsAnErrorNotAFigure(self):
+    with mock.patch.object(
+        bench_publish, 'Run', side_effect=RuntimeError('emulator missing')
+    ):
+      rc, out, err = _Cli(['--out', self.out, '--only', 'publish'])
+    self.assertEqual(rc, 1)
+    doc = self._Read()
+    self.assertIsNone(doc['ndjson_samples_per_s'])
+    self.assertIn('emulator missing', doc['details']['errors']['publish'])
+    self.assertIn('publish: RuntimeError: emulator missing', err)
+    self.assertIn('ERROR', out)
+
+  def testLocalPartsNeedAnUpCloudOrRoot(self):
+    state = '/nonexistent/pkb-ext-bench-test-state'
+    with (
+        mock.patch.object(bench.LocalCloud, 'Healthy', return_value=False),
+        mock.patch.object(os, 'geteuid', return_value=1000),
+    ):
+      rc, _, err = _Cli(['--out', self.out, '--only', 'overhead',
+                         '--state-dir', state])  # fmt: skip
+    self.assertEqual(rc, 1)
+    self.assertIn('needs root', err)
+    self.assertIsNone(self._Read()['overhead_pct'])
+
+  def testBadStateDirIsAnErrorOfTheLocalParts(self):
+    rc, _, err = _Cli(['--out', self.out, '--only', 'fio,stepping',
+                       '--state-dir', '/tmp/x'])  # fmt: skip
+    self.assertEqual(rc, 1)
+    self.assertIn('fio: local cloud /tmp/x: --state-dir /tmp/x', err)
+    doc = self._Read()
+    self.assertIsNone(doc['fio_iops_ratio'])
+    self.assertIsNotNone(doc['bisect_step_ratio'])
+
+
+if __name__ == '__main__':
+  absltest.main()

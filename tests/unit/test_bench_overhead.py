@@ -1,0 +1,133 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for the suite-overhead measurement (pkb_ext.bench_overhead)."""
+
+import os
+import subprocess
+import time
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from pkb_ext import bench_overhead as bo
+
+_M, _X = bo.MEASURED, bo.METHOD
+
+
+class ClassifyTest(parameterized.TestCase):
+
+  # Command lines as seen on local-cloud hosts during a smoke run.
+  @parameterized.parameters(
+      ('fio', 'fio --output-format=json --output=cloud_report_fio_rd-iops.json'
+       ' --filename=/dev/loop13 --section=rd-iops cloud_report_2021.fio', '',
+       ('fio', _M)),
+      ('fio', 'fio --output-format=json --output=x.json --filename=/dev/loop13'
+       ' --section=fill-disk-ignore cloud_report_2021.fio', '', ('fio', _X)),
+      ('netperf', '/usr/bin/netperf -H 10.247.83.11 -p 20000 -t TCP_RR -l 5',
+       '', ('netperf', _M)),
+      ('coremark-all-pt', '/opt/pkb/cloud_report_coremark/bin/coremark-all-'
+       'pthread-2 0x0 0x0 0x66 0 7 1 2000', '', ('coremark', _M)),
+      ('python3', '/usr/bin/python3 ttfb_worker.py --config worker.json --out'
+       ' ttfb.jsonl', '', ('ttfb_worker', _M)),
+      ('go-tpc', '/opt/pkb-ext/bin/go-tpc tpcc prepare -d postgres -H x'
+       ' --warehouses 1 -T 4', '', ('go-tpc', _X)),
+      ('go-tpc', '/opt/pkb-ext/bin/go-tpc tpcc run -d postgres --warehouses 1'
+       ' --time 20s', '/bin/sh -c ... > cloud_report_tpcc/step-01-1wh.txt',
+       ('go-tpc', _M)),
+      ('go-tpc', '/opt/pkb-ext/bin/go-tpc tpcc run -d postgres --warehouses 1'
+       ' --time 2s', '/bin/sh -c ... > cloud_report_tpcc/step-01-1wh-ramp.txt',
+       ('go-tpc', _X)),
+  )  # fmt: skip
+  def testTools(self, comm, cmdline, parent, want):
+    self.assertEqual(bo.Classify(comm, cmdline, parent), want)
+
+  @parameterized.parameters(
+      ('netserver', '/usr/bin/netserver -p 20000 -D'),
+      ('sudo', 'sudo fio --output-format=json --section=rd-iops x.fio'),
+      ('bash', 'bash -c cd /opt/pkb/cloud_report_coremark/bin/coremark-single'),
+      ('python3', 'python3 /tmp/pkb/wait_for_command.py --status x'),
+      ('minio', '/opt/pkb-ext/bin/minio server --quiet'),
+      ('postgres', 'postgres: postgres tpcc 10.247.83.10(51570) SELECT'),
+      ('go-tpc', '/opt/pkb-ext/bin/go-tpc version'),
+      ('make', 'make PORT_DIR=linux XCFLAGS=-O2 link'),
+  )
+  def testNotTools(self, comm, cmdline):
+    self.assertIsNone(bo.Classify(comm, cmdline))
+
+
+class FiguresTest(absltest.TestCase):
+
+  def testUnionCountsOverlapOnce(self):
+    self.assertEqual(bo.UnionSeconds([]), 0)
+    self.assertEqual(bo.UnionSeconds([(0, 2), (1, 3), (5, 6)]), 4)
+    self.assertEqual(bo.UnionSeconds([(5, 6), (0, 10)]), 10)
+    self.assertEqual(bo.UnionSeconds([(0, 1), (1, 2)]), 2)
+    self.assertEqual(bo.UnionSeconds([(3, 3), (4, 2)]), 0)
+
+  def testOverhead(self):
+    runs = [
+        bo.ToolRun('db1', 'fio', _X, 10, 30, 'fill'),
+        bo.ToolRun('db1', 'fio', _M, 30, 40, 'rd-iops'),
+        bo.ToolRun('client', 'netperf', _M, 35, 45, 'rr'),
+        bo.ToolRun('client', 'go-tpc', _X, 50, 60, 'prepare'),
+    ]
+    got = bo.Overhead(100.0, runs)
+    self.assertAlmostEqual(got['measured_tool_s'], 15)
+    self.assertAlmostEqual(got['overhead_pct'], 85)
+    self.assertAlmostEqual(got['all_tool_s'], 45)
+    self.assertAlmostEqual(got['harness_pct'], 55)
+    self.assertEqual(
+        got['tool_runs']['fio (method)'], {'runs': 1, 'seconds': 20}
+    )
+    with self.assertRaises(ValueError):
+      bo.Overhead(0, runs)
+
+  def testPhaseSecondsFromPkbLog(self):
+    log = (
+        '2026-11-22 07:20:26,805 r MainThread cloud_report_2021(1/1) INFO    '
+        ' cloud_report: phase cpu: Prepare done in 7.4 s\n'
+        '2026-11-22 07:27:24,587 r MainThread cloud_report_2021(1/1) INFO    '
+        ' cloud_report: phase net: Run done in 30.8 s\n'
+        'cloud_report: phase io: Run starting\n'
+    )
+    self.assertEqual(
+        bo.PhaseSeconds(log), {'cpu.Prepare': 7.4, 'net.Run': 30.8}
+    )
+
+
+class TracerTest(absltest.TestCase):
+  """The tracer on this process's own network namespace, for real."""
+
+  def testSeesAToolRunAndItsLength(self):
+    tmp = self.create_tempdir().full_path
+    tool = os.path.join(tmp, 'netperf')
+    with open(tool, 'w') as f:
+      f.write('#!/bin/sh\nsleep 0.6\n')
+    os.chmod(tool, 0o755)
+    tracer = bo.ProcessTracer({'me': '/proc/self/ns/net'}, 0.02).Start()
+    started = time.time()
+    subprocess.run([tool, tmp], check=True)
+    ended = time.time()
+    time.sleep(0.1)
+    runs = [r for r in tracer.Stop() if tmp in r.cmdline]
+    self.assertLen(runs, 1)
+    (run,) = runs
+    self.assertEqual((run.host, run.tool, run.kind), ('me', 'netperf', _M))
+    self.assertBetween(run.start, started - 0.05, started + 0.2)
+    self.assertBetween(run.end, ended - 0.1, ended + 0.1)
+    self.assertBetween(run.seconds, 0.5, 0.8)
+
+
+if __name__ == '__main__':
+  absltest.main()
