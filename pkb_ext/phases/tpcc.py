@@ -56,12 +56,14 @@ _STRATEGY = flags.DEFINE_enum(
     stepping.LINEAR,
     list(stepping.STRATEGIES),
     'linear: the report, +step until the first failing step; bisect: the'
-    ' same grid searched by bisection, then the edge confirmed by a run.',
+    ' same grid searched by bisection from its middle, then the edge'
+    ' confirmed by a run.',
 )
 _START = flags.DEFINE_integer(
     'cloud_report_tpcc_start_warehouses',
     2500,
-    'Active warehouses of the first step.',
+    'Active warehouses of the first step (linear); the lowest level of the'
+    ' grid (bisect, which starts in its middle).',
     lower_bound=1,
 )
 _STEP = flags.DEFINE_integer(

@@ -13,6 +13,7 @@
 # limitations under the License.
 """Tests for pkb_ext.stepping: plans, strategies, pass rules."""
 
+import functools
 import io
 
 from absl.testing import absltest
@@ -91,9 +92,9 @@ class BisectTest(absltest.TestCase):
     self.assertEqual(
         [(s.level, s.passed, s.confirm) for s in result.steps],
         [
-            (2500, True, False),
-            (3750, False, False),
+            (3750, False, False),  # the middle of the grid first
             (3000, True, False),
+            (3500, False, False),
             (3250, False, False),
             (3000, True, True),  # the edge's pass predates 3250's failure
         ],
@@ -106,16 +107,16 @@ class BisectTest(absltest.TestCase):
 
   def testFailedConfirmationMovesTheEdgeDown(self):
     plan = _Plan('bisect')
-    history = [(2500, True), (3750, False), (3000, True), (3250, False)]
+    history = [(3750, False), (3000, True), (3500, False), (3250, False)]
     d = stepping.Next(plan, history)
     self.assertEqual((d.next_level, d.confirm), (3000, True))
     d = stepping.Next(plan, history + [(3000, False)])
-    self.assertEqual((d.next_level, d.max_passing), (2750, 2500))
+    self.assertEqual((d.next_level, d.max_passing), (2750, None))
 
   def testStartFails(self):
     result = _Run('bisect', capacity=2400)
     self.assertIsNone(result.max_passing)
-    self.assertEqual(result.steps_used, 1)
+    self.assertEqual([s.level for s in result.steps], [3750, 3000, 2750, 2500])
 
   def testRejectsOffGridLevels(self):
     with self.assertRaisesRegex(stepping.StateError, 'not on the grid'):
@@ -138,7 +139,29 @@ class CapacityCurveTest(parameterized.TestCase):
     bisect = _Run('bisect', 4400)
     self.assertEqual((linear.max_passing, bisect.max_passing), (4250, 4250))
     self.assertEqual(linear.steps_used, 9)
-    self.assertLess(bisect.steps_used, linear.steps_used)
+    self.assertEqual([s.level for s in bisect.steps], [3750, 4500, 4250])
+
+  def testMoreStepsWhenTheEdgeIsTheStart(self):
+    self.assertEqual(_Run('linear', 2600).steps_used, 2)
+    self.assertEqual(_Run('bisect', 2600).steps_used, 4)
+
+  def testNoBisectionWithConfirmationNeedsFewerSteps(self):
+    """Bisect's total over the grid equals the best possible decision tree."""
+
+    @functools.cache
+    def Best(lo, hi, last_passed_at_lo):
+      # Total steps over the edges lo..hi-1 (those >= 0), choosing each probe
+      # optimally, with the confirmation rule of stepping.Next.
+      edges = hi - max(lo, 0)
+      if hi - lo <= 1:
+        return 0 if lo < 0 or last_passed_at_lo else edges
+      return min(
+          edges + Best(m, hi, True) + Best(lo, m, False)
+          for m in range(lo + 1, hi)
+      )
+
+    totals = bench_stepping.Run(io.StringIO())
+    self.assertEqual(totals['bisect_steps'], Best(-1, 11, False))
 
   def testFewerStepsOverTheRange(self):
     out = io.StringIO()
