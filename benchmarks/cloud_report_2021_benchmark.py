@@ -25,6 +25,8 @@ Example:
       --machine_type=c5a.4xlarge
 """
 
+import logging
+
 from absl import flags
 from perfkitbenchmarker import configs
 
@@ -111,18 +113,57 @@ def CheckPrerequisites(benchmark_config):
 
 
 def Prepare(spec):
-  phases.PrepareAll(
-      topology_lib.FromSpec(spec, with_metadata=False), _Selected()
+  """Checks the topology; each phase prepares right before it runs.
+
+  The phases share the db nodes' data disks in the report's order: io
+  measures the raw device, then tpcc formats and mounts it. Preparing every
+  phase here would let tpcc mount the disk before io runs, so phases.RunAll
+  prepares each phase just before its Run instead.
+  """
+  topology_lib.FromSpec(spec, with_metadata=False)
+  logging.info(
+      'cloud_report: phases %s prepare in the run stage, each before it runs',
+      ','.join(_Selected()) or '(none)',
   )
+
+
+# Set on the spec by Run when a phase failed; raised by Cleanup.
+_RUN_ERROR = 'cloud_report_run_error'
 
 
 def Run(spec):
-  return phases.RunAll(
-      topology_lib.FromSpec(spec), _Selected(), keep_going=_KEEP_GOING.value
-  )
+  """Runs the phases; a failed phase fails the benchmark in Cleanup.
+
+  PKB keeps no sample of a Run that raises, so one failed phase would lose
+  every other phase's samples. Instead Run returns the samples of the phases
+  that succeeded (PKB collects and publishes them) and records the failure
+  on the spec; Cleanup raises it, so the benchmark still ends FAILED with
+  the phases' errors as its status detail.
+  """
+  kept = []
+  try:
+    return phases.RunAll(
+        topology_lib.FromSpec(spec),
+        _Selected(),
+        on_samples=lambda _, phase_samples: kept.extend(phase_samples),
+        keep_going=_KEEP_GOING.value,
+        prepare=True,
+    )
+  except phases.PhaseError as e:
+    logging.error('%s; the run fails after cleanup', e)
+    setattr(spec, _RUN_ERROR, str(e))
+    return kept
 
 
 def Cleanup(spec):
-  phases.CleanupAll(
-      topology_lib.FromSpec(spec, with_metadata=False), _Selected()
-  )
+  run_error = getattr(spec, _RUN_ERROR, None)
+  try:
+    phases.CleanupAll(
+        topology_lib.FromSpec(spec, with_metadata=False), _Selected()
+    )
+  except phases.PhaseError as e:
+    if run_error:
+      raise phases.PhaseError(f'{run_error}; {e}') from e
+    raise
+  if run_error:
+    raise phases.PhaseError(run_error)

@@ -137,6 +137,7 @@ def RunAll(
     names: Sequence[str],
     on_samples: Callable[[str, list[Any]], None] | None = None,
     keep_going: bool = True,
+    prepare: bool = False,
 ) -> list[Any]:
   """Runs phases in order and stamps the common metadata on their samples.
 
@@ -146,6 +147,10 @@ def RunAll(
     on_samples: called with (phase, samples) as soon as a phase ends, so a
       later failure cannot lose them.
     keep_going: run the remaining phases after one fails.
+    prepare: run each phase's Prepare right before its Run. The combined
+      suite needs this: phases share the db nodes' data disks in the report's
+      order (io measures the raw device, then tpcc formats it), so no phase
+      may set the disks up before the phases ahead of it have run.
 
   Returns:
     All samples.
@@ -156,6 +161,8 @@ def RunAll(
   collected, failures = [], []
   for name in names:
     try:
+      if prepare:
+        _RunOne(name, topology, 'Prepare')
       phase_samples = samples_lib.Stamp(
           list(_RunOne(name, topology, 'Run')), topology.run_metadata, name
       )

@@ -117,6 +117,27 @@ class RunAllTest(absltest.TestCase):
       phases.RunAll(self.topo, ['cpu', 'io', 'net'], keep_going=False)
     self.assertEqual(self.fakes['net'].calls, [])
 
+  def testPrepareRunsRightBeforeEachRun(self):
+    order = []
+    for fake in self.fakes.values():
+      fake.fail = False
+      fake.calls = order
+    phases.RunAll(self.topo, ['cpu', 'io', 'net'], prepare=True)
+    self.assertEqual(order, ['Prepare', 'Run'] * 3)
+
+  def testFailedPrepareSkipsThatRunOnly(self):
+    self.fakes['io'].Prepare = mock.Mock(side_effect=OSError('disk busy'))
+    handed = {}
+    with self.assertRaisesRegex(phases.PhaseError, 'io: OSError: disk busy'):
+      phases.RunAll(
+          self.topo,
+          ['cpu', 'io', 'net'],
+          on_samples=lambda p, s: handed.setdefault(p, s),
+          prepare=True,
+      )
+    self.assertNotIn('Run', self.fakes['io'].calls)
+    self.assertEqual(sorted(handed), ['cpu', 'net'])
+
   def testCleanupRunsEveryPhaseInReverse(self):
     with self.assertRaisesRegex(phases.PhaseError, 'io: cleanup broke'):
       phases.CleanupAll(self.topo, ['cpu', 'io', 'net'])
