@@ -53,7 +53,11 @@ SMOKE = {
     # tpcc (report: 30 min per step, 1 min ramp, from 2,500 warehouses)
     'cloud_report_tpcc_start_warehouses': '1',
     'cloud_report_tpcc_step_warehouses': '1',
-    'cloud_report_tpcc_max_warehouses': '1',
+    'cloud_report_tpcc_max_warehouses': '3',  # 3 judged steps: 1, 2, 3
+    'cloud_report_tpcc_gotpc_load_check': 'false',
+    'cloud_report_tpcc_postgres_options': (
+        'fsync=off,synchronous_commit=off,full_page_writes=off'
+    ),
     'cloud_report_tpcc_duration': '20s',
     'cloud_report_tpcc_ramp': '2s',
     'cloud_report_tpcc_gotpc_threads_per_warehouse': '2',
