@@ -15,12 +15,17 @@
 
 Usage: python fake_vm_main.py COMMAND_LOG [PKB FLAGS...]
 
+If the environment variable PKB_EXT_FAKE_ANSWERS names a JSON file of
+[fragment, stdout] pairs (e.g. from pkb_ext.testing.fio_playback.Answers()),
+they are tried before the built-in answers.
+
 Every remote command PKB or pkb_ext sends is answered by FakeShell and
 appended, one JSON line each, to COMMAND_LOG, so a test can check what ran.
 Nothing leaves this process: there is no ssh, no copy and no cloud call.
 """
 
 import json
+import os
 import sys
 from unittest import mock
 
@@ -57,21 +62,27 @@ _ANSWERS = (
 class FakeShell:
   """Answers remote commands from _ANSWERS and logs each one."""
 
-  def __init__(self, log_path):
+  def __init__(self, log_path, answers=_ANSWERS):
     self._log_path = log_path
+    self._answers = tuple(answers)
 
   def __call__(self, vm, command, *args, **kwargs):
     del args, kwargs
     with open(self._log_path, 'a') as f:
       f.write(json.dumps({'vm': vm.name, 'command': command}) + '\n')
-    for fragment, stdout in _ANSWERS:
+    for fragment, stdout in self._answers:
       if fragment in command:
         return stdout, '', 0
     return '', '', 0
 
 
 def main(argv):
-  shell = FakeShell(argv[1])
+  answers = _ANSWERS
+  extra = os.environ.get('PKB_EXT_FAKE_ANSWERS')
+  if extra:
+    with open(extra) as f:
+      answers = tuple(tuple(a) for a in json.load(f)) + answers
+  shell = FakeShell(argv[1], answers)
 
   def Remote(vm, command, *args, **kwargs):
     return shell(vm, command, *args, **kwargs)

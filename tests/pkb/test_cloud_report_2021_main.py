@@ -29,10 +29,12 @@ import sys
 from absl.testing import absltest
 
 from pkb_ext import phases
+from pkb_ext.testing import fio_playback
+from pkb_ext.testing import netperf_playback
 
 _DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
-# Phases whose tool runs fake_vm_main.FakeShell answers with captured output.
-_PLAYBACK_PHASES = ()
+# Phases whose tool runs the fake shell answers with real captured outputs.
+_PLAYBACK = {'io': fio_playback.Answers, 'net': netperf_playback.Answers}
 
 
 def _StaticVmFile(directory):
@@ -82,8 +84,16 @@ class CloudReport2021MainTest(absltest.TestCase):
         '--ignore_package_requirements',
         '--run_uri=fakevms1',
     ]
+    answers_path = os.path.join(tmp, 'answers.json')
+    with open(answers_path, 'w') as f:
+      json.dump([a for p in selected_phases for a in _PLAYBACK[p]()], f)
     proc = subprocess.run(
-        argv, capture_output=True, text=True, timeout=600, check=False
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=dict(os.environ, PKB_EXT_FAKE_ANSWERS=answers_path),
     )
     self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
     with open(os.path.join(tmp, 'pkb', 'runs', 'fakevms1', 'pkb.log')) as f:
@@ -113,7 +123,7 @@ class CloudReport2021MainTest(absltest.TestCase):
     )
 
   def testLandedPhasesProduceSamples(self):
-    selected = [p for p in phases.Landed() if p in _PLAYBACK_PHASES]
+    selected = [p for p in phases.Landed() if p in _PLAYBACK]
     if not selected:
       self.skipTest('no landed phase has playback outputs yet')
     _, _, samples = self._RunMain(selected)
