@@ -30,8 +30,10 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import types
 
 from absl import flags
@@ -202,8 +204,14 @@ def _CloudUnavailable():
       ['ip', '-o', '-4', 'addr', 'show'],
       capture_output=True, text=True, check=False,
   ).stdout  # fmt: skip
-  if _CLOUD_SUBNET.rsplit('.', 1)[0] + '.' in addrs:
-    return f'{_CLOUD_SUBNET} is in use on this machine'
+  net = _CLOUD_SUBNET.rsplit('.', 1)[0] + '.'
+  others = [
+      line.split()[1]
+      for line in addrs.splitlines()
+      if f' {net}' in line and line.split()[1] != _CLOUD_PREFIX + '0'
+  ]
+  if others:
+    return f'{_CLOUD_SUBNET} is in use on this machine ({others[0]})'
   return None
 
 
@@ -236,7 +244,10 @@ class LocalCloudTest(absltest.TestCase):
       state = json.load(f)
     db1_loop = state['hosts']['db1']['loop']
 
-    tmp = self.create_tempdir().full_path
+    # A short path: PKB's ssh ControlPath socket lives under --temp_dir, and
+    # absltest's temp dirs make it longer than a socket path may be.
+    tmp = tempfile.mkdtemp(prefix='pkbio-')
+    self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
     samples_path = os.path.join(tmp, 'samples.json')
     pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
     proc = subprocess.run(
