@@ -88,6 +88,7 @@ def _Report(fidelity, pairs, iterations, started, load_before, **extra):
       'phase_scores': fidelity.phase_scores,
       'raw_scores': fidelity.raw_scores,
       'pair_ratios': fidelity.pair_ratios,
+      'median_pair_ratio': fidelity.median_pair_ratio,
       'pairs': pairs,
       'iterations': iterations or 'auto',
       'seconds': round(time.time() - started, 1),
@@ -113,8 +114,16 @@ def _PhaseScore(json_path) -> float:
   return row['value']
 
 
-def MeasureLocalCloud(pairs: int = 3, iterations: int = 0) -> dict:
-  """Measures fidelity on the local cloud's first db host (needs root)."""
+def MeasureLocalCloud(
+    pairs: int = 3, iterations: int = 0, keep: bool = False
+) -> dict:
+  """Measures fidelity on the local cloud's first db host (needs root).
+
+  Args:
+    pairs: phase/raw pairs, ABBA order.
+    iterations: per thread; 0 lets CoreMark calibrate (>= 10 s).
+    keep: keep PKB's temp dir (logs) and name it in the result.
+  """
   # pylint: disable=g-import-not-at-top
   from pkb_ext.linux_packages import cloud_report_coremark as pkg
   from pkb_ext.local import cloud
@@ -141,23 +150,28 @@ def MeasureLocalCloud(pairs: int = 3, iterations: int = 0) -> dict:
   started = time.time()
   _PkbRun(flags_, 'provision,prepare')
   try:
-    # The phase built on the first db host; find it and its binary.
-    raw_command = None
-    for name, host in sorted(state['hosts'].items()):
-      enter = ['nsenter', '-t', str(host['sshd_pid']), '-m', '-n', '--']
-      found = subprocess.run(
-          enter + ['sh', '-c', f'ls {pkg.BinaryPath("coremark-all-*")}'],
-          capture_output=True, text=True, check=False,
-      ).stdout.split()  # fmt: skip
-      if name.startswith('db') and found:
-        raw_command = enter + found[:1]
-        if iterations:
-          raw_command += pkg.RunCommand('x', iterations).split()[1:]
-        break
-    if raw_command is None:
+
+    def FindRaw():
+      # The phase built on the first db host; find it and its binary.
+      for name, host in sorted(state['hosts'].items()):
+        enter = ['nsenter', '-t', str(host['sshd_pid']), '-m', '-n', '--']
+        found = subprocess.run(
+            enter + ['sh', '-c', f'ls {pkg.BinaryPath("coremark-all-*")}'],
+            capture_output=True, text=True, check=False,
+        ).stdout.split()  # fmt: skip
+        if name.startswith('db') and found:
+          command = enter + found[:1]
+          if iterations:
+            command += pkg.RunCommand('x', iterations).split()[1:]
+          return command
       raise RuntimeError("no db host has the phase's all-core binary")
 
+    raw_command = []
+
     def Raw():
+      # Pair 0 runs the phase first, which builds the binary (the suite
+      # prepares each phase in its run stage).
+      raw_command[:] = raw_command or FindRaw()
       out = subprocess.run(
           raw_command, capture_output=True, text=True, check=True
       ).stdout
@@ -178,11 +192,13 @@ def MeasureLocalCloud(pairs: int = 3, iterations: int = 0) -> dict:
         phase_scores.append(Phase(i))
   finally:
     _PkbRun(flags_, 'cleanup,teardown')
-    shutil.rmtree(work, ignore_errors=True)
+    if not keep:
+      shutil.rmtree(work, ignore_errors=True)
   fidelity = cpu.Fidelity(tuple(phase_scores), tuple(raw_scores))
   return _Report(
       fidelity, pairs, iterations, started, load_before,
       where='localcloud', raw_command=' '.join(raw_command),
+      pkb_dir=work if keep else None,
   )  # fmt: skip
 
 
@@ -196,9 +212,14 @@ def main(argv=None) -> int:
       '--iterations', type=int, default=0, help='per thread; 0 = auto (>=10 s)'
   )
   parser.add_argument('--out', help='also append the JSON line to this file')
+  parser.add_argument(
+      '--keep', action='store_true', help="localcloud: keep PKB's logs"
+  )
   args = parser.parse_args(argv)
-  measure = MeasureLocalCloud if args.where == 'localcloud' else Measure
-  result = measure(args.pairs, args.iterations)
+  if args.where == 'localcloud':
+    result = MeasureLocalCloud(args.pairs, args.iterations, args.keep)
+  else:
+    result = Measure(args.pairs, args.iterations)
   line = json.dumps(result, sort_keys=True)
   print(line)
   if args.out:

@@ -200,7 +200,7 @@ def RunVm(vm, params: Params) -> list:
   metadata = {
       'coremark_version': coremark_pkg.VERSION,
       'coremark_commit': coremark_pkg.COMMIT,
-      'iterations_requested': params.iterations or 'auto',
+      'iterations_requested': params.iterations,  # 0: CoreMark calibrated
       'runs_requested': params.runs,
   }
   out = []
@@ -254,6 +254,11 @@ class Fidelity:
   @property
   def pair_ratios(self) -> tuple[float, ...]:
     return tuple(p / r for p, r in zip(self.phase_scores, self.raw_scores))
+
+  @property
+  def median_pair_ratio(self) -> float:
+    """Less sensitive than .ratio to load that comes and goes."""
+    return statistics.median(self.pair_ratios)
 
 
 def RawScore(stdout: str) -> float:
