@@ -107,15 +107,18 @@ def _PkbRun(flags_, stage, json_path=None):
     raise RuntimeError(f'pkb.py {stage} failed: {proc.stderr[-2000:]}')
 
 
-def _PhaseScore(json_path) -> float:
+def _PhaseScore(json_path, runs: int) -> float:
+  """The mean coremark_score of one run stage's `runs` runs."""
   with open(json_path) as f:
     rows = [json.loads(line) for line in f]
-  (row,) = [r for r in rows if r['metric'] == 'coremark_score']
-  return row['value']
+  values = [r['value'] for r in rows if r['metric'] == 'coremark_score']
+  if len(values) != runs:
+    raise RuntimeError(f'expected {runs} coremark_score samples: {values}')
+  return sum(values) / runs
 
 
 def MeasureLocalCloud(
-    pairs: int = 3, iterations: int = 0, keep: bool = False
+    pairs: int = 3, iterations: int = 0, keep: bool = False, runs: int = 1
 ) -> dict:
   """Measures fidelity on the local cloud's first db host (needs root).
 
@@ -123,6 +126,8 @@ def MeasureLocalCloud(
     pairs: phase/raw pairs, ABBA order.
     iterations: per thread; 0 lets CoreMark calibrate (>= 10 s).
     keep: keep PKB's temp dir (logs) and name it in the result.
+    runs: CoreMark runs per side of a pair (one pkb.py run stage runs the
+      phase `runs` times); a pair compares the two sides' means.
   """
   # pylint: disable=g-import-not-at-top
   from pkb_ext.linux_packages import cloud_report_coremark as pkg
@@ -138,7 +143,7 @@ def MeasureLocalCloud(
       '--benchmarks=cloud_report_2021',
       '--cloud_report_phases=cpu',
       '--cloud_report_coremark_modes=all',
-      '--cloud_report_coremark_runs=1',
+      f'--cloud_report_coremark_runs={runs}',
       f'--cloud_report_coremark_iterations={iterations}',
       f'--static_vm_file={state["static_vm_file"]}',
       f'--temp_dir={work}/pkb',
@@ -172,15 +177,20 @@ def MeasureLocalCloud(
       # Pair 0 runs the phase first, which builds the binary (the suite
       # prepares each phase in its run stage).
       raw_command[:] = raw_command or FindRaw()
-      out = subprocess.run(
-          raw_command, capture_output=True, text=True, check=True
-      ).stdout
-      return cpu.RawScore(out)
+      scores = [
+          cpu.RawScore(
+              subprocess.run(
+                  raw_command, capture_output=True, text=True, check=True
+              ).stdout
+          )
+          for _ in range(runs)
+      ]
+      return sum(scores) / runs
 
     def Phase(i):
       path = os.path.join(work, f'run{i}.json')
       _PkbRun(flags_, 'run', path)
-      return _PhaseScore(path)
+      return _PhaseScore(path, runs)
 
     phase_scores, raw_scores = [], []
     for i in range(pairs):
@@ -198,7 +208,7 @@ def MeasureLocalCloud(
   return _Report(
       fidelity, pairs, iterations, started, load_before,
       where='localcloud', raw_command=' '.join(raw_command),
-      pkb_dir=work if keep else None,
+      pkb_dir=work if keep else None, runs_per_pair_side=runs,
   )  # fmt: skip
 
 
@@ -215,9 +225,14 @@ def main(argv=None) -> int:
   parser.add_argument(
       '--keep', action='store_true', help="localcloud: keep PKB's logs"
   )
+  parser.add_argument(
+      '--runs', type=int, default=1, help='localcloud: runs per pair side'
+  )
   args = parser.parse_args(argv)
   if args.where == 'localcloud':
-    result = MeasureLocalCloud(args.pairs, args.iterations, args.keep)
+    result = MeasureLocalCloud(
+        args.pairs, args.iterations, args.keep, args.runs
+    )
   else:
     result = Measure(args.pairs, args.iterations)
   line = json.dumps(result, sort_keys=True)
