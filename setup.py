@@ -94,7 +94,13 @@ setuptools.setup(
     package_dir=_TOP_LEVEL,
     package_data={
         'pkb_ext': ['*.pth', 'analysis/sql/*.sql', 'publish/schema.json'],
-        'pkb_ext.configs': ['*.yaml', '*/*.yaml', '*/*.j2', '*/*.fio', '*/*.py'],
+        'pkb_ext.configs': [
+            '*.yaml',
+            '*/*.yaml',
+            '*/*.j2',
+            '*/*.fio',
+            '*/*.py',
+        ],
     },
     install_requires=['absl-py', 'PyYAML', 'numpy'],
     extras_require=_EXTRAS | {'test': sorted(set().union(*_EXTRAS.values()))},

@@ -9,13 +9,18 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 echo "[test] pyink --check (PKB style: 2-space, 80 columns)"
-.venv/bin/pyink --check --quiet . || { echo "[test] style check failed: run 'make format'"; exit 1; }
+style=0
+.venv/bin/pyink --check --quiet . || { style=1; echo "[test] style check FAILED: run 'make format'"; }
 
 echo "[test] pytest tests/ $*"
 .venv/bin/python -m pytest tests "$@"
 rc=$?
 if [ $rc -eq 5 ]; then
   echo "[test] FAILED: pytest collected no tests (exit 5)"
+  exit 1
+fi
+if [ $style -ne 0 ]; then
+  echo "[test] FAILED: style check (see above)"
   exit 1
 fi
 exit $rc
