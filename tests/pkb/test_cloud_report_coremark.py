@@ -256,6 +256,47 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         pass
 
 
+class FidelityTest(pkb_common_test_case.PkbCommonTestCase):
+
+  @mock.patch.object(data, 'ResourceExists', return_value=True)
+  def testPairsInAbbaOrder(self, _):
+    vm, cmd = _Vm(self, _Answers())
+    order = []
+    phase_score = parser.Parse(ALL_2).score
+    raw_16 = ALL_2.replace(parser.Parse(ALL_2).score_text, '16000.000000')
+
+    def Raw(command):
+      order.append(('raw', command))
+      return raw_16
+
+    real_run = cpu.RunBuild
+
+    def Phase(*args):
+      order.append(('phase', None))
+      return real_run(*args)
+
+    with mock.patch.object(cpu, 'RunBuild', side_effect=Phase):
+      fidelity = cpu.MeasureFidelity(vm, pairs=3, raw_runner=Raw)
+    self.assertEqual(
+        [o[0] for o in order], ['phase', 'raw', 'raw', 'phase', 'phase', 'raw']
+    )
+    # With iterations 0 the raw run is the bare binary, CoreMark's defaults.
+    self.assertEqual(order[1][1], pkg.BinaryPath('coremark-all-pthread-2'))
+    self.assertEqual(fidelity.phase_scores, (phase_score,) * 3)
+    self.assertEqual(fidelity.raw_scores, (16000.0,) * 3)
+    self.assertAlmostEqual(fidelity.ratio, phase_score / 16000)
+    self.assertAlmostEqual(fidelity.median_pair_ratio, fidelity.ratio)
+    self.assertEqual(cpu.FidelityRatio.__name__, 'FidelityRatio')
+    self.assertNotIn('coremark-single', cmd.all_commands)  # all-core only
+
+  def testRawRunWithCrcErrorsIsRefused(self):
+    bad = ALL_2.replace('[1]crcfinal', '[1]ERROR! list crc 0x1 - should be'
+                        ' 0x2\n[1]crcfinal')  # fmt: skip
+    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'raw CoreMark'):
+      cpu.RawScore(bad)
+    self.assertEqual(cpu.RawScore(ALL_2), parser.Parse(ALL_2).score)
+
+
 def _Labels(pkb_json_sample):
   out = {}
   for item in pkb_json_sample['labels'].split('|,|'):
