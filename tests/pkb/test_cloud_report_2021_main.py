@@ -29,12 +29,17 @@ import sys
 from absl.testing import absltest
 
 from pkb_ext import phases
+from pkb_ext.testing import coremark_playback
 from pkb_ext.testing import fio_playback
 from pkb_ext.testing import netperf_playback
 
 _DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
 # Phases whose tool runs the fake shell answers with real captured outputs.
-_PLAYBACK = {'io': fio_playback.Answers, 'net': netperf_playback.Answers}
+_PLAYBACK = {
+    'cpu': coremark_playback.Answers,
+    'io': fio_playback.Answers,
+    'net': netperf_playback.Answers,
+}
 
 
 def _StaticVmFile(directory):
