@@ -25,8 +25,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext import samples as samples_lib
-from pkb_ext.phases import cpu
+from pkb_ext.phases import cpu  # pylint: disable=unused-import (defines its flags)
 from pkb_ext.phases import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_coremark'
@@ -57,13 +56,12 @@ def GetConfig(user_config):
 
 
 def Prepare(spec):
-  cpu.Prepare(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.PreparePhase(spec, PHASE)
 
 
 def Run(spec):
-  topology = topology_lib.FromSpec(spec)
-  return samples_lib.Stamp(cpu.Run(topology), topology.run_metadata, PHASE)
+  return topology_lib.RunPhase(spec, PHASE)
 
 
 def Cleanup(spec):
-  cpu.Cleanup(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.CleanupPhase(spec, PHASE)

@@ -26,8 +26,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext import samples as samples_lib
-from pkb_ext.phases import net
+from pkb_ext.phases import net  # pylint: disable=unused-import (defines its flags)
 from pkb_ext.phases import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_netperf'
@@ -61,13 +60,12 @@ def GetConfig(user_config):
 
 
 def Prepare(spec):
-  net.Prepare(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.PreparePhase(spec, PHASE)
 
 
 def Run(spec):
-  topology = topology_lib.FromSpec(spec)
-  return samples_lib.Stamp(net.Run(topology), topology.run_metadata, PHASE)
+  return topology_lib.RunPhase(spec, PHASE)
 
 
 def Cleanup(spec):
-  net.Cleanup(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.CleanupPhase(spec, PHASE)

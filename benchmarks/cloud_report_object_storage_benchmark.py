@@ -30,8 +30,6 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext import phases
-from pkb_ext import samples
 from pkb_ext.phases import object_storage
 from pkb_ext.phases import topology as topology_lib
 
@@ -62,30 +60,13 @@ def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
 
 
-def _Topology(spec, with_metadata=True) -> phases.Topology:
-  """The client VM, which is also where the run metadata comes from."""
-  if spec.vm_groups.get(phases.DB_GROUP):
-    return topology_lib.FromSpec(spec, with_metadata)
-  client = spec.vm_groups[phases.CLIENT_GROUP][0]
-  return phases.Topology(
-      db_vms=(client,),
-      client_vm=client,
-      run_metadata=(
-          topology_lib.RunMetadataFromVm(client) if with_metadata else None
-      ),
-  )
-
-
 def Prepare(spec):
-  object_storage.Prepare(_Topology(spec, with_metadata=False))
+  topology_lib.PreparePhase(spec, object_storage.PHASE)
 
 
 def Run(spec):
-  topology = _Topology(spec)
-  return samples.Stamp(
-      object_storage.Run(topology), topology.run_metadata, object_storage.PHASE
-  )
+  return topology_lib.RunPhase(spec, object_storage.PHASE)
 
 
 def Cleanup(spec):
-  object_storage.Cleanup(_Topology(spec, with_metadata=False))
+  topology_lib.CleanupPhase(spec, object_storage.PHASE)

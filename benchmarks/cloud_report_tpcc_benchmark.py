@@ -27,9 +27,8 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext import samples as samples_lib
 from pkb_ext.phases import topology as topology_lib
-from pkb_ext.phases import tpcc
+from pkb_ext.phases import tpcc  # pylint: disable=unused-import (defines its flags)
 
 BENCHMARK_NAME = 'cloud_report_tpcc'
 BENCHMARK_CONFIG = """
@@ -75,13 +74,12 @@ def GetConfig(user_config):
 
 
 def Prepare(spec):
-  tpcc.Prepare(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.PreparePhase(spec, PHASE)
 
 
 def Run(spec):
-  topology = topology_lib.FromSpec(spec)
-  return samples_lib.Stamp(tpcc.Run(topology), topology.run_metadata, PHASE)
+  return topology_lib.RunPhase(spec, PHASE)
 
 
 def Cleanup(spec):
-  tpcc.Cleanup(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.CleanupPhase(spec, PHASE)

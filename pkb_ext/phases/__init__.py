@@ -104,6 +104,8 @@ class Topology:
 
   @property
   def first_db(self):
+    if not self.db_vms:
+      raise ValueError('this benchmark has no "db" vm_group')
     return self.db_vms[0]
 
   def RequireClient(self, phase: str):

@@ -76,30 +76,49 @@ def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
 
 
 def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
-  """Returns the topology of a spec with vm_groups db (and client).
+  """Returns the topology of a spec with vm_groups db and/or client.
 
-  Standalone phase benchmarks may have no client group; their Topology has
-  client_vm None, and a phase that needs a client says so.
+  Standalone phase benchmarks may have only one of the groups: with no
+  client group, client_vm is None; with no db group, db_vms is empty and the
+  run metadata comes from the client. A phase that needs the missing group
+  says so (Topology.RequireClient, Topology.first_db).
 
   Args:
     spec: a PKB BenchmarkSpec.
-    with_metadata: read the run metadata off the first db VM (one remote
-      command); Prepare and Cleanup do not need it.
+    with_metadata: read the run metadata off the first db VM, or the client
+      (one remote command); Prepare and Cleanup do not need it.
   """
   db_vms = tuple(spec.vm_groups.get(phases.DB_GROUP, ()))
   clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
-  if not db_vms:
+  if not db_vms and not clients:
     raise ValueError(
-        'cloud_report needs a vm_group "db" (and "client" for the phases '
-        'that load from one); got '
+        'cloud_report needs a vm_group "db" and/or "client"; got '
         + (
             ', '.join(f'{k}={len(v)}' for k, v in spec.vm_groups.items())
             or 'none'
         )
     )
-  metadata = RunMetadataFromVm(db_vms[0]) if with_metadata else None
+  metadata_vm = db_vms[0] if db_vms else clients[0]
   return phases.Topology(
       db_vms=db_vms,
       client_vm=clients[0] if clients else None,
-      run_metadata=metadata,
+      run_metadata=RunMetadataFromVm(metadata_vm) if with_metadata else None,
   )
+
+
+# The three stages of a standalone phase benchmark (one phase on a spec).
+
+
+def PreparePhase(spec, phase: str) -> None:
+  phases.Load(phase).Prepare(FromSpec(spec, with_metadata=False))
+
+
+def RunPhase(spec, phase: str) -> list:
+  topology = FromSpec(spec)
+  return samples_lib.Stamp(
+      phases.Load(phase).Run(topology), topology.run_metadata, phase
+  )
+
+
+def CleanupPhase(spec, phase: str) -> None:
+  phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))

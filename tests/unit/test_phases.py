@@ -40,6 +40,22 @@ class RegionTest(parameterized.TestCase):
     self.assertEqual(topology.RegionFromZone(zone), region)
 
 
+class FromSpecTest(absltest.TestCase):
+
+  def testClientOnlySpec(self):
+    client = mock.Mock(name='client')
+    spec = mock.Mock(vm_groups={'client': [client]})
+    topo = topology.FromSpec(spec, with_metadata=False)
+    self.assertIs(topo.RequireClient('object_storage'), client)
+    self.assertEqual(topo.db_vms, ())
+    with self.assertRaisesRegex(ValueError, 'no "db" vm_group'):
+      topo.first_db  # pylint: disable=pointless-statement
+
+  def testNoGroupsIsAClearError(self):
+    with self.assertRaisesRegex(ValueError, 'needs a vm_group "db"'):
+      topology.FromSpec(mock.Mock(vm_groups={'x': [1]}), with_metadata=False)
+
+
 class ValidateTest(absltest.TestCase):
 
   def testOrderIsTheReports(self):
