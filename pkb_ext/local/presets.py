@@ -55,6 +55,7 @@ SMOKE = {
     'cloud_report_tpcc_step_warehouses': '1',
     'cloud_report_tpcc_max_warehouses': '3',  # 3 judged steps: 1, 2, 3
     'cloud_report_tpcc_gotpc_load_check': 'false',
+    'cloud_report_tpcc_load_timeout': '15m',
     'cloud_report_tpcc_postgres_options': (
         'fsync=off,synchronous_commit=off,full_page_writes=off'
     ),

@@ -158,6 +158,13 @@ _GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
     True,
     "Run go-tpc prepare's consistency checks after loading.",
 )
+_LOAD_TIMEOUT = flags.DEFINE_string(
+    'cloud_report_tpcc_load_timeout',
+    '48h',
+    'Give up loading the warehouses after this long (e.g. 10m). go-tpc'
+    ' prepare can hang rather than exit when the database fails under it,'
+    ' e.g. on a full disk.',
+)
 _GOTPC_INTERVAL = flags.DEFINE_string(
     'cloud_report_tpcc_gotpc_interval',
     '10s',
@@ -205,7 +212,11 @@ def _CheckGrid(values) -> bool:
   return True
 
 
-for _name in ('cloud_report_tpcc_duration', 'cloud_report_tpcc_ramp'):
+for _name in (
+    'cloud_report_tpcc_duration',
+    'cloud_report_tpcc_ramp',
+    'cloud_report_tpcc_load_timeout',
+):
   flags.register_validator(_name, _Duration(_name))
 flags.register_validator(
     'cloud_report_tpcc_gotpc_interval',
@@ -244,6 +255,7 @@ class Params:
   gotpc_load_threads: int = 4
   gotpc_load_check: bool = True
   gotpc_interval: str = '10s'
+  load_timeout: str = '48h'
 
   @classmethod
   def FromFlags(cls) -> 'Params':
@@ -269,7 +281,12 @@ class Params:
         gotpc_load_threads=_GOTPC_LOAD_THREADS.value,
         gotpc_load_check=_GOTPC_LOAD_CHECK.value,
         gotpc_interval=_GOTPC_INTERVAL.value,
+        load_timeout=_LOAD_TIMEOUT.value,
     )
+
+  @property
+  def load_timeout_s(self) -> int:
+    return engines.DurationSeconds(self.load_timeout)
 
   @property
   def duration_s(self) -> int:

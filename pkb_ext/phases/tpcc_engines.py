@@ -259,7 +259,10 @@ class CockroachEngine:
           logging.warning('tpcc: %s failed: %s', statement, stderr.strip())
     command = ImportCommand(self.params.max_warehouses, first_ip)
     tail, status = _RunLogged(
-        client, command, f'{WORK_DIR}/import.txt', timeout=48 * 3600
+        client,
+        command,
+        f'{WORK_DIR}/import.txt',
+        timeout=self.params.load_timeout_s,
     )
     if status:
       raise errors.Benchmarks.RunError(
@@ -390,9 +393,19 @@ class PostgresEngine:
         self.params.gotpc_load_threads,
         check=self.params.gotpc_load_check,
     )
+    limit = self.params.load_timeout_s
     tail, status = _RunLogged(
-        client, load, f'{WORK_DIR}/prepare.txt', timeout=48 * 3600
+        client,
+        f'timeout -k 30 {limit} {load}',
+        f'{WORK_DIR}/prepare.txt',
+        timeout=limit + 120,
     )
+    if status == 124:
+      raise errors.Benchmarks.RunError(
+          f'go-tpc prepare did not finish in {self.params.load_timeout}'
+          ' (--cloud_report_tpcc_load_timeout); is the database disk full or'
+          f' the server down? Output tail: {tail[-1500:]}'
+      )
     if status or 'Finished' not in tail:
       raise errors.Benchmarks.RunError(
           f'go-tpc prepare exited {status}: {tail[-2000:]}'

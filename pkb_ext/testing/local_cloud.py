@@ -29,7 +29,7 @@ from pkb_ext.local import layout
 
 TEST_PREFIX = 'pkbtest'
 TEST_SUBNET = '10.247.74.0/24'
-TEST_DISK_GIB = 0.5
+TEST_DISK_GIB = 1.5  # the smoke preset loads 3 warehouses (~0.5 GiB)
 _TOOLS = ('ip', 'unshare', 'losetup', 'ssh', 'ssh-keygen', '/usr/sbin/sshd')
 
 

@@ -1,0 +1,108 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The go-tpc load gives up after --cloud_report_tpcc_load_timeout.
+
+go-tpc prepare was seen to hang, not exit, when PostgreSQL stopped under it
+on a full data disk; the load now runs under coreutils timeout.
+"""
+
+from unittest import mock
+
+from absl.testing import absltest
+from perfkitbenchmarker import errors
+
+from pkb_ext import phases
+from pkb_ext.phases import tpcc
+from pkb_ext.phases import tpcc_engines
+
+
+def _Db():
+  db = mock.Mock(name='db1', install_packages=False, internal_ip='10.0.0.1')
+
+  def Remote(command, **kwargs):
+    del kwargs
+    if command.startswith('ls -d /usr/lib/postgresql'):
+      return '/usr/lib/postgresql/15/bin\n', ''
+    if 'MemTotal' in command:
+      return '16000000\n', ''
+    return '', ''
+
+  db.RemoteCommand.side_effect = Remote
+  return db
+
+
+class LoadTimeoutTest(absltest.TestCase):
+
+  def _Prepare(self, status, load_timeout='10m', client=None):
+    client = client or mock.Mock(name='client', internal_ip='10.0.0.9')
+    client.RobustRemoteCommand.return_value = (
+        f'load tail\ncloud_report_tpcc_exit_status={status}\n',
+        '',
+    )
+    params = tpcc.Params(
+        engine=tpcc_engines.POSTGRES,
+        start=1,
+        step=1,
+        max_warehouses=3,
+        postgres_data_dir='/srv/pg',
+        load_timeout=load_timeout,
+    )
+    engine = tpcc_engines.PostgresEngine(params=params)
+    topology = phases.Topology(
+        db_vms=(_Db(),), client_vm=client, run_metadata=None
+    )
+    with mock.patch.object(
+        tpcc_engines.go_tpc, 'Path', return_value='/b/go-tpc'
+    ):
+      engine.Prepare(topology)
+    return client
+
+  def testHungLoadIsKilledAndNamed(self):
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        r'did not finish in 10m \(--cloud_report_tpcc_load_timeout\).*disk'
+        r' full',
+    ):
+      self._Prepare(124)
+
+  def testLoadRunsUnderTimeout(self):
+    client = mock.Mock(name='client', internal_ip='10.0.0.9')
+    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'exited 0'):
+      # Exit 0 without go-tpc's "Finished" line is still a failed load.
+      self._Prepare(0, load_timeout='2h', client=client)
+    (command,) = [
+        c.args[0]
+        for c in client.RobustRemoteCommand.call_args_list
+        if 'tpcc prepare' in c.args[0]
+    ]
+    self.assertIn('timeout -k 30 7200 /b/go-tpc tpcc prepare', command)
+
+  def testCommandCarriesTheLimit(self):
+    client = mock.Mock()
+    client.RobustRemoteCommand.return_value = (
+        'cloud_report_tpcc_exit_status=0\n',
+        '',
+    )
+    tail, status = tpcc_engines._RunLogged(
+        client, 'timeout -k 30 600 /b/go-tpc tpcc prepare', '/w/p.txt', 720
+    )
+    self.assertEqual(status, 0)
+    command = client.RobustRemoteCommand.call_args[0][0]
+    self.assertIn('timeout -k 30 600 /b/go-tpc', command)
+    self.assertEqual(client.RobustRemoteCommand.call_args[1]['timeout'], 720)
+    del tail
+
+
+if __name__ == '__main__':
+  absltest.main()
