@@ -54,11 +54,23 @@ def _Healthy(endpoint: str) -> bool:
     return False
 
 
-def _RootPid(host: layout.Host, nspid: int) -> int:
-  """This machine's PID of a process known by its PID on a host."""
-  for pid in network.NetnsPids(host.netns):
-    if system.NsPid(pid) == nspid and system.Comm(pid) == 'minio':
-      return pid
+def _RootPid(host: layout.Host, nspid: int, wait_s: float = 15) -> int:
+  """This machine's PID of a process known by its PID on a host.
+
+  The PID that `nohup ... & echo $!` prints is a shell until it execs
+  nohup and then minio; on a loaded machine that takes a moment, so the
+  process is looked for until it is minio, has gone, or wait_s passed.
+  """
+  deadline = time.monotonic() + wait_s
+  while True:
+    pids = [
+        p for p in network.NetnsPids(host.netns) if system.NsPid(p) == nspid
+    ]
+    if pids and system.Comm(pids[0]) == 'minio':
+      return pids[0]
+    if not pids or time.monotonic() > deadline:
+      break
+    time.sleep(0.2)
   raise system.LocalCloudError(
       f'MinIO (pid {nspid} on {host.name}) exited at start; see ~/minio.log'
       f' on {host.name}'
