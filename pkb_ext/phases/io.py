@@ -486,6 +486,11 @@ class Fidelity:
   def pair_ratios(self) -> tuple[float, ...]:
     return tuple(p / r for p, r in zip(self.phase_iops, self.raw_iops))
 
+  @property
+  def median_pair_ratio(self) -> float:
+    """Robust to a neighbour's burst hitting one run of a pair."""
+    return statistics.median(self.pair_ratios)
+
 
 def MeasureFidelity(
     vm, device: str, runtime_s: int = 10, repeats: int = 3, **overrides

@@ -54,9 +54,23 @@ class LoopDevice(contextlib.AbstractContextManager):
     device: e.g. /dev/loop7, set on entry.
   """
 
-  def __init__(self, size_bytes: int = 1 << 30, prefix='pkb-ext-fio-'):
+  def __init__(
+      self,
+      size_bytes: int = 1 << 30,
+      prefix: str = 'pkb-ext-fio-',
+      directory: str | None = None,
+  ):
+    """Plans the device; nothing is made before entry.
+
+    Args:
+      size_bytes: the image's size.
+      prefix: of the temp dir's name.
+      directory: where the temp dir goes (default: the system's temp dir);
+        e.g. /dev/shm for a RAM-backed device that other jobs' disk I/O
+        cannot disturb.
+    """
     self.size_bytes = size_bytes
-    self.dir = tempfile.mkdtemp(prefix=prefix)
+    self.dir = tempfile.mkdtemp(prefix=prefix, dir=directory)
     self.image = os.path.join(self.dir, 'disk.img')
     self.device = None
     self._mounts = []
