@@ -66,12 +66,16 @@ def LocalCloudVms(static_vm_file: str, work_dir: str, run_uri: str) -> list:
   # pylint: enable=g-import-not-at-top
   _ParsePkbFlags(work_dir, run_uri)
   vm_util.GenTempDir()
-  with svm.StaticVirtualMachine.vm_pool_lock:
-    svm.StaticVirtualMachine.vm_pool.clear()
-    with open(static_vm_file) as f:
-      svm.StaticVirtualMachine.ReadStaticVirtualMachineFile(f)
-    vms = list(svm.StaticVirtualMachine.vm_pool)
-    svm.StaticVirtualMachine.vm_pool.clear()
+  pool = svm.StaticVirtualMachine.vm_pool
+  pool.clear()
+  with open(static_vm_file) as f:
+    svm.StaticVirtualMachine.ReadStaticVirtualMachineFile(f)
+  vms = []
+  while pool:  # as PKB's provisioning does: Create, boot wait, environment
+    vm = svm.StaticVirtualMachine.GetStaticVirtualMachine()
+    vm.WaitForBootCompletion()
+    vm.PrepareVMEnvironment()
+    vms.append(vm)
   return vms
 
 

@@ -45,7 +45,7 @@ from pkb_ext.testing import local_cloud
 
 FAULT_PREFIX = 'pkbflt'
 FAULT_SUBNET = '10.247.85.0/24'
-FAULT_DISK_GIB = 0.25
+FAULT_DISK_GIB = 1  # PostgreSQL's WAL fills a smaller disk (smoke tpcc)
 FAULT_DIR = '/run/pkb-ext-faults'  # on the hosts (their own tmpfs)
 
 
@@ -53,19 +53,42 @@ def FaultStateDir() -> str:
   return os.path.join(paths.CacheDir(), 'local-faults')
 
 
-def ExitScript(tool: str, code: int = 3) -> str:
-  """A stand-in that prints an error and exits `code` (a broken tool)."""
+def ExitScript(
+    tool: str, code: int = 3, real: str | None = None, when: str = '*'
+) -> str:
+  """A stand-in that prints an error and exits `code` (a broken tool).
+
+  Args:
+    tool: the tool's name, for the message.
+    code: the exit status.
+    real: the real tool, run unchanged for calls that `when` does not match.
+    when: a bash case pattern on the arguments ("$*") of the failing calls.
+  """
+  passthrough = ''
+  if real:
+    passthrough = (
+        f'case "$*" in {when}) ;; *) exec {shlex.quote(real)} "$@" ;; esac\n'
+    )
   return (
-      '#!/bin/sh\n'
-      f'echo "pkb-ext fault injection: {tool} exits {code} on purpose" >&2\n'
+      '#!/bin/bash\n'
+      + passthrough
+      + f'echo "pkb-ext fault injection: {tool} exits {code} on purpose" >&2\n'
       f'exit {code}\n'
   )
 
 
-def TruncateScript(real: str, keep: float = 0.5) -> str:
-  """A stand-in that runs the real tool and prints part of its stdout."""
+def TruncateScript(real: str, keep: float = 0.5, when: str = '*') -> str:
+  """A stand-in that runs the real tool and prints part of its stdout.
+
+  Args:
+    real: the real tool (RealPath of the shimmed path).
+    keep: the fraction of stdout printed.
+    when: a bash case pattern on the arguments ("$*"); other calls run the
+      real tool unchanged (e.g. a version check).
+  """
   return (
       '#!/bin/bash\n'
+      f'case "$*" in {when}) ;; *) exec {shlex.quote(real)} "$@" ;; esac\n'
       f'out=$(mktemp {FAULT_DIR}/out.XXXXXX)\n'
       f'{shlex.quote(real)} "$@" > "$out"; rc=$?\n'
       f'head -c $(( $(wc -c < "$out") * {int(keep * 100)} / 100 )) "$out"\n'
@@ -117,6 +140,29 @@ class FaultCloud(local_cloud.TestCloud):
       found.append(f'dir {self.state_dir}')
     return found
 
+  @staticmethod
+  def EndSshMasters(work: str) -> list[int]:
+    """Ends PKB's ssh ControlMaster processes of runs under `work`.
+
+    PKB keeps one per host for --ssh_control_persist (30 min) after pkb.py
+    exits; once the hosts are gone they would linger until ServerAlive
+    gives up. Returns the PIDs signalled.
+    """
+    ended = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+      try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+          cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
+      except OSError:
+        continue
+      if cmd.startswith(f'ssh: {work}/') and '[mux]' in cmd:
+        try:
+          os.kill(int(pid), signal.SIGTERM)
+          ended.append(int(pid))
+        except ProcessLookupError:
+          pass
+    return ended
+
   def Run(self, host: str, command: str, timeout=120) -> str:
     """Runs command on a host over ssh; returns stdout, raises on failure."""
     proc = self.Ssh(host, command, timeout=timeout)
@@ -141,6 +187,18 @@ class FaultCloud(local_cloud.TestCloud):
         f' sudo chmod 755 {q(fake)}; if mountpoint -q "$p"; then sudo umount'
         f' "$p"; fi; sudo mount --bind {q(fake)} "$p"',
     )
+
+  def PutScript(self, host: str, name: str, content: str) -> str:
+    """Writes an executable script on a host; returns its path there."""
+    path = f'{FAULT_DIR}/bin/{name}'
+    q = shlex.quote
+    self.Run(
+        host,
+        f'sudo mkdir -p {FAULT_DIR}/bin && sudo chmod 1777 {FAULT_DIR} &&'
+        f' printf %s {q(content)} | sudo tee {q(path)} >/dev/null &&'
+        f' sudo chmod 755 {q(path)}',
+    )
+    return path
 
   def Unshim(self, host: str, path: str) -> None:
     q = shlex.quote(path)
@@ -186,7 +244,12 @@ class FaultCloud(local_cloud.TestCloud):
     return chain
 
   def DropSsh(
-      self, host: str, pattern: str, timeout_s: float = 300, after_s=0.0
+      self,
+      host: str,
+      pattern: str,
+      timeout_s: float = 300,
+      after_s: float = 0.0,
+      while_running: str | None = None,
   ) -> dict:
     """Drops the ssh connection serving the first process matching pattern.
 
@@ -196,6 +259,8 @@ class FaultCloud(local_cloud.TestCloud):
         must run under an sshd session (not a daemonized one).
       timeout_s: how long to wait for such a process.
       after_s: wait this long after it appears before dropping.
+      while_running: only while a process matching this also runs on the
+        host (e.g. the tool a RobustRemoteCommand waits for).
 
     Returns:
       {'pid', 'cmdline', 'killed' (sshd pids), 'at' (time.time())}.
@@ -206,6 +271,11 @@ class FaultCloud(local_cloud.TestCloud):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
       procs = self.HostProcesses(host)
+      if while_running and not any(
+          re.search(while_running, cmd) for _, cmd in procs.values()
+      ):
+        time.sleep(0.05)
+        continue
       for pid, (_, cmd) in procs.items():
         if not re.search(pattern, cmd):
           continue
@@ -237,6 +307,50 @@ class FaultCloud(local_cloud.TestCloud):
     thread.start()
     return thread, result
 
+  def ShimWhenRunning(
+      self, host, trigger, path_glob, content_of, timeout_s: float = 900
+  ):
+    """In a thread: shims a file a phase makes, while the phase runs.
+
+    Once a process matching `trigger` runs on the host (e.g. the single-core
+    CoreMark run, after the phase built every binary), shims each file
+    matching path_glob with content_of(path); once one of them has run and
+    no process uses it any more, removes the shims (so the phase's cleanup
+    can delete them).
+
+    Returns:
+      (thread, result dict: 'shimmed' paths, 'ran', or 'error').
+    """
+    result = {}
+
+    def Target():
+      try:
+        deadline = time.monotonic() + timeout_s
+        while not self.FindProcess(host, trigger):
+          if time.monotonic() > deadline:
+            raise TimeoutError(f'{host}: nothing matched {trigger!r}')
+          time.sleep(0.05)
+        paths = self.Run(host, f'ls -d {path_glob}').split()
+        for path in paths:
+          self.Shim(host, path, content_of(path))
+        result['shimmed'] = paths
+        used = '|'.join(re.escape(p) for p in paths)
+        while not self.FindProcess(host, used):
+          if time.monotonic() > deadline:
+            raise TimeoutError(f'{host}: {paths} never ran')
+          time.sleep(0.05)
+        result['ran'] = True
+        while self.FindProcess(host, used):
+          time.sleep(0.1)
+        for path in paths:
+          self.Unshim(host, path)
+      except Exception as e:  # pylint: disable=broad-except
+        result['error'] = repr(e)
+
+    thread = threading.Thread(target=Target, daemon=True)
+    thread.start()
+    return thread, result
+
   # --- Stock pkb.py ------------------------------------------------------
 
   def PkbArgv(self, work: str, run_uri: str, *flags) -> list[str]:
@@ -254,9 +368,16 @@ class FaultCloud(local_cloud.TestCloud):
             f'--run_uri={run_uri}', *flags]  # fmt: skip
 
   def Pkb(self, work: str, run_uri: str, *flags, timeout=1800):
-    """Runs stock pkb.py on this cloud; returns the CompletedProcess."""
-    return subprocess.run(
+    """Runs stock pkb.py on this cloud; returns the CompletedProcess.
+
+    Its stderr (PKB's log) is also kept as work/RUN_URI-N.log.
+    """
+    proc = subprocess.run(
         self.PkbArgv(work, run_uri, *flags),
         env=self.env, capture_output=True, text=True, timeout=timeout,
         check=False,
     )  # fmt: skip
+    n = len([f for f in os.listdir(work) if f.startswith(run_uri + '-')])
+    with open(os.path.join(work, f'{run_uri}-{n + 1}.log'), 'w') as f:
+      f.write(proc.stderr)
+    return proc
