@@ -497,6 +497,18 @@ def MeasureFidelity(
 ) -> Fidelity:
   """rd-iops through the phase vs raw fio, interleaved ABBA on one device.
 
+  "Through the phase" is RunOnVm (guard, rendered job file, --section,
+  RobustRemoteCommand, --output file, parser, samples) with only rd-iops;
+  "raw" is the same job as one fio command line, its JSON read with json.
+  Both read what is on the device, so fill it first (the local cloud's
+  disks are pre-filled). On a shared machine the runs are noisy: prefer
+  many short pairs (e.g. runtime_s=3, repeats=40) and a RAM-backed device.
+  For `pkb-ext bench`:
+
+    with loop_device.LoopDevice(directory='/dev/shm') as loop:
+      vm = local_vm.LocalVm(work_dir=...)
+      ratio = FidelityRatio(vm, loop.device, runtime_s=3, repeats=40)
+
   Args:
     vm: a VM (or pkb_ext.testing.local_vm.LocalVm) with fio.
     device: the target; the guard checks it as in the phase.
