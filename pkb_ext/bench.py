@@ -119,6 +119,29 @@ def Table(figures: dict, errors: dict) -> str:
   return '\n'.join(lines)
 
 
+def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
+  """Lines that say how far to trust the figures (noise, load, errors)."""
+  notes = []
+  cpus = details.get('machine', {}).get('cpus')
+  for phase, result in sorted(details.get('fidelity', {}).items()):
+    cv = result.get('pair_ratio_cv_pct')
+    if cv is not None and cv > noisy_cv_pct:
+      notes.append(
+          f'note: {phase} pair ratios vary by {cv:.0f} % (CV; load average'
+          f' {result.get("loadavg_1m_before", 0):.1f} on {cpus} CPUs): its'
+          ' fidelity figure is dominated by noise from other work'
+      )
+  overhead = details.get('overhead')
+  if overhead and 'harness_pct' in overhead:
+    notes.append(
+        f'note: overhead run {overhead["wall_s"]:.0f} s, measured tool runs'
+        f' {overhead["measured_tool_s"]:.0f} s, all tool runs'
+        f' {overhead["all_tool_s"]:.0f} s (harness alone'
+        f' {overhead["harness_pct"]:.1f} %)'
+    )
+  return notes
+
+
 class LocalCloud:
   """The local cloud the bench runs on: its plan, env and static VM file."""
 
@@ -319,7 +342,7 @@ def BuildParser() -> argparse.ArgumentParser:
       help='the local cloud (default %(default)s)',
   )
   parser.add_argument(
-      '--pairs', type=int, default=3, help='phase/raw pairs per tool'
+      '--pairs', type=int, default=5, help='phase/raw pairs per tool'
   )
   parser.add_argument(
       '--seconds', type=int, default=10, help='seconds per fio/netperf run'
@@ -356,6 +379,8 @@ def Main(argv: list[str]) -> int:
     json.dump(figures | {'details': details}, f, indent=1, default=str)
   os.replace(args.out + '.tmp', args.out)
   print(Table(figures, errors))
+  for line in Notes(details):
+    print(line)
   for part, message in errors.items():
     print(f'{part}: {message}', file=sys.stderr)
   print(f'wrote {args.out}')

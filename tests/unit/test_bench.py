@@ -28,6 +28,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext import bench
+from pkb_ext import bench_fidelity
 from pkb_ext import bench_publish
 from pkb_ext import cli
 
@@ -98,6 +99,46 @@ class VerdictTest(parameterized.TestCase):
     self.assertIn('ERROR', rows['overhead_pct'])
     self.assertIn('pkb.py exited 1', rows['overhead_pct'])
     self.assertIn('not run', rows['coremark_ratio'])
+
+
+class FidelitySummaryTest(absltest.TestCase):
+
+  def testFigureIsTheMedianPairRatio(self):
+    # A burst of other work halves the third phase run: the ratio of means
+    # moves, the median pair ratio does not.
+    got = bench_fidelity.Summary(
+        phase=(100.0, 99.0, 50.0, 98.0, 101.0),
+        raw=(100.0, 100.0, 100.0, 100.0, 100.0),
+        seconds=12.34,
+        phase_ratio=0.896,
+    )
+    self.assertAlmostEqual(got['ratio'], 0.99)
+    self.assertTrue(got['pass'])
+    self.assertAlmostEqual(got['ratio_of_means'], 0.896)
+    self.assertEqual(got['phase_module_ratio'], 0.896)
+    self.assertEqual(got['pair_ratios'], [1.0, 0.99, 0.5, 0.98, 1.01])
+    self.assertGreater(got['pair_ratio_cv_pct'], 20)
+    self.assertEqual(got['seconds'], 12.3)
+
+  def testMissAndSinglePair(self):
+    got = bench_fidelity.Summary(phase=(90.0,), raw=(100.0,), seconds=1)
+    self.assertAlmostEqual(got['ratio'], 0.9)
+    self.assertFalse(got['pass'])
+    self.assertIsNone(got['pair_ratio_cv_pct'])
+
+  def testNotesFlagNoisyFidelity(self):
+    details = {
+        'machine': {'cpus': 2},
+        'fidelity': {
+            'io': {'pair_ratio_cv_pct': 30.0, 'loadavg_1m_before': 6.5},
+            'net': {'pair_ratio_cv_pct': 1.0, 'loadavg_1m_before': 0.2},
+            'cpu': {'error': 'RunError: x'},
+        },
+    }
+    notes = bench.Notes(details)
+    self.assertLen(notes, 1)
+    self.assertIn('io pair ratios vary by 30 %', notes[0])
+    self.assertIn('load average 6.5 on 2 CPUs', notes[0])
 
 
 class RunTest(absltest.TestCase):
