@@ -163,38 +163,48 @@ class ProcessTracer:
     self._interval = interval_s
     self._ticks = os.sysconf('SC_CLK_TCK')
     self._boot = _BootEpoch()
-    self._known: set[str] = set()
-    self._live: dict[str, list] = (
-        {}
-    )  # pid -> [host, tool, kind, start, seen, cmd]
+    self._outside: set[str] = set()  # not a process of our hosts
+    self._inside: dict[str, str] = {}  # our hosts' non-tools: pid -> comm
+    self._live: dict[str, list] = {}  # [host, tool, kind, start, seen, cmd]
     self.runs: list[ToolRun] = []
     self._stop = threading.Event()
     self._thread = None
 
-  def _New(self, pid: str, now: float) -> None:
+  def _Look(self, pid: str, now: float) -> None:
+    """Classifies a process of ours, new or one whose comm changed (exec)."""
     try:
       stat = _Read(f'/proc/{pid}/stat')
-      host = self._hosts.get(os.stat(f'/proc/{pid}/ns/net').st_ino)
-      if host is None:
-        return
       comm = stat[stat.index('(') + 1 : stat.rindex(')')]
+      if self._inside.get(pid) == comm:
+        return
+      if pid not in self._inside:
+        host = self._hosts.get(os.stat(f'/proc/{pid}/ns/net').st_ino)
+        if host is None:
+          self._outside.add(pid)
+          return
+      else:
+        host = self._hosts[os.stat(f'/proc/{pid}/ns/net').st_ino]
       fields = stat[stat.rindex(')') + 2 :].split()
       cmdline = _Read(f'/proc/{pid}/cmdline')
       parent = _Read(f'/proc/{fields[1]}/cmdline')
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError, KeyError):
       return
     found = Classify(comm, cmdline, parent)
-    if found:
-      start = self._boot + int(fields[19]) / self._ticks
-      self._live[pid] = [host, *found, min(start, now), now, cmdline]
+    if not found:
+      self._inside[pid] = comm  # looked at again if it execs
+      return
+    self._inside.pop(pid, None)
+    start = self._boot + int(fields[19]) / self._ticks
+    self._live[pid] = [host, *found, min(start, now), now, cmdline]
 
   def Poll(self) -> None:
     """Looks at /proc once."""
     now = time.time()
     pids = {p for p in os.listdir('/proc') if p.isdigit()}
-    for pid in pids - self._known:
-      self._New(pid, now)
-    self._known = pids
+    self._outside &= pids
+    self._inside = {p: c for p, c in self._inside.items() if p in pids}
+    for pid in pids - self._outside - self._live.keys():
+      self._Look(pid, now)
     for pid in list(self._live):
       record = self._live[pid]
       if pid in pids:
