@@ -28,8 +28,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext import samples as samples_lib
-from pkb_ext.phases import io
+from pkb_ext.phases import io  # pylint: disable=unused-import (defines its flags)
 from pkb_ext.phases import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_fio'
@@ -70,13 +69,12 @@ def GetConfig(user_config):
 
 
 def Prepare(spec):
-  io.Prepare(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.PreparePhase(spec, PHASE)
 
 
 def Run(spec):
-  topology = topology_lib.FromSpec(spec)
-  return samples_lib.Stamp(io.Run(topology), topology.run_metadata, PHASE)
+  return topology_lib.RunPhase(spec, PHASE)
 
 
 def Cleanup(spec):
-  io.Cleanup(topology_lib.FromSpec(spec, with_metadata=False))
+  topology_lib.CleanupPhase(spec, PHASE)
