@@ -16,17 +16,14 @@
 LocalVmTest runs the phase's own code (install with the sha256, commit and
 tree checks, one build per mode, runs, parser, samples) through
 pkb_ext.testing.local_vm.LocalVm, with short iteration counts.
-LocalCloudTest runs it through stock pkb.py on the local cloud, if one is up
-(`pkb-ext local up`, root); otherwise it is skipped, saying why.
+Through stock pkb.py on a local cloud it runs in
+tests/local/test_local_cloud.py (the suite smoke run's cpu samples).
 """
 
 import gzip
-import json
 import math
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from unittest import mock
 
@@ -124,63 +121,6 @@ class LocalVmTest(absltest.TestCase):
     self.assertLen(fidelity.raw_scores, 2)
     self.assertGreater(fidelity.ratio, 0)
     self.assertTrue(math.isfinite(fidelity.ratio))
-
-
-def _LocalCloudState():
-  """The local cloud's state, or a reason why there is none."""
-  try:
-    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
-    from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    return None, f'pkb_ext.local has not landed ({e})'
-  if os.geteuid() != 0:
-    return None, 'the local cloud needs root'
-  plan = cloud.PlanOf(layout.DefaultStateDir())
-  if not os.path.exists(plan.state_file):
-    return None, f'no local cloud is up ({plan.state_file}): pkb-ext local up'
-  state = cloud.LoadState(plan)
-  if not os.path.exists(state.get('static_vm_file') or ''):
-    return None, 'the local cloud has no static VM file'
-  return state, ''
-
-
-class LocalCloudTest(absltest.TestCase):
-  """cloud_report_2021 --cloud_report_phases=cpu with stock pkb.py."""
-
-  def testCpuPhaseOnTheLocalCloud(self):
-    state, why = _LocalCloudState()
-    if state is None:
-      self.skipTest(why)
-    # Short: ssh's ControlPath under PKB's temp dir must fit a socket name.
-    tmp = tempfile.mkdtemp(prefix='pkbcpu-', dir='/tmp')
-    self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
-    samples_path = os.path.join(tmp, 'samples.json')
-    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
-    proc = subprocess.run(
-        [
-            sys.executable, pkb,
-            '--benchmarks=cloud_report_2021',
-            '--cloud_report_phases=cpu',
-            f'--static_vm_file={state["static_vm_file"]}',
-            '--cloud_report_coremark_runs=2',
-            '--cloud_report_coremark_iterations=2000',
-            f'--temp_dir={tmp}/pkb',
-            f'--json_path={samples_path}',
-            '--run_uri=cpulocal1',
-            '--accept_licenses',
-            '--ignore_package_requirements',
-        ],
-        capture_output=True, text=True, timeout=1800, check=False,
-    )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
-    per_run = [s for s in samples if s['metric'] == 'coremark_score']
-    self.assertLen(per_run, 4)
-    for s in per_run:
-      self.assertGreater(s['value'], 0)
-      self.assertIn('|phase:cpu|', s['labels'])
-    self.assertIn('|mode:all|', per_run[-1]['labels'])
 
 
 if __name__ == '__main__':

@@ -249,7 +249,28 @@ class LocalCloudTest(absltest.TestCase):
     for phase, rows in by_phase.items():
       self.assertTrue(any(r['value'] > 0 for r in rows), phase)
       self.assertTrue(all(r['metadata'].get('cloud') for r in rows), phase)
+    self._AssertCpuSamples(by_phase.get('cpu', []))
+    self._AssertTpccSamples(by_phase.get('tpcc', []))
     self._AssertNoPackageManager(marks)
+
+  def _AssertCpuSamples(self, rows):
+    """The smoke preset's 1 CoreMark run per mode, each a real score."""
+    per_run = [r for r in rows if r['metric'] == 'coremark_score']
+    self.assertEqual(
+        sorted(r['metadata']['mode'] for r in per_run), ['all', 'single']
+    )
+    self.assertTrue(all(r['value'] > 0 for r in per_run), per_run)
+
+  def _AssertTpccSamples(self, rows):
+    """Judged PostgreSQL steps, each with its pass rule's reason."""
+    passed = [r for r in rows if r['metric'] == 'tpcc_step_passed']
+    self.assertNotEmpty(passed)
+    for r in passed:
+      self.assertEqual(r['metadata']['engine'], 'postgres')
+      self.assertRegex(r['metadata']['pass_reason'], r'^(pass|fail) ')
+    used = [r for r in rows if r['metric'] == 'tpcc_steps_used']
+    self.assertLen(used, 1)
+    self.assertEqual(used[0]['value'], len(passed))
 
   def test_9b_down_leaves_nothing(self):
     proc = self.cloud.Cli('down')

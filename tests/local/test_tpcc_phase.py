@@ -18,16 +18,14 @@ pkb_ext.testing.local_vm.LocalVm: initdb/pg_ctl as user postgres in a private
 directory, on 127.0.0.1 at an unusual port, `go-tpc tpcc prepare` of 3
 warehouses, then 3 steps of 1, 2 and 3 active warehouses, each judged. The
 server is stopped through its data directory (pg_ctl), never by name.
-LocalCloudTest runs cloud_report_2021 --cloud_report_phases=tpcc with stock
-pkb.py on the local cloud, if one is up (`pkb-ext local up`, root).
+Through stock pkb.py on a local cloud it runs in
+tests/local/test_local_cloud.py (the suite smoke run's tpcc samples).
 """
 
-import json
 import math
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 from absl import flags
@@ -153,84 +151,6 @@ class LocalVmTest(absltest.TestCase):
     step = stepping.Judge(stepping.RULES['report'], 1, measurement)
     self.assertFalse(step.passed)
     self.assertTrue(step.reason.startswith('fail: no result: '))
-
-
-def _LocalCloudState():
-  """The local cloud's state, or a reason why there is none."""
-  try:
-    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
-    from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    return None, f'pkb_ext.local has not landed ({e})'
-  if os.geteuid() != 0:
-    return None, 'the local cloud needs root'
-  plan = cloud.PlanOf(layout.DefaultStateDir())
-  if not os.path.exists(plan.state_file):
-    return None, f'no local cloud is up ({plan.state_file}): pkb-ext local up'
-  state = cloud.LoadState(plan)
-  if not os.path.exists(state.get('static_vm_file') or ''):
-    return None, 'the local cloud has no static VM file'
-  return state, ''
-
-
-# The short preset: 3 steps of 20 s (after a 5 s ramp) at 1, 2, 3
-# warehouses, PostgreSQL's data in db1's /var (the hosts' loop disks are
-# shared with the io phase's tests).
-LOCAL_PRESET = (
-    '--cloud_report_tpcc_start_warehouses=1',
-    '--cloud_report_tpcc_step_warehouses=1',
-    '--cloud_report_tpcc_max_warehouses=3',
-    '--cloud_report_tpcc_duration=20s',
-    '--cloud_report_tpcc_ramp=5s',
-    '--cloud_report_tpcc_gotpc_threads_per_warehouse=4',
-    '--cloud_report_tpcc_gotpc_load_threads=3',
-    '--nocloud_report_tpcc_gotpc_load_check',
-    (
-        '--cloud_report_tpcc_postgres_data_dir='
-        '/var/lib/postgresql/cloud_report_tpcc_test'
-    ),
-    '--cloud_report_tpcc_postgres_options=' + ','.join(FAST_PG),
-)
-
-
-class LocalCloudTest(absltest.TestCase):
-  """cloud_report_2021 --cloud_report_phases=tpcc with stock pkb.py."""
-
-  def testTpccPhaseOnTheLocalCloud(self):
-    state, why = _LocalCloudState()
-    if state is None:
-      self.skipTest(why)
-    tmp = tempfile.mkdtemp(prefix='pkbtpcc-', dir='/tmp')
-    self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
-    samples_path = os.path.join(tmp, 'samples.json')
-    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
-    proc = subprocess.run(
-        [
-            sys.executable, pkb,
-            '--benchmarks=cloud_report_2021',
-            '--cloud_report_phases=tpcc',
-            f'--static_vm_file={state["static_vm_file"]}',
-            f'--temp_dir={tmp}/pkb',
-            f'--json_path={samples_path}',
-            '--run_uri=tpcclocal1',
-            '--accept_licenses',
-            '--ignore_package_requirements',
-            *LOCAL_PRESET,
-        ],
-        capture_output=True, text=True, timeout=3600, check=False,
-    )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
-    passed = [s for s in samples if s['metric'] == 'tpcc_step_passed']
-    self.assertGreaterEqual(len(passed), 1)
-    for s in passed:
-      self.assertIn('|phase:tpcc|', s['labels'])
-      self.assertIn('|engine:postgres|', s['labels'])
-      self.assertRegex(s['labels'], r'\|pass_reason:(pass|fail) ')
-    steps = [s for s in samples if s['metric'] == 'tpcc_steps_used']
-    self.assertLen(steps, 1)
-    self.assertEqual(steps[0]['value'], len(passed))
 
 
 if __name__ == '__main__':
