@@ -121,7 +121,16 @@ def BuildParser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-  argv = sys.argv[1:] if argv is None else list(argv)
+  try:
+    return _Main(sys.argv[1:] if argv is None else list(argv))
+  except BrokenPipeError:
+    # Output piped into e.g. `head`, which closed early: not an error.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+def _Main(argv: list[str]) -> int:
   if argv and argv[0] in _DELEGATED:
     return _Delegate(argv[0], argv[1:])
   if argv and argv[0] in _PASS_THROUGH and '-h' not in argv[1:2]:

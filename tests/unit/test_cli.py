@@ -83,5 +83,19 @@ class DelegateTest(absltest.TestCase):
     self.assertIn('not implemented yet', err)
 
 
+class BrokenPipeTest(absltest.TestCase):
+
+  def testClosedPipeIsNotAnError(self):
+    with mock.patch.object(cli, '_Main', side_effect=BrokenPipeError), \
+        mock.patch.object(cli.os, 'dup2') as dup2:  # fmt: skip
+      self.assertEqual(cli.main(['local', 'status']), 0)
+    dup2.assert_called_once()
+
+  def testOtherErrorsStillRaise(self):
+    with mock.patch.object(cli, '_Main', side_effect=OSError('disk')):
+      with self.assertRaisesRegex(OSError, 'disk'):
+        cli.main(['local', 'status'])
+
+
 if __name__ == '__main__':
   absltest.main()
