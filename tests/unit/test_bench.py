@@ -140,6 +140,24 @@ class FidelitySummaryTest(absltest.TestCase):
     self.assertIn('io pair ratios vary by 30 %', notes[0])
     self.assertIn('load average 6.5 on 2 CPUs', notes[0])
 
+  def testNotesSplitTheOverheadRun(self):
+    details = {
+        'overhead': {
+            'wall_s': 400.4,
+            'measured_tool_s': 300.2,
+            'all_tool_s': 350.0,
+            'harness_pct': 12.46,
+        }
+    }
+    self.assertEqual(
+        bench.Notes(details),
+        [
+            'note: overhead run 400 s, measured tool runs 300 s, all tool'
+            ' runs 350 s (harness alone 12.5 %)'
+        ],
+    )
+    self.assertEqual(bench.Notes({'overhead': {'error': 'x'}}), [])
+
 
 class RunTest(absltest.TestCase):
 
