@@ -49,6 +49,8 @@ class LocalCloudTest(absltest.TestCase):
     cls.work = tempfile.mkdtemp(prefix='pkb-ext-local-test-')
     # Not under /tmp: the hosts have their own /tmp.
     cls.cloud = local_cloud.TestCloud(local_cloud.TestStateDir())
+    if cls.cloud.Leftovers():  # a previous run died: its state says what
+      cls.cloud.Cli('down')
     if cls.cloud.Leftovers():
       raise AssertionError(f'test cloud not clean: {cls.cloud.Leftovers()}')
     proc = cls.cloud.Cli('up')
