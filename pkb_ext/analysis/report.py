@@ -69,6 +69,8 @@ def Collect(analysis) -> Tables:
 def _Num(value: Any, digits: int = 0) -> str:
   if value is None or (isinstance(value, float) and not math.isfinite(value)):
     return '-'
+  if float(value).is_integer() and digits == 0:
+    return f'{int(value):,}'  # counts, warehouses
   if abs(value) < 10 and digits == 0:
     digits = 3
   return f'{value:,.{digits}f}'

@@ -56,16 +56,28 @@ def _OptionalInt(value) -> int | None:
 
 
 def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
-  """Reads the common metadata off a db VM and its first scratch disk."""
+  """Reads the common metadata off a db VM and its first scratch disk.
+
+  A static VM (PKB's --static_vm_file, e.g. the local cloud) has no machine
+  or disk type; it is labelled by what it is: static-<vCPUs>vcpu, and
+  static for its disk, so reports show a machine rather than 'unknown'.
+  """
   disk = vm.scratch_disks[0] if getattr(vm, 'scratch_disks', None) else None
+  vcpus = int(vm.NumCpusForBenchmark())
+  static = str(vm.CLOUD) == 'Static'
   return samples_lib.RunMetadata(
       cloud=str(vm.CLOUD),
       region=RegionFromZone(vm.zone),
       zone=str(vm.zone or ''),
-      machine_type=str(vm.machine_type or 'unknown'),
-      vcpus=int(vm.NumCpusForBenchmark()),
+      machine_type=str(
+          vm.machine_type or (f'static-{vcpus}vcpu' if static else 'unknown')
+      ),
+      vcpus=vcpus,
       cpu_platform=_CpuPlatform(vm),
-      disk_type=str(getattr(disk, 'disk_type', None) or 'unknown'),
+      disk_type=str(
+          getattr(disk, 'disk_type', None)
+          or ('static' if static else 'unknown')
+      ),
       disk_size_gb=_OptionalInt(getattr(disk, 'disk_size', None)),
       provisioned_iops=_OptionalInt(getattr(disk, 'provisioned_iops', None)),
       provisioned_mbps=_OptionalInt(

@@ -28,6 +28,7 @@ import numpy as np
 from pkb_ext import cli as pkb_ext_cli
 from pkb_ext import paths
 from pkb_ext.analysis import cli
+from pkb_ext.analysis import report
 from pkb_ext.testing import analysis_fixture as fx
 
 FIXTURE = os.path.join(
@@ -102,6 +103,22 @@ class ReportTest(absltest.TestCase):
     self.assertRegex(
         self.md, r'\| GCP c2-standard-16 / pd-ssd \| 3,000 \| ' r'37,048 \|'
     )
+
+
+class NumTest(absltest.TestCase):
+
+  def testCountsHaveNoDecimals(self):
+    self.assertEqual(report._Num(3.0), '3')
+    self.assertEqual(report._Num(14242.0), '14,242')
+
+  def testSmallFractionsKeepThreeDigits(self):
+    self.assertEqual(report._Num(0.8134), '0.813')
+    self.assertEqual(report._Num(10846.7), '10,847')
+    self.assertEqual(report._Num(2.5, 2), '2.50')
+
+  def testMissingAndNonFinite(self):
+    self.assertEqual(report._Num(None), '-')
+    self.assertEqual(report._Num(float('nan')), '-')
 
 
 class CliTest(absltest.TestCase):

@@ -56,6 +56,36 @@ class FromSpecTest(absltest.TestCase):
       topology.FromSpec(mock.Mock(vm_groups={'x': [1]}), with_metadata=False)
 
 
+class RunMetadataTest(parameterized.TestCase):
+
+  def _Vm(self, cloud, machine_type, disk_type):
+    vm = mock.Mock(CLOUD=cloud, zone='us-east1-b', machine_type=machine_type)
+    vm.NumCpusForBenchmark.return_value = 16
+    vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7B12'}
+    vm.scratch_disks = [
+        mock.Mock(
+            disk_type=disk_type,
+            disk_size=2500,
+            provisioned_iops=None,
+            provisioned_throughput=None,
+        )
+    ]
+    return vm
+
+  @parameterized.named_parameters(
+      ('cloud', 'GCP', 'n2-standard-16', 'pd-ssd', 'n2-standard-16', 'pd-ssd'),
+      ('static', 'Static', None, None, 'static-16vcpu', 'static'),
+      ('other_without_type', 'Kubernetes', None, None, 'unknown', 'unknown'),
+  )
+  def testMachineAndDiskLabels(self, cloud, machine, disk, want_m, want_d):
+    meta = topology.RunMetadataFromVm(self._Vm(cloud, machine, disk))
+    self.assertEqual(meta.machine_type, want_m)
+    self.assertEqual(meta.disk_type, want_d)
+    self.assertEqual(meta.vcpus, 16)
+    self.assertEqual(meta.region, 'us-east1')
+    self.assertEqual(meta.cpu_platform, 'AMD EPYC 7B12')
+
+
 class ValidateTest(absltest.TestCase):
 
   def testOrderIsTheReports(self):
