@@ -14,7 +14,7 @@
 """Plays back the cpu phase's remote commands from captured CoreMark outputs.
 
 Answers() gives (command fragment, stdout) pairs, first match wins, in the
-shape of tests/pkb/fake_vm_main.py's answers, for a 16-vCPU VM: the package's
+shape of fake_vm_main.py's answers, for a 16-vCPU VM: the package's
 three checks (tarball sha256, tar commit header, extracted tree) and the real
 single-core and 16-thread pthread outputs in tests/data/coremark.
 """

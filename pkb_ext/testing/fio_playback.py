@@ -14,7 +14,7 @@
 """Plays back the io phase's remote commands from captured fio outputs.
 
 Answers(...) gives (command fragment, stdout) pairs, first match wins, in the
-shape of tests/pkb/fake_vm_main.py's _ANSWERS and of PKB's MockRemoteCommand
+shape of fake_vm_main.py's _ANSWERS and of PKB's MockRemoteCommand
 (a dict keeps the order). The outputs are the real ones in tests/data/fio
 (see its PROVENANCE.md): fio 3.33 per-job JSON, and io_guard probe outputs.
 

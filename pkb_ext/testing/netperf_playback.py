@@ -14,7 +14,7 @@
 """Plays back the net phase's remote commands from captured netperf outputs.
 
 Answers(...) gives (command fragment, stdout) pairs, first match wins, in the
-shape of tests/pkb/fake_vm_main.py's _ANSWERS and of PKB's MockRemoteCommand
+shape of fake_vm_main.py's _ANSWERS and of PKB's MockRemoteCommand
 (a dict keeps the order). The outputs are the real ones in
 tests/data/netperf (see its PROVENANCE.md).
 """

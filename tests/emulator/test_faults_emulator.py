@@ -13,7 +13,7 @@
 # limitations under the License.
 """Fault injection: the BigQuery emulator down while stock PKB publishes.
 
-A whole `pkb.py` run (tests/pkb/fake_vm_main.py: PKB's real Main over fake
+A whole `pkb.py` run (pkb_ext.testing.fake_vm_main: PKB's real Main over fake
 static VMs) publishes through pkb_ext's flags to an emulator that is not
 running: the run still succeeds, the spool keeps every sample, and the log
 names the command that publishes it later. With the emulator back (same
@@ -27,7 +27,6 @@ testEmulatorKilledBetweenBatchesThenRepublished).
 
 import json
 import os
-import pathlib
 import re
 import shlex
 import subprocess
@@ -38,8 +37,8 @@ from absl.testing import absltest
 
 from pkb_ext.publish import spool
 from pkb_ext.testing import bq_emulator
+from pkb_ext.testing import stock_pkb
 
-_FAKE_VM_MAIN = pathlib.Path(__file__).parent.parent / 'pkb' / 'fake_vm_main.py'
 _REPUBLISH = re.compile(
     r'The samples are kept in the spool (\S+); publish them later with:'
     r' (pkb-ext publish .*)$',
@@ -64,7 +63,7 @@ class EmulatorDownDuringPkbRunTest(absltest.TestCase):
     with open(vm_file, 'w') as f:
       json.dump(vms, f)
     argv = [
-        sys.executable, str(_FAKE_VM_MAIN), os.path.join(self.dir, 'cmds'),
+        *stock_pkb.DriverCommand(), os.path.join(self.dir, 'cmds'),
         '--benchmarks=cloud_report_2021', f'--static_vm_file={vm_file}',
         f'--temp_dir={self.dir}/pkb',
         f'--json_path={self.dir}/samples.json', '--cloud_report_phases=',

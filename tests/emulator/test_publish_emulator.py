@@ -22,7 +22,6 @@ import datetime
 import io
 import json
 import os
-import pathlib
 import re
 import shutil
 import signal
@@ -42,10 +41,10 @@ from pkb_ext.publish import schema
 from pkb_ext.publish import spool
 from pkb_ext.publish import synthetic
 from pkb_ext.testing import bq_emulator
+from pkb_ext.testing import stock_pkb
 
 FLAGS = flags.FLAGS
 _PROJECT = bq_emulator.PROJECT
-_FAKE_VM_MAIN = pathlib.Path(__file__).parent.parent / 'pkb' / 'fake_vm_main.py'
 # Run in a network namespace with only loopback: the emulator, a publish and
 # a GEOGRAPHY query (DuckDB's spatial extension) with no network at all.
 _OFFLINE = """
@@ -304,7 +303,7 @@ class PublishEmulatorTest(absltest.TestCase):
       json.dump(vms, f)
     pkb_json = os.path.join(self.dir, 'samples.json')
     argv = [
-        sys.executable, str(_FAKE_VM_MAIN), os.path.join(self.dir, 'cmds'),
+        *stock_pkb.DriverCommand(), os.path.join(self.dir, 'cmds'),
         '--benchmarks=cloud_report_2021', f'--static_vm_file={vm_file}',
         f'--temp_dir={self.dir}/pkb', f'--json_path={pkb_json}',
         '--collapse_labels=false', '--cloud_report_phases=',

@@ -13,18 +13,14 @@
 # limitations under the License.
 """cloud_report_2021 through stock PKB's real Main, on fake static VMs.
 
-Runs tests/pkb/fake_vm_main.py in a subprocess (PKB's Main sets global flags,
-logging and temp dirs), over 4 static VMs whose remote commands are answered
-by its FakeShell and logged. Phases whose tool outputs the fake shell can play
-back are run and must produce samples; with none, the run must still
-provision, prepare, run and clean up without error.
+Runs pkb_ext.testing.fake_vm_main in a subprocess (pkb_ext.testing.stock_pkb;
+PKB's Main sets global flags, logging and temp dirs), over 4 static VMs whose
+remote commands are answered by its FakeShell and logged. Phases whose tool
+outputs the fake shell can play back are run and must produce samples; with
+none, the run must still provision, prepare, run and clean up without error.
 """
 
-import json
 import os
-import pathlib
-import subprocess
-import sys
 
 from absl.testing import absltest
 
@@ -32,8 +28,8 @@ from pkb_ext import phases
 from pkb_ext.testing import coremark_playback
 from pkb_ext.testing import fio_playback
 from pkb_ext.testing import netperf_playback
+from pkb_ext.testing import stock_pkb
 
-_DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
 # Phases whose tool runs the fake shell answers with real captured outputs.
 _PLAYBACK = {
     'cpu': coremark_playback.Answers,
@@ -42,72 +38,21 @@ _PLAYBACK = {
 }
 
 
-def _StaticVmFile(directory):
-  vms = [
-      {
-          'ip_address': f'192.0.2.{i}',  # TEST-NET-1: never contacted.
-          'user_name': 'perfkit',
-          'keyfile_path': '/dev/null',
-          'internal_ip': f'192.0.2.{i}',
-          'zone': 'local-1',
-          'local_disks': ['/dev/vdb'],
-          'os_type': 'ubuntu2404',
-      }
-      for i in range(1, 5)
-  ]
-  path = os.path.join(directory, 'static_vms.json')
-  with open(path, 'w') as f:
-    json.dump(vms, f)
-  return path
-
-
-def _Labels(pkb_json_sample):
-  """PKB's JSON publisher packs metadata as '|key:value|,|key:value|'."""
-  out = {}
-  for item in pkb_json_sample['labels'].split('|,|'):
-    key, _, value = item.strip('|').partition(':')
-    out[key] = value
-  return out
-
-
 class CloudReport2021MainTest(absltest.TestCase):
 
   def _RunMain(self, selected_phases):
-    tmp = self.create_tempdir().full_path
-    log = os.path.join(tmp, 'commands.jsonl')
-    samples_path = os.path.join(tmp, 'samples.json')
-    argv = [
-        sys.executable,
-        str(_DRIVER),
-        log,
-        '--benchmarks=cloud_report_2021',
-        f'--static_vm_file={_StaticVmFile(tmp)}',
-        f'--temp_dir={tmp}/pkb',
-        f'--json_path={samples_path}',
-        '--cloud_report_phases=' + ','.join(selected_phases),
-        '--accept_licenses',
-        '--ignore_package_requirements',
-        '--run_uri=fakevms1',
-    ]
-    answers_path = os.path.join(tmp, 'answers.json')
-    with open(answers_path, 'w') as f:
-      json.dump([a for p in selected_phases for a in _PLAYBACK[p]()], f)
-    proc = subprocess.run(
-        argv,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=dict(os.environ, PKB_EXT_FAKE_ANSWERS=answers_path),
+    result = stock_pkb.RunMain(
+        self.create_tempdir().full_path,
+        'cloud_report_2021',
+        stock_pkb.StaticVms(4, local_disks=['/dev/vdb']),
+        answers=[a for p in selected_phases for a in _PLAYBACK[p]()],
+        flags={'cloud_report_phases': ','.join(selected_phases)},
+        run_uri='fakevms1',
     )
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(os.path.join(tmp, 'pkb', 'runs', 'fakevms1', 'pkb.log')) as f:
+    self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
+    with open(os.path.join(result.run_dir, 'pkb.log')) as f:
       pkb_log = f.read()
-    with open(log) as f:
-      commands = [json.loads(line) for line in f]
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
-    return pkb_log, commands, samples
+    return pkb_log, result.commands, result.samples
 
   def testAllStagesWithoutPhases(self):
     pkb_log, commands, samples = self._RunMain([])
@@ -122,7 +67,7 @@ class CloudReport2021MainTest(absltest.TestCase):
     self.assertLen({c['vm'] for c in commands}, 4)
     end_to_end = [s for s in samples if s['metric'] == 'End to End Runtime']
     self.assertLen(end_to_end, 1)
-    labels = _Labels(end_to_end[0])
+    labels = stock_pkb.Labels(end_to_end[0])
     self.assertEqual(
         (labels['db_vm_count'], labels['client_vm_count']), ('3', '1')
     )
@@ -133,10 +78,10 @@ class CloudReport2021MainTest(absltest.TestCase):
       self.skipTest('no landed phase has playback outputs yet')
     _, _, samples = self._RunMain(selected)
     for phase in selected:
-      mine = [s for s in samples if _Labels(s).get('phase') == phase]
+      mine = [s for s in samples if stock_pkb.Labels(s).get('phase') == phase]
       self.assertNotEmpty(mine, f'no samples from phase {phase}')
       for s in mine:
-        self.assertEqual(_Labels(s)['report_version'], '2021')
+        self.assertEqual(stock_pkb.Labels(s)['report_version'], '2021')
 
 
 if __name__ == '__main__':

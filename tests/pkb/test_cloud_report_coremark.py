@@ -16,41 +16,29 @@
 The VMs answer the phase's commands with real CoreMark outputs from
 tests/data/coremark. Three levels: the install package's commands and
 checks; the benchmark module's Prepare/Run/Cleanup on a mocked PKB VM; and
-stock PKB's real Main (tests/pkb/fake_vm_main.py, run in a subprocess) on a
+stock PKB's real Main (pkb_ext.testing.stock_pkb, run in a subprocess) on a
 fake static VM.
 """
 
-import json
-import os
 import pathlib
-import subprocess
-import sys
 from unittest import mock
 
 from absl.testing import flagsaver
-import perfkitbenchmarker
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
-import tests as _tests_namespace
-
-# pytest's importlib mode registers our tests/ as the namespace package
-# `tests`, which hides PKB's tests package; add PKB's to its path.
-_PKB_TESTS = str(
-    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
-)
-if _PKB_TESTS not in list(_tests_namespace.__path__):
-  _tests_namespace.__path__.append(_PKB_TESTS)
-from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
 from pkb_ext.benchmarks import cloud_report_coremark_benchmark as benchmark
 from pkb_ext.linux_packages import cloud_report_coremark as pkg
 from pkb_ext.parsers import coremark as parser
 from pkb_ext.phases import cpu
+from pkb_ext.testing import pkb_tests
+from pkb_ext.testing import stock_pkb
+
+pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
-DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
 SINGLE = (DATA / 'single_core.txt').read_text()
 ALL_2 = (DATA / 'all_core_pthread_2.txt').read_text()
 ALL_16 = (DATA / 'all_core_pthread_16_short.txt').read_text()
@@ -297,84 +285,39 @@ class FidelityTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(cpu.RawScore(ALL_2), parser.Parse(ALL_2).score)
 
 
-def _Labels(pkb_json_sample):
-  out = {}
-  for item in pkb_json_sample['labels'].split('|,|'):
-    key, _, value = item.strip('|').partition(':')
-    out[key] = value
-  return out
-
-
-# Loads the lead's fake-VM driver and adds CoreMark playback answers to its
-# fake shell (first match wins), then runs stock PKB's Main.
-_BOOT = """
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
-driver = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(driver)
-with open(sys.argv[2]) as f:
-  driver._ANSWERS = tuple(tuple(a) for a in json.load(f)) + driver._ANSWERS
-sys.exit(driver.main(sys.argv[2:]))
-"""
-
-
 class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
   """pkb.py --benchmarks=cloud_report_coremark on a fake 16-vCPU VM."""
 
   def testSamplesThroughPkb(self):
-    tmp = self.create_tempdir().full_path
-    answers = [
-        [frag, out] for frag, ((out, _),) in _Answers(
-            all_output=ALL_16, threads=16).items()
-    ]  # fmt: skip
-    answers_path = os.path.join(tmp, 'answers.json')
-    with open(answers_path, 'w') as f:
-      json.dump(answers, f)
-    vm_file = os.path.join(tmp, 'static_vms.json')
-    with open(vm_file, 'w') as f:
-      json.dump([{
-          'ip_address': '192.0.2.1',  # TEST-NET-1: never contacted
-          'user_name': 'perfkit',
-          'keyfile_path': '/dev/null',
-          'internal_ip': '192.0.2.1',
-          'zone': 'local-1',
-          'os_type': 'ubuntu2404',
-      }], f)  # fmt: skip
-    log = os.path.join(tmp, 'commands.jsonl')
-    samples_path = os.path.join(tmp, 'samples.json')
-    proc = subprocess.run(
-        [
-            sys.executable, '-c', _BOOT, str(DRIVER), answers_path, log,
-            '--benchmarks=cloud_report_coremark',
-            f'--static_vm_file={vm_file}',
-            f'--temp_dir={tmp}/pkb',
-            f'--json_path={samples_path}',
-            '--cloud_report_coremark_runs=2',
-            '--accept_licenses',
-            '--ignore_package_requirements',
-            '--run_uri=cmfake1',
-        ],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(log) as f:
-      commands = [json.loads(line)['command'] for line in f]
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
+    playback = _Answers(all_output=ALL_16, threads=16)
+    answers = [(frag, out) for frag, ((out, _),) in playback.items()]
+    result = stock_pkb.RunMain(
+        self.create_tempdir().full_path,
+        'cloud_report_coremark',
+        stock_pkb.StaticVms(1),
+        answers=answers,
+        flags={'cloud_report_coremark_runs': 2},
+        run_uri='cmfake1',
+    )
+    self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
+    commands, samples = result.command_texts, result.samples
 
     self.assertTrue(any('-DMULTITHREAD=16 -DUSE_PTHREAD' in c
                         for c in commands))  # fmt: skip
     self.assertIn('rm -rf /opt/pkb/cloud_report_coremark', commands)
     per_run = [s for s in samples if s['metric'] == 'coremark_score']
     self.assertEqual(
-        [(_Labels(s)['mode'], _Labels(s)['iteration']) for s in per_run],
+        [
+            (stock_pkb.Labels(s)['mode'], stock_pkb.Labels(s)['iteration'])
+            for s in per_run
+        ],
         [('single', '1'), ('single', '2'), ('all', '1'), ('all', '2')],
     )
     self.assertEqual(
         [s['value'] for s in per_run],
         [parser.Parse(SINGLE).score] * 2 + [parser.Parse(ALL_16).score] * 2,
     )
-    all_labels = _Labels(per_run[-1])
+    all_labels = stock_pkb.Labels(per_run[-1])
     self.assertEqual(all_labels['threads'], '16')
     self.assertEqual(all_labels['valid_for_reporting'], 'False')
     self.assertEqual(all_labels['phase'], 'cpu')

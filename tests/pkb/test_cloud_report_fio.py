@@ -17,33 +17,17 @@ The VM answers the phase's commands with real fio 3.33 outputs and real
 guard probe outputs from tests/data/fio (pkb_ext.testing.fio_playback).
 Two levels: the benchmark module's Prepare/Run/Cleanup on a mocked PKB VM
 with a real PKB StaticDisk, and stock PKB's real Main
-(tests/pkb/fake_vm_main.py, in a subprocess) on a fake static VM.
+(pkb_ext.testing.stock_pkb, in a subprocess) on a fake static VM.
 """
 
-import json
-import os
 import pathlib
-import subprocess
-import sys
 from unittest import mock
 
 from absl.testing import flagsaver
-import perfkitbenchmarker
 from perfkitbenchmarker import disk
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
-import tests as _tests_namespace
-
-# pytest's importlib mode registers our tests/ as the namespace package
-# `tests`, which hides PKB's tests package; add PKB's to its path (as
-# test_cloud_report_coremark does).
-_PKB_TESTS = str(
-    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
-)
-if _PKB_TESTS not in list(_tests_namespace.__path__):
-  _tests_namespace.__path__.append(_PKB_TESTS)
-from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
 from pkb_ext.benchmarks import cloud_report_fio_benchmark as benchmark
 from pkb_ext.parsers import ParseError
@@ -51,8 +35,11 @@ from pkb_ext.parsers import fio as parser
 from pkb_ext.phases import io
 from pkb_ext.phases import io_guard
 from pkb_ext.testing import fio_playback as playback
+from pkb_ext.testing import pkb_tests
+from pkb_ext.testing import stock_pkb
 
-DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
+pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
+
 DEVICE = '/dev/loop4'  # the device in the captured probe outputs
 JOBS = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',
         'target')  # fmt: skip
@@ -251,68 +238,23 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         self.assertEqual(io.Params.FromFlags().fs_type, fs_type)
 
 
-def _Labels(pkb_json_sample):
-  out = {}
-  for item in pkb_json_sample['labels'].split('|,|'):
-    key, _, value = item.strip('|').partition(':')
-    out[key] = value
-  return out
-
-
-# Loads the lead's fake-VM driver, puts the fio playback answers first in its
-# fake shell (first match wins), then runs stock PKB's Main.
-_BOOT = """
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
-driver = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(driver)
-with open(sys.argv[2]) as f:
-  driver._ANSWERS = tuple(tuple(a) for a in json.load(f)) + driver._ANSWERS
-sys.exit(driver.main(sys.argv[2:]))
-"""
-
-
 class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
   """pkb.py --benchmarks=cloud_report_fio on a fake static VM."""
 
   def testSamplesThroughPkb(self):
-    tmp = self.create_tempdir().full_path
-    answers_path = os.path.join(tmp, 'answers.json')
-    with open(answers_path, 'w') as f:
-      json.dump(playback.Answers(), f)
-    vm_file = os.path.join(tmp, 'static_vms.json')
-    with open(vm_file, 'w') as f:
-      json.dump([{
-          'ip_address': '192.0.2.1',  # TEST-NET-1: never contacted
-          'user_name': 'perfkit',
-          'keyfile_path': '/dev/null',
-          'internal_ip': '192.0.2.1',
-          'zone': 'local-1',
-          'os_type': 'ubuntu2404',
-          'local_disks': [DEVICE],
-      }], f)  # fmt: skip
-    log = os.path.join(tmp, 'commands.jsonl')
-    samples_path = os.path.join(tmp, 'samples.json')
-    proc = subprocess.run(
-        [
-            sys.executable, '-c', _BOOT, str(DRIVER), answers_path, log,
-            '--benchmarks=cloud_report_fio',
-            f'--static_vm_file={vm_file}',
-            f'--temp_dir={tmp}/pkb',
-            f'--json_path={samples_path}',
-            '--cloud_report_fio_runtime_s=3',
-            '--cloud_report_fio_ramp_time_s=1',
-            '--accept_licenses',
-            '--ignore_package_requirements',
-            '--run_uri=fiofake1',
-        ],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(log) as f:
-      commands = [json.loads(line)['command'] for line in f]
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
+    result = stock_pkb.RunMain(
+        self.create_tempdir().full_path,
+        'cloud_report_fio',
+        stock_pkb.StaticVms(1, local_disks=[DEVICE]),
+        answers=playback.Answers(),
+        flags={
+            'cloud_report_fio_runtime_s': 3,
+            'cloud_report_fio_ramp_time_s': 1,
+        },
+        run_uri='fiofake1',
+    )
+    self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
+    commands, samples = result.command_texts, result.samples
 
     fio_runs = [c for c in commands if '--section=' in c]
     self.assertLen(fio_runs, 8)  # through RobustRemoteCommand's wrapper
@@ -325,14 +267,15 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertTrue(mkfs[0].endswith(DEVICE))
     self.assertGreater(commands.index(mkfs[0]), commands.index(fio_runs[-1]))
 
-    mine = [s for s in samples if _Labels(s).get('phase') == 'io']
+    mine = [s for s in samples if stock_pkb.Labels(s).get('phase') == 'io']
     self.assertLen(mine, 7 * 13 + 1)
     self.assertEqual(
-        list(dict.fromkeys(_Labels(s)['fio_job'] for s in mine)), list(JOBS)
+        list(dict.fromkeys(stock_pkb.Labels(s)['fio_job'] for s in mine)),
+        list(JOBS),
     )
     target = [s for s in mine if s['metric'] == 'fio_latency_target_depth']
     self.assertLen(target, 1)
-    labels = _Labels(target[0])
+    labels = stock_pkb.Labels(target[0])
     self.assertEqual(labels['report_version'], '2021')
     self.assertEqual(labels['fio_binary'], 'fio')  # static VM: the OS's fio
     self.assertEqual(labels['iteration'], '1')

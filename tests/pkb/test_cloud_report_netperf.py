@@ -17,14 +17,9 @@ The VMs answer the phase's commands with real netperf outputs from
 tests/data/netperf (pkb_ext.testing.netperf_playback). Three levels: the
 install package's choices; the benchmark module's Prepare/Run/Cleanup on
 mocked PKB VMs (a db server and a client); and stock PKB's real Main
-(tests/pkb/fake_vm_main.py, in a subprocess) on two fake static VMs.
+(pkb_ext.testing.stock_pkb, in a subprocess) on two fake static VMs.
 """
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
 from unittest import mock
 
 from absl.testing import flagsaver
@@ -40,10 +35,10 @@ from pkb_ext.parsers import netperf as parser
 from pkb_ext.phases import net
 from pkb_ext.testing import netperf_playback as playback
 from pkb_ext.testing import pkb_tests
+from pkb_ext.testing import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
-DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
 RR = parser.Parse(playback.Read(playback.RR_FILE))
 STREAM = parser.Parse(playback.Read(playback.STREAM_FILE))
 NOT_FOUND = 'netperf=\nnetserver=\n'
@@ -297,67 +292,23 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         'netperf', 'h', 'TCP_RR', net.Params.FromFlags()))  # fmt: skip
 
 
-def _Labels(pkb_json_sample):
-  out = {}
-  for item in pkb_json_sample['labels'].split('|,|'):
-    key, _, value = item.strip('|').partition(':')
-    out[key] = value
-  return out
-
-
-# Loads the lead's fake-VM driver, puts the netperf playback answers first in
-# its fake shell (first match wins), then runs stock PKB's Main.
-_BOOT = """
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
-driver = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(driver)
-with open(sys.argv[2]) as f:
-  driver._ANSWERS = tuple(tuple(a) for a in json.load(f)) + driver._ANSWERS
-sys.exit(driver.main(sys.argv[2:]))
-"""
-
-
 class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
   """pkb.py --benchmarks=cloud_report_netperf on two fake static VMs."""
 
   def testSamplesThroughPkb(self):
-    tmp = self.create_tempdir().full_path
-    answers_path = os.path.join(tmp, 'answers.json')
-    with open(answers_path, 'w') as f:
-      json.dump(playback.Answers(), f)
-    vm_file = os.path.join(tmp, 'static_vms.json')
-    with open(vm_file, 'w') as f:
-      json.dump([{
-          'ip_address': f'192.0.2.{i}',  # TEST-NET-1: never contacted
-          'user_name': 'perfkit',
-          'keyfile_path': '/dev/null',
-          'internal_ip': f'192.0.2.{i}',
-          'zone': 'local-1',
-          'os_type': 'ubuntu2404',
-      } for i in (1, 2)], f)  # fmt: skip
-    log = os.path.join(tmp, 'commands.jsonl')
-    samples_path = os.path.join(tmp, 'samples.json')
-    proc = subprocess.run(
-        [
-            sys.executable, '-c', _BOOT, str(DRIVER), answers_path, log,
-            '--benchmarks=cloud_report_netperf',
-            f'--static_vm_file={vm_file}',
-            f'--temp_dir={tmp}/pkb',
-            f'--json_path={samples_path}',
-            '--cloud_report_netperf_duration_s=2',
-            '--cloud_report_netperf_confidence_iterations=3,3',
-            '--accept_licenses',
-            '--ignore_package_requirements',
-            '--run_uri=npfake1',
-        ],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(log) as f:
-      commands = [json.loads(line) for line in f]
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
+    result = stock_pkb.RunMain(
+        self.create_tempdir().full_path,
+        'cloud_report_netperf',
+        stock_pkb.StaticVms(2),
+        answers=playback.Answers(),
+        flags={
+            'cloud_report_netperf_duration_s': 2,
+            'cloud_report_netperf_confidence_iterations': '3,3',
+        },
+        run_uri='npfake1',
+    )
+    self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
+    commands, samples = result.commands, result.samples
 
     # PKB fills vm_groups in alphabetical order: client (192.0.2.1), db.
     by_vm = {}
@@ -373,7 +324,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertIn(' -l 2 -I 99,5 -i 3,3 ', c)
     self.assertFalse(any('killall' in c for c in by_vm[server]))
 
-    mine = [s for s in samples if _Labels(s).get('phase') == 'net']
+    mine = [s for s in samples if stock_pkb.Labels(s).get('phase') == 'net']
     self.assertEqual(
         sorted({s['metric'] for s in mine}),
         sorted(
@@ -388,7 +339,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
     )
     self.assertEqual(by_metric['netperf_throughput']['unit'], 'Mbit/s')
     self.assertEqual(by_metric['netperf_latency_p99']['value'], 75.0)
-    labels = _Labels(by_metric['netperf_transaction_rate'])
+    labels = stock_pkb.Labels(by_metric['netperf_transaction_rate'])
     self.assertEqual(labels['netperf_test'], 'TCP_RR')
     self.assertEqual(labels['report_version'], '2021')
     self.assertEqual(labels['iteration'], '1')

@@ -19,41 +19,31 @@ the real output of a 9-node run at N active warehouses
 pass, 4,000 fails). Three levels: the cockroachdb and go-tpc packages'
 commands and checks; the benchmark module's Prepare/Run/Cleanup on mocked PKB
 VMs (stepping, resume, pass rules); and stock PKB's real Main
-(tests/pkb/fake_vm_main.py, in a subprocess) on 4 fake static VMs.
+(pkb_ext.testing.stock_pkb, in a subprocess) on 4 fake static VMs.
 """
 
 import json
 import os
 import pathlib
 import re
-import subprocess
-import sys
 from unittest import mock
 
 from absl.testing import flagsaver
-import perfkitbenchmarker
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
-import tests as _tests_namespace
-
-# pytest's importlib mode registers our tests/ as the namespace package
-# `tests`, which hides PKB's tests package; add PKB's to its path.
-_PKB_TESTS = str(
-    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
-)
-if _PKB_TESTS not in list(_tests_namespace.__path__):
-  _tests_namespace.__path__.append(_PKB_TESTS)
-from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
 from pkb_ext.benchmarks import cloud_report_tpcc_benchmark as benchmark
 from pkb_ext.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_ext.linux_packages import cockroachdb
 from pkb_ext.phases import tpcc_engines
+from pkb_ext.testing import pkb_tests
+from pkb_ext.testing import stock_pkb
+
+pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'tpcc'
-DRIVER = pathlib.Path(__file__).with_name('fake_vm_main.py')
 SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
 ROOT = '/opt/pkb/cloud_report_cockroachdb'
 TAR = f'{ROOT}/cockroach-v20.2.7.linux-amd64.tgz'
@@ -523,17 +513,12 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         pass
 
 
-# Loads the lead's fake-VM driver; answers the sha256 of the pinned tarball
-# and plays the RobustRemoteCommand protocol back: the `workload run` started
-# last (its --active-warehouses) decides which real output the wait returns.
-_BOOT = r"""
-import importlib.util, json, re, sys
-spec = importlib.util.spec_from_file_location('fake_vm_main', sys.argv[1])
-driver = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(driver)
-with open(sys.argv[2]) as f:
-  extra = json.load(f)
-driver._ANSWERS = tuple(tuple(a) for a in extra['answers']) + driver._ANSWERS
+# Run in the fake_vm_main subprocess (stock_pkb.RunMain's boot): plays the
+# RobustRemoteCommand protocol back. The `workload run` started last on a VM
+# (its --active-warehouses) decides which real output the wait returns;
+# `extra` maps active warehouses to those outputs.
+_ROBUST_PLAYBACK = r"""
+import re
 original = driver.FakeShell.__call__
 started = {}
 
@@ -545,69 +530,33 @@ def Call(self, vm, command, *args, **kwargs):
   elif 'wait_for_command' in command:
     if '--delete' not in command:
       return 'Command finished.\n', '', 0
-    text = extra['outputs'].get(started.get(vm.name, ''), '')
+    text = extra.get(started.get(vm.name, ''), '')
     return text + 'cloud_report_tpcc_exit_status=0\n', '', 0
   return stdout, stderr, code
 
 driver.FakeShell.__call__ = Call
-sys.exit(driver.main(sys.argv[2:]))
 """
-
-
-def _Labels(pkb_json_sample):
-  out = {}
-  for item in pkb_json_sample['labels'].split('|,|'):
-    key, _, value = item.strip('|').partition(':')
-    out[key] = value
-  return out
 
 
 class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
   """pkb.py --benchmarks=cloud_report_tpcc on 4 fake static VMs."""
 
   def testStepsThroughPkb(self):
-    tmp = self.create_tempdir().full_path
-    extra = {
-        'answers': [
-            [f'sha256sum {TAR}', f'{SHA}  {TAR}\n'],
-            ['echo end-of-probe', PROBE_SAFE],
+    result = stock_pkb.RunMain(
+        self.create_tempdir().full_path,
+        'cloud_report_tpcc',
+        stock_pkb.StaticVms(4, local_disks=['/dev/vdb']),
+        answers=[
+            (f'sha256sum {TAR}', f'{SHA}  {TAR}\n'),
+            ('echo end-of-probe', PROBE_SAFE),
         ],
-        'outputs': {str(n): text for n, text in STEP_OUTPUT.items()},
-    }
-    extra_path = os.path.join(tmp, 'extra.json')
-    with open(extra_path, 'w') as f:
-      json.dump(extra, f)
-    vm_file = os.path.join(tmp, 'static_vms.json')
-    with open(vm_file, 'w') as f:
-      json.dump([{
-          'ip_address': f'192.0.2.{i}',  # TEST-NET-1: never contacted
-          'user_name': 'perfkit',
-          'keyfile_path': '/dev/null',
-          'internal_ip': f'192.0.2.{i}',
-          'zone': 'local-1',
-          'local_disks': ['/dev/vdb'],
-          'os_type': 'ubuntu2404',
-      } for i in range(1, 5)], f)  # fmt: skip
-    log = os.path.join(tmp, 'commands.jsonl')
-    samples_path = os.path.join(tmp, 'samples.json')
-    proc = subprocess.run(
-        [
-            sys.executable, '-c', _BOOT, str(DRIVER), extra_path, log,
-            '--benchmarks=cloud_report_tpcc',
-            f'--static_vm_file={vm_file}',
-            f'--temp_dir={tmp}/pkb',
-            f'--json_path={samples_path}',
-            '--accept_licenses',
-            '--ignore_package_requirements',
-            '--run_uri=tpccfake1',
-        ] + [f'--{k}={v}' for k, v in STEP_FLAGS.items()],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    with open(log) as f:
-      commands = [json.loads(line) for line in f]
-    with open(samples_path) as f:
-      samples = [json.loads(line) for line in f]
+        flags=STEP_FLAGS,
+        boot=_ROBUST_PLAYBACK,
+        extra={str(n): text for n, text in STEP_OUTPUT.items()},
+        run_uri='tpccfake1',
+    )
+    self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
+    commands, samples = result.commands, result.samples
 
     runs = [
         re.search(r'--active-warehouses=(\d+)', c['command']).group(1)
@@ -622,7 +571,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('--store=path=/mnt/cloud_report_tpcc/cockroach', starts[0])
     passed = [s for s in samples if s['metric'] == 'tpcc_step_passed']
     self.assertEqual([s['value'] for s in passed], [1.0, 1.0, 0.0])
-    labels = _Labels(passed[2])
+    labels = stock_pkb.Labels(passed[2])
     self.assertEqual(labels['phase'], 'tpcc')
     self.assertEqual(labels['active_warehouses'], '4000')
     self.assertEqual(labels['iteration'], '3')
@@ -630,9 +579,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
         s for s in samples if s['metric'] == 'tpcc_max_passing_warehouses'
     ]
     self.assertEqual(best['value'], 3750)
-    state = os.path.join(
-        tmp, 'pkb', 'runs', 'tpccfake1', 'cloud_report_tpcc_tpccfake1.json'
-    )
+    state = os.path.join(result.run_dir, 'cloud_report_tpcc_tpccfake1.json')
     with open(state) as f:
       self.assertLen(json.load(f)['steps'], 3)
 

@@ -13,7 +13,8 @@
 # limitations under the License.
 """Runs stock PKB's real Main on static VMs whose commands are faked.
 
-Usage: python fake_vm_main.py COMMAND_LOG [PKB FLAGS...]
+Usage: python -m pkb_ext.testing.fake_vm_main COMMAND_LOG [PKB FLAGS...]
+(pkb_ext.testing.stock_pkb.RunMain() runs it for tests.)
 
 If the environment variable PKB_EXT_FAKE_ANSWERS names a JSON file of
 [fragment, stdout] pairs (e.g. from pkb_ext.testing.fio_playback.Answers()),
