@@ -294,13 +294,9 @@ class PublishEmulatorTest(absltest.TestCase):
 
   def testStockPkbPublishesThroughOurFlags(self):
     table = self._Table('stockpkb')
-    vms = [{'ip_address': f'192.0.2.{i}', 'user_name': 'perfkit',
-            'keyfile_path': '/dev/null', 'internal_ip': f'192.0.2.{i}',
-            'zone': 'local-1', 'local_disks': ['/dev/vdb'],
-            'os_type': 'ubuntu2404'} for i in range(1, 5)]  # fmt: skip
-    vm_file = os.path.join(self.dir, 'static_vms.json')
-    with open(vm_file, 'w') as f:
-      json.dump(vms, f)
+    vm_file = stock_pkb.StaticVmFile(
+        self.dir, stock_pkb.StaticVms(4, local_disks=['/dev/vdb'])
+    )
     pkb_json = os.path.join(self.dir, 'samples.json')
     argv = [
         *stock_pkb.DriverCommand(), os.path.join(self.dir, 'cmds'),
