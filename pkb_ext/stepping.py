@@ -30,6 +30,12 @@ Everything here but StateStore is pure. Next() decides the next level from
 the history of (level, passed); Search() drives a measure callback with it,
 judges each measurement with a PassRule and saves the history after every
 step, so a re-run with the same state resumes without repeating a step.
+
+A run that produced no result (the tool crashed, or printed nothing to
+parse) is no verdict on its level: judging it a failure would end a linear
+search early with a plausible-looking but wrong maximum. Search() keeps it
+as a step (it took the time) and runs the level again, up to a number of
+retries, then raises NoResultError; a resumed search retries the level too.
 """
 
 import dataclasses
@@ -63,6 +69,17 @@ _UNITS = {'ms': ' ms', 'pct': '%', 's': ' s'}
 
 class StateError(Exception):
   """A saved stepping state cannot be used for this search."""
+
+
+class NoResultError(Exception):
+  """A level produced no result on its run and on every retry."""
+
+  def __init__(self, level: int, tries: int, error: str):
+    runs = 'run' if tries == 1 else f'{tries} runs'
+    super().__init__(f'no result at {level} after {runs}: {error}')
+    self.level = level
+    self.tries = tries
+    self.error = error
 
 
 @dataclasses.dataclass(frozen=True)
@@ -326,7 +343,7 @@ def Judge(
 ) -> Step:
   """Returns the verdict of one run under a rule."""
   if measurement.error:
-    passed, reason = False, f'fail: no result: {measurement.error}'
+    passed, reason = False, f'no result: {measurement.error}'
   else:
     passed, reason = rule.Judge(measurement.metrics)
   return Step(
@@ -438,12 +455,18 @@ class StateStore:
       raise
 
 
+def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool]]:
+  """The (level, passed) history of the steps that produced a result."""
+  return [(s.level, s.passed) for s in steps if not s.error]
+
+
 def Search(
     plan: Plan,
     rule: PassRule,
     measure: Callable[[int, int], Measurement],
     store: StateStore | None = None,
     on_step: Callable[[int, Step], None] | None = None,
+    no_result_retries: int = 0,
 ) -> Result:
   """Runs the search to its end, resuming from the store's history.
 
@@ -453,14 +476,23 @@ def Search(
     measure: measure(level, iteration) runs one step (iteration is 1-based).
     store: where the history is kept; None keeps it in memory only.
     on_step: called with (iteration, step) after each new step is saved.
+    no_result_retries: how many times a level that produced no result is run
+      again (in this call) before NoResultError.
 
   Returns:
-    The Result.
+    The Result. Its steps include the runs without a result.
+
+  Raises:
+    NoResultError: a level produced no result no_result_retries + 1 times in
+      a row; every step so far is saved in the store.
   """
+  if no_result_retries < 0:
+    raise ValueError(f'no_result_retries {no_result_retries} is negative')
   steps = [Rejudge(rule, s) for s in (store.Load() if store else [])]
   resumed = len(steps)
+  tries = 0
   while True:
-    decision = Next(plan, [(s.level, s.passed) for s in steps])
+    decision = Next(plan, Verdicts(steps))
     if decision.next_level is None:
       return Result(plan, rule, tuple(steps), decision.max_passing, resumed)
     iteration = len(steps) + 1
@@ -471,3 +503,6 @@ def Search(
       store.Save(steps)
     if on_step:
       on_step(iteration, step)
+    tries = tries + 1 if step.error else 0
+    if tries > no_result_retries:
+      raise NoResultError(step.level, tries, step.error)

@@ -33,6 +33,7 @@ import logging
 import os
 
 from absl import flags
+from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
@@ -165,6 +166,15 @@ _LOAD_TIMEOUT = flags.DEFINE_string(
     ' prepare can hang rather than exit when the database fails under it,'
     ' e.g. on a full disk.',
 )
+_STEP_RETRIES = flags.DEFINE_integer(
+    'cloud_report_tpcc_step_retries',
+    1,
+    'Run a step that produced no result (the tool crashed, or printed'
+    ' nothing to parse) again this many times before the phase fails. Such'
+    ' a step is no verdict: judging it a failure would end the search early'
+    ' at a wrong maximum.',
+    lower_bound=0,
+)
 _GOTPC_INTERVAL = flags.DEFINE_string(
     'cloud_report_tpcc_gotpc_interval',
     '10s',
@@ -256,6 +266,7 @@ class Params:
   gotpc_load_check: bool = True
   gotpc_interval: str = '10s'
   load_timeout: str = '48h'
+  step_retries: int = 1
 
   @classmethod
   def FromFlags(cls) -> 'Params':
@@ -282,6 +293,7 @@ class Params:
         gotpc_load_check=_GOTPC_LOAD_CHECK.value,
         gotpc_interval=_GOTPC_INTERVAL.value,
         load_timeout=_LOAD_TIMEOUT.value,
+        step_retries=_STEP_RETRIES.value,
     )
 
   @property
@@ -360,7 +372,14 @@ def Search(params: Params, engine, topology, store=None) -> stepping.Result:
   def OnStep(iteration: int, step: stepping.Step) -> None:
     logging.info('tpcc: step %d at %d: %s', iteration, step.level, step.reason)
 
-  return stepping.Search(params.plan, params.rule, Measure, store, OnStep)
+  return stepping.Search(
+      params.plan,
+      params.rule,
+      Measure,
+      store,
+      OnStep,
+      no_result_retries=params.step_retries,
+  )
 
 
 def ToSamples(params: Params, engine, result: stepping.Result) -> list:
@@ -390,7 +409,16 @@ def Run(topology) -> list:
   store = stepping.StateStore(
       StatePath(params, _RunUri()), _RunUri(), Fingerprint(params, engine)
   )
-  result = Search(params, engine, topology, store)
+  try:
+    result = Search(params, engine, topology, store)
+  except stepping.NoResultError as e:
+    raise errors.Benchmarks.RunError(
+        f'tpcc: {e.error}: no result at {e.level} active warehouses in'
+        f' {e.tries} run(s) (--cloud_report_tpcc_step_retries='
+        f'{params.step_retries}). The steps so far are saved in'
+        f' {store.path}; fix the cause and re-run with --run_uri='
+        f'{_RunUri()} --run_stage=run,cleanup,teardown to resume.'
+    ) from e
   logging.info(
       'tpcc: max passing warehouses %s after %d steps (%d resumed)',
       result.max_passing,

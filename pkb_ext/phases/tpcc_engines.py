@@ -101,7 +101,8 @@ def ToMeasurement(
 
   A run that the parser rejects, that exited non-zero, that ended before
   90 % of its duration, or whose efficiency was computed over another
-  warehouse count has an error, so the pass rule fails it.
+  warehouse count has an error: it is no verdict, and the search runs the
+  level again (--cloud_report_tpcc_step_retries) before the phase fails.
   """
   extra = dict(extra or {})
   try:

@@ -257,8 +257,17 @@ class LocalFaultsTest(absltest.TestCase):
     self.assertRegex(err, _RetriedSsh(r'/usr/bin/netperf '))
     rr = [s for s in samples if s['metadata']['phase'] == 'net']
     self.assertTrue(any(s['value'] > 0 for s in rr))
-    # go-tpc's failure is the step's verdict, with its cause.
-    self.assertRegex(err, r'tpcc: step 1 at 1: fail: no result: .*5')
+    # go-tpc's failure is no verdict: the step runs again, then the phase
+    # fails with go-tpc's cause and how to resume.
+    self.assertRegex(err, r'tpcc: step 1 at 1: no result: .*5')
+    self.assertRegex(err, r'tpcc: step 2 at 1: no result: .*5')
+    self.assertRegex(
+        failures,
+        r'(?s)tpcc: RunError: tpcc: .*?5.*?: no result at 1 active warehouses'
+        r' in 2'
+        r' run\(s\)',
+    )
+    self.assertNotIn('tpcc', phases)
 
   def test_4_tpcc_killed_between_steps_resumes(self):
     run_uri = 'fltrun4'

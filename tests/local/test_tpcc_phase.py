@@ -142,7 +142,7 @@ class LocalVmTest(absltest.TestCase):
     self.assertEqual(again.max_passing, result.max_passing)
     self.assertEqual(again.resumed_steps, 3)
 
-  def testAStoppedServerFailsTheStepWithItsReason(self):
+  def testAStoppedServerGivesNoResultWithItsReason(self):
     self.engine.Prepare(self.topology)
     self.engine.Cleanup(self.topology)  # stops PostgreSQL
     output, status = self.engine.RunStep(self.topology, 1, 1)
@@ -150,7 +150,8 @@ class LocalVmTest(absltest.TestCase):
     self.assertIn('panicked', measurement.error)
     step = stepping.Judge(stepping.RULES['report'], 1, measurement)
     self.assertFalse(step.passed)
-    self.assertTrue(step.reason.startswith('fail: no result: '))
+    self.assertTrue(step.reason.startswith('no result: '), step.reason)
+    self.assertEqual(stepping.Verdicts([step]), [])  # retried, not judged
 
 
 if __name__ == '__main__':

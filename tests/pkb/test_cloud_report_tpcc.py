@@ -115,6 +115,7 @@ class _Client:
   """The client's RobustRemoteCommand: plays back captured tpcc outputs."""
 
   def __init__(self, outputs=None, fail_at=None):
+    # A level's output, or a list of outputs for its successive runs.
     self.outputs = dict(STEP_OUTPUT) | (outputs or {})
     self.fail_at = fail_at
     self.runs = []
@@ -127,7 +128,10 @@ class _Client:
     if active == self.fail_at:
       raise errors.VirtualMachine.RemoteCommandError('ssh: connection lost')
     self.runs.append((active, command))
-    return self.outputs[active] + EXIT_0, ''
+    output = self.outputs[active]
+    if isinstance(output, list):
+      output = output.pop(0)
+    return output + EXIT_0, ''
 
 
 def _Topology(client_playback, **db_kwargs):
@@ -479,17 +483,43 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         )
     )
 
-  def testAnInterruptedRunFailsItsStep(self):
-    spec, _, _ = _Topology(_Client({3750: INTERRUPTED}))
+  def testAnInterruptedRunIsRetriedNotJudged(self):
+    playback = _Client({3750: [INTERRUPTED, STEP_OUTPUT[3750]]})
+    spec, _, _ = _Topology(playback)
     samples = benchmark.Run(spec)
+    self.assertEqual([a for a, _ in playback.runs], [3500, 3750, 3750, 4000])
     passed = _ByMetric(samples, 'tpcc_step_passed')
-    self.assertEqual([s.value for s in passed], [1.0, 0.0])
+    self.assertEqual([s.value for s in passed], [1.0, 0.0, 1.0, 0.0])
     self.assertEqual(
         passed[1].metadata['step_error'],
         'the run ended after 24.5 s of 720 s',
     )
+    self.assertEqual(
+        passed[1].metadata['pass_reason'],
+        'no result: the run ended after 24.5 s of 720 s',
+    )
     (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
-    self.assertEqual(best.value, 3500)
+    self.assertEqual(best.value, 3750)  # as without the interruption
+    (used,) = _ByMetric(samples, 'tpcc_steps_used')
+    self.assertEqual(used.value, 4)
+
+  def testNoResultAfterTheRetriesFailsThePhase(self):
+    spec, _, _ = _Topology(_Client({3750: INTERRUPTED}))
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        r'tpcc: the run ended after 24.5 s of 720 s: no result at 3750'
+        r' active warehouses in 2 run\(s\).*saved in .*cloud_report_tpcc_'
+        r'tpcc1.json; .* --run_uri=tpcc1 --run_stage=run,cleanup,teardown',
+    ):
+      benchmark.Run(spec)
+
+  def testNoRetriesFailsOnTheFirstNoResult(self):
+    playback = _Client({3750: INTERRUPTED})
+    spec, _, _ = _Topology(playback)
+    with flagsaver.flagsaver(cloud_report_tpcc_step_retries=0):
+      with self.assertRaisesRegex(errors.Benchmarks.RunError, 'in 1 run'):
+        benchmark.Run(spec)
+    self.assertEqual([a for a, _ in playback.runs], [3500, 3750])
 
   def testCleanupStopsByPidAndRemovesStores(self):
     spec, dbs, _ = _Topology(_Client())

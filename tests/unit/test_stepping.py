@@ -215,12 +215,61 @@ class PassRuleTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, message):
       stepping.ParseRule(spec)
 
-  def testErrorFailsWithItsReason(self):
+  def testErrorIsNoVerdict(self):
     step = stepping.Judge(
         REPORT, 10, stepping.Measurement({}, error='go-tpc panicked: x')
     )
     self.assertFalse(step.passed)
-    self.assertEqual(step.reason, 'fail: no result: go-tpc panicked: x')
+    self.assertEqual(step.reason, 'no result: go-tpc panicked: x')
+    self.assertEqual(stepping.Verdicts([step]), [])
+
+
+def _Flaky(curve_measure, no_result):
+  """A measure callback whose run at each level in no_result (level ->
+  count) produces no result that many times first."""
+  left = dict(no_result)
+  runs = []
+
+  def Measure(level, iteration):
+    runs.append(level)
+    if left.get(level):
+      left[level] -= 1
+      return stepping.Measurement({}, error=f'crashed at {level}')
+    return curve_measure(level, iteration)
+
+  return Measure, runs
+
+
+class NoResultTest(parameterized.TestCase):
+
+  @parameterized.parameters(stepping.LINEAR, stepping.BISECT)
+  def testRetriedLevelGivesTheSameMax(self, strategy):
+    plan = stepping.Plan(strategy, 2500, 250, 5000)
+    curve = bench_stepping.CapacityCurve(capacity=3625)
+    clean = stepping.Search(plan, REPORT, curve.Measure)
+    measure, runs = _Flaky(curve.Measure, {clean.steps[1].level: 1})
+    flaky = stepping.Search(plan, REPORT, measure, no_result_retries=1)
+    self.assertEqual(flaky.max_passing, clean.max_passing)
+    self.assertEqual(flaky.steps_used, clean.steps_used + 1)
+    self.assertEqual(runs[1], runs[2])  # the same level again
+    self.assertEqual(flaky.steps[1].reason, f'no result: crashed at {runs[1]}')
+
+  def testRaisesAfterTheRetries(self):
+    plan = stepping.Plan(stepping.LINEAR, 2500, 250, 5000)
+    curve = bench_stepping.CapacityCurve(capacity=3625)
+    measure, runs = _Flaky(curve.Measure, {2750: 5})
+    with self.assertRaises(stepping.NoResultError) as e:
+      stepping.Search(plan, REPORT, measure, no_result_retries=2)
+    self.assertEqual(runs, [2500, 2750, 2750, 2750])
+    self.assertEqual((e.exception.level, e.exception.tries), (2750, 3))
+    self.assertEqual(
+        str(e.exception), 'no result at 2750 after 3 runs: crashed at 2750'
+    )
+
+  def testNegativeRetriesRefused(self):
+    plan = stepping.Plan(stepping.LINEAR, 2500, 250, 5000)
+    with self.assertRaisesRegex(ValueError, 'negative'):
+      stepping.Search(plan, REPORT, lambda l, i: None, no_result_retries=-1)
 
 
 if __name__ == '__main__':

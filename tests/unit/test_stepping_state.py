@@ -77,6 +77,25 @@ class StateStoreTest(absltest.TestCase):
     self.assertEqual(third.calls, [])  # finished: nothing is re-run
     self.assertEqual(again.steps, result.steps)
 
+  def testResumeRetriesALevelThatGaveNoResult(self):
+    def Crashes(level, iteration):
+      if level == 2750:
+        return stepping.Measurement({}, error='go-tpc exited 2')
+      return _Recorder(3400).curve.Measure(level, iteration)
+
+    with self.assertRaises(stepping.NoResultError):
+      stepping.Search(self.plan, self.rule, Crashes, self._Store())
+    with open(self.path) as f:
+      saved = json.load(f)['steps']
+    self.assertEqual([(s['level'], s['error']) for s in saved],
+                     [(2500, None), (2750, 'go-tpc exited 2')])  # fmt: skip
+
+    fixed = _Recorder(capacity=3400)
+    result = stepping.Search(self.plan, self.rule, fixed, self._Store())
+    self.assertEqual(fixed.calls[0], (2750, 3))  # not judged a failure
+    self.assertEqual(result.max_passing, 3250)
+    self.assertEqual(result.resumed_steps, 2)
+
   def testSavedStepsAreRejudgedWithTheCurrentRule(self):
     stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
     strict = stepping.ParseRule('custom:p90_ms<400')
