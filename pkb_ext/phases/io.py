@@ -50,6 +50,7 @@ import tempfile
 from absl import flags
 import jinja2
 from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
 
 from pkb_ext.parsers import fio as fio_parser
 from pkb_ext.phases import io_guard
@@ -371,14 +372,43 @@ def Prepare(topology) -> None:
     vm.InstallPackages('fio')
 
 
+_RETURN_CODE = re.compile(r'Got non-zero return code \((-?\d+)\)')
+
+
+def FioFailure(job: str, where: str, message: str) -> str:
+  """Names a failed fio job and fio's own stderr (pure).
+
+  PKB's RemoteCommandError of a RobustRemoteCommand names its wait script
+  (`python3 /tmp/pkb/wait_for_command.py …`) first and the tool's stderr
+  last; the user needs the job, the exit status and that stderr.
+
+  Args:
+    job: the fio job (section) name.
+    where: 'vm:device'.
+    message: the RemoteCommandError's text.
+  """
+  m = _RETURN_CODE.search(message)
+  status = f' (exit status {m.group(1)})' if m else ''
+  _, found, stderr = message.rpartition('STDERR:')
+  detail = ' '.join((stderr if found else message).split())
+  if len(detail) > 600:
+    detail = detail[:600] + ' …'
+  return f'fio job {job} on {where} failed{status}: {detail or "no stderr"}'
+
+
 def _RunJob(vm, params, fio, target, job) -> fio_parser.Result:
   timeout = None  # the fill job writes the whole disk, however long it takes
   if job != FILL_JOB:
     timeout = params.runtime_s + params.ramp_time_s + params.timeout_margin_s
   logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
-  vm.RobustRemoteCommand(
-      FioCommand(fio, target, REMOTE_JOB_FILE, job), timeout=timeout
-  )
+  try:
+    vm.RobustRemoteCommand(
+        FioCommand(fio, target, REMOTE_JOB_FILE, job), timeout=timeout
+    )
+  except errors.VirtualMachine.RemoteCommandError as e:
+    raise errors.Benchmarks.RunError(
+        FioFailure(job, f'{vm.name}:{target}', str(e))
+    ) from e
   stdout, _ = vm.RemoteCommand(f'cat {shlex.quote(OutputFile(job))}')
   return fio_parser.Parse(stdout)
 

@@ -187,8 +187,11 @@ class LocalFaultsTest(absltest.TestCase):
     self.assertNotEqual(proc.returncode, 0, err[-3000:])
     failures = _Failures(err)
     self.assertIn('phase(s) failed', failures)
-    self.assertRegex(failures, r'io: RemoteCommandError: ')
-    self.assertIn('fio exits 3 on purpose', failures)
+    self.assertRegex(
+        failures,
+        r'io: RunError: fio job [\w-]+ on \S+:\S+ failed \(exit status 3\):'
+        r' pkb-ext fault injection: fio exits 3 on purpose',
+    )
     self.assertRegex(failures, r'net: RunError: netperf TCP_RR .* failed: ')
     samples = self._Samples(run_uri)
     self.assertEqual(self._Phases(samples), {'cpu', 'object_storage'})

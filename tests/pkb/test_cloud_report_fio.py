@@ -25,6 +25,7 @@ from unittest import mock
 
 from absl.testing import flagsaver
 from perfkitbenchmarker import disk
+from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
@@ -193,6 +194,49 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotIn('--section=rd-iops', log)
     order = _Order(log, '--section=rd-bw', 'sudo mke2fs', 'sudo mount -o')
     self.assertEqual(order, sorted(order))
+
+  def testFioExitingNonZeroNamesTheJobAndItsStderr(self):
+    vm, cmd = _Vm(self, playback.Answers())
+    robust = vm.RobustRemoteCommand.side_effect
+
+    def Robust(command, *args, **kwargs):
+      if '--section=rd-bw' in command:
+        # PKB's own RemoteCommandError text for a RobustRemoteCommand
+        # (linux_virtual_machine.py, RemoteHostCommandWithReturnCode).
+        raise errors.VirtualMachine.RemoteCommandError(
+            'Got non-zero return code (1) executing python3'
+            ' /tmp/pkb/wait_for_command.py --status=/tmp/x.status\n'
+            'Full command: ssh -A -p 22 perfkit@192.0.2.1 ...\n'
+            'STDOUT: STDERR: fio: pid=4711, err=5/file:io_u.c:1889,'
+            ' func=io_u error, error=Input/output error\n'
+        )
+      return robust(command, *args, **kwargs)
+
+    vm.RobustRemoteCommand.side_effect = Robust
+    with self.assertRaises(errors.Benchmarks.RunError) as e:
+      benchmark.Run(_Spec(vm))
+    self.assertEqual(
+        str(e.exception),
+        f'fio job rd-bw on db-0:{DEVICE} failed (exit status 1): fio:'
+        ' pid=4711, err=5/file:io_u.c:1889, func=io_u error,'
+        ' error=Input/output error',
+    )
+    self.assertNotIn('--section=rd-iops', cmd.all_commands)
+    self.assertIn('sudo mke2fs', cmd.all_commands)  # file system restored
+
+  def testFioFailureWithoutStderrKeepsTheMessage(self):
+    self.assertEqual(
+        io.FioFailure('target', 'db-0:/dev/sdb', 'ssh: connection lost'),
+        'fio job target on db-0:/dev/sdb failed: ssh: connection lost',
+    )
+    self.assertEqual(
+        io.FioFailure(
+            'wr-bw', 'v:/d', 'Got non-zero return code (2) x STDERR:'
+        ),
+        'fio job wr-bw on v:/d failed (exit status 2): no stderr',
+    )
+    self.assertLess(len(io.FioFailure('j', 'v:/d', 'STDERR: ' + 'e' * 5000)),
+                    700)  # fmt: skip
 
   @flagsaver.flagsaver(cloud_report_fio_device='/dev/sdz')
   def testDeviceFlagIsNotTheScratchDisk(self):
