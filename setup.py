@@ -13,11 +13,16 @@
 # limitations under the License.
 """Installs pkb-ext: the 2021 Cloud Report suite as a PKB extension.
 
-benchmarks/ and linux_packages/ sit at the top level, mirroring PKB's own tree
-so their files can go upstream unchanged, and are installed as
-pkb_ext.benchmarks and pkb_ext.linux_packages so their names never clash with
-PKB's. A .pth file makes every interpreter of the environment load the
-extension into stock pkb.py (see pkb_ext/autoload.py).
+Two kinds of code, kept apart. benchmarks/ and linux_packages/ mirror PKB's
+linux_benchmarks/ and linux_packages/: what PKB needs to run the report. They
+import only perfkitbenchmarker and themselves, and are installed as
+pkb_cloud_report.benchmarks and linux_packages so their names
+never clash with PKB's. pkb_ext/ is what only this project has: the registry
+and autoload, the command line, the local cloud, publishing and analysis. A
+.pth file makes every interpreter of the environment load the extension into
+stock pkb.py (see pkb_ext/autoload.py).
+
+Test helpers and the bench harness (tests/pkb_ext_dev/) are not installed.
 """
 
 import os
@@ -30,8 +35,8 @@ _PTH = 'pkb_ext_autoload.pth'
 _PTH_SOURCE = os.path.join('pkb_ext', _PTH)
 # Top-level directories that mirror PKB's tree, and their installed names.
 _TOP_LEVEL = {
-    'pkb_ext.benchmarks': 'benchmarks',
-    'pkb_ext.linux_packages': 'linux_packages',
+    'pkb_cloud_report.benchmarks': 'benchmarks',
+    'pkb_cloud_report.linux_packages': 'linux_packages',
     'pkb_ext.configs': 'configs',
 }
 
@@ -89,7 +94,9 @@ setuptools.setup(
     description='The Cockroach Labs 2021 Cloud Report as a PKB extension.',
     license='Apache 2.0',
     python_requires='>=3.12',
-    packages=setuptools.find_packages(include=['pkb_ext', 'pkb_ext.*'])
+    packages=setuptools.find_packages(
+        include=['pkb_ext', 'pkb_ext.*'], exclude=['tests', 'tests.*']
+    )
     + list(_TOP_LEVEL),
     package_dir=_TOP_LEVEL,
     package_data={

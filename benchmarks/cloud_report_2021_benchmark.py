@@ -30,8 +30,8 @@ import logging
 from absl import flags
 from perfkitbenchmarker import configs
 
-from pkb_ext import phases
-from pkb_ext.phases import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
 BENCHMARK_CONFIG = """
@@ -92,13 +92,13 @@ def _CheckPhases(names) -> bool:
 
 flags.register_validator('cloud_report_phases', _CheckPhases)
 
-# Import every implemented phase now so its flags exist before PKB parses.
-_LANDED = phases.Landed()
+# Import every phase now so its flags exist before PKB parses.
+_ALL = phases.LoadAll()
 
 
 def _Selected() -> list[str]:
   if _PHASES.value is None:
-    return list(_LANDED)
+    return list(_ALL)
   return phases.Validate(_PHASES.value)
 
 

@@ -16,7 +16,7 @@
 Builds CoreMark v1.01 once per mode and runs it 10 times single-core, then
 10 times on all vCPUs with pthreads (-DMULTITHREAD=$(nproc) -DUSE_PTHREAD),
 emitting one coremark_score sample per run and the mean, min, max, stddev,
-CI95 half-width and CV per mode (pkb_ext.phases.cpu has the flags).
+CI95 half-width and CV per mode (cloud_report.cpu has the flags).
 
 Example:
   pkb.py --benchmarks=cloud_report_coremark --cloud=AWS \
@@ -25,8 +25,8 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext.phases import cpu  # pylint: disable=unused-import (defines its flags)
-from pkb_ext.phases import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import cpu  # pylint: disable=unused-import
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_coremark'
 BENCHMARK_CONFIG = """

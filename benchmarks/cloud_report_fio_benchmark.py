@@ -18,7 +18,8 @@ db VM's 2,500 GB network data disk: the fill-disk precondition (never
 reported), then wr-bw, wr-iops, wr-latency, rd-bw, rd-iops, rd-latency and
 the latency-target job, each 2 minutes with a 2 s ramp, libaio, direct=1.
 The disk is unmounted first, checked by the safety guard, and given a fresh
-file system afterwards (pkb_ext.phases.io has the cloud_report_fio_* flags).
+file system afterwards (cloud_report/storage.py has the
+cloud_report_fio_* flags).
 
 WARNING: this destroys whatever is on the data disk.
 
@@ -28,8 +29,8 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext.phases import io  # pylint: disable=unused-import (defines its flags)
-from pkb_ext.phases import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import storage  # pylint: disable=unused-import
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_fio'
 BENCHMARK_CONFIG = """

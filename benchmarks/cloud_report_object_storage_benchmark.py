@@ -20,7 +20,7 @@ S3-compatible endpoint such as MinIO with
 on new and reused connections, single-stream throughput per object size and
 aggregate throughput per concurrency level. Unlike PKB's
 object_storage_service benchmark, which times whole requests, it separates
-the first byte from the transfer. See pkb_ext/phases/object_storage.py.
+the first byte from the transfer. See cloud_report/object_storage.py.
 
 Example:
   pkb.py --benchmarks=cloud_report_object_storage --cloud=AWS \
@@ -30,8 +30,8 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext.phases import object_storage
-from pkb_ext.phases import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
 BENCHMARK_CONFIG = """

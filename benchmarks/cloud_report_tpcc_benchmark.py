@@ -17,7 +17,7 @@ A 3-node CockroachDB cluster (stores on the 2,500 GB data disks) and a
 client running `cockroach workload`: load the warehouses, then 30-minute
 steps from 2,500 active warehouses by +250 until a step fails its pass rule
 (report: p90 < 5 s). On the local cloud the engine is PostgreSQL on db1 with
-go-tpc on the client. pkb_ext.phases.tpcc has the flags; a crashed run
+go-tpc on the client. cloud_report.tpcc has the flags; a crashed run
 resumes with the same --run_uri and --run_stage=run.
 
 Example:
@@ -27,8 +27,8 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_ext.phases import topology as topology_lib
-from pkb_ext.phases import tpcc  # pylint: disable=unused-import (defines its flags)
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import tpcc  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_tpcc'
 BENCHMARK_CONFIG = """

@@ -26,7 +26,8 @@ Three ways, chosen by the net phase's --cloud_report_netperf_install:
 
 Only installation is reused from PKB: its netperf benchmark's cleanup runs
 `sudo killall netserver`, which would also kill other users' servers, so the
-net phase starts and stops its own netserver by PID (see phases/net.py).
+net phase starts and stops its own netserver by PID (see
+cloud_report/network.py).
 """
 
 import dataclasses

@@ -12,5 +12,3 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 """pkb_ext: the Cockroach Labs 2021 Cloud Report as a PKB extension."""
-
-REPORT_VERSION = '2021'

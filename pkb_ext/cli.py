@@ -21,7 +21,7 @@
   pkb-ext report ...                   the report's tables and charts
   pkb-ext bench --out FILE             the harness's own benchmarks
 
-Subcommands whose issue has not landed say so and exit 2.
+`pkb-ext bench` needs a source checkout: the harness lives in tests/pkb_ext_dev.
 """
 
 import argparse
@@ -30,14 +30,14 @@ import json
 import os
 import sys
 
-from pkb_ext import parsers
+from pkb_cloud_report.benchmarks.cloud_report import parsers
 
 # Subcommands implemented in their own modules: name -> (module, help).
 _DELEGATED = {
     'local': ('pkb_ext.local.cli', 'manage the local cloud (up|down|status)'),
     'publish': ('pkb_ext.publish.cli', 'publish an NDJSON spool to BigQuery'),
     'report': ('pkb_ext.analysis.cli', 'build the report from samples'),
-    'bench': ('pkb_ext.bench', 'benchmark the harness itself'),
+    'bench': ('pkb_ext_dev.bench', 'benchmark the harness itself'),
 }
 
 
@@ -50,13 +50,10 @@ def _Parse(args) -> int:
     return 1
   try:
     out = parsers.ParseText(args.tool, text)
-  except parsers.NotLandedError as e:
-    print(f'pkb-ext parse {args.tool}: {e}', file=sys.stderr)
-    return 2
   except parsers.ParseError as e:
     print(f'pkb-ext parse {args.tool}: {args.file}: {e}', file=sys.stderr)
     return 1
-  from pkb_ext import samples  # pylint: disable=g-import-not-at-top
+  from pkb_cloud_report.benchmarks.cloud_report import samples  # pylint: disable=g-import-not-at-top
 
   for s in out:
     print(json.dumps(samples.ToJsonDict(s), sort_keys=True))
@@ -89,15 +86,34 @@ def _List(pkb_args: list[str]) -> int:
 _PASS_THROUGH = {'run': _Run, 'list': _List}
 
 
+def _DevPackageDir() -> str | None:
+  """Returns tests/ of a source checkout, which holds pkb_ext_dev."""
+  from pkb_ext import paths  # pylint: disable=g-import-not-at-top
+
+  tests = os.path.join(paths.RepoRoot(), 'tests')
+  if os.path.isdir(os.path.join(tests, 'pkb_ext_dev')):
+    return tests
+  return None
+
+
 def _Delegate(name: str, argv: list[str]) -> int:
   module_name = _DELEGATED[name][0]
-  try:
-    module = importlib.import_module(module_name)
-  except ModuleNotFoundError as e:
-    if e.name != module_name:
-      raise
-    print(f'pkb-ext {name}: not implemented yet', file=sys.stderr)
-    return 2
+  if module_name.startswith('pkb_ext_dev.'):
+    dev = _DevPackageDir()
+    if dev is None:
+      print(
+          f'pkb-ext {name}: needs a source checkout of pkb_ext (its'
+          ' tests/pkb_ext_dev is not installed with the package)',
+          file=sys.stderr,
+      )
+      return 2
+    if dev not in sys.path:
+      sys.path.insert(0, dev)
+    # Subprocesses (fake_vm_main, the bench's own runs) import it too.
+    os.environ['PYTHONPATH'] = os.pathsep.join(
+        p for p in (dev, os.environ.get('PYTHONPATH')) if p
+    )
+  module = importlib.import_module(module_name)
   return module.Main(argv)
 
 

@@ -34,8 +34,8 @@ from pkb_ext import paths
 # import PKB's benchmark_sets, whose import is what triggers the autoload.
 # pylint: disable=g-import-not-at-top
 
-BENCHMARKS_PACKAGE = 'pkb_ext.benchmarks'
-PACKAGES_PACKAGE = 'pkb_ext.linux_packages'
+BENCHMARKS_PACKAGE = 'pkb_cloud_report.benchmarks'
+PACKAGES_PACKAGE = 'pkb_cloud_report.linux_packages'
 CONFIGS_PACKAGE = 'pkb_ext.configs'
 PUBLISH_PACKAGE = 'pkb_ext.publish'
 SUITE_BENCHMARK = 'cloud_report_2021'

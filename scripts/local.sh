@@ -62,7 +62,8 @@ up_done=$(date +%s)
 
 if [ -z "$EXPECT" ]; then
   EXPECT=$("$VENV/bin/python" -c \
-    'from pkb_ext import phases; print(",".join(phases.Landed()))' 2>/dev/null)
+    'from pkb_cloud_report.benchmarks.cloud_report import phases
+print(",".join(phases.LoadAll()))' 2>/dev/null)
 fi
 log "phases: ${EXPECT:-none landed}; preset: $PRESET"
 

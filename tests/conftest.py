@@ -18,7 +18,7 @@ tier's marker, so `pytest -m unit` runs one tier.
 
 PKB's own test helpers (tests/pkb_common_test_case.py, mock_command, ...)
 live in the pinned PKB checkout, not in its installed package; load them with
-pkb_ext.testing.pkb_tests.Import('pkb_common_test_case') (under pytest's
+pkb_ext_dev.pkb_tests.Import('pkb_common_test_case') (under pytest's
 importlib mode the name `tests` is our own test tree).
 """
 
@@ -30,6 +30,11 @@ import pytest
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
 DATA_DIR = TESTS_DIR / 'data'
 _TIERS = ('unit', 'pkb', 'local', 'emulator')
+# pkb_ext_dev (test helpers) is not installed: pytest's pythonpath finds it
+# here, and subprocesses the tests start (python -m pkb_ext_dev...) too.
+os.environ['PYTHONPATH'] = os.pathsep.join(
+    p for p in (str(TESTS_DIR), os.environ.get('PYTHONPATH')) if p
+)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -15,7 +15,7 @@
 
 Usage: python3 ttfb_worker.py --config worker.json --out ttfb.jsonl
 
-Pushed to the client VM by pkb_ext.phases.object_storage and run with the
+Pushed to the client VM by cloud_report.object_storage and run with the
 VM's python3 (3.8+) and one provider SDK: boto3 (S3 and S3-compatible
 endpoints such as MinIO), google-cloud-storage (GCS) or azure-storage-blob.
 It writes one JSON object per line and flushes each, so a killed run leaves
@@ -27,7 +27,7 @@ every finished request on disk:
   abort     the run stopped early, and why;
   end       the run finished, with request and error counts.
 
-It reports raw timings only; the host (pkb_ext.parsers.ttfb) computes
+It reports raw timings only; the host (cloud_report.parsers.ttfb) computes
 percentiles and throughput.
 
 What is timed (time.perf_counter, started before the SDK call):

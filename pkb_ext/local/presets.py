@@ -27,7 +27,7 @@ import importlib
 
 from absl import flags
 
-from pkb_ext import phases
+from pkb_cloud_report.benchmarks.cloud_report import phases
 
 PRESETS = ('smoke', 'report')
 
@@ -80,7 +80,7 @@ def PresetFlags(preset: str) -> list[str]:
   if preset == 'report':
     return []
   values = dict(SMOKE)
-  for name in phases.Landed():
+  for name in phases.LoadAll():
     values.update({
         k: str(v)
         for k, v in getattr(phases.Load(name), 'SMOKE_FLAGS', {}).items()
@@ -90,7 +90,7 @@ def PresetFlags(preset: str) -> list[str]:
 
 def LocalCloudFlags(state: dict) -> list[str]:
   """Returns the flags that point PKB and the phases at the local cloud."""
-  phases.Landed()  # defines the phases' flags
+  phases.LoadAll()  # defines the phases' flags
   out = [f'--static_vm_file={state["static_vm_file"]}']
   minio = state.get('services', {}).get('minio')
   if minio:

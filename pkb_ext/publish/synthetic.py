@@ -14,7 +14,7 @@
 """Deterministic PKB sample dicts shaped like the suite's, for the publishing
 tests and benchmark (never for results).
 
-Each has the common run metadata (pkb_ext.samples.RunMetadata), a phase and
+Each has the common run metadata (cloud_report.samples.RunMetadata), a phase and
 an iteration, and the fields PKB's SampleCollector adds.
 """
 
@@ -22,7 +22,7 @@ import random
 import uuid
 from typing import Any
 
-from pkb_ext import samples as pkb_ext_samples
+from pkb_cloud_report.benchmarks.cloud_report import samples as pkb_ext_samples
 
 _RUNS = (
     pkb_ext_samples.RunMetadata(

@@ -6,7 +6,7 @@
 # TimeZone, ducklake for storage, spatial for GEOGRAPHY) from its own server at
 # run time; here they come from PyPI wheels (duckdb-extension-*) and are
 # installed into the venv's DuckDB home, so the emulator then runs with no
-# network. pkb_ext/testing/bq_emulator.py starts it with HOME set to that home.
+# network. tests/pkb_ext_dev/bq_emulator.py starts it with HOME set to that home.
 BQEMU_VENV=$CACHE/bq-emulator-venv
 BQEMU_HOME=$BQEMU_VENV/duckdb-home
 _BQEMU_EXTENSIONS="icu ducklake spatial"

@@ -36,8 +36,8 @@ from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
-from pkb_ext.testing import analysis_fixture as fx
-from pkb_ext.testing import bq_emulator
+from pkb_ext_dev import analysis_fixture as fx
+from pkb_ext_dev import bq_emulator
 
 FIXTURE = os.path.join(
     paths.RepoRoot(), 'tests', 'data', 'analysis', 'samples_3x2.ndjson'

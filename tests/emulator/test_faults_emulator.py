@@ -13,7 +13,7 @@
 # limitations under the License.
 """Fault injection: the BigQuery emulator down while stock PKB publishes.
 
-A whole `pkb.py` run (pkb_ext.testing.fake_vm_main: PKB's real Main over fake
+A whole `pkb.py` run (pkb_ext_dev.fake_vm_main: PKB's real Main over fake
 static VMs) publishes through pkb_ext's flags to an emulator that is not
 running: the run still succeeds, the spool keeps every sample, and the log
 names the command that publishes it later. With the emulator back (same
@@ -36,8 +36,8 @@ import tempfile
 from absl.testing import absltest
 
 from pkb_ext.publish import spool
-from pkb_ext.testing import bq_emulator
-from pkb_ext.testing import stock_pkb
+from pkb_ext_dev import bq_emulator
+from pkb_ext_dev import stock_pkb
 
 _REPUBLISH = re.compile(
     r'The samples are kept in the spool (\S+); publish them later with:'

@@ -40,8 +40,8 @@ from pkb_ext.publish import publisher
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
 from pkb_ext.publish import synthetic
-from pkb_ext.testing import bq_emulator
-from pkb_ext.testing import stock_pkb
+from pkb_ext_dev import bq_emulator
+from pkb_ext_dev import stock_pkb
 
 FLAGS = flags.FLAGS
 _PROJECT = bq_emulator.PROJECT
@@ -50,7 +50,7 @@ _PROJECT = bq_emulator.PROJECT
 _OFFLINE = """
 import socket, tempfile
 from pkb_ext.publish import bigquery, ids, schema, spool, synthetic
-from pkb_ext.testing import bq_emulator
+from pkb_ext_dev import bq_emulator
 try:
   socket.create_connection(('192.0.2.1', 9), timeout=2)
   print('network: reachable')

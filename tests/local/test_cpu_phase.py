@@ -15,7 +15,7 @@
 
 LocalVmTest runs the phase's own code (install with the sha256, commit and
 tree checks, one build per mode, runs, parser, samples) through
-pkb_ext.testing.local_vm.LocalVm, with short iteration counts.
+pkb_ext_dev.local_vm.LocalVm, with short iteration counts.
 Through stock pkb.py on a local cloud it runs in
 tests/local/test_local_cloud.py (the suite smoke run's cpu samples).
 """
@@ -32,9 +32,9 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 
-from pkb_ext.linux_packages import cloud_report_coremark as pkg
-from pkb_ext.phases import cpu
-from pkb_ext.testing import local_vm
+from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
+from pkb_cloud_report.benchmarks.cloud_report import cpu
+from pkb_ext_dev import local_vm
 
 _TOOLS = ('gcc', 'make', 'sha256sum', 'gzip', 'tar')
 

@@ -14,7 +14,7 @@
 """Fault injection through stock pkb.py on a local cloud of its own.
 
 Brings up a cloud with the fault tests' prefix, subnet and state dir
-(pkb_ext.testing.faults), then, with smoke durations:
+(pkb_ext_dev.faults), then, with smoke durations:
 
 1. fio pointed at a mounted device: refused, nothing written;
 2. cpu, io, net, object_storage: fio exits non-zero on db1, netperf prints
@@ -47,8 +47,8 @@ import time
 from absl.testing import absltest
 
 from pkb_ext.local import results
-from pkb_ext.testing import faults
-from pkb_ext.testing import local_cloud
+from pkb_ext_dev import faults
+from pkb_ext_dev import local_cloud
 
 _REASON = local_cloud.Unavailable()
 _COREMARK_FAST = '--cloud_report_coremark_iterations=2000'

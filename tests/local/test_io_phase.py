@@ -14,8 +14,8 @@
 """The io phase for real: fio on loop devices this test makes.
 
 LocalVmTest runs the phase's own code through
-pkb_ext.testing.local_vm.LocalVm against a 1 GiB direct-I/O loop device in
-a private temp dir (pkb_ext.testing.loop_device; detached by exact name),
+pkb_ext_dev.local_vm.LocalVm against a 1 GiB direct-I/O loop device in
+a private temp dir (pkb_ext_dev.loop_device; detached by exact name),
 with 2 s jobs, and the safety guard against a mounted loop device, the root
 disk and a regular file. The guard tests never run fio on the root disk:
 they call the guard alone.
@@ -40,11 +40,11 @@ from absl import flags
 from absl.testing import absltest
 
 from pkb_ext import paths
-from pkb_ext.parsers import fio as fio_parser
-from pkb_ext.phases import io
-from pkb_ext.phases import io_guard
-from pkb_ext.testing import local_vm
-from pkb_ext.testing import loop_device
+from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
+from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_ext_dev import local_vm
+from pkb_ext_dev import loop_device
 
 _REASON = loop_device.Unavailable()
 JOBS = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',
@@ -194,7 +194,7 @@ _CLOUD_DIR = os.path.join(paths.CacheDir(), 'local-io-test')
 
 def _CloudUnavailable():
   try:
-    from pkb_ext.testing import local_cloud  # pylint: disable=g-import-not-at-top
+    from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
   except ImportError as e:
     return f'pkb_ext.local has not landed ({e})'
   reason = local_cloud.Unavailable()

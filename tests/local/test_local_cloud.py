@@ -32,8 +32,8 @@ import tempfile
 from absl.testing import absltest
 
 from pkb_ext import paths
-from pkb_ext import phases
-from pkb_ext.testing import local_cloud
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_ext_dev import local_cloud
 
 _REASON = local_cloud.Unavailable()
 _HOSTS = ('client', 'db1', 'db2', 'db3')
@@ -229,7 +229,7 @@ class LocalCloudTest(absltest.TestCase):
     self._AssertNoPackageManager(marks)
 
   def test_9a_whole_suite_smoke(self):
-    landed = phases.Landed()
+    landed = phases.LoadAll()
     marks = self._Marks()
     out = os.path.join(self.work, 'out')
     env = dict(self.cloud.env, PKB_EXT_OUT=out)

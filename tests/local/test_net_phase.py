@@ -13,7 +13,7 @@
 # limitations under the License.
 """The net phase for real: netperf and netserver, short durations.
 
-LoopbackTest runs the phase with two LocalVms (pkb_ext.testing.local_vm) on
+LoopbackTest runs the phase with two LocalVms (pkb_ext_dev.local_vm) on
 this machine's loopback: no root needed, only Debian's netperf. LocalCloudTest
 runs it between two namespace hosts of a local cloud of its own (prefix
 pkbnet, subnet 10.247.79.0/24, no MinIO), directly over ssh and through stock
@@ -37,9 +37,9 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
 from pkb_ext import paths
-from pkb_ext import phases
-from pkb_ext.phases import net
-from pkb_ext.testing import local_vm
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import network as net
+from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS
 CONTROL_PORT = 23941  # unusual ports, ours alone
@@ -250,8 +250,8 @@ class LoopbackTest(_PhaseAsserts):
 
 try:
   from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
-  from pkb_ext.testing import local_cloud  # pylint: disable=g-import-not-at-top
-  from pkb_ext.testing.ssh_host_vm import HostVm  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev.ssh_host_vm import HostVm  # pylint: disable=g-import-not-at-top
 
   _CLOUD_REASON = local_cloud.Unavailable() or _NO_NETPERF
 except ImportError as e:

@@ -42,11 +42,11 @@ from botocore import exceptions as botocore_exceptions
 from perfkitbenchmarker import errors
 
 from pkb_ext import paths
-from pkb_ext import phases
-from pkb_ext.benchmarks import cloud_report_object_storage_benchmark as benchmark
-from pkb_ext.parsers import ttfb
-from pkb_ext.phases import object_storage
-from pkb_ext.testing import local_vm
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
+from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS
 MINIO = pathlib.Path(paths.CacheDir()) / 'bin' / 'minio'

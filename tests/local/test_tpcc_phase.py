@@ -14,7 +14,7 @@
 """The tpcc phase for real: PostgreSQL + go-tpc, stepped with a short preset.
 
 LocalVmTest runs the postgres engine's own commands on this machine through
-pkb_ext.testing.local_vm.LocalVm: initdb/pg_ctl as user postgres in a private
+pkb_ext_dev.local_vm.LocalVm: initdb/pg_ctl as user postgres in a private
 directory, on 127.0.0.1 at an unusual port, `go-tpc tpcc prepare` of 3
 warehouses, then 3 steps of 1, 2 and 3 active warehouses, each judged. The
 server is stopped through its data directory (pg_ctl), never by name.
@@ -33,11 +33,11 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 
 from pkb_ext import paths
-from pkb_ext import phases
-from pkb_ext import stepping
-from pkb_ext.phases import tpcc
-from pkb_ext.phases import tpcc_engines
-from pkb_ext.testing import local_vm
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS
 PG_BIN = '/usr/lib/postgresql/15/bin'

@@ -13,7 +13,7 @@
 # limitations under the License.
 """cloud_report_2021 through stock PKB's real Main, on fake static VMs.
 
-Runs pkb_ext.testing.fake_vm_main in a subprocess (pkb_ext.testing.stock_pkb;
+Runs pkb_ext_dev.fake_vm_main in a subprocess (pkb_ext_dev.stock_pkb;
 PKB's Main sets global flags, logging and temp dirs), over 4 static VMs whose
 remote commands are answered by its FakeShell and logged. Phases whose tool
 outputs the fake shell can play back are run and must produce samples; with
@@ -24,11 +24,11 @@ import os
 
 from absl.testing import absltest
 
-from pkb_ext import phases
-from pkb_ext.testing import coremark_playback
-from pkb_ext.testing import fio_playback
-from pkb_ext.testing import netperf_playback
-from pkb_ext.testing import stock_pkb
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_ext_dev import coremark_playback
+from pkb_ext_dev import fio_playback
+from pkb_ext_dev import netperf_playback
+from pkb_ext_dev import stock_pkb
 
 # Phases whose tool runs the fake shell answers with real captured outputs.
 _PLAYBACK = {
@@ -73,7 +73,7 @@ class CloudReport2021MainTest(absltest.TestCase):
     )
 
   def testLandedPhasesProduceSamples(self):
-    selected = [p for p in phases.Landed() if p in _PLAYBACK]
+    selected = [p for p in phases.LoadAll() if p in _PLAYBACK]
     if not selected:
       self.skipTest('no landed phase has playback outputs yet')
     _, _, samples = self._RunMain(selected)

@@ -16,7 +16,7 @@
 The VMs answer the phase's commands with real CoreMark outputs from
 tests/data/coremark. Three levels: the install package's commands and
 checks; the benchmark module's Prepare/Run/Cleanup on a mocked PKB VM; and
-stock PKB's real Main (pkb_ext.testing.stock_pkb, run in a subprocess) on a
+stock PKB's real Main (pkb_ext_dev.stock_pkb, run in a subprocess) on a
 fake static VM.
 """
 
@@ -29,12 +29,12 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 
-from pkb_ext.benchmarks import cloud_report_coremark_benchmark as benchmark
-from pkb_ext.linux_packages import cloud_report_coremark as pkg
-from pkb_ext.parsers import coremark as parser
-from pkb_ext.phases import cpu
-from pkb_ext.testing import pkb_tests
-from pkb_ext.testing import stock_pkb
+from pkb_cloud_report.benchmarks import cloud_report_coremark_benchmark as benchmark
+from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
+from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as parser
+from pkb_cloud_report.benchmarks.cloud_report import cpu
+from pkb_ext_dev import pkb_tests
+from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 

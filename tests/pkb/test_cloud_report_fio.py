@@ -14,10 +14,10 @@
 """cloud_report_fio through PKB, with mocked VMs (PKB's test style).
 
 The VM answers the phase's commands with real fio 3.33 outputs and real
-guard probe outputs from tests/data/fio (pkb_ext.testing.fio_playback).
+guard probe outputs from tests/data/fio (pkb_ext_dev.fio_playback).
 Two levels: the benchmark module's Prepare/Run/Cleanup on a mocked PKB VM
 with a real PKB StaticDisk, and stock PKB's real Main
-(pkb_ext.testing.stock_pkb, in a subprocess) on a fake static VM.
+(pkb_ext_dev.stock_pkb, in a subprocess) on a fake static VM.
 """
 
 import pathlib
@@ -30,14 +30,14 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
 
-from pkb_ext.benchmarks import cloud_report_fio_benchmark as benchmark
-from pkb_ext.parsers import ParseError
-from pkb_ext.parsers import fio as parser
-from pkb_ext.phases import io
-from pkb_ext.phases import io_guard
-from pkb_ext.testing import fio_playback as playback
-from pkb_ext.testing import pkb_tests
-from pkb_ext.testing import stock_pkb
+from pkb_cloud_report.benchmarks import cloud_report_fio_benchmark as benchmark
+from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as parser
+from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_ext_dev import fio_playback as playback
+from pkb_ext_dev import pkb_tests
+from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 

@@ -14,10 +14,10 @@
 """cloud_report_netperf through PKB, with mocked VMs (PKB's test style).
 
 The VMs answer the phase's commands with real netperf outputs from
-tests/data/netperf (pkb_ext.testing.netperf_playback). Three levels: the
+tests/data/netperf (pkb_ext_dev.netperf_playback). Three levels: the
 install package's choices; the benchmark module's Prepare/Run/Cleanup on
 mocked PKB VMs (a db server and a client); and stock PKB's real Main
-(pkb_ext.testing.stock_pkb, in a subprocess) on two fake static VMs.
+(pkb_ext_dev.stock_pkb, in a subprocess) on two fake static VMs.
 """
 
 from unittest import mock
@@ -29,13 +29,13 @@ from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-from pkb_ext.benchmarks import cloud_report_netperf_benchmark as benchmark
-from pkb_ext.linux_packages import cloud_report_netperf as pkg
-from pkb_ext.parsers import netperf as parser
-from pkb_ext.phases import net
-from pkb_ext.testing import netperf_playback as playback
-from pkb_ext.testing import pkb_tests
-from pkb_ext.testing import stock_pkb
+from pkb_cloud_report.benchmarks import cloud_report_netperf_benchmark as benchmark
+from pkb_cloud_report.linux_packages import cloud_report_netperf as pkg
+from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as parser
+from pkb_cloud_report.benchmarks.cloud_report import network as net
+from pkb_ext_dev import netperf_playback as playback
+from pkb_ext_dev import pkb_tests
+from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 

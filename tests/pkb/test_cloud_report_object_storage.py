@@ -41,9 +41,9 @@ if _PKB_TESTS not in list(_tests_namespace.__path__):
   _tests_namespace.__path__.append(_PKB_TESTS)
 from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
-from pkb_ext import phases
-from pkb_ext.benchmarks import cloud_report_object_storage_benchmark as benchmark
-from pkb_ext.phases import object_storage
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 OUTPUT = (DATA / 'minio_boto3_complete.jsonl').read_text()
@@ -98,7 +98,7 @@ class BenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   def testRegisteredWithPkb(self):
     names = {b.BENCHMARK_NAME: b for b in linux_benchmarks.BENCHMARKS}
     self.assertIs(names['cloud_report_object_storage'], benchmark)
-    self.assertIn('object_storage', phases.Landed())
+    self.assertIn('object_storage', phases.LoadAll())
 
   def testConfigIsAValidPkbSpec(self):
     spec = pkb_common_test_case.CreateBenchmarkSpecFromYaml(

@@ -19,7 +19,7 @@ the real output of a 9-node run at N active warehouses
 pass, 4,000 fails). Three levels: the cockroachdb and go-tpc packages'
 commands and checks; the benchmark module's Prepare/Run/Cleanup on mocked PKB
 VMs (stepping, resume, pass rules); and stock PKB's real Main
-(pkb_ext.testing.stock_pkb, in a subprocess) on 4 fake static VMs.
+(pkb_ext_dev.stock_pkb, in a subprocess) on 4 fake static VMs.
 """
 
 import json
@@ -34,12 +34,12 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 
-from pkb_ext.benchmarks import cloud_report_tpcc_benchmark as benchmark
-from pkb_ext.linux_packages import cloud_report_go_tpc as go_tpc
-from pkb_ext.linux_packages import cockroachdb
-from pkb_ext.phases import tpcc_engines
-from pkb_ext.testing import pkb_tests
-from pkb_ext.testing import stock_pkb
+from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
+from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
+from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_ext_dev import pkb_tests
+from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 

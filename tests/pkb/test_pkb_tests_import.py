@@ -15,7 +15,7 @@
 
 from absl.testing import absltest
 
-from pkb_ext.testing import pkb_tests
+from pkb_ext_dev import pkb_tests
 
 
 class PkbTestsImportTest(absltest.TestCase):

@@ -38,7 +38,8 @@ class RegistryTest(absltest.TestCase):
   def testSuiteBenchmarkIsOurs(self):
     module = linux_benchmarks.VALID_BENCHMARKS['cloud_report_2021']
     self.assertEqual(
-        module.__name__, 'pkb_ext.benchmarks.cloud_report_2021_benchmark'
+        module.__name__,
+        'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark',
     )
     self.assertIn(module, linux_benchmarks.BENCHMARKS)
 
@@ -117,7 +118,7 @@ class RegistryTest(absltest.TestCase):
         registry.ResolveBenchmarks(['--benchmarks=cloud_report']),
         [(
             'cloud_report_2021',
-            'pkb_ext.benchmarks.cloud_report_2021_benchmark',
+            'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark',
         )],
     )
 

@@ -43,7 +43,9 @@ class StockPkbTest(absltest.TestCase):
         sys.executable, os.path.join(_BIN, 'pkb.py'), '--helpmatch=cloud_report'
     )
     self.assertEqual(rc, 0, err[-2000:])
-    self.assertIn('pkb_ext.benchmarks.cloud_report_2021_benchmark', out)
+    self.assertIn(
+        'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark', out
+    )
     self.assertIn('--cloud_report_phases', out)
 
   def testBadPhaseFlagIsAClearError(self):
@@ -63,7 +65,10 @@ class StockPkbTest(absltest.TestCase):
     self.assertEqual(rc, 0, err[-2000:])
     self.assertEqual(
         out.split(),
-        ['cloud_report_2021', 'pkb_ext.benchmarks.cloud_report_2021_benchmark'],
+        [
+            'cloud_report_2021',
+            'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark',
+        ],
     )
 
   def testUnknownBenchmarkListingFails(self):

@@ -25,7 +25,7 @@ import yaml
 
 from pkb_ext import paths
 from pkb_ext import pricing
-from pkb_ext.testing import analysis_fixture as fx
+from pkb_ext_dev import analysis_fixture as fx
 
 FLAGS = flags.FLAGS
 _DIR = os.path.join(paths.RepoRoot(), 'configs', 'machines')

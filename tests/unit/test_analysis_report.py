@@ -29,7 +29,7 @@ from pkb_ext import cli as pkb_ext_cli
 from pkb_ext import paths
 from pkb_ext.analysis import cli
 from pkb_ext.analysis import report
-from pkb_ext.testing import analysis_fixture as fx
+from pkb_ext_dev import analysis_fixture as fx
 
 FIXTURE = os.path.join(
     paths.RepoRoot(), 'tests', 'data', 'analysis', 'samples_3x2.ndjson'

@@ -14,7 +14,7 @@
 """The analysis SQL on DuckDB (transpiled from the BigQuery files).
 
 The fixture (tests/data/analysis/samples_3x2.ndjson, made by
-pkb_ext.testing.analysis_fixture) has 3 clouds x 2 machines; the ranking it
+pkb_ext_dev.analysis_fixture) has 3 clouds x 2 machines; the ranking it
 must give is checked cell by cell against the fixture's design.
 """
 
@@ -27,10 +27,10 @@ import sqlglot
 
 from pkb_ext import paths
 from pkb_ext import pricing
-from pkb_ext import stats
+from pkb_cloud_report.benchmarks.cloud_report import stats
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import runner
-from pkb_ext.testing import analysis_fixture as fx
+from pkb_ext_dev import analysis_fixture as fx
 
 FIXTURE = os.path.join(
     paths.RepoRoot(), 'tests', 'data', 'analysis', 'samples_3x2.ndjson'

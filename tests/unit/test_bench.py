@@ -27,9 +27,9 @@ from unittest import mock
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_ext import bench
-from pkb_ext import bench_fidelity
-from pkb_ext import bench_publish
+from pkb_ext_dev import bench
+from pkb_ext_dev import bench_fidelity
+from pkb_ext_dev import bench_publish
 from pkb_ext import cli
 
 _KEYS = {

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for the suite-overhead measurement (pkb_ext.bench_overhead)."""
+"""Tests for the suite-overhead measurement (pkb_ext_dev.bench_overhead)."""
 
 import os
 import subprocess
@@ -20,7 +20,7 @@ import time
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_ext import bench_overhead as bo
+from pkb_ext_dev import bench_overhead as bo
 
 _M, _X = bo.MEASURED, bo.METHOD
 

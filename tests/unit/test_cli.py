@@ -22,7 +22,7 @@ from unittest import mock
 from absl.testing import absltest
 
 from pkb_ext import cli
-from pkb_ext import parsers
+from pkb_cloud_report.benchmarks.cloud_report import parsers
 
 
 def _Main(argv):
@@ -46,14 +46,6 @@ class ParseTest(absltest.TestCase):
       _Main(['parse', 'iperf', '/dev/null'])
     self.assertEqual(e.exception.code, 2)
 
-  def testNotLandedSaysSo(self):
-    with mock.patch.object(
-        parsers, 'Lookup', side_effect=parsers.NotLandedError('not yet')
-    ):
-      rc, _, err = _Main(['parse', 'ttfb', __file__])
-    self.assertEqual(rc, 2)
-    self.assertIn('not yet', err)
-
   def testParseErrorIsOneLineWithFileName(self):
     with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
       f.write('garbage\n')
@@ -76,11 +68,18 @@ class ParseTest(absltest.TestCase):
 
 class DelegateTest(absltest.TestCase):
 
-  def testUnlandedSubcommandExitsTwo(self):
-    with mock.patch.dict(cli._DELEGATED, {'bench': ('pkb_ext.nope', 'x')}):
+  def testBenchWithoutSourceCheckoutExitsTwo(self):
+    with mock.patch.object(cli, '_DevPackageDir', return_value=None):
       rc, _, err = _Main(['bench', '--out', 'x.json'])
     self.assertEqual(rc, 2)
-    self.assertIn('not implemented yet', err)
+    self.assertIn('needs a source checkout', err)
+
+  def testBenchFindsTheDevPackage(self):
+    self.assertTrue(
+        os.path.isfile(
+            os.path.join(cli._DevPackageDir(), 'pkb_ext_dev', 'bench.py')
+        )
+    )
 
 
 class BrokenPipeTest(absltest.TestCase):

@@ -29,7 +29,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from pkb_ext.phases import io
+from pkb_cloud_report.benchmarks.cloud_report import storage as io
 
 DISK_2500_GB = 2500 * 2**30
 GLOBAL = {

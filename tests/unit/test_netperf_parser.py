@@ -23,9 +23,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext import cli
-from pkb_ext.parsers import ParseError
-from pkb_ext.parsers import netperf
-from pkb_ext.phases import net
+from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf
+from pkb_cloud_report.benchmarks.cloud_report import network as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 KEYVAL = (

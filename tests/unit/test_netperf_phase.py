@@ -19,8 +19,8 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
-from pkb_ext.linux_packages import cloud_report_netperf as pkg
-from pkb_ext.phases import net
+from pkb_cloud_report.linux_packages import cloud_report_netperf as pkg
+from pkb_cloud_report.benchmarks.cloud_report import network as net
 
 FLAGS = flags.FLAGS
 

@@ -18,9 +18,9 @@ import pathlib
 from absl.testing import absltest
 from perfkitbenchmarker import sample
 
-from pkb_ext import samples as samples_lib
-from pkb_ext.parsers import netperf
-from pkb_ext.samples import net
+from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
+from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf
+from pkb_cloud_report.benchmarks.cloud_report.samples import network as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 

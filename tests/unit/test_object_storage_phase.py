@@ -23,8 +23,8 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
-from pkb_ext import phases
-from pkb_ext.phases import object_storage
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
 
 FLAGS = flags.FLAGS
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'

@@ -37,7 +37,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext import pricing
-from pkb_ext.testing import analysis_fixture as fx
+from pkb_ext_dev import analysis_fixture as fx
 
 
 class ReportFiguresTest(absltest.TestCase):

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for pkb_ext.stepping: plans, strategies, pass rules."""
+"""Tests for pkb_cloud_report.benchmarks.cloud_report.stepping: plans, strategies, pass rules."""
 
 import functools
 import io
@@ -19,8 +19,8 @@ import io
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_ext import bench_stepping
-from pkb_ext import stepping
+from pkb_ext_dev import bench_stepping
+from pkb_cloud_report.benchmarks.cloud_report import stepping
 
 REPORT = stepping.RULES['report']
 
@@ -124,7 +124,7 @@ class BisectTest(absltest.TestCase):
 
 
 class CapacityCurveTest(parameterized.TestCase):
-  """Bisect against linear on simulated machines (pkb_ext.bench_stepping)."""
+  """Bisect against linear on simulated machines (pkb_ext_dev.bench_stepping)."""
 
   @parameterized.parameters(range(2400, 5400, 50))
   def testSameMaxAsLinear(self, capacity):

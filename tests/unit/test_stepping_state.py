@@ -11,15 +11,15 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for pkb_ext.stepping's saved state: resume without repeating."""
+"""Tests for pkb_cloud_report.benchmarks.cloud_report.stepping's saved state: resume without repeating."""
 
 import json
 import os
 
 from absl.testing import absltest
 
-from pkb_ext import bench_stepping
-from pkb_ext import stepping
+from pkb_ext_dev import bench_stepping
+from pkb_cloud_report.benchmarks.cloud_report import stepping
 
 FINGERPRINT = {'engine': 'postgres', 'duration_s': 1800, 'warehouses': 5000}
 

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""pkb_ext.testing.stock_pkb's pure parts; PKB's Main itself is not run.
+"""pkb_ext_dev.stock_pkb's pure parts; PKB's Main itself is not run.
 
 The tests/pkb tier runs RunMain() for real; here subprocess.run is replaced
 by a fake that checks what it was handed and writes the files the driver
@@ -29,8 +29,8 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import publisher
 
-from pkb_ext import testing
-from pkb_ext.testing import stock_pkb
+import pkb_ext_dev
+from pkb_ext_dev import stock_pkb
 
 
 def _Published(tmp, metadata_list):
@@ -194,7 +194,7 @@ class RunMainTest(absltest.TestCase):
     driver = types.ModuleType('fake_vm_main')
     calls = []
     driver.main = lambda argv: calls.append((argv, driver.FROM_BOOT)) or 7
-    self.enter_context(mock.patch.object(testing, 'fake_vm_main', driver,
+    self.enter_context(mock.patch.object(pkb_ext_dev, 'fake_vm_main', driver,
                                          create=True))  # fmt: skip
     self.enter_context(
         mock.patch.dict(sys.modules, {stock_pkb.DRIVER_MODULE: driver})
@@ -223,7 +223,7 @@ class RunMainTest(absltest.TestCase):
   def testDriverCommandRunsTheModule(self):
     self.assertEqual(
         stock_pkb.DriverCommand(),
-        [sys.executable, '-m', 'pkb_ext.testing.fake_vm_main'],
+        [sys.executable, '-m', 'pkb_ext_dev.fake_vm_main'],
     )
     self.assertTrue(
         os.path.isfile(

@@ -22,9 +22,9 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from pkb_ext import phases
-from pkb_ext.phases import tpcc
-from pkb_ext.phases import tpcc_engines
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 
 
 def _Db():

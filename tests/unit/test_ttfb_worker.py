@@ -36,7 +36,7 @@ import google.auth
 from google.cloud import storage
 
 import pkb_ext.configs
-from pkb_ext.parsers import ttfb
+from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 
 _WORKER = os.path.join(
     os.path.dirname(pkb_ext.configs.__file__),

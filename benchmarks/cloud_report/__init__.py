@@ -1,0 +1,23 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The 2021 Cloud Report suite: what its PKB benchmark modules need.
+
+Like PKB's linux_benchmarks/fio/, this package holds the pieces behind the
+thin benchmark modules beside it: the phase registry and topology, one module
+per phase (cpu, storage, network, object_storage, tpcc), pure parsers/ and
+samples/ catalogs, the TPC-C stepping strategies, and repetition statistics.
+It imports only perfkitbenchmarker and itself.
+"""
+
+REPORT_VERSION = '2021'

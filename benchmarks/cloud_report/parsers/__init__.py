@@ -1,0 +1,88 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Pure parsers of raw tool outputs, one module per tool.
+
+A parser module parsers.<tool> has
+
+  Parse(text: str) -> <a frozen dataclass>
+
+which reads nothing but `text` (no FLAGS, VM, clock or I/O) and raises
+ParseError naming what is wrong for truncated, garbled or failed output. The
+matching samples.<phase> module has
+
+  FromResult(result) -> list[sample.Sample]
+
+TOOLS maps the names `pkb-ext parse` accepts to both.
+"""
+
+import dataclasses
+import importlib
+import types
+
+
+class ParseError(ValueError):
+  """A tool's output is missing, truncated, garbled or reports a failure."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Tool:
+  name: str
+  phase: str
+
+  @property
+  def parser_module(self) -> str:
+    return f'{__name__}.{self.name}'
+
+  @property
+  def samples_module(self) -> str:
+    package = __name__.rsplit('.', 1)[0]
+    # Imported here: parsers stay free of PKB, which the samples use.
+    samples = importlib.import_module(f'{package}.samples')
+    return f'{samples.__name__}.{samples.PHASE_MODULES[self.phase]}'
+
+
+TOOLS = {
+    t.name: t
+    for t in (
+        Tool('coremark', 'cpu'),
+        Tool('fio', 'io'),
+        Tool('netperf', 'net'),
+        Tool('ttfb', 'object_storage'),
+        Tool('tpcc', 'tpcc'),
+    )
+}
+
+
+def Lookup(tool: str) -> tuple[types.ModuleType, types.ModuleType]:
+  """Returns (parser module, samples module) of a tool.
+
+  Raises:
+    KeyError: unknown tool.
+  """
+  if tool not in TOOLS:
+    raise KeyError(f'unknown tool {tool!r}; choose from {", ".join(TOOLS)}')
+  t = TOOLS[tool]
+  return importlib.import_module(t.parser_module), importlib.import_module(
+      t.samples_module
+  )
+
+
+def ParseText(tool: str, text: str) -> list:
+  """Parses one tool output into samples stamped with their phase."""
+  parser, samples_module = Lookup(tool)
+  result = parser.Parse(text)
+  out = samples_module.FromResult(result)
+  for s in out:
+    s.metadata.setdefault('phase', TOOLS[tool].phase)
+  return out

@@ -1,0 +1,484 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Parses the stdout of one netperf (2.6+) run; pure.
+
+netperf's omni output selectors print in three styles, all handled here:
+
+  -O  human-readable columns (what the 2021 report's script used),
+  -o  CSV (a title row and a value row),
+  -k  key=value lines,
+
+plus the classic tables netperf prints with no selector, the only style in
+which netperf prints its own "!!! WARNING ... Desired confidence was not
+achieved" block. The optional banner ("MIGRATED TCP STREAM TEST from ...")
+names the test and, with -I, the requested confidence.
+
+Semantics worth knowing (netperf 2.7.0 nettest_omni.c/netlib.c): with -I,
+THROUGHPUT is the mean over the confidence iterations, TRANSACTION_RATE is the
+last iteration's rate, the latency statistics cover all iterations, and
+THROUGHPUT_CONFID is the achieved full width of the interval in percent of the
+mean (netperf's target is the -I width, e.g. 5 for +/-2.5%).
+"""
+
+import csv
+import dataclasses
+import math
+import re
+from typing import Sequence
+
+from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+
+# Column titles (as in -O and -o output) of the selectors we use -> selector.
+TITLES = {
+    'Minimum Latency Microseconds': 'MIN_LATENCY',
+    'Mean Latency Microseconds': 'MEAN_LATENCY',
+    '50th Percentile Latency Microseconds': 'P50_LATENCY',
+    '90th Percentile Latency Microseconds': 'P90_LATENCY',
+    '99th Percentile Latency Microseconds': 'P99_LATENCY',
+    'Maximum Latency Microseconds': 'MAX_LATENCY',
+    'Stddev Latency Microseconds': 'STDDEV_LATENCY',
+    'Transaction Rate Tran/s': 'TRANSACTION_RATE',
+    'Round Trip Latency usec/tran': 'RT_LATENCY',
+    'Throughput': 'THROUGHPUT',
+    'Throughput Units': 'THROUGHPUT_UNITS',
+    'Confidence Level Percent': 'CONFIDENCE_LEVEL',
+    'Confidence Width Target': 'CONFIDENCE_INTERVAL',
+    'Confidence Iterations Run': 'CONFIDENCE_ITERATION',
+    'Throughput Confidence Width (%)': 'THROUGHPUT_CONFID',
+    'Elapsed Time (sec)': 'ELAPSED_TIME',
+    'Protocol': 'PROTOCOL',
+    'Direction': 'DIRECTION',
+    'Request Size Bytes': 'REQUEST_SIZE',
+    'Response Size Bytes': 'RESPONSE_SIZE',
+    'Local Send Size': 'LOCAL_SEND_SIZE',
+    'Remote Recv Size': 'REMOTE_RECV_SIZE',
+    'Transport MSS bytes': 'TRANSPORT_MSS',
+    'Local Transport Retransmissions': 'LOCAL_TRANSPORT_RETRANS',
+    'Remote Transport Retransmissions': 'REMOTE_TRANSPORT_RETRANS',
+    'Command Line': 'COMMAND_LINE',
+    'Result Tag': 'RESULT_BRAND',
+}
+
+LATENCY_SELECTORS = {
+    'min': 'MIN_LATENCY',
+    'mean': 'MEAN_LATENCY',
+    'p50': 'P50_LATENCY',
+    'p90': 'P90_LATENCY',
+    'p99': 'P99_LATENCY',
+    'max': 'MAX_LATENCY',
+    'stddev': 'STDDEV_LATENCY',
+}
+_NUMERIC = set(LATENCY_SELECTORS.values()) | {
+    'TRANSACTION_RATE',
+    'RT_LATENCY',
+    'THROUGHPUT',
+    'CONFIDENCE_LEVEL',
+    'CONFIDENCE_INTERVAL',
+    'CONFIDENCE_ITERATION',
+    'THROUGHPUT_CONFID',
+    'ELAPSED_TIME',
+    'REQUEST_SIZE',
+    'RESPONSE_SIZE',
+    'LOCAL_SEND_SIZE',
+    'REMOTE_RECV_SIZE',
+    'TRANSPORT_MSS',
+    'LOCAL_TRANSPORT_RETRANS',
+    'REMOTE_TRANSPORT_RETRANS',
+}
+# netperf -f units -> Mbit/s (lower case = powers of 10 of bits, upper case =
+# powers of 2 of bytes, as netlib.c calc_thruput_interval divides).
+UNITS_TO_MBPS = {
+    '10^3bits/s': 1e-3,
+    '10^6bits/s': 1.0,
+    '10^9bits/s': 1e3,
+    'KBytes/s': 1024 * 8 / 1e6,
+    'MBytes/s': 1024**2 * 8 / 1e6,
+    'GBytes/s': 1024**3 * 8 / 1e6,
+}
+_BANNER_TESTS = {
+    'TCP REQUEST/RESPONSE': 'TCP_RR',
+    'TCP STREAM': 'TCP_STREAM',
+    'TCP MAERTS': 'TCP_MAERTS',
+    'TCP Connect/Request/Response': 'TCP_CRR',
+    'UDP REQUEST/RESPONSE': 'UDP_RR',
+    'UDP STREAM': 'UDP_STREAM',
+}
+_DIRECTION_TESTS = {'Send|Recv': 'RR', 'Send': 'STREAM', 'Recv': 'MAERTS'}
+
+_BANNER = re.compile(
+    r'^(?:MIGRATED )?(?P<name>.+?) TEST from \S+ \(.*?\) port \d+ \S+ to .*'
+)
+_BANNER_CONFIDENCE = re.compile(
+    r': \+/-(?P<half>[\d.]+)% @ (?P<level>\d+)% conf\.'
+)
+_KEYVAL = re.compile(r'^(?P<key>[A-Z][A-Z0-9_]*)=(?P<value>.*)$')
+_WARNING_WIDTH = re.compile(r'Confidence intervals: Throughput\s*:\s*([\d.]+)%')
+_NOT_ACHIEVED = 'Desired confidence was not achieved'
+_FAILURE = re.compile(
+    r'establish.control|could not|refused|unable|failed|error|errno|timed out'
+    r'|partial response|no response|reset by peer|broken pipe|not found'
+    r'|invalid|unknown|usage:',
+    re.IGNORECASE,
+)
+_CLASSIC_STREAM = re.compile(r'^Recv\s+Send\s+Send\b')
+_CLASSIC_RR = re.compile(r'^Local /Remote\b')
+
+
+@dataclasses.dataclass(frozen=True)
+class Latency:
+  """Request/response latency statistics, microseconds (None: not printed)."""
+
+  min: float | None = None
+  mean: float | None = None
+  p50: float | None = None
+  p90: float | None = None
+  p99: float | None = None
+  max: float | None = None
+  stddev: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Confidence:
+  """The -I confidence interval: requested and achieved.
+
+  Widths are full widths in percent of the mean (-I 99,5 -> target 5).
+  """
+
+  level_pct: float
+  width_target_pct: float
+  width_pct: float | None  # achieved; None when the output does not say
+  iterations: int | None
+  met: bool | None  # None when the output does not say
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+  """One netperf run."""
+
+  style: str  # human (-O), csv (-o), keyval (-k) or classic
+  test: str  # e.g. TCP_RR, TCP_STREAM; 'unknown' if the output does not say
+  fields: tuple[tuple[str, str], ...]  # selector (or unknown title), raw
+  latency_us: Latency | None
+  transaction_rate: float | None  # transactions/s (last iteration with -I)
+  throughput: float | None  # in throughput_units; mean over -I iterations
+  throughput_units: str | None
+  elapsed_s: float | None
+  confidence: Confidence | None  # None when no confidence was requested
+  warnings: tuple[str, ...]  # netperf's own "!!!" lines
+
+  def Field(self, name: str) -> str | None:
+    return dict(self.fields).get(name)
+
+  @property
+  def throughput_mbps(self) -> float | None:
+    """Stream throughput in Mbit/s; None for transaction rates."""
+    if self.throughput is None or self.throughput_units == 'Trans/s':
+      return None
+    return self.throughput * UNITS_TO_MBPS[self.throughput_units]
+
+
+def _Number(name: str, raw: str) -> float:
+  try:
+    value = float(raw)
+  except ValueError:
+    raise ParseError(f'{name} is not a number: {raw!r}') from None
+  if not math.isfinite(value):
+    raise ParseError(f'{name} is not finite: {raw!r}')
+  return value
+
+
+def _FailureLine(lines: Sequence[str]) -> str | None:
+  """The first line that reads as a netperf error message, if any.
+
+  Result lines never do: they are KEY=value, padded columns, or carry the
+  quoted command line.
+  """
+  for line in lines:
+    if (
+        _FAILURE.search(line)
+        and not _KEYVAL.match(line)
+        and '  ' not in line.strip()
+        and '"' not in line
+    ):
+      return line.strip()
+  return None
+
+
+def _Warnings(lines: Sequence[str]) -> tuple[str, ...]:
+  """netperf's "!!!" blocks, one message per block, blanks squeezed."""
+  blocks, current = [], []
+  for line in lines + ['']:
+    if line[:3] == '!!!':
+      current.append(' '.join(line.lstrip('!').split()))
+    elif current:
+      blocks.append(current)
+      current = []
+  messages = []
+  for block in blocks:
+    if block[0] == 'WARNING' and len(block) > 1:
+      block = ['WARNING: ' + block[1]] + block[2:]
+    messages.append(' '.join(block))
+  return tuple(messages)
+
+
+def _ParseKeyval(body: list[str]) -> list[tuple[str, str]]:
+  pairs = []
+  for line in body:
+    m = _KEYVAL.match(line)
+    if not m:
+      raise ParseError(f'not a KEY=value line in -k output: {line!r}')
+    value = m.group('value')
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+      value = value[1:-1]
+    pairs.append((m.group('key'), value))
+  return pairs
+
+
+def _Selector(title: str) -> str:
+  return TITLES.get(title, title)
+
+
+def _ParseCsv(body: list[str]) -> list[tuple[str, str]]:
+  if len(body) != 2:
+    raise ParseError(
+        f'-o output needs a title row and a value row, got {len(body)} rows'
+    )
+  titles, values = (next(csv.reader([row])) for row in body)
+  if len(titles) != len(values):
+    raise ParseError(
+        f'-o output has {len(titles)} titles but {len(values)} values'
+        ' (truncated?)'
+    )
+  return [(_Selector(t.strip()), v.strip()) for t, v in zip(titles, values)]
+
+
+def _Columns(rows: list[str]) -> list[tuple[int, int]]:
+  """Column spans of -O output: runs of positions not blank in every row."""
+  width = max(len(r) for r in rows)
+  used = [False] * width
+  for row in rows:
+    for i, ch in enumerate(row):
+      if ch != ' ':
+        used[i] = True
+  # A quoted value (COMMAND_LINE) may contain blanks: keep it one column.
+  for m in re.finditer(r'"[^"]*"', rows[-1]):
+    for i in range(m.start(), m.end()):
+      used[i] = True
+  spans, start = [], None
+  for i, u in enumerate(used + [False]):
+    if u and start is None:
+      start = i
+    elif not u and start is not None:
+      spans.append((start, i))
+      start = None
+  return spans
+
+
+def _ParseHuman(body: list[str]) -> list[tuple[str, str]]:
+  if len(body) < 2:
+    raise ParseError(
+        '-O output needs title rows and a value row (truncated output?)'
+    )
+  *titles, values = body
+  pairs = []
+  for a, b in _Columns(body):
+    title = ' '.join(w for w in (r[a:b].strip() for r in titles) if w)
+    value = values[a:b].strip().strip('"')
+    if not title:
+      raise ParseError(f'-O output has a value with no title: {value!r}')
+    pairs.append((_Selector(title), value))
+  return pairs
+
+
+def _ParseClassic(body: list[str]) -> list[tuple[str, str]]:
+  """The classic TCP_STREAM and TCP_RR tables (no CPU columns)."""
+  rows = [r.split() for r in body if re.match(r'^\s*\d', r)]
+  header = [r for r in body if not re.match(r'^\s*\d', r)]
+  if _CLASSIC_STREAM.match(body[0]):
+    if len(rows) != 1 or len(rows[0]) != 5:
+      raise ParseError('classic TCP_STREAM table needs one row of 5 values')
+    units = header[-1].split()[-1].replace('/sec', '/s')
+    recv, send, message, elapsed, tput = rows[0]
+    return [
+        ('RSR_SIZE_END', recv),
+        ('LSS_SIZE_END', send),
+        ('LOCAL_SEND_SIZE', message),
+        ('ELAPSED_TIME', elapsed),
+        ('THROUGHPUT', tput),
+        ('THROUGHPUT_UNITS', units),
+    ]
+  if len(rows) != 2 or len(rows[0]) != 6 or len(rows[1]) != 2:
+    raise ParseError(
+        'classic TCP_RR table needs a row of 6 values and a row of 2'
+        ' (truncated?)'
+    )
+  send, recv, request, response, elapsed, rate = rows[0]
+  return [
+      ('LSS_SIZE_END', send),
+      ('LSR_SIZE_END', recv),
+      ('REQUEST_SIZE', request),
+      ('RESPONSE_SIZE', response),
+      ('ELAPSED_TIME', elapsed),
+      ('TRANSACTION_RATE', rate),
+      ('THROUGHPUT', rate),
+      ('THROUGHPUT_UNITS', 'Trans/s'),
+      ('RSS_SIZE_END', rows[1][0]),
+      ('RSR_SIZE_END', rows[1][1]),
+  ]
+
+
+def _Style(body: list[str]) -> str:
+  if _KEYVAL.match(body[0]):
+    return 'keyval'
+  if _CLASSIC_STREAM.match(body[0]) or _CLASSIC_RR.match(body[0]):
+    return 'classic'
+  first = body[0]
+  if (
+      '  ' not in first
+      and not first.endswith(' ')
+      and (',' in first or len(body) == 2)
+  ):
+    return 'csv'
+  return 'human'
+
+
+def _Test(banner_name: str | None, fields: dict[str, str]) -> str:
+  if banner_name:
+    return _BANNER_TESTS.get(banner_name, banner_name.replace(' ', '_'))
+  kind = _DIRECTION_TESTS.get(fields.get('DIRECTION', ''))
+  protocol = fields.get('PROTOCOL')
+  if kind and protocol:
+    return f'{protocol}_{kind}'
+  return 'unknown'
+
+
+def _Confidence(banner, fields, warnings, style) -> Confidence | None:
+  level = fields.get('CONFIDENCE_LEVEL')
+  requested = banner is not None or (level is not None and float(level) > 0)
+  if not requested:
+    return None
+  target = fields.get('CONFIDENCE_INTERVAL')
+  width = fields.get('THROUGHPUT_CONFID')
+  iterations = fields.get('CONFIDENCE_ITERATION')
+  if level:
+    level = float(level)
+  elif banner:
+    level = float(banner.group('level'))
+  else:
+    raise ParseError('confidence requested but its level is missing')
+  if target:
+    target = float(target)
+  elif banner:
+    target = 2 * float(banner.group('half'))
+  else:
+    raise ParseError('CONFIDENCE_LEVEL without CONFIDENCE_INTERVAL')
+  width = float(width) if width is not None and float(width) >= 0 else None
+  not_achieved = any(_NOT_ACHIEVED in w for w in warnings)
+  for w in warnings:
+    m = _WARNING_WIDTH.search(w)
+    if m and width is None:
+      width = float(m.group(1))
+  if not_achieved:
+    met = False
+  elif width is not None:
+    met = width <= target
+  else:
+    # Classic output always warns when missing the target; -O/-o/-k do not.
+    met = True if style == 'classic' else None
+  return Confidence(
+      level_pct=level,
+      width_target_pct=target,
+      width_pct=width,
+      iterations=int(float(iterations)) if iterations else None,
+      met=met,
+  )
+
+
+def Parse(text: str, required: Sequence[str] = ()) -> Result:
+  """Parses one netperf run's stdout.
+
+  Args:
+    text: netperf's stdout (any of -O, -o, -k or classic output).
+    required: selectors that must be present (the ones the caller asked
+      for), which catches output truncated at a line boundary.
+
+  Returns:
+    A Result.
+
+  Raises:
+    ParseError: empty, truncated, garbled or failed output.
+  """
+  if not text or not text.strip():
+    raise ParseError('empty netperf output')
+  lines = [line.rstrip('\n') for line in text.splitlines()]
+  lines = [line for line in lines if line.strip()]
+  banner = banner_name = None
+  if lines and _BANNER.match(lines[0]):
+    banner_name = _BANNER.match(lines[0]).group('name')
+    banner = _BANNER_CONFIDENCE.search(lines[0])
+    lines = lines[1:]
+  warnings = _Warnings(lines)
+  body = [line for line in lines if line[:3] != '!!!']
+  failure = _FailureLine(body)
+  if failure:
+    raise ParseError(f'netperf failed: {failure}')
+  if not body:
+    raise ParseError('no results after the banner (truncated output?)')
+  style = _Style(body)
+  pairs = {
+      'keyval': _ParseKeyval,
+      'csv': _ParseCsv,
+      'human': _ParseHuman,
+      'classic': _ParseClassic,
+  }[style](body)
+  fields = dict(pairs)
+  if len(fields) != len(pairs):
+    raise ParseError(f'a selector appears twice in {[k for k, _ in pairs]}')
+  for name in required:
+    if name.upper() not in fields:
+      raise ParseError(f'{name.upper()} missing from netperf output')
+  numbers = {}
+  for name, raw in fields.items():
+    if name in _NUMERIC:
+      if not raw:
+        raise ParseError(f'{name} has no value (truncated output?)')
+      numbers[name] = _Number(name, raw)
+  units = fields.get('THROUGHPUT_UNITS')
+  if units is not None and units != 'Trans/s' and units not in UNITS_TO_MBPS:
+    raise ParseError(f'unknown THROUGHPUT_UNITS {units!r}')
+  if 'THROUGHPUT' in numbers and units is None:
+    raise ParseError('THROUGHPUT without THROUGHPUT_UNITS')
+  latency = None
+  if any(s in numbers for s in LATENCY_SELECTORS.values()):
+    latency = Latency(
+        **{k: numbers.get(s) for k, s in LATENCY_SELECTORS.items()}
+    )
+  rate = numbers.get('TRANSACTION_RATE')
+  if rate is None and latency is None and 'THROUGHPUT' not in numbers:
+    raise ParseError(
+        'no result in netperf output: none of TRANSACTION_RATE, THROUGHPUT or'
+        ' latency'
+    )
+  return Result(
+      style=style,
+      test=_Test(banner_name, fields),
+      fields=tuple(pairs),
+      latency_us=latency,
+      transaction_rate=rate,
+      throughput=numbers.get('THROUGHPUT'),
+      throughput_units=units if 'THROUGHPUT' in numbers else None,
+      elapsed_s=numbers.get('ELAPSED_TIME'),
+      confidence=_Confidence(banner, fields, warnings, style),
+      warnings=warnings,
+  )

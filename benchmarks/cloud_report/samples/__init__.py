@@ -1,0 +1,151 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Samples: metric catalog, typed run metadata and sample construction.
+
+Each phase defines its metrics once, in its own module of this package
+(cpu.py, io.py, net.py, object_storage.py, tpcc.py), as a METRICS dict of
+name -> unit, and converts parsed results to samples there. Dimensions such as
+the CoreMark mode, the fio job or the object size are metadata, never part of
+a metric name.
+"""
+
+import dataclasses
+import importlib
+from typing import Any, Mapping
+
+from perfkitbenchmarker import sample
+
+PHASES = ('cpu', 'io', 'net', 'object_storage', 'tpcc')
+# Phase name (as in sample metadata) -> its module, here and in the phase
+# package (names that would shadow the standard library are spelled out).
+PHASE_MODULES = {
+    'cpu': 'cpu',
+    'io': 'storage',
+    'net': 'network',
+    'object_storage': 'object_storage',
+    'tpcc': 'tpcc',
+}
+
+# Metrics shared by every phase.
+METRICS = {
+    'cloud_report_phase_error': 'count',
+}
+
+
+class UnknownMetricError(KeyError):
+  """A sample was made for a metric no catalog defines."""
+
+
+def _PhaseCatalog(phase: str) -> dict[str, str]:
+  module = importlib.import_module(f'{__name__}.{PHASE_MODULES[phase]}')
+  return dict(module.METRICS)
+
+
+def Catalog() -> dict[str, str]:
+  """Returns every metric of every phase, name -> unit."""
+  catalog = dict(METRICS)
+  for phase in PHASES:
+    for name, unit in _PhaseCatalog(phase).items():
+      if name in catalog:
+        raise ValueError(f'metric {name!r} is defined twice')
+      catalog[name] = unit
+  return catalog
+
+
+def Make(
+    metrics: Mapping[str, str],
+    metric: str,
+    value: float,
+    metadata: Mapping[str, Any] | None = None,
+) -> sample.Sample:
+  """Makes a PKB sample whose unit comes from a metric catalog.
+
+  Args:
+    metrics: the catalog that defines `metric` (a phase's METRICS).
+    metric: metric name.
+    value: the value, in the catalog's unit.
+    metadata: sample metadata.
+
+  Returns:
+    A sample.Sample.
+
+  Raises:
+    UnknownMetricError: if the catalog does not define the metric.
+  """
+  if metric not in metrics:
+    raise UnknownMetricError(f'metric {metric!r} is not in the catalog')
+  return sample.Sample(
+      metric, float(value), metrics[metric], dict(metadata or {})
+  )
+
+
+@dataclasses.dataclass(frozen=True)
+class RunMetadata:
+  """The metadata every cloud report sample carries (see DESIGN.md)."""
+
+  cloud: str
+  region: str
+  zone: str
+  machine_type: str
+  vcpus: int
+  cpu_platform: str
+  disk_type: str
+  disk_size_gb: int | None
+  provisioned_iops: int | None
+  provisioned_mbps: int | None
+  report_version: str
+
+  def ForSample(self, phase: str, iteration: int) -> dict[str, Any]:
+    """Returns the metadata for one sample of `phase`."""
+    if phase not in PHASES:
+      raise ValueError(f'unknown phase {phase!r}; expected one of {PHASES}')
+    if iteration < 1:
+      raise ValueError(f'iteration must be >= 1, got {iteration}')
+    return dataclasses.asdict(self) | {'phase': phase, 'iteration': iteration}
+
+
+def Stamp(
+    samples: list[sample.Sample], run_metadata: RunMetadata, phase: str
+) -> list[sample.Sample]:
+  """Adds the common metadata to samples, keeping their own iteration.
+
+  A sample's own metadata wins, except for `phase`, which must agree.
+
+  Args:
+    samples: a phase's samples.
+    run_metadata: the topology's metadata.
+    phase: the phase that made the samples.
+
+  Returns:
+    The same samples, with metadata completed.
+  """
+  for s in samples:
+    own_phase = s.metadata.get('phase', phase)
+    if own_phase != phase:
+      raise ValueError(
+          f'sample {s.metric} says phase {own_phase!r}, made by {phase!r}'
+      )
+    common = run_metadata.ForSample(phase, int(s.metadata.get('iteration', 1)))
+    s.metadata.update(common | s.metadata)
+  return samples
+
+
+def ToJsonDict(s: sample.Sample) -> dict[str, Any]:
+  """Returns the {metric, value, unit, metadata} dict of a sample."""
+  return {
+      'metric': s.metric,
+      'value': s.value,
+      'unit': s.unit,
+      'metadata': dict(s.metadata),
+  }

@@ -1,0 +1,508 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""TPC-C stepping: which warehouse count to run next, and whether it passed.
+
+The report's method (`linear`): start at 2,500 active warehouses, run 30
+minutes, and while a step "passes" add 250 and run again; the result is the
+last passing level before the first failing one. `bisect` finds the same
+level on the same grid (start + k * step, up to the maximum) by bisection,
+assuming a step that fails at N warehouses also fails above N: it starts in
+the middle of the grid, not at its start, and halves the range the edge can
+be in. When the search has converged it re-runs the edge unless the edge's
+pass was the last run, so the reported level and its tpmC come from a run
+made after every failing one. Over the report's grid (2,500 to 5,000 by 250)
+it needs 43 steps where linear needs 76 for one machine per edge, but more
+than linear when the edge is the start or the start fails (see
+pkb_ext_dev.bench_stepping).
+
+Everything here but StateStore is pure. Next() decides the next level from
+the history of (level, passed); Search() drives a measure callback with it,
+judges each measurement with a PassRule and saves the history after every
+step, so a re-run with the same state resumes without repeating a step.
+
+A run that produced no result (the tool crashed, or printed nothing to
+parse) is no verdict on its level: judging it a failure would end a linear
+search early with a plausible-looking but wrong maximum. Search() keeps it
+as a step (it took the time) and runs the level again, up to a number of
+retries, then raises NoResultError; a resumed search retries the level too.
+"""
+
+import dataclasses
+import json
+import math
+import operator
+import os
+import re
+import tempfile
+from typing import Any, Callable, Mapping, Sequence
+
+LINEAR = 'linear'
+BISECT = 'bisect'
+STRATEGIES = (LINEAR, BISECT)
+
+# Metrics a measurement may carry (all floats); pass rules refer to these.
+METRIC_KEYS = (
+    'tpmc',
+    'efficiency_pct',
+    'avg_ms',
+    'p50_ms',
+    'p90_ms',
+    'p95_ms',
+    'p99_ms',
+    'max_ms',
+    'errors',
+    'elapsed_s',
+)
+_UNITS = {'ms': ' ms', 'pct': '%', 's': ' s'}
+
+
+class StateError(Exception):
+  """A saved stepping state cannot be used for this search."""
+
+
+class NoResultError(Exception):
+  """A level produced no result on its run and on every retry."""
+
+  def __init__(self, level: int, tries: int, error: str):
+    runs = 'run' if tries == 1 else f'{tries} runs'
+    super().__init__(f'no result at {level} after {runs}: {error}')
+    self.level = level
+    self.tries = tries
+    self.error = error
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+  """The levels a search may run: start, start + step, ... <= maximum."""
+
+  strategy: str
+  start: int
+  step: int
+  maximum: int
+
+  def __post_init__(self):
+    if self.strategy not in STRATEGIES:
+      raise ValueError(
+          f'unknown stepping strategy {self.strategy!r}; expected one of'
+          f' {", ".join(STRATEGIES)}'
+      )
+    if self.start < 1 or self.step < 1:
+      raise ValueError(
+          f'start and step must be >= 1, got {self.start} and {self.step}'
+      )
+    if self.maximum < self.start:
+      raise ValueError(
+          f'maximum {self.maximum} is below the start {self.start}'
+      )
+
+  @property
+  def levels(self) -> tuple[int, ...]:
+    return tuple(range(self.start, self.maximum + 1, self.step))
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+  """What to do next: run next_level, or stop (next_level None)."""
+
+  next_level: int | None
+  max_passing: int | None  # the edge so far (final when next_level is None)
+  confirm: bool = False  # next_level re-runs the edge to confirm it
+
+
+def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
+  levels = plan.levels
+  ran = [level for level, _ in history]
+  if ran != list(levels[: len(ran)]):
+    raise StateError(
+        f'linear stepping runs {list(levels[: len(ran) + 1])} in order; the'
+        f' history ran {ran}'
+    )
+  for i, (_, passed) in enumerate(history):
+    # Steps after a failure only exist when saved steps were re-judged with
+    # a stricter rule; the search ended at the first failure all the same.
+    if not passed:
+      return Decision(None, ran[i - 1] if i else None)
+  best = history[-1][0] if history else None
+  if len(history) == len(levels):
+    return Decision(None, best)
+  return Decision(levels[len(history)], best)
+
+
+def _BisectNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
+  levels = plan.levels
+  index = {level: i for i, level in enumerate(levels)}
+  latest = {}
+  for level, passed in history:
+    if level not in index:
+      raise StateError(
+          f'level {level} is not on the grid {levels[0]}, {levels[0]} +'
+          f' {plan.step}, ..., {levels[-1]}'
+      )
+    latest[index[level]] = passed
+  # lo: highest level known to pass (-1: none); hi: lowest known to fail
+  # (len(levels): none). The edge lies in [lo, hi - 1]; halve that range,
+  # rounding up: with the confirmation rule below this is, over the report's
+  # grid, the fewest steps any bisection needs (43 for its 11 edges).
+  fails = [i for i, passed in latest.items() if not passed]
+  hi = min(fails) if fails else len(levels)
+  passes = [i for i, passed in latest.items() if passed and i < hi]
+  lo = max(passes) if passes else -1
+  best = levels[lo] if lo >= 0 else None
+  if hi - lo > 1:
+    return Decision(levels[(lo + hi + 1) // 2], best)
+  if lo < 0:  # the lowest level failed
+    return Decision(None, None)
+  last_level, last_passed = history[-1]
+  if last_level == levels[lo] and last_passed:
+    return Decision(None, best)
+  return Decision(levels[lo], best, confirm=True)
+
+
+def Next(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
+  """Returns the next level to run, or that the search is over.
+
+  Args:
+    plan: the grid and strategy.
+    history: (level, passed) of every step run so far, in order.
+
+  Raises:
+    StateError: the history cannot come from this plan.
+  """
+  history = [(int(level), bool(passed)) for level, passed in history]
+  if plan.strategy == LINEAR:
+    return _LinearNext(plan, history)
+  return _BisectNext(plan, history)
+
+
+@dataclasses.dataclass(frozen=True)
+class Limit:
+  """One condition of a pass rule: metric < value or metric > value."""
+
+  metric: str
+  op: str  # '<' or '>'
+  value: float
+
+  def __post_init__(self):
+    if self.metric not in METRIC_KEYS:
+      raise ValueError(
+          f'unknown metric {self.metric!r}; expected one of'
+          f' {", ".join(METRIC_KEYS)}'
+      )
+    if self.op not in ('<', '>'):
+      raise ValueError(f'limit operator must be < or >, got {self.op!r}')
+
+  def Describe(self, value: float | None = None, negate: bool = False) -> str:
+    name, _, unit = self.metric.rpartition('_')
+    if not name:
+      name, unit = self.metric, ''
+    suffix = _UNITS.get(unit, '')
+    bound = f'{self.value:g}{suffix}'
+    op = {'<': '>=', '>': '<='}[self.op] if negate else self.op
+    if value is None:
+      return f'{name} {op} {bound}'
+    return f'{name} {value:g}{suffix} {op} {bound}'
+
+  def Holds(self, value: float) -> bool:
+    compare = operator.lt if self.op == '<' else operator.gt
+    return compare(value, self.value)
+
+
+@dataclasses.dataclass(frozen=True)
+class PassRule:
+  """A named pass rule: every limit must hold."""
+
+  name: str
+  limits: tuple[Limit, ...]
+  source: str = ''
+
+  def Judge(self, metrics: Mapping[str, float]) -> tuple[bool, str]:
+    """Returns (passed, reason) for one step's metrics."""
+    held, broken = [], []
+    for limit in self.limits:
+      value = metrics.get(limit.metric)
+      if value is None or not math.isfinite(value):
+        broken.append(f'no {limit.metric} measured')
+      elif limit.Holds(value):
+        held.append(limit.Describe(value))
+      else:
+        broken.append(limit.Describe(value, negate=True))
+    if broken:
+      return False, f'fail ({self.name}): ' + '; '.join(broken)
+    return True, f'pass ({self.name}): ' + '; '.join(held)
+
+
+RULES = {
+    rule.name: rule
+    for rule in (
+        PassRule(
+            'report',
+            (Limit('p90_ms', '<', 5000.0),),
+            'the 2021 Cloud Report text: 90th percentile latency < 5 s',
+        ),
+        PassRule(
+            'crl_script',
+            (Limit('efficiency_pct', '>', 85.0), Limit('p95_ms', '<', 10000.0)),
+            "cloud-report's scripts/gen/tpcc.sh (Nov 2020): efc > 85 and"
+            ' p95 < 10000 ms on the final line',
+        ),
+    )
+}
+CUSTOM_PREFIX = 'custom:'
+_LIMIT = re.compile(r'^\s*([a-z0-9_]+)\s*([<>])\s*([0-9.eE+-]+)\s*$')
+
+
+def ParseRule(spec: str) -> PassRule:
+  """Returns a named rule, or one written as custom:metric<value,...
+
+  Args:
+    spec: 'report', 'crl_script', or e.g. 'custom:p90_ms<250,tpmc>100'.
+
+  Raises:
+    ValueError: naming what is wrong with the spec.
+  """
+  if spec in RULES:
+    return RULES[spec]
+  if not spec.startswith(CUSTOM_PREFIX):
+    raise ValueError(
+        f'unknown pass rule {spec!r}; expected one of {", ".join(RULES)} or'
+        f' {CUSTOM_PREFIX}METRIC<VALUE,METRIC>VALUE... with METRIC one of'
+        f' {", ".join(METRIC_KEYS)}'
+    )
+  limits = []
+  for part in spec[len(CUSTOM_PREFIX) :].split(','):
+    m = _LIMIT.match(part)
+    if not m:
+      raise ValueError(
+          f'pass rule {spec!r}: cannot read {part!r}; write METRIC<VALUE or'
+          ' METRIC>VALUE'
+      )
+    try:
+      value = float(m.group(3))
+    except ValueError as e:
+      raise ValueError(f'pass rule {spec!r}: bad number in {part!r}') from e
+    limits.append(Limit(m.group(1), m.group(2), value))
+  return PassRule(spec, tuple(limits), 'custom')
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+  """What one run at one level measured; error set when it produced none."""
+
+  metrics: Mapping[str, float]
+  error: str | None = None
+  extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+  """One run of the search: its level, measurement and verdict."""
+
+  level: int
+  passed: bool
+  reason: str
+  metrics: Mapping[str, float]
+  error: str | None = None
+  confirm: bool = False
+  extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+  def ToJson(self) -> dict[str, Any]:
+    return dataclasses.asdict(self) | {
+        'metrics': dict(self.metrics),
+        'extra': dict(self.extra),
+    }
+
+  @classmethod
+  def FromJson(cls, d: Mapping[str, Any]) -> 'Step':
+    return cls(
+        level=int(d['level']),
+        passed=bool(d['passed']),
+        reason=str(d['reason']),
+        metrics={k: float(v) for k, v in d.get('metrics', {}).items()},
+        error=d.get('error'),
+        confirm=bool(d.get('confirm', False)),
+        extra=dict(d.get('extra', {})),
+    )
+
+
+def Judge(
+    rule: PassRule,
+    level: int,
+    measurement: Measurement,
+    confirm: bool = False,
+) -> Step:
+  """Returns the verdict of one run under a rule."""
+  if measurement.error:
+    passed, reason = False, f'no result: {measurement.error}'
+  else:
+    passed, reason = rule.Judge(measurement.metrics)
+  return Step(
+      level=level,
+      passed=passed,
+      reason=reason,
+      metrics=dict(measurement.metrics),
+      error=measurement.error,
+      confirm=confirm,
+      extra=dict(measurement.extra),
+  )
+
+
+def Rejudge(rule: PassRule, step: Step) -> Step:
+  """Re-applies a (possibly different) rule to a saved step."""
+  return Judge(
+      rule,
+      step.level,
+      Measurement(step.metrics, step.error, step.extra),
+      step.confirm,
+  )
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+  """A finished (or resumed and finished) search."""
+
+  plan: Plan
+  rule: PassRule
+  steps: tuple[Step, ...]
+  max_passing: int | None
+  resumed_steps: int = 0  # steps read from the saved state, not run now
+
+  @property
+  def steps_used(self) -> int:
+    return len(self.steps)
+
+  @property
+  def step_at_max(self) -> Step | None:
+    """The latest passing step at the max passing level."""
+    for step in reversed(self.steps):
+      if step.level == self.max_passing and step.passed:
+        return step
+    return None
+
+
+class StateStore:
+  """The search's history as a JSON file, rewritten atomically per step.
+
+  Keyed by a run id (PKB's run_uri) and a fingerprint of what makes steps
+  comparable (engine, warehouses loaded, duration, ...): a file with another
+  run id is ignored, one with another fingerprint is refused.
+  """
+
+  VERSION = 1
+
+  def __init__(self, path: str, run_id: str, fingerprint: Mapping[str, Any]):
+    self.path = path
+    self.run_id = run_id
+    self.fingerprint = json.loads(json.dumps(dict(fingerprint), sort_keys=True))
+
+  def Load(self) -> list[Step]:
+    try:
+      with open(self.path, encoding='utf-8') as f:
+        state = json.load(f)
+    except FileNotFoundError:
+      return []
+    except (OSError, ValueError) as e:
+      raise StateError(f'cannot read stepping state {self.path}: {e}') from e
+    if state.get('version') != self.VERSION:
+      raise StateError(
+          f'{self.path}: state version {state.get("version")}, expected'
+          f' {self.VERSION}'
+      )
+    if state.get('run_id') != self.run_id:
+      return []
+    if state.get('fingerprint') != self.fingerprint:
+      raise StateError(
+          f'{self.path} holds steps of run {self.run_id} measured with'
+          f' {state.get("fingerprint")}, not {self.fingerprint}; use a new'
+          ' run_uri or remove the file to start over'
+      )
+    try:
+      return [Step.FromJson(s) for s in state.get('steps', [])]
+    except (KeyError, TypeError, ValueError) as e:
+      raise StateError(f'{self.path}: bad step record: {e}') from e
+
+  def Save(self, steps: Sequence[Step]) -> None:
+    state = {
+        'version': self.VERSION,
+        'run_id': self.run_id,
+        'fingerprint': self.fingerprint,
+        'steps': [s.ToJson() for s in steps],
+    }
+    directory = os.path.dirname(os.path.abspath(self.path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(
+        prefix='.' + os.path.basename(self.path), dir=directory
+    )
+    try:
+      with os.fdopen(fd, 'w', encoding='utf-8') as f:
+        json.dump(state, f, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+      os.replace(tmp, self.path)
+    except BaseException:
+      if os.path.exists(tmp):
+        os.unlink(tmp)
+      raise
+
+
+def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool]]:
+  """The (level, passed) history of the steps that produced a result."""
+  return [(s.level, s.passed) for s in steps if not s.error]
+
+
+def Search(
+    plan: Plan,
+    rule: PassRule,
+    measure: Callable[[int, int], Measurement],
+    store: StateStore | None = None,
+    on_step: Callable[[int, Step], None] | None = None,
+    no_result_retries: int = 0,
+) -> Result:
+  """Runs the search to its end, resuming from the store's history.
+
+  Args:
+    plan: grid and strategy.
+    rule: the pass rule (saved steps are re-judged with it).
+    measure: measure(level, iteration) runs one step (iteration is 1-based).
+    store: where the history is kept; None keeps it in memory only.
+    on_step: called with (iteration, step) after each new step is saved.
+    no_result_retries: how many times a level that produced no result is run
+      again (in this call) before NoResultError.
+
+  Returns:
+    The Result. Its steps include the runs without a result.
+
+  Raises:
+    NoResultError: a level produced no result no_result_retries + 1 times in
+      a row; every step so far is saved in the store.
+  """
+  if no_result_retries < 0:
+    raise ValueError(f'no_result_retries {no_result_retries} is negative')
+  steps = [Rejudge(rule, s) for s in (store.Load() if store else [])]
+  resumed = len(steps)
+  tries = 0
+  while True:
+    decision = Next(plan, Verdicts(steps))
+    if decision.next_level is None:
+      return Result(plan, rule, tuple(steps), decision.max_passing, resumed)
+    iteration = len(steps) + 1
+    measurement = measure(decision.next_level, iteration)
+    step = Judge(rule, decision.next_level, measurement, decision.confirm)
+    steps.append(step)
+    if store:
+      store.Save(steps)
+    if on_step:
+      on_step(iteration, step)
+    tries = tries + 1 if step.error else 0
+    if tries > no_result_retries:
+      raise NoResultError(step.level, tries, step.error)

@@ -1,0 +1,575 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The io phase: the report's fio job file on the first db node's raw disk.
+
+As the report's scripts/gen/fio.sh did, Run
+  1. unmounts the data disk from the scratch mount point PKB mounted it on
+     (only that device at that mount point; --cloud_report_fio_unmount);
+  2. refuses unsafe targets (io_guard: root/boot device, mounted, holds a
+     mounted partition, not a block device);
+  3. renders configs/fio/cloud_report_2021.fio.j2 with the disk's size and
+     the cloud_report_fio_* flags, and runs the fill-disk-ignore
+     precondition (checked for errors, never reported), then wr-bw, wr-iops,
+     wr-latency, rd-bw, rd-iops, rd-latency and target;
+  4. re-creates the file system and mounts it again, as PKB formats and
+     mounts a scratch disk (--cloud_report_fio_restore_fs), even if a job
+     failed, but never when the guard refused.
+
+Each job is its own fio invocation of the same job file (--section=JOB)
+rather than one invocation of all stonewalled sections. Stonewall already
+runs the sections one at a time with nothing shared between them, so fio
+does the same I/O either way; separate invocations add a per-job timeout
+(the fill job's is unbounded, the timed jobs' are runtime + ramp + margin),
+keep the fill job's output out of the reported results by construction, and
+let a failed job name itself instead of losing the whole run's JSON.
+fio runs through RobustRemoteCommand (the fill can take hours on 2,500 GB)
+and writes its JSON to cloud_report_fio_<job>.json on the VM (--output, as
+fio.sh did), which the phase then reads; Cleanup removes those files.
+"""
+
+import dataclasses
+import json
+import logging
+import os
+import re
+import shlex
+import statistics
+import tempfile
+
+from absl import flags
+import jinja2
+from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
+
+from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
+from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_cloud_report.benchmarks.cloud_report.samples import storage as io_samples
+
+FILL_JOB = 'fill-disk-ignore'
+REPORTED_JOBS = (
+    'wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',
+    'target',
+)  # fmt: skip
+JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'
+REMOTE_JOB_FILE = 'cloud_report_2021.fio'
+OS_FIO = 'fio'
+PKB_FIO = '/opt/pkb/fio/fio'  # perfkitbenchmarker.linux_packages.fio.FIO_PATH
+_MAY_BE_ZERO = ('ramp_time_s', 'timeout_margin_s')
+_SIZE_RE = re.compile(r'^\d+[kKmMgGtT]?[iI]?[bB]?$')
+
+
+@dataclasses.dataclass(frozen=True)
+class Params:
+  """The io phase's settings; defaults are the report's."""
+
+  runtime_s: int = 120
+  ramp_time_s: int = 2
+  iodepth_bw: int = 64
+  iodepth_iops: int = 512
+  iodepth_latency: int = 16
+  local_ssd: bool = False
+  local_ssd_depth_multiplier: int = 16
+  latency_target_ms: int = 1000
+  latency_percentile: float = 95.0
+  local_ssd_latency_target_ms: int = 10
+  local_ssd_latency_percentile: float = 99.0
+  latency_window_factor: int = 10
+  target_iodepth: int = 8192
+  bw_numjobs: int = 8
+  rd_iops_numjobs: int = 4
+  bw_block_size: str = '1M'
+  block_size: str = '4k'
+  fill_block_size: str = '128K'
+  fill_iodepth: int = 256
+  size: str = '100%'
+  fill: bool = True
+  jobs: tuple[str, ...] = REPORTED_JOBS
+  device: str | None = None
+  allow_non_block_device: bool = False
+  unmount: bool = True
+  restore_fs: bool = True
+  mount_point: str | None = None
+  install: str = 'auto'
+  timeout_margin_s: int = 600
+  fs_type: str = 'ext4'  # PKB's --disk_fs_type
+  fs_block_size: int | None = None  # PKB's --disk_block_size
+
+  @classmethod
+  def FromFlags(cls) -> 'Params':
+    values = {
+        f.name: FLAGS[f'cloud_report_fio_{f.name}'].value
+        for f in dataclasses.fields(cls)
+        if f'cloud_report_fio_{f.name}' in FLAGS
+    }
+    values['jobs'] = tuple(values['jobs'])
+    for name, pkb_flag in (('fs_type', 'disk_fs_type'),
+                           ('fs_block_size', 'disk_block_size')):  # fmt: skip
+      if pkb_flag in FLAGS and FLAGS[pkb_flag].value is not None:
+        values[name] = FLAGS[pkb_flag].value
+    return cls(**values)
+
+
+FLAGS = flags.FLAGS
+_HELP = {
+    'runtime_s': 'Runtime of each timed fio job, seconds (runtime=).',
+    'ramp_time_s': 'Ramp time of each fio job, seconds (ramp_time=).',
+    'iodepth_bw': 'Queue depth of the 1M bandwidth jobs (before x16).',
+    'iodepth_iops': 'Queue depth of the 4k IOPS jobs (before x16).',
+    'iodepth_latency': 'Queue depth of the 4k latency jobs (before x16).',
+    'local_ssd': (
+        'The data disk is a local SSD: multiply queue depths and use'
+        ' the local SSD latency target, as fio.sh -s did.'
+    ),
+    'local_ssd_depth_multiplier': 'Queue depth multiplier for local SSD.',
+    'latency_target_ms': 'latency_target of the target job, ms.',
+    'latency_percentile': 'latency_percentile of the target job.',
+    'local_ssd_latency_target_ms': 'latency_target for local SSD, ms.',
+    'local_ssd_latency_percentile': 'latency_percentile for local SSD.',
+    'latency_window_factor': 'latency_window = this x latency_target.',
+    'target_iodepth': 'Maximum queue depth of the latency target job.',
+    'bw_numjobs': (
+        'numjobs of the bandwidth jobs; offset_increment is the'
+        ' disk size divided by it.'
+    ),
+    'rd_iops_numjobs': 'numjobs of the rd-iops job.',
+    'bw_block_size': 'Block size of the bandwidth jobs.',
+    'block_size': 'Block size of the IOPS, latency and target jobs.',
+    'fill_block_size': 'Block size of the fill-disk precondition.',
+    'fill_iodepth': 'Queue depth of the fill-disk precondition.',
+    'size': 'fio size= of every job (the fill writes this much).',
+    'fill': 'Run the fill-disk precondition (never reported) first.',
+    'jobs': 'Reported jobs to run, from ' + ','.join(REPORTED_JOBS) + '.',
+    'device': "Target path; default: the first db VM's first data disk.",
+    'allow_non_block_device': (
+        'Accept a regular file as target (tests only);'
+        ' the root device, mounted devices and devices holding mounted'
+        ' partitions are always refused.'
+    ),
+    'unmount': (
+        'First unmount the data disk from the scratch mount point PKB'
+        ' mounted it on, as fio.sh did.'
+    ),
+    'restore_fs': (
+        'Afterwards make a file system on the disk and mount it'
+        ' on its scratch mount point again, as fio.sh did.'
+    ),
+    'mount_point': (
+        'Where to mount the new file system afterwards; default the data'
+        " disk's scratch mount point (static VMs' local_disks have none, so"
+        ' their disk is only formatted). Later phases see the disk there.'
+    ),
+    'install': (
+        "fio to use: os (the distribution's package), pkb (PKB's fio"
+        ' package, built from git), auto (os on static VMs, pkb on clouds).'
+    ),
+    'timeout_margin_s': (
+        'Seconds a timed fio job may take beyond runtime +'
+        ' ramp before it is abandoned.'
+    ),
+}
+_DEFAULTS = Params()
+for _field in dataclasses.fields(Params):
+  if _field.name not in _HELP:
+    continue
+  _name = f'cloud_report_fio_{_field.name}'
+  _default = getattr(_DEFAULTS, _field.name)
+  if _field.name == 'install':
+    flags.DEFINE_enum(
+        _name, _default, ['auto', 'os', 'pkb'], _HELP[_field.name]
+    )
+  elif _field.name == 'jobs':
+    flags.DEFINE_list(_name, list(_default), _HELP[_field.name])
+  elif isinstance(_default, bool):
+    flags.DEFINE_boolean(_name, _default, _HELP[_field.name])
+  elif isinstance(_default, int):
+    flags.DEFINE_integer(
+        _name,
+        _default,
+        _HELP[_field.name],
+        lower_bound=0 if _field.name in _MAY_BE_ZERO else 1,
+    )
+  elif isinstance(_default, float):
+    flags.DEFINE_float(
+        _name, _default, _HELP[_field.name], lower_bound=0.001, upper_bound=100
+    )
+  else:
+    flags.DEFINE_string(_name, _default, _HELP[_field.name])
+
+
+def _CheckJobs(jobs) -> bool:
+  unknown = sorted(set(jobs) - set(REPORTED_JOBS))
+  if unknown or not jobs:
+    raise flags.ValidationError(
+        f'--cloud_report_fio_jobs: unknown or no job(s) {unknown}; choose'
+        f' from {",".join(REPORTED_JOBS)}'
+    )
+  return True
+
+
+def _CheckSize(name):
+  def Check(value) -> bool:
+    ok = bool(_SIZE_RE.match(value)) or (
+        name == 'size' and re.match(r'^\d{1,3}%$', value)
+    )
+    if not ok:
+      raise flags.ValidationError(
+          f'--cloud_report_fio_{name}={value!r}: expected a fio size such as'
+          ' 4k, 128K or 1M'
+          + (' or a percentage' if name == 'size' else '')
+      )
+    return True
+
+  return Check
+
+
+flags.register_validator('cloud_report_fio_jobs', _CheckJobs)
+for _name in ('bw_block_size', 'block_size', 'fill_block_size', 'size'):
+  flags.register_validator(f'cloud_report_fio_{_name}', _CheckSize(_name))
+
+
+def JobFileContext(params: Params, disk_bytes: int) -> dict:
+  """The template's variables, computed as the report's fio.sh did (pure)."""
+  multiplier = params.local_ssd_depth_multiplier if params.local_ssd else 1
+  if params.local_ssd:
+    target_ms = params.local_ssd_latency_target_ms
+    percentile = params.local_ssd_latency_percentile
+  else:
+    target_ms, percentile = params.latency_target_ms, params.latency_percentile
+  return {
+      'runtime_s': params.runtime_s,
+      'ramp_time_s': params.ramp_time_s,
+      'size': params.size,
+      'fill_bs': params.fill_block_size,
+      'fill_iodepth': params.fill_iodepth,
+      'bw_bs': params.bw_block_size,
+      'small_bs': params.block_size,
+      'iodepth_bw': params.iodepth_bw * multiplier,
+      'iodepth_iops': params.iodepth_iops * multiplier,
+      'iodepth_latency': params.iodepth_latency * multiplier,
+      'bw_numjobs': params.bw_numjobs,
+      'rd_iops_numjobs': params.rd_iops_numjobs,
+      # fio.sh: int(size / 2^23) M, i.e. an eighth of the disk in MiB.
+      'offset_increment': f'{disk_bytes // params.bw_numjobs // 2**20}M',
+      'target_iodepth': params.target_iodepth,
+      'latency_target_ms': target_ms,
+      'latency_window_ms': target_ms * params.latency_window_factor,
+      'latency_percentile': f'{percentile:g}',
+  }
+
+
+def RenderJobFile(context: dict) -> str:
+  with open(data.ResourcePath(JOB_FILE_TEMPLATE), encoding='utf-8') as f:
+    template = f.read()
+  env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+  return env.from_string(template).render(**context)
+
+
+def OutputFile(job: str) -> str:
+  """Where fio writes a job's JSON on the VM (as fio.sh's --output)."""
+  return f'cloud_report_fio_{job}.json'
+
+
+def FioCommand(fio: str, target: str, job_file: str, job: str) -> str:
+  q, out = shlex.quote, shlex.quote(OutputFile(job))
+  return (
+      f'sudo rm -f {out} && sudo {fio} --output-format=json --output={out}'
+      f' --filename={q(target)} --section={q(job)} {q(job_file)}'
+  )
+
+
+def MkfsCommand(device: str, fs_type: str, block_size: int | None) -> str:
+  """PKB's LinuxVirtualMachine.FormatDisk command for a scratch disk."""
+  device = shlex.quote(device)
+  if fs_type == 'xfs':
+    return f'sudo mkfs.xfs -f -i size={block_size or 512} {device}'
+  return (
+      'sudo mke2fs -F -E lazy_itable_init=0,discard -O ^has_journal -t ext4'
+      f' -b {block_size or 4096} {device}'
+  )
+
+
+def MountCommand(device: str, mount_point: str, options: str) -> str:
+  """PKB's MountDisk command (without adding a second fstab line)."""
+  opts = f'-o {shlex.quote(options)} ' if options else ''
+  mp = shlex.quote(mount_point)
+  return (
+      f'sudo mkdir -p {mp} && sudo mount {opts}{shlex.quote(device)} {mp}'
+      f' && sudo chown "$(id -un):$(id -gn)" {mp}'
+  )
+
+
+def UnmountCommand(device: str, mount_point: str) -> str:
+  """Unmounts mount_point only if `device` is what is mounted there."""
+  mp, dev = shlex.quote(mount_point), shlex.quote(device)
+  return (
+      f'if mountpoint -q {mp}; then'
+      f' src=$(findmnt -nvfo SOURCE --mountpoint {mp});'
+      f' if [ "$(readlink -f "$src")" = "$(readlink -f {dev})" ]; then'
+      f' sudo umount {mp}; fi; fi'
+  )
+
+
+def FioPath(params: Params, vm) -> str:
+  mode = params.install
+  if mode == 'auto':
+    mode = 'os' if getattr(vm, 'CLOUD', '') in ('Static', 'Local') else 'pkb'
+  return OS_FIO if mode == 'os' else PKB_FIO
+
+
+def _DataDisk(vm):
+  disks = getattr(vm, 'scratch_disks', None) or []
+  return disks[0] if disks else None
+
+
+def _DevicePath(disk) -> str:
+  getter = getattr(disk, 'GetDevicePath', None)
+  return getter() if getter else disk.device_path
+
+
+def Target(params: Params, vm) -> tuple[str, str | None, str]:
+  """Returns (target path, its mount point or None, mount options).
+
+  The mount point is --cloud_report_fio_mount_point, else the data disk's
+  scratch mount point (none for a --cloud_report_fio_device target).
+  """
+  disk = _DataDisk(vm)
+  disk_path = _DevicePath(disk) if disk else None
+  path = params.device or disk_path
+  if not path:
+    raise ValueError(
+        f'io phase: {vm.name} has no data disk; give the db vm_group a'
+        ' disk_spec or set --cloud_report_fio_device'
+    )
+  if disk is None or path != disk_path:
+    return path, params.mount_point, 'discard'
+  options = getattr(disk, 'mount_options', None) or 'discard'
+  mount_point = params.mount_point or getattr(disk, 'mount_point', None)
+  return path, mount_point, options
+
+
+def Prepare(topology) -> None:
+  """Installs fio on the first db VM: the OS's or PKB's (see --..._install)."""
+  params = Params.FromFlags()
+  vm = topology.first_db
+  if FioPath(params, vm) == PKB_FIO:
+    vm.Install('fio')
+    return
+  _, _, rc = vm.RemoteCommandWithReturnCode(
+      f'{OS_FIO} --version', ignore_failure=True
+  )
+  if rc:
+    vm.InstallPackages('fio')
+
+
+_RETURN_CODE = re.compile(r'Got non-zero return code \((-?\d+)\)')
+
+
+def FioFailure(job: str, where: str, message: str) -> str:
+  """Names a failed fio job and fio's own stderr (pure).
+
+  PKB's RemoteCommandError of a RobustRemoteCommand names its wait script
+  (`python3 /tmp/pkb/wait_for_command.py …`) first and the tool's stderr
+  last; the user needs the job, the exit status and that stderr.
+
+  Args:
+    job: the fio job (section) name.
+    where: 'vm:device'.
+    message: the RemoteCommandError's text.
+  """
+  m = _RETURN_CODE.search(message)
+  status = f' (exit status {m.group(1)})' if m else ''
+  _, found, stderr = message.rpartition('STDERR:')
+  detail = ' '.join((stderr if found else message).split())
+  if len(detail) > 600:
+    detail = detail[:600] + ' …'
+  return f'fio job {job} on {where} failed{status}: {detail or "no stderr"}'
+
+
+def _RunJob(vm, params, fio, target, job) -> fio_parser.Result:
+  timeout = None  # the fill job writes the whole disk, however long it takes
+  if job != FILL_JOB:
+    timeout = params.runtime_s + params.ramp_time_s + params.timeout_margin_s
+  logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
+  try:
+    vm.RobustRemoteCommand(
+        FioCommand(fio, target, REMOTE_JOB_FILE, job), timeout=timeout
+    )
+  except errors.VirtualMachine.RemoteCommandError as e:
+    raise errors.Benchmarks.RunError(
+        FioFailure(job, f'{vm.name}:{target}', str(e))
+    ) from e
+  stdout, _ = vm.RemoteCommand(f'cat {shlex.quote(OutputFile(job))}')
+  return fio_parser.Parse(stdout)
+
+
+def RunJobs(vm, params: Params, target: str, fio: str) -> list:
+  """Renders the job file, runs the fill and reported jobs, returns samples.
+
+  The caller has checked the target with io_guard.
+  """
+  size_cmd = f'sudo blockdev --getsize64 {shlex.quote(target)}'
+  if params.allow_non_block_device:
+    size_cmd = (
+        f'if [ -b {shlex.quote(target)} ]; then {size_cmd};'
+        f' else stat -L -c %s {shlex.quote(target)}; fi'
+    )
+  disk_bytes = int(vm.RemoteCommand(size_cmd)[0].strip())
+  job_file = RenderJobFile(JobFileContext(params, disk_bytes))
+  with tempfile.TemporaryDirectory(prefix='pkb-ext-fio-') as tmp:
+    local = os.path.join(tmp, REMOTE_JOB_FILE)
+    with open(local, 'w', encoding='utf-8') as f:
+      f.write(job_file)
+    vm.PushFile(local, REMOTE_JOB_FILE)
+  metadata = {
+      'fio_target': target,
+      'fio_disk_bytes': disk_bytes,
+      'fio_local_ssd': params.local_ssd,
+      'fio_runtime_s': params.runtime_s,
+      'fio_ramp_time_s': params.ramp_time_s,
+      'fio_fill': params.fill,
+      'fio_binary': fio,
+  }
+  if params.fill:
+    _RunJob(vm, params, fio, target, FILL_JOB)  # checked, never reported
+  samples = []
+  for job in (j for j in REPORTED_JOBS if j in params.jobs):
+    result = _RunJob(vm, params, fio, target, job)
+    samples.extend(io_samples.FromResult(result, metadata))
+  return samples
+
+
+def RunOnVm(vm, params: Params) -> list:
+  """The whole phase on one VM: unmount, guard, jobs, restore."""
+  target, mount_point, mount_options = Target(params, vm)
+  if params.unmount and mount_point:
+    vm.RemoteCommand(UnmountCommand(target, mount_point))
+  facts = io_guard.Check(vm, target, params.allow_non_block_device)
+  try:
+    return RunJobs(vm, params, target, FioPath(params, vm))
+  finally:
+    if not params.restore_fs:
+      if mount_point:
+        logging.warning('io phase: %s left unformatted', target)
+    elif facts.kind != 'block':
+      logging.info('io phase: %s is not a block device; no mkfs', target)
+    else:
+      vm.RemoteCommand(
+          MkfsCommand(target, params.fs_type, params.fs_block_size)
+      )
+      if mount_point:
+        vm.RemoteCommand(MountCommand(target, mount_point, mount_options))
+        disk = _DataDisk(vm)
+        if disk is not None and _DevicePath(disk) == target:
+          # Later phases find the database's directory here (as PKB's fio
+          # utils.MountDisk does).
+          disk.mount_point = mount_point
+
+
+def Run(topology) -> list:
+  return RunOnVm(topology.first_db, Params.FromFlags())
+
+
+def Cleanup(topology) -> None:
+  outputs = ' '.join(OutputFile(j) for j in (FILL_JOB,) + REPORTED_JOBS)
+  topology.first_db.RemoteCommand(
+      f'sudo rm -f {REMOTE_JOB_FILE} {outputs}', ignore_failure=True
+  )
+
+
+def _RawRdIops(vm, params: Params, target: str, fio: str) -> float:
+  """rd-iops as a plain fio command line (no job file, no phase code)."""
+  q = shlex.quote
+  cmd = (
+      f'sudo {fio} --output-format=json --name=rd-iops --filename={q(target)}'
+      ' --thread --ioengine=libaio --direct=1 --fadvise_hint=0'
+      ' --group_reporting --randrepeat=0 --verify=0 --time_based'
+      f' --runtime={params.runtime_s}s --ramp_time={params.ramp_time_s}s'
+      f' --size={q(params.size)} --rw=randread --bs={q(params.block_size)}'
+      f' --numjobs={params.rd_iops_numjobs} --iodepth={params.iodepth_iops}'
+  )
+  stdout, _ = vm.RobustRemoteCommand(cmd)
+  doc = json.loads(stdout[stdout.index('{') :])
+  return float(sum(job['read']['iops'] for job in doc['jobs']))
+
+
+@dataclasses.dataclass(frozen=True)
+class Fidelity:
+  phase_iops: tuple[float, ...]
+  raw_iops: tuple[float, ...]
+
+  @property
+  def ratio(self) -> float:
+    return statistics.mean(self.phase_iops) / statistics.mean(self.raw_iops)
+
+  @property
+  def pair_ratios(self) -> tuple[float, ...]:
+    return tuple(p / r for p, r in zip(self.phase_iops, self.raw_iops))
+
+  @property
+  def median_pair_ratio(self) -> float:
+    """Robust to a neighbour's burst hitting one run of a pair."""
+    return statistics.median(self.pair_ratios)
+
+
+def MeasureFidelity(
+    vm, device: str, runtime_s: int = 10, repeats: int = 3, **overrides
+) -> Fidelity:
+  """rd-iops through the phase vs raw fio, interleaved ABBA on one device.
+
+  "Through the phase" is RunOnVm (guard, rendered job file, --section,
+  RobustRemoteCommand, --output file, parser, samples) with only rd-iops;
+  "raw" is the same job as one fio command line, its JSON read with json.
+  Both read what is on the device, so fill it first (the local cloud's
+  disks are pre-filled). On a shared machine the runs are noisy: prefer
+  many short pairs (e.g. runtime_s=3, repeats=40) and a RAM-backed device.
+  For `pkb-ext bench`:
+
+    with loop_device.LoopDevice(directory='/dev/shm') as loop:
+      vm = local_vm.LocalVm(work_dir=...)
+      ratio = FidelityRatio(vm, loop.device, runtime_s=3, repeats=40)
+
+  Args:
+    vm: a VM (or pkb_ext_dev.local_vm.LocalVm) with fio.
+    device: the target; the guard checks it as in the phase.
+    runtime_s: runtime of each run.
+    repeats: number of (phase, raw) pairs; odd pairs run raw first.
+    **overrides: other Params fields (e.g. allow_non_block_device).
+  """
+  params = dataclasses.replace(
+      Params(),
+      runtime_s=runtime_s,
+      jobs=('rd-iops',),
+      device=device,
+      fill=False,
+      unmount=False,
+      restore_fs=False,
+      install='os',
+      **overrides,
+  )
+  io_guard.Check(vm, device, params.allow_non_block_device)
+  fio = FioPath(params, vm)
+  phase, raw = [], []
+  for i in range(repeats):
+    for which in ('raw', 'phase') if i % 2 else ('phase', 'raw'):
+      if which == 'raw':
+        raw.append(_RawRdIops(vm, params, device, fio))
+      else:
+        iops = [s.value for s in RunOnVm(vm, params) if s.metric == 'fio_iops']
+        phase.append(sum(iops))
+  return Fidelity(tuple(phase), tuple(raw))
+
+
+def FidelityRatio(vm, device: str, **kwargs) -> float:
+  """Mean rd-iops IOPS through the phase / raw fio (see MeasureFidelity)."""
+  return MeasureFidelity(vm, device, **kwargs).ratio

@@ -1,0 +1,136 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Builds a phases.Topology from a PKB benchmark spec."""
+
+import re
+
+from pkb_cloud_report.benchmarks.cloud_report import REPORT_VERSION
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
+
+_AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
+_GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')
+_AZURE_ZONE = re.compile(r'^([a-z0-9]+)-\d+$')
+
+
+def RegionFromZone(zone: str | None) -> str:
+  """Returns the region of an AWS, GCP or Azure zone name (pure).
+
+  Args:
+    zone: e.g. us-east-1a (AWS), us-east1-b (GCP) or eastus-1 (Azure).
+
+  Returns:
+    The region, or the zone itself when it matches no known form (static
+    VMs, regions given as zones), or '' for no zone.
+  """
+  if not zone:
+    return ''
+  for pattern in (_AWS_ZONE, _GCP_ZONE, _AZURE_ZONE):
+    m = pattern.match(zone)
+    if m:
+      return m.group(1)
+  return zone
+
+
+def _CpuPlatform(vm) -> str:
+  try:
+    lscpu = vm.CheckLsCpu().data
+  except Exception:  # pylint: disable=broad-except
+    return 'unknown'
+  return lscpu.get('Model name') or lscpu.get('Vendor ID') or 'unknown'
+
+
+def _OptionalInt(value) -> int | None:
+  return None if value in (None, '') else int(value)
+
+
+def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
+  """Reads the common metadata off a db VM and its first scratch disk.
+
+  A static VM (PKB's --static_vm_file, e.g. the local cloud) has no machine
+  or disk type; it is labelled by what it is: static-<vCPUs>vcpu, and
+  static for its disk, so reports show a machine rather than 'unknown'.
+  """
+  disk = vm.scratch_disks[0] if getattr(vm, 'scratch_disks', None) else None
+  vcpus = int(vm.NumCpusForBenchmark())
+  static = str(vm.CLOUD) == 'Static'
+  return samples_lib.RunMetadata(
+      cloud=str(vm.CLOUD),
+      region=RegionFromZone(vm.zone),
+      zone=str(vm.zone or ''),
+      machine_type=str(
+          vm.machine_type or (f'static-{vcpus}vcpu' if static else 'unknown')
+      ),
+      vcpus=vcpus,
+      cpu_platform=_CpuPlatform(vm),
+      disk_type=str(
+          getattr(disk, 'disk_type', None)
+          or ('static' if static else 'unknown')
+      ),
+      disk_size_gb=_OptionalInt(getattr(disk, 'disk_size', None)),
+      provisioned_iops=_OptionalInt(getattr(disk, 'provisioned_iops', None)),
+      provisioned_mbps=_OptionalInt(
+          getattr(disk, 'provisioned_throughput', None)
+      ),
+      report_version=REPORT_VERSION,
+  )
+
+
+def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
+  """Returns the topology of a spec with vm_groups db and/or client.
+
+  Standalone phase benchmarks may have only one of the groups: with no
+  client group, client_vm is None; with no db group, db_vms is empty and the
+  run metadata comes from the client. A phase that needs the missing group
+  says so (Topology.RequireClient, Topology.first_db).
+
+  Args:
+    spec: a PKB BenchmarkSpec.
+    with_metadata: read the run metadata off the first db VM, or the client
+      (one remote command); Prepare and Cleanup do not need it.
+  """
+  db_vms = tuple(spec.vm_groups.get(phases.DB_GROUP, ()))
+  clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
+  if not db_vms and not clients:
+    raise ValueError(
+        'cloud_report needs a vm_group "db" and/or "client"; got '
+        + (
+            ', '.join(f'{k}={len(v)}' for k, v in spec.vm_groups.items())
+            or 'none'
+        )
+    )
+  metadata_vm = db_vms[0] if db_vms else clients[0]
+  return phases.Topology(
+      db_vms=db_vms,
+      client_vm=clients[0] if clients else None,
+      run_metadata=RunMetadataFromVm(metadata_vm) if with_metadata else None,
+  )
+
+
+# The three stages of a standalone phase benchmark (one phase on a spec).
+
+
+def PreparePhase(spec, phase: str) -> None:
+  phases.Load(phase).Prepare(FromSpec(spec, with_metadata=False))
+
+
+def RunPhase(spec, phase: str) -> list:
+  topology = FromSpec(spec)
+  return samples_lib.Stamp(
+      phases.Load(phase).Run(topology), topology.run_metadata, phase
+  )
+
+
+def CleanupPhase(spec, phase: str) -> None:
+  phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))

@@ -1,0 +1,433 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""OLTP phase: TPC-C stepped up to the latency limit.
+
+The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
+2,500 active warehouses, and while a step passes add 250 and run again; the
+result is the largest passing count and its tpmC. Prepare loads the maximum
+warehouse count through the engine (cloud_report.tpcc_engines: cockroach
+on clouds, postgres + go-tpc on the local cloud); Run steps with
+cloud_report.stepping (linear, the report's, or bisect) and the pass rule
+(`report`: p90 < 5 s; `crl_script`: efc > 85 % and p95 < 10 s; or
+custom:...).
+
+Each step's verdict is saved (JSON, written atomically) in PKB's run
+directory, named after the run_uri, before the next step starts: after a
+crash, `pkb.py --run_uri=<same> --run_stage=run` resumes the search without
+re-running a recorded step, and still reports every step's samples.
+"""
+
+import dataclasses
+import logging
+import os
+
+from absl import flags
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
+from perfkitbenchmarker import vm_util
+
+from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
+from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
+
+PHASE = 'tpcc'
+STATE_FILE = 'cloud_report_tpcc_{run_uri}.json'
+
+_ENGINE = flags.DEFINE_enum(
+    'cloud_report_tpcc_engine',
+    engines.AUTO,
+    list(engines.ENGINES),
+    'TPC-C engine: cockroach (CockroachDB + cockroach workload), postgres'
+    ' (PostgreSQL on db1 + go-tpc), or auto: postgres on the local cloud,'
+    ' cockroach elsewhere.',
+)
+_STRATEGY = flags.DEFINE_enum(
+    'cloud_report_tpcc_strategy',
+    stepping.LINEAR,
+    list(stepping.STRATEGIES),
+    'linear: the report, +step until the first failing step; bisect: the'
+    ' same grid searched by bisection from its middle, then the edge'
+    ' confirmed by a run.',
+)
+_START = flags.DEFINE_integer(
+    'cloud_report_tpcc_start_warehouses',
+    2500,
+    'Active warehouses of the first step (linear); the lowest level of the'
+    ' grid (bisect, which starts in its middle).',
+    lower_bound=1,
+)
+_STEP = flags.DEFINE_integer(
+    'cloud_report_tpcc_step_warehouses',
+    250,
+    'Active warehouses added per step.',
+    lower_bound=1,
+)
+_MAX = flags.DEFINE_integer(
+    'cloud_report_tpcc_max_warehouses',
+    3500,
+    'Warehouses loaded, and the last step (default: tpcc.sh -W default in'
+    " the CRL repository, the report's 16-vCPU setting).",
+    lower_bound=1,
+)
+_DURATION = flags.DEFINE_string(
+    'cloud_report_tpcc_duration', '30m', 'Measured time per step (90s, 30m).'
+)
+_RAMP = flags.DEFINE_string(
+    'cloud_report_tpcc_ramp', '1m', 'Ramp before each step (0s for none).'
+)
+_PASS_RULE = flags.DEFINE_string(
+    'cloud_report_tpcc_pass_rule',
+    'report',
+    'report (p90 < 5 s, the report text), crl_script (efc > 85 % and p95 <'
+    ' 10 s, the CRL script), or custom:METRIC<VALUE,METRIC>VALUE,... over'
+    f' {", ".join(stepping.METRIC_KEYS)}.',
+)
+_STATE_DIR = flags.DEFINE_string(
+    'cloud_report_tpcc_state_dir',
+    None,
+    "Directory of the stepping state file (default: PKB's run directory).",
+)
+_CRDB_CACHE = flags.DEFINE_string(
+    'cloud_report_tpcc_cockroach_cache',
+    '.25',
+    'cockroach start --cache (CRL repository: 0.25).',
+)
+_CRDB_SQL_MEMORY = flags.DEFINE_string(
+    'cloud_report_tpcc_cockroach_max_sql_memory',
+    '.4',
+    'cockroach start --max-sql-memory (CRL repository: 0.4).',
+)
+_CRDB_IMPORT_SETTINGS = flags.DEFINE_boolean(
+    'cloud_report_tpcc_cockroach_import_settings',
+    True,
+    "Set tpcc.sh's bulk-import cluster settings before the fixtures import.",
+)
+_PG_PORT = flags.DEFINE_integer(
+    'cloud_report_tpcc_postgres_port',
+    5432,
+    'PostgreSQL port on db1.',
+    lower_bound=1,
+    upper_bound=65535,
+)
+_PG_OPTIONS = flags.DEFINE_list(
+    'cloud_report_tpcc_postgres_options',
+    [],
+    'Extra PostgreSQL settings, NAME=VALUE (after the defaults).',
+)
+_PG_BIN_DIR = flags.DEFINE_string(
+    'cloud_report_tpcc_postgres_bin_dir',
+    None,
+    'PostgreSQL server binaries on db1 (default: newest'
+    ' /usr/lib/postgresql/*/bin).',
+)
+_PG_DATA_DIR = flags.DEFINE_string(
+    'cloud_report_tpcc_postgres_data_dir',
+    None,
+    "PostgreSQL data directory on db1 (default: on db1's data disk).",
+)
+_GOTPC_THREADS = flags.DEFINE_float(
+    'cloud_report_tpcc_gotpc_threads_per_warehouse',
+    10.0,
+    'go-tpc threads per active warehouse (TPC-C: 10 terminals).',
+    lower_bound=0.01,
+)
+_GOTPC_WAIT = flags.DEFINE_boolean(
+    'cloud_report_tpcc_gotpc_wait',
+    False,
+    'Run go-tpc with --wait (keying and think times), making its efficiency'
+    " comparable to cockroach's efc; off, each thread runs back to back.",
+)
+_GOTPC_LOAD_THREADS = flags.DEFINE_integer(
+    'cloud_report_tpcc_gotpc_load_threads',
+    4,
+    'go-tpc prepare threads.',
+    lower_bound=1,
+)
+_GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
+    'cloud_report_tpcc_gotpc_load_check',
+    True,
+    "Run go-tpc prepare's consistency checks after loading.",
+)
+_LOAD_TIMEOUT = flags.DEFINE_string(
+    'cloud_report_tpcc_load_timeout',
+    '48h',
+    'Give up loading the warehouses after this long (e.g. 10m). go-tpc'
+    ' prepare can hang rather than exit when the database fails under it,'
+    ' e.g. on a full disk.',
+)
+_STEP_RETRIES = flags.DEFINE_integer(
+    'cloud_report_tpcc_step_retries',
+    1,
+    'Run a step that produced no result (the tool crashed, or printed'
+    ' nothing to parse) again this many times before the phase fails. Such'
+    ' a step is no verdict: judging it a failure would end the search early'
+    ' at a wrong maximum.',
+    lower_bound=0,
+)
+_GOTPC_INTERVAL = flags.DEFINE_string(
+    'cloud_report_tpcc_gotpc_interval',
+    '10s',
+    'go-tpc progress interval.',
+)
+
+
+def _Duration(name):
+  def Check(value) -> bool:
+    try:
+      engines.DurationSeconds(value)
+    except ValueError as e:
+      raise flags.ValidationError(f'--{name}: {e}') from e
+    return True
+
+  return Check
+
+
+def _CheckRule(value) -> bool:
+  try:
+    stepping.ParseRule(value)
+  except ValueError as e:
+    raise flags.ValidationError(f'--cloud_report_tpcc_pass_rule: {e}') from e
+  return True
+
+
+def _CheckOptions(values) -> bool:
+  bad = [v for v in values if '=' not in v or ' ' in v or "'" in v]
+  if bad:
+    raise flags.ValidationError(
+        f'--cloud_report_tpcc_postgres_options: {bad}: write NAME=VALUE,'
+        ' without spaces or quotes'
+    )
+  return True
+
+
+def _CheckGrid(values) -> bool:
+  start = values['cloud_report_tpcc_start_warehouses']
+  maximum = values['cloud_report_tpcc_max_warehouses']
+  if start is not None and maximum is not None and maximum < start:
+    raise flags.ValidationError(
+        f'--cloud_report_tpcc_max_warehouses={maximum} is below'
+        f' --cloud_report_tpcc_start_warehouses={start}'
+    )
+  return True
+
+
+for _name in (
+    'cloud_report_tpcc_duration',
+    'cloud_report_tpcc_ramp',
+    'cloud_report_tpcc_load_timeout',
+):
+  flags.register_validator(_name, _Duration(_name))
+flags.register_validator(
+    'cloud_report_tpcc_gotpc_interval',
+    _Duration('cloud_report_tpcc_gotpc_interval'),
+)
+flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
+flags.register_validator('cloud_report_tpcc_postgres_options', _CheckOptions)
+flags.register_multi_flags_validator(
+    ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
+    _CheckGrid,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Params:
+  """The phase's settings, read once from the flags."""
+
+  engine: str = engines.AUTO
+  strategy: str = stepping.LINEAR
+  start: int = 2500
+  step: int = 250
+  max_warehouses: int = 3500
+  duration: str = '30m'
+  ramp: str = '1m'
+  pass_rule: str = 'report'
+  state_dir: str | None = None
+  cockroach_cache: str = '.25'
+  cockroach_max_sql_memory: str = '.4'
+  cockroach_import_settings: bool = True
+  postgres_port: int = 5432
+  postgres_options: tuple[str, ...] = ()
+  postgres_bin_dir: str | None = None
+  postgres_data_dir: str | None = None
+  gotpc_threads_per_warehouse: float = 10.0
+  gotpc_wait: bool = False
+  gotpc_load_threads: int = 4
+  gotpc_load_check: bool = True
+  gotpc_interval: str = '10s'
+  load_timeout: str = '48h'
+  step_retries: int = 1
+
+  @classmethod
+  def FromFlags(cls) -> 'Params':
+    return cls(
+        engine=_ENGINE.value,
+        strategy=_STRATEGY.value,
+        start=_START.value,
+        step=_STEP.value,
+        max_warehouses=_MAX.value,
+        duration=_DURATION.value,
+        ramp=_RAMP.value,
+        pass_rule=_PASS_RULE.value,
+        state_dir=_STATE_DIR.value,
+        cockroach_cache=_CRDB_CACHE.value,
+        cockroach_max_sql_memory=_CRDB_SQL_MEMORY.value,
+        cockroach_import_settings=_CRDB_IMPORT_SETTINGS.value,
+        postgres_port=_PG_PORT.value,
+        postgres_options=tuple(_PG_OPTIONS.value),
+        postgres_bin_dir=_PG_BIN_DIR.value,
+        postgres_data_dir=_PG_DATA_DIR.value,
+        gotpc_threads_per_warehouse=_GOTPC_THREADS.value,
+        gotpc_wait=_GOTPC_WAIT.value,
+        gotpc_load_threads=_GOTPC_LOAD_THREADS.value,
+        gotpc_load_check=_GOTPC_LOAD_CHECK.value,
+        gotpc_interval=_GOTPC_INTERVAL.value,
+        load_timeout=_LOAD_TIMEOUT.value,
+        step_retries=_STEP_RETRIES.value,
+    )
+
+  @property
+  def load_timeout_s(self) -> int:
+    return engines.DurationSeconds(self.load_timeout)
+
+  @property
+  def duration_s(self) -> int:
+    return engines.DurationSeconds(self.duration)
+
+  @property
+  def ramp_s(self) -> int:
+    return engines.DurationSeconds(self.ramp)
+
+  @property
+  def plan(self) -> stepping.Plan:
+    return stepping.Plan(
+        self.strategy, self.start, self.step, self.max_warehouses
+    )
+
+  @property
+  def rule(self) -> stepping.PassRule:
+    return stepping.ParseRule(self.pass_rule)
+
+
+def Fingerprint(params: Params, engine) -> dict:
+  """What makes two steps' measurements comparable (saved with the state)."""
+  return {
+      'engine': engine.name,
+      'warehouses_loaded': params.max_warehouses,
+      'duration': params.duration,
+      'ramp': params.ramp,
+  } | engine.Fingerprint()
+
+
+def StatePath(params: Params, run_uri: str) -> str:
+  directory = params.state_dir or vm_util.GetTempDir()
+  return os.path.join(directory, STATE_FILE.format(run_uri=run_uri))
+
+
+def _RunUri() -> str:
+  return flags.FLAGS.run_uri or 'no-run-uri'
+
+
+def Prepare(topology) -> None:
+  params = Params.FromFlags()
+  engine = engines.Select(params.engine, params, topology)
+  logging.info(
+      'tpcc: engine %s; loading %d warehouses',
+      engine.name,
+      params.max_warehouses,
+  )
+  engine.Prepare(topology)
+
+
+def Search(params: Params, engine, topology, store=None) -> stepping.Result:
+  """Runs (or resumes) the stepping search with an engine."""
+
+  def Measure(warehouses: int, iteration: int) -> stepping.Measurement:
+    logging.info(
+        'tpcc: step %d: %d active warehouses for %s (%s ramp)',
+        iteration,
+        warehouses,
+        params.duration,
+        params.ramp,
+    )
+    output, status = engine.RunStep(topology, warehouses, iteration)
+    return engines.ToMeasurement(
+        output,
+        status,
+        warehouses,
+        params.duration_s,
+        engine.StepExtra(warehouses),
+    )
+
+  def OnStep(iteration: int, step: stepping.Step) -> None:
+    logging.info('tpcc: step %d at %d: %s', iteration, step.level, step.reason)
+
+  return stepping.Search(
+      params.plan,
+      params.rule,
+      Measure,
+      store,
+      OnStep,
+      no_result_retries=params.step_retries,
+  )
+
+
+def ToSamples(params: Params, engine, result: stepping.Result) -> list:
+  """Per-step and summary samples of a finished search."""
+  common = {
+      'engine': engine.name,
+      'tool': engine.tool,
+      'warehouses_loaded': params.max_warehouses,
+      'duration_s': params.duration_s,
+      'ramp_s': params.ramp_s,
+      'strategy': params.strategy,
+      'pass_rule': result.rule.name,
+  }
+  if engine.name == engines.POSTGRES:
+    common['efficiency_basis'] = tpcc_samples.EfficiencyBasis(params.gotpc_wait)
+  out = []
+  for i, step in enumerate(result.steps, 1):
+    md = common | {'resumed': i <= result.resumed_steps}
+    out.extend(tpcc_samples.StepSamples(step, i, md))
+  out.extend(tpcc_samples.SummarySamples(result, common))
+  return out
+
+
+def Run(topology) -> list:
+  params = Params.FromFlags()
+  engine = engines.Select(params.engine, params, topology)
+  store = stepping.StateStore(
+      StatePath(params, _RunUri()), _RunUri(), Fingerprint(params, engine)
+  )
+  try:
+    result = Search(params, engine, topology, store)
+  except stepping.NoResultError as e:
+    raise errors.Benchmarks.RunError(
+        f'tpcc: {e.error}: no result at {e.level} active warehouses in'
+        f' {e.tries} run(s) (--cloud_report_tpcc_step_retries='
+        f'{params.step_retries}). The steps so far are saved in'
+        f' {store.path}; fix the cause and re-run with --run_uri='
+        f'{_RunUri()} --run_stage=run,cleanup,teardown to resume.'
+    ) from e
+  logging.info(
+      'tpcc: max passing warehouses %s after %d steps (%d resumed)',
+      result.max_passing,
+      result.steps_used,
+      result.resumed_steps,
+  )
+  return ToSamples(params, engine, result)
+
+
+def Cleanup(topology) -> None:
+  params = Params.FromFlags()
+  engines.Select(params.engine, params, topology).Cleanup(topology)

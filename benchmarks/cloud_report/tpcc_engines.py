@@ -1,0 +1,522 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The TPC-C phase's two engines, behind one interface.
+
+An engine loads the maximum warehouse count once (Prepare), runs one step at
+a given active warehouse count and returns the tool's raw output (RunStep),
+and stops and removes its database (Cleanup). The stepping, parsing and
+judging are shared (cloud_report.tpcc, ToMeasurement below).
+
+cockroach (the report): a node on each db VM, store on its data disk; the
+client imports the TPC-C fixtures for the maximum warehouses and runs
+`cockroach workload run tpcc --warehouses=MAX --active-warehouses=N --ramp
+--duration` against all nodes. Its efficiency (efc) is measured with the
+workload's default keying and think times (--wait=true), as in the report.
+
+postgres (the local cloud): PostgreSQL on db1 only, go-tpc on the client.
+`go-tpc tpcc prepare` loads the maximum warehouses; a step runs `go-tpc tpcc
+run --warehouses N` (transactions pick warehouses 1..N) with
+threads_per_warehouse * N threads, after a ramp run of the same shape whose
+output is discarded (go-tpc has no ramp). Without --wait there is no keying
+or think time: go-tpc's efficiency (same formula, 100 * tpmC / (12.86 * N))
+then measures how far the load exceeds TPC-C's per-warehouse ceiling and is
+far above 100 %; with --cloud_report_tpcc_gotpc_wait and 10 threads per
+warehouse it is comparable to cockroach's efc.
+"""
+
+import dataclasses
+import logging
+import math
+import posixpath
+import re
+import shlex
+from typing import Any, Mapping
+
+from perfkitbenchmarker import background_tasks
+from perfkitbenchmarker import errors
+
+from pkb_ext import local
+from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
+from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from pkb_cloud_report.benchmarks.cloud_report import storage as io_phase
+from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
+
+COCKROACH = 'cockroach'
+POSTGRES = 'postgres'
+AUTO = 'auto'
+ENGINES = (AUTO, COCKROACH, POSTGRES)
+PHASE = 'tpcc'
+WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
+DATABASE = 'tpcc'
+PG_USER = 'postgres'
+DATA_MOUNT = '/mnt/cloud_report_tpcc'  # a raw data disk's mount point
+PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'
+MIN_ELAPSED_FRACTION = 0.9  # a run shorter than this was cut short
+WAREHOUSE_TOLERANCE = 0.02  # efficiency's implied warehouses vs requested
+OUTPUT_TAIL_LINES = 150
+_EXIT = re.compile(r'^cloud_report_tpcc_exit_status=(\d+)$', re.M)
+_DURATION = re.compile(r'^(\d+)(s|m|h)$')
+_SECONDS = {'s': 1, 'm': 60, 'h': 3600}
+# Cluster settings tpcc.sh set before importing (cloud-report commit 47fabad).
+COCKROACH_IMPORT_SETTINGS = (
+    "SET CLUSTER SETTING kv.bulk_ingest.max_index_buffer_size = '2gib'",
+    'SET CLUSTER SETTING kv.bulk_io_write.concurrent_addsstable_requests = 10',
+    "SET CLUSTER SETTING schemachanger.backfiller.max_buffer_size = '5GiB'",
+    "SET CLUSTER SETTING kv.snapshot_recovery.max_rate = '128 MiB'",
+    "SET CLUSTER SETTING kv.snapshot_rebalance.max_rate = '128 MiB'",
+)
+
+
+def DurationSeconds(value: str) -> int:
+  """Seconds of a duration written as the tools take it: 90s, 30m, 1h."""
+  m = _DURATION.match(value or '')
+  if not m:
+    raise ValueError(f'{value!r} is not a duration such as 90s, 30m or 1h')
+  return int(m.group(1)) * _SECONDS[m.group(2)]
+
+
+def ToMeasurement(
+    output: str,
+    exit_status: int,
+    warehouses: int,
+    duration_s: float,
+    extra: Mapping[str, Any] | None = None,
+) -> stepping.Measurement:
+  """Judges a step's raw output as a measurement (pure).
+
+  A run that the parser rejects, that exited non-zero, that ended before
+  90 % of its duration, or whose efficiency was computed over another
+  warehouse count has an error: it is no verdict, and the search runs the
+  level again (--cloud_report_tpcc_step_retries) before the phase fails.
+  """
+  extra = dict(extra or {})
+  try:
+    result = tpcc_parser.Parse(output)
+  except ParseError as e:
+    status = f' (exit status {exit_status})' if exit_status else ''
+    return stepping.Measurement({}, f'{e}{status}', extra)
+  extra |= {
+      'tool': result.tool,
+      'efficiency_basis': tpcc_samples.EfficiencyBasis(result.think_time),
+  }
+  error = None
+  implied = result.implied_warehouses
+  if exit_status:
+    error = f'{result.tool} exited with status {exit_status}'
+  elif result.elapsed_s < MIN_ELAPSED_FRACTION * duration_s:
+    error = f'the run ended after {result.elapsed_s:g} s of {duration_s:g} s'
+  elif implied and abs(implied - warehouses) > WAREHOUSE_TOLERANCE * warehouses:
+    error = (
+        f'{result.tool} computed its efficiency over {implied:.0f}'
+        f' warehouses, not the {warehouses} requested'
+    )
+  return stepping.Measurement(result.Metrics(), error, extra)
+
+
+def _RunLogged(vm, command: str, log_path: str, timeout: float):
+  """Runs command on vm, its output to log_path; returns (tail, status)."""
+  log = shlex.quote(log_path)
+  wrapped = (
+      f'mkdir -p {shlex.quote(posixpath.dirname(log_path))}; '
+      f'{command} > {log} 2>&1; rc=$?; tail -n {OUTPUT_TAIL_LINES} {log}; '
+      'echo cloud_report_tpcc_exit_status=$rc'
+  )
+  out, _ = vm.RobustRemoteCommand(wrapped, timeout=timeout)
+  matches = _EXIT.findall(out)
+  if not matches:
+    raise errors.VirtualMachine.RemoteCommandError(
+        f'{vm.name}: no exit status from {command!r}; output tail:'
+        f' {out[-500:]!r}'
+    )
+  tail = out[: out.rfind('cloud_report_tpcc_exit_status=')]
+  return tail, int(matches[-1])
+
+
+def _DataDisk(vm):
+  disks = getattr(vm, 'scratch_disks', None) or []
+  return disks[0] if disks else None
+
+
+def _DiskDevice(disk) -> str | None:
+  getter = getattr(disk, 'GetDevicePath', None)
+  try:
+    return getter() if getter else getattr(disk, 'device_path', None)
+  except Exception:  # pylint: disable=broad-except
+    return None
+
+
+def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
+  """A directory on the VM's data disk.
+
+  The disk's scratch mount point when PKB mounted it; DATA_MOUNT when it is a
+  raw device (static VMs, disk_specs without mount_point), which
+  MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
+  in the login user's home), with a warning.
+  """
+  disk = _DataDisk(vm)
+  mount = getattr(disk, 'mount_point', None) if disk else None
+  if mount:
+    return posixpath.join(mount, name)
+  if disk is not None and _DiskDevice(disk):
+    return posixpath.join(DATA_MOUNT, name)
+  if fallback is None:
+    home, _ = vm.RemoteCommand('echo $HOME')
+    fallback = posixpath.join(home.strip(), name)
+  logging.warning(
+      'tpcc: %s has no data disk; the database goes to %s', vm.name, fallback
+  )
+  return fallback
+
+
+def _RawDataDevice(vm) -> str | None:
+  disk = _DataDisk(vm)
+  if disk is None or getattr(disk, 'mount_point', None):
+    return None
+  return _DiskDevice(disk)
+
+
+def MountDataDisk(vm) -> None:
+  """Makes a file system on a raw data disk and mounts it at DATA_MOUNT.
+
+  The io phase's guard (cloud_report.storage_guard) refuses the root device, a
+  mounted device and one holding mounted partitions; a disk an earlier
+  Prepare mounted at DATA_MOUNT is kept.
+  """
+  device = _RawDataDevice(vm)
+  if not device:
+    return
+  mp, dev = shlex.quote(DATA_MOUNT), shlex.quote(device)
+  out, _ = vm.RemoteCommand(
+      f'src=$(findmnt -nvfo SOURCE --mountpoint {mp} 2>/dev/null);'
+      f' [ -n "$src" ] && [ "$(readlink -f "$src")" = "$(readlink -f {dev})" ]'
+      ' && echo mounted; true'
+  )
+  if out.strip() == 'mounted':
+    return
+  io_guard.Check(vm, device)
+  vm.RemoteCommand(io_phase.MkfsCommand(device, 'ext4', None))
+  vm.RemoteCommand(io_phase.MountCommand(device, DATA_MOUNT, 'discard'))
+
+
+def UnmountDataDisk(vm) -> None:
+  device = _RawDataDevice(vm)
+  if device:
+    vm.RemoteCommand(io_phase.UnmountCommand(device, DATA_MOUNT))
+
+
+@dataclasses.dataclass
+class CockroachEngine:
+  """CockroachDB on the db VMs, `cockroach workload` on the client."""
+
+  params: Any  # cloud_report.tpcc.Params
+  name: str = COCKROACH
+  tool: str = tpcc_parser.COCKROACH
+
+  def StoreDirs(self, topology) -> list[str]:
+    return [DataDiskDir(vm, 'cockroach') for vm in topology.db_vms]
+
+  def Fingerprint(self) -> dict[str, Any]:
+    return {
+        'cockroach_version': cockroachdb._VERSION_FLAG.value,  # pylint: disable=protected-access
+        'cache': self.params.cockroach_cache,
+        'max_sql_memory': self.params.cockroach_max_sql_memory,
+    }
+
+  def Prepare(self, topology) -> None:
+    client = topology.RequireClient(PHASE)
+    vms = list(topology.db_vms)
+    background_tasks.RunThreaded(
+        lambda vm: vm.Install('cockroachdb'), vms + [client]
+    )
+    background_tasks.RunThreaded(MountDataDisk, vms)
+    cockroachdb.StartCluster(
+        vms,
+        self.StoreDirs(topology),
+        self.params.cockroach_cache,
+        self.params.cockroach_max_sql_memory,
+    )
+    first_ip = vms[0].internal_ip
+    if self.params.cockroach_import_settings:
+      for statement in COCKROACH_IMPORT_SETTINGS:
+        _, stderr, code = client.RemoteCommandWithReturnCode(
+            cockroachdb.SqlCommand(first_ip, statement), ignore_failure=True
+        )
+        if code:
+          logging.warning('tpcc: %s failed: %s', statement, stderr.strip())
+    command = ImportCommand(self.params.max_warehouses, first_ip)
+    tail, status = _RunLogged(
+        client,
+        command,
+        f'{WORK_DIR}/import.txt',
+        timeout=self.params.load_timeout_s,
+    )
+    if status:
+      raise errors.Benchmarks.RunError(
+          f'cockroach fixtures import exited {status}: {tail[-2000:]}'
+      )
+
+  def RunStep(self, topology, warehouses: int, iteration: int):
+    client = topology.RequireClient(PHASE)
+    urls = [vm.internal_ip for vm in topology.db_vms]
+    command = WorkloadRunCommand(
+        self.params.max_warehouses,
+        warehouses,
+        self.params.ramp,
+        self.params.duration,
+        urls,
+    )
+    log = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh.txt'
+    timeout = self.params.duration_s + self.params.ramp_s + 1800
+    return _RunLogged(client, command, log, timeout)
+
+  def StepExtra(self, warehouses: int) -> dict[str, Any]:
+    del warehouses
+    return {}
+
+  def Cleanup(self, topology) -> None:
+    dirs = self.StoreDirs(topology)
+    cockroachdb.StopCluster(list(topology.db_vms), dirs)
+    background_tasks.RunThreaded(
+        lambda vm, path: vm.RemoteCommand(f'sudo rm -rf {shlex.quote(path)}'),
+        [((vm, path), {}) for vm, path in zip(topology.db_vms, dirs)],
+    )
+    background_tasks.RunThreaded(UnmountDataDisk, list(topology.db_vms))
+
+
+def ImportCommand(warehouses: int, host_ip: str) -> str:
+  return (
+      f'{cockroachdb.BinaryPath()} workload fixtures import tpcc'
+      f' --warehouses={warehouses} {shlex.quote(cockroachdb.PgUrl(host_ip))}'
+  )
+
+
+def WorkloadRunCommand(
+    warehouses: int, active: int, ramp: str, duration: str, host_ips
+) -> str:
+  urls = ' '.join(shlex.quote(cockroachdb.PgUrl(ip)) for ip in host_ips)
+  return (
+      f'{cockroachdb.BinaryPath()} workload run tpcc'
+      f' --warehouses={warehouses} --active-warehouses={active}'
+      f' --ramp={ramp} --duration={duration} {urls}'
+  )
+
+
+@dataclasses.dataclass
+class PostgresEngine:
+  """PostgreSQL on db1, go-tpc on the client."""
+
+  params: Any  # cloud_report.tpcc.Params
+  name: str = POSTGRES
+  tool: str = tpcc_parser.GO_TPC
+
+  def Threads(self, warehouses: int) -> int:
+    return max(
+        1, math.ceil(warehouses * self.params.gotpc_threads_per_warehouse)
+    )
+
+  def Fingerprint(self) -> dict[str, Any]:
+    return {
+        'gotpc_version': go_tpc.VERSION,
+        'threads_per_warehouse': self.params.gotpc_threads_per_warehouse,
+        'wait': self.params.gotpc_wait,
+        'postgres_options': list(self.params.postgres_options),
+    }
+
+  def DataDir(self, db) -> str:
+    return self.params.postgres_data_dir or DataDiskDir(
+        db, 'cloud_report_postgres', PG_FALLBACK_DIR
+    )
+
+  def BinDir(self, db) -> str:
+    if self.params.postgres_bin_dir:
+      return self.params.postgres_bin_dir
+    out, _ = db.RemoteCommand(
+        'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1'
+    )
+    if not out.strip():
+      raise errors.Setup.InvalidSetupError(
+          f'{db.name}: no PostgreSQL server in /usr/lib/postgresql/*/bin; set'
+          ' --cloud_report_tpcc_postgres_bin_dir'
+      )
+    return out.strip()
+
+  def _Ctl(self, db) -> 'PostgresCommands':
+    return PostgresCommands(
+        bin_dir=self.BinDir(db),
+        data_dir=self.DataDir(db),
+        port=self.params.postgres_port,
+    )
+
+  def Prepare(self, topology) -> None:
+    db, client = topology.first_db, topology.RequireClient(PHASE)
+    if getattr(db, 'install_packages', True) and hasattr(db, 'InstallPackages'):
+      db.InstallPackages('postgresql')
+      db.RemoteCommand('sudo systemctl stop postgresql 2>/dev/null; true')
+    client.Install(go_tpc.PACKAGE_NAME)
+    if not self.params.postgres_data_dir:
+      MountDataDisk(db)
+    ctl = self._Ctl(db)
+    mem_kb, _ = db.RemoteCommand("awk '/^MemTotal:/ {print $2}' /proc/meminfo")
+    max_threads = max(
+        self.Threads(self.params.max_warehouses),
+        self.params.gotpc_load_threads,
+    )
+    settings = [
+        f'listen_addresses={db.internal_ip}',
+        f'max_connections={max_threads + 20}',
+        f'shared_buffers={int(mem_kb.strip()) // 4}kB',
+    ] + list(self.params.postgres_options)
+    for command in ctl.SetUpCommands(client.internal_ip, settings):
+      db.RemoteCommand(command)
+    binary = go_tpc.Path(client)
+    load = go_tpc.PrepareCommand(
+        binary,
+        db.internal_ip,
+        self.params.postgres_port,
+        PG_USER,
+        DATABASE,
+        self.params.max_warehouses,
+        self.params.gotpc_load_threads,
+        check=self.params.gotpc_load_check,
+    )
+    limit = self.params.load_timeout_s
+    tail, status = _RunLogged(
+        client,
+        f'timeout -k 30 {limit} {load}',
+        f'{WORK_DIR}/prepare.txt',
+        timeout=limit + 120,
+    )
+    if status == 124:
+      raise errors.Benchmarks.RunError(
+          f'go-tpc prepare did not finish in {self.params.load_timeout}'
+          ' (--cloud_report_tpcc_load_timeout); is the database disk full or'
+          f' the server down? Output tail: {tail[-1500:]}'
+      )
+    if status or 'Finished' not in tail:
+      raise errors.Benchmarks.RunError(
+          f'go-tpc prepare exited {status}: {tail[-2000:]}'
+      )
+
+  def _Command(self, topology, warehouses: int, duration: str) -> str:
+    db, client = topology.first_db, topology.RequireClient(PHASE)
+    return go_tpc.RunWorkloadCommand(
+        go_tpc.Path(client),
+        db.internal_ip,
+        self.params.postgres_port,
+        PG_USER,
+        DATABASE,
+        warehouses,
+        self.Threads(warehouses),
+        duration,
+        wait=self.params.gotpc_wait,
+        interval=self.params.gotpc_interval,
+    )
+
+  def RunStep(self, topology, warehouses: int, iteration: int):
+    client = topology.RequireClient(PHASE)
+    prefix = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh'
+    if self.params.ramp_s:
+      tail, status = _RunLogged(
+          client,
+          self._Command(topology, warehouses, self.params.ramp),
+          f'{prefix}-ramp.txt',
+          timeout=self.params.ramp_s * 4 + 600,
+      )
+      if status:
+        logging.warning('tpcc: go-tpc ramp run exited %d: %s', status, tail)
+    timeout = self.params.duration_s * 4 + 600  # --wait overruns --time
+    return _RunLogged(
+        client,
+        self._Command(topology, warehouses, self.params.duration),
+        f'{prefix}.txt',
+        timeout,
+    )
+
+  def StepExtra(self, warehouses: int) -> dict[str, Any]:
+    return {'threads': self.Threads(warehouses)}
+
+  def Cleanup(self, topology) -> None:
+    db = topology.first_db
+    for command in self._Ctl(db).TearDownCommands():
+      db.RemoteCommand(command)
+    if not self.params.postgres_data_dir:
+      UnmountDataDisk(db)
+
+
+@dataclasses.dataclass(frozen=True)
+class PostgresCommands:
+  """Commands that make, start, stop and remove our PostgreSQL server."""
+
+  bin_dir: str
+  data_dir: str
+  port: int
+
+  def _As(self, command: str) -> str:
+    return f'sudo -u {PG_USER} {command}'
+
+  def StopCommand(self) -> str:
+    d = shlex.quote(self.data_dir)
+    return (
+        f'if sudo test -f {d}/postmaster.pid; then'
+        f' {self._As(f"{self.bin_dir}/pg_ctl -D {d} -m fast -w stop")}; fi'
+    )
+
+  def SetUpCommands(self, client_ip: str, settings) -> list[str]:
+    """From nothing (or a previous server of ours) to an empty tpcc DB."""
+    d = shlex.quote(self.data_dir)
+    hba = '\\n'.join([
+        f'local all {PG_USER} peer',
+        f'host all {PG_USER} 127.0.0.1/32 trust',
+        f'host all {PG_USER} {client_ip}/32 trust',
+    ])
+    options = ' '.join(f'-c {s}' for s in settings)
+    server_options = shlex.quote(f'-p {self.port} -k {self.data_dir} {options}')
+    return [
+        self.StopCommand(),
+        (
+            f'sudo rm -rf {d} && sudo mkdir -p {d} && sudo chown {PG_USER}: {d}'
+            f' && sudo chmod 700 {d}'
+        ),
+        self._As(
+            f'{self.bin_dir}/initdb -D {d} -U {PG_USER} --auth-local=peer'
+            ' --auth-host=reject >/dev/null'
+        ),
+        f"printf '{hba}\\n' | {self._As(f'tee {d}/pg_hba.conf')} >/dev/null",
+        self._As(
+            f'{self.bin_dir}/pg_ctl -D {d} -l {d}/server.log -w -t 300'
+            f' -o {server_options} start'
+        ),
+        self._As(
+            f'{self.bin_dir}/psql -h {d} -p {self.port} -d postgres -v'
+            f' ON_ERROR_STOP=1 -c "CREATE DATABASE {DATABASE}"'
+        ),
+    ]
+
+  def TearDownCommands(self) -> list[str]:
+    return [self.StopCommand(), f'sudo rm -rf {shlex.quote(self.data_dir)}']
+
+
+def Select(name: str, params, topology):
+  """Returns the engine: auto is postgres on the local cloud, else cockroach."""
+  if name == AUTO:
+    name = POSTGRES if local.IsLocalHost(topology.first_db) else COCKROACH
+  if name == COCKROACH:
+    return CockroachEngine(params)
+  if name == POSTGRES:
+    return PostgresEngine(params)
+  raise ValueError(f'unknown TPC-C engine {name!r}; expected one of {ENGINES}')

@@ -1,0 +1,387 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb-ext bench: the harness's own benchmarks, with their targets.
+
+  pkb-ext bench --out FILE [--only PARTS] [--state-dir DIR]
+                [--pairs N] [--seconds S] [--samples N]
+
+PARTS (comma-separated, default all): fio, netperf, coremark (or fidelity
+for the three), overhead, stepping, publish. fio, netperf, coremark and
+overhead run on the local cloud of --state-dir (brought up first if it is
+not up; needs root); stepping and publish run on this machine.
+
+Prints a table (figure, value, target, PASS/MISS) and writes FILE: a JSON
+object with exactly the keys of FIGURES (null for a part not run or that
+failed) plus `details` (every part's raw measurements, targets, verdicts,
+errors). Exits 1 if a part that was asked for produced no figure, else 0
+(a MISS is a measured result, not an error). How each figure is measured:
+pkb_ext_dev.bench_fidelity, pkb_ext_dev.bench_overhead, pkb_ext_dev.bench_stepping,
+pkb_ext_dev.bench_publish, and docs/faults.md.
+"""
+
+import argparse
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import traceback
+
+# Figure -> (part, comparison, target); None: no target, just a figure.
+FIGURES = {
+    'fio_iops_ratio': ('fio', '>=', 0.97),
+    'netperf_rr_ratio': ('netperf', '>=', 0.97),
+    'coremark_ratio': ('coremark', '>=', 0.97),
+    'overhead_pct': ('overhead', '<=', 10.0),
+    'bisect_step_ratio': ('stepping', '<=', 0.5),
+    'ndjson_samples_per_s': ('publish', None, None),
+    'bq_publish_100k_s': ('publish', None, None),
+}
+PARTS = ('fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish')
+ALIASES = {'fidelity': ('fio', 'netperf', 'coremark'), 'all': PARTS}
+_LOCAL_PARTS = ('fio', 'netperf', 'coremark', 'overhead')
+_FIDELITY = {'fio': 'io', 'netperf': 'net', 'coremark': 'cpu'}
+# Which tool's measured runs show that a phase ran in the overhead run.
+_PHASE_TOOLS = {
+    'cpu': 'coremark',
+    'io': 'fio',
+    'net': 'netperf',
+    'object_storage': 'ttfb_worker',
+    'tpcc': 'go-tpc',
+}
+
+
+def ParseParts(text: str) -> list[str]:
+  """Returns the parts named by --only, in PARTS order.
+
+  Raises:
+    ValueError: naming an unknown part.
+  """
+  wanted = set()
+  for name in (p.strip() for p in text.split(',')):
+    if not name:
+      continue
+    if name in ALIASES:
+      wanted.update(ALIASES[name])
+    elif name in PARTS:
+      wanted.add(name)
+    else:
+      raise ValueError(
+          f'--only: unknown part {name!r}; choose from'
+          f' {", ".join(PARTS + tuple(ALIASES))}'
+      )
+  if not wanted:
+    raise ValueError('--only: name at least one part')
+  return [p for p in PARTS if p in wanted]
+
+
+def Verdict(figure: str, value) -> str:
+  """PASS, MISS, '-' (no target) or 'n/a' (no value)."""
+  _, op, target = FIGURES[figure]
+  if value is None:
+    return 'n/a'
+  if op is None:
+    return '-'
+  ok = value >= target if op == '>=' else value <= target
+  return 'PASS' if ok else 'MISS'
+
+
+def Table(figures: dict, errors: dict) -> str:
+  """The printed table: figure, value, target, verdict, note."""
+  lines = [f'{"figure":22} {"value":>14} {"target":>8}  verdict']
+  for name, (part, op, target) in FIGURES.items():
+    value = figures.get(name)
+    text = 'not run' if value is None else f'{value:,.4g}'
+    if value is not None and value >= 1000:
+      text = f'{value:,.0f}'
+    if value is None and part in errors:
+      text = 'ERROR'
+    goal = f'{op} {target:g}' if op else ''
+    note = (
+        f'  ({errors[part][:70]})' if value is None and part in errors else ''
+    )
+    lines.append(
+        f'{name:22} {text:>14} {goal:>8}  {Verdict(name, value)}{note}'
+    )
+  return '\n'.join(lines)
+
+
+def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
+  """Lines that say how far to trust the figures (noise, load, errors)."""
+  notes = []
+  cpus = details.get('machine', {}).get('cpus')
+  for phase, result in sorted(details.get('fidelity', {}).items()):
+    cv = result.get('pair_ratio_cv_pct')
+    if cv is not None and cv > noisy_cv_pct:
+      notes.append(
+          f'note: {phase} pair ratios vary by {cv:.0f} % (CV; load average'
+          f' {result.get("loadavg_1m_before", 0):.1f} on {cpus} CPUs): its'
+          ' fidelity figure is dominated by noise from other work'
+      )
+  overhead = details.get('overhead')
+  if overhead and 'harness_pct' in overhead:
+    notes.append(
+        f'note: overhead run {overhead["wall_s"]:.0f} s, measured tool runs'
+        f' {overhead["measured_tool_s"]:.0f} s, all tool runs'
+        f' {overhead["all_tool_s"]:.0f} s (harness alone'
+        f' {overhead["harness_pct"]:.1f} %)'
+    )
+  return notes
+
+
+class LocalCloud:
+  """The local cloud the bench runs on: its plan, env and static VM file."""
+
+  def __init__(self, state_dir: str):
+    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
+
+    self.state_dir = state_dir
+    self.plan = cloud.PlanOf(state_dir)
+    self.env = dict(os.environ, PKB_EXT_LOCAL_STATE=state_dir)
+
+  @property
+  def namespaces(self) -> dict[str, str]:
+    return {h.name: h.netns for h in self.plan.hosts}
+
+  def Healthy(self) -> bool:
+    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
+
+    report = cloud.Status(self.plan)
+    return (
+        report['up']
+        and all(h['sshd_alive'] for h in report['hosts'])
+        and all(s['alive'] for s in report['services'].values())
+        and bool(report['static_vm_file'])
+    )
+
+  def EnsureUp(self, log) -> str:
+    """Brings the cloud up if it is not; returns its static VM file."""
+    import subprocess  # pylint: disable=g-import-not-at-top
+
+    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
+
+    if not self.Healthy():
+      if os.geteuid() != 0:
+        raise RuntimeError(
+            f'the local cloud at {self.state_dir} is not up, and bringing it'
+            ' up needs root: run `sudo pkb-ext local up` or bench as root'
+        )
+      p = self.plan
+      argv = [os.path.join(os.path.dirname(sys.executable), 'pkb-ext'),
+              'local', 'up', '--prefix', p.prefix, '--subnet', p.subnet,
+              '--ssh-port', str(p.ssh_port), '--disk-size', str(p.disk_gib)]  # fmt: skip
+      log(f'local cloud {self.state_dir} is not up: {" ".join(argv[1:])}')
+      proc = subprocess.run(
+          argv, env=self.env, capture_output=True, text=True, check=False
+      )
+      if proc.returncode:
+        raise RuntimeError(f'pkb-ext local up failed: {proc.stderr[-2000:]}')
+      self.plan = cloud.PlanOf(self.state_dir)
+    return cloud.LoadState(self.plan)['static_vm_file']
+
+
+def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
+  from pkb_ext_dev import bench_fidelity  # pylint: disable=g-import-not-at-top
+
+  wanted = [_FIDELITY[p] for p in parts if p in _FIDELITY]
+  if not wanted:
+    return
+  static_vm_file = cloud_.EnsureUp(log)
+  results = bench_fidelity.Measure(
+      static_vm_file, wanted, args.seconds, args.pairs, log=log
+  )
+  details['fidelity'] = results
+  for figure, phase in (('fio_iops_ratio', 'io'),
+                        ('netperf_rr_ratio', 'net'),
+                        ('coremark_ratio', 'cpu')):  # fmt: skip
+    if phase in results and 'error' not in results[phase]:
+      figures[figure] = results[phase]['ratio']
+    elif phase in results:
+      errors[FIGURES[figure][0]] = results[phase]['error']
+
+
+class _PartError(Exception):
+
+  def __init__(self, part, message):
+    super().__init__(message)
+    self.part = part
+
+
+def _Overhead(cloud_, args, figures, details, log) -> None:
+  from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
+  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+
+  cloud_.EnsureUp(log)
+  work = tempfile.mkdtemp(prefix='pkb-ext-bench-overhead-', dir=args.work_dir)
+  run_uri = 'bo' + format(int(time.time()) % 10**8, 'x')
+  log(f'overhead: cloud_report_2021 smoke run (run_uri {run_uri}, {work})...')
+  result = bench_overhead.SmokeRun(cloud_.env, cloud_.namespaces, work, run_uri)
+  ran = {r.split(' ')[0] for r in result['tool_runs']}
+  landed = phases.LoadAll()
+  result['phases_without_tool_runs'] = [
+      p for p in landed if _PHASE_TOOLS[p] not in ran
+  ]
+  details['overhead'] = result
+  if result['pkb_returncode']:
+    raise _PartError(
+        'overhead',
+        f'pkb.py exited {result["pkb_returncode"]}; see {result["pkb_log"]}',
+    )
+  if result['phases_without_tool_runs']:
+    raise _PartError(
+        'overhead',
+        'no tool run seen for phase(s) '
+        + ', '.join(result['phases_without_tool_runs']),
+    )
+  figures['overhead_pct'] = result['overhead_pct']
+
+
+def _Stepping(figures, details, log) -> None:
+  from pkb_ext_dev import bench_stepping  # pylint: disable=g-import-not-at-top
+
+  out = io.StringIO()
+  result = bench_stepping.Run(out=out)
+  log(out.getvalue().rstrip())
+  details['stepping'] = result
+  figures['bisect_step_ratio'] = result['bisect_step_ratio']
+
+
+def _Publish(args, figures, details, log) -> None:
+  from pkb_ext_dev import bench_publish  # pylint: disable=g-import-not-at-top
+
+  out = io.StringIO()
+  result = bench_publish.Run(out=out, n=args.samples)
+  log(out.getvalue().rstrip())
+  details['publish'] = result
+  figures['ndjson_samples_per_s'] = result['ndjson_samples_per_s']
+  if args.samples == bench_publish.SAMPLES:
+    figures['bq_publish_100k_s'] = result['bq_publish_100k_s']
+
+
+def Run(args, log=print) -> tuple[dict, dict, dict]:
+  """Runs the asked parts; returns (figures, details, errors by part)."""
+  parts = ParseParts(args.only)
+  figures = dict.fromkeys(FIGURES)
+  details = {
+      'parts': parts,
+      'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
+      'machine': {
+          'cpus': os.cpu_count(),
+          'loadavg_before': os.getloadavg(),
+          'kernel': platform.release(),
+      },
+  }
+  errors = {}
+  cloud_ = None
+  if any(p in _LOCAL_PARTS for p in parts):
+    details['local_cloud'] = args.state_dir
+    try:
+      cloud_ = LocalCloud(args.state_dir)
+    except (ValueError, OSError) as e:
+      for p in _LOCAL_PARTS:
+        if p in parts:
+          errors[p] = f'local cloud {args.state_dir}: {e}'
+      parts = [p for p in parts if p not in _LOCAL_PARTS]
+  steps = [
+      ('fidelity', lambda: _Fidelity(cloud_, parts, args, figures, details,
+                                     errors, log)),
+      ('overhead', lambda: _Overhead(cloud_, args, figures, details, log)),
+      ('stepping', lambda: _Stepping(figures, details, log)),
+      ('publish', lambda: _Publish(args, figures, details, log)),
+  ]  # fmt: skip
+  for name, step in steps:
+    names = ALIASES.get(name, (name,))
+    if not any(p in parts for p in names):
+      continue
+    started = time.time()
+    try:
+      step()
+    except _PartError as e:
+      errors[e.part] = str(e)
+    except Exception as e:  # pylint: disable=broad-except
+      for p in names:
+        if p in parts:
+          errors[p] = f'{type(e).__name__}: {e}'
+      details.setdefault('tracebacks', {})[name] = traceback.format_exc()
+    details.setdefault('seconds', {})[name] = round(time.time() - started, 1)
+  details['machine']['loadavg_after'] = os.getloadavg()
+  details['targets'] = {
+      k: f'{op} {t:g}' for k, (_, op, t) in FIGURES.items() if op
+  }
+  details['verdicts'] = {k: Verdict(k, v) for k, v in figures.items()}
+  details['errors'] = errors
+  return figures, details, errors
+
+
+def BuildParser() -> argparse.ArgumentParser:
+  from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
+
+  parser = argparse.ArgumentParser(
+      prog='pkb-ext bench', description=__doc__.splitlines()[0]
+  )
+  parser.add_argument('--out', required=True, help='JSON file to write')
+  parser.add_argument(
+      '--only', default='all', help=f'parts: {", ".join(PARTS)}, fidelity'
+  )
+  parser.add_argument(
+      '--state-dir',
+      default=layout.DefaultStateDir(),
+      help='the local cloud (default %(default)s)',
+  )
+  parser.add_argument(
+      '--pairs', type=int, default=5, help='phase/raw pairs per tool'
+  )
+  parser.add_argument(
+      '--seconds', type=int, default=10, help='seconds per fio/netperf run'
+  )
+  parser.add_argument(
+      '--samples',
+      type=int,
+      default=100_000,
+      help='samples to spool and publish (bq_publish_100k_s needs 100000)',
+  )
+  parser.add_argument(
+      '--work-dir', default=None, help='where the overhead run keeps its logs'
+  )
+  return parser
+
+
+def Main(argv: list[str]) -> int:
+  args = BuildParser().parse_args(argv)
+  try:
+    ParseParts(args.only)
+  except ValueError as e:
+    print(f'pkb-ext bench: {e}', file=sys.stderr)
+    return 2
+  if args.pairs < 1 or args.seconds < 1 or args.samples < 1:
+    print('pkb-ext bench: --pairs, --seconds and --samples must be >= 1',
+          file=sys.stderr)  # fmt: skip
+    return 2
+
+  def Log(line):
+    print(line, file=sys.stderr, flush=True)
+
+  figures, details, errors = Run(args, log=Log)
+  with open(args.out + '.tmp', 'w') as f:
+    json.dump(figures | {'details': details}, f, indent=1, default=str)
+  os.replace(args.out + '.tmp', args.out)
+  print(Table(figures, errors))
+  for line in Notes(details):
+    print(line)
+  for part, message in errors.items():
+    print(f'{part}: {message}', file=sys.stderr)
+  print(f'wrote {args.out}')
+  return 1 if errors else 0

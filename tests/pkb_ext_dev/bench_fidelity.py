@@ -1,0 +1,214 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Fidelity on the local cloud: each phase's figure vs the raw tool.
+
+The local cloud's static VM file is read with stock PKB
+(StaticVirtualMachine.ReadStaticVirtualMachineFile), so every command goes
+through PKB's own LinuxVirtualMachine (ssh, scp, RobustRemoteCommand) as in
+a `pkb.py` run. Then, in one sitting, each phase's MeasureFidelity (left by
+the phase: pkb_cloud_report.benchmarks.cloud_report.storage/net/cpu) takes phase/raw pairs in ABBA order on
+the same host:
+
+  fio_iops_ratio    rd-iops IOPS through the io phase (job file, command,
+                    parser, samples) / a plain `fio --rw=randread ...` line,
+                    on db1's data disk;
+  netperf_rr_ratio  TCP_RR transactions/s through the net phase / a plain
+                    `netperf -t TCP_RR`, client -> db1;
+  coremark_ratio    the all-core CoreMark score through the cpu phase / the
+                    same binary started by hand, on db1.
+"""
+
+import contextlib
+import logging
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+TARGET = 0.97
+
+
+def _ParsePkbFlags(work_dir: str, run_uri: str) -> None:
+  # pylint: disable=g-import-not-at-top
+  from absl import flags
+  from perfkitbenchmarker import pkb  # pylint: disable=unused-import
+  from pkb_ext import registry
+
+  # pylint: enable=g-import-not-at-top
+  registry.Register()
+  if not flags.FLAGS.is_parsed():
+    flags.FLAGS([
+        'pkb-ext-bench',
+        f'--run_uri={run_uri}',
+        f'--temp_dir={work_dir}',
+        '--ignore_package_requirements',
+        '--accept_licenses',
+    ])
+
+
+def LocalCloudVms(static_vm_file: str, work_dir: str, run_uri: str) -> list:
+  """Returns PKB static VMs for the hosts of a local cloud, in file order."""
+  # pylint: disable=g-import-not-at-top
+  from perfkitbenchmarker import static_virtual_machine as svm
+  from perfkitbenchmarker import vm_util
+
+  # pylint: enable=g-import-not-at-top
+  _ParsePkbFlags(work_dir, run_uri)
+  vm_util.GenTempDir()
+  pool = svm.StaticVirtualMachine.vm_pool
+  pool.clear()
+  with open(static_vm_file) as f:
+    svm.StaticVirtualMachine.ReadStaticVirtualMachineFile(f)
+  vms = []
+  while pool:  # as PKB's provisioning does: Create, boot wait, environment
+    vm = svm.StaticVirtualMachine.GetStaticVirtualMachine()
+    vm.WaitForBootCompletion()
+    vm.PrepareVMEnvironment()
+    vms.append(vm)
+  return vms
+
+
+def _CloseSshMasters(vms) -> None:
+  """Ends PKB's ControlMaster connections (ControlPersist would keep them)."""
+  # pylint: disable=g-import-not-at-top
+  from perfkitbenchmarker import vm_util
+
+  # pylint: enable=g-import-not-at-top
+  for vm in vms:
+    argv = ['ssh', '-p', str(vm.ssh_port)]
+    argv += vm_util.GetSshOptions(vm.ssh_private_key)
+    argv += ['-O', 'exit', f'{vm.user_name}@{vm.ip_address}']
+    subprocess.run(
+        [a.replace('"', '') for a in argv],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def Summary(phase, raw, seconds: float, phase_ratio: float | None = None):
+  """The fidelity figure of paired runs, and what shows how noisy it is.
+
+  The figure is the median of the pair ratios (phase / raw of runs taken
+  next to each other, ABBA): on a machine shared with other work a burst
+  hits one run of one pair, which moves a ratio of means but not the
+  median. The ratio of means (and the phase module's own .ratio) are kept.
+  """
+  pairs = [p / r for p, r in zip(phase, raw)]
+  ratio = statistics.median(pairs)
+  return {
+      'ratio': ratio,
+      'target': TARGET,
+      'pass': ratio >= TARGET,
+      'ratio_of_means': statistics.fmean(phase) / statistics.fmean(raw),
+      'phase_module_ratio': phase_ratio,
+      'phase': [round(v, 2) for v in phase],
+      'raw': [round(v, 2) for v in raw],
+      'pair_ratios': [round(r, 4) for r in pairs],
+      'pair_ratio_cv_pct': _Cv(pairs),
+      'phase_cv_pct': _Cv(phase),
+      'raw_cv_pct': _Cv(raw),
+      'seconds': round(seconds, 1),
+  }
+
+
+def _Cv(values) -> float | None:
+  if len(values) < 2:
+    return None
+  return round(100 * statistics.stdev(values) / statistics.fmean(values), 2)
+
+
+def MeasureIo(db, device: str, seconds: int, pairs: int) -> dict:
+  from pkb_cloud_report.benchmarks.cloud_report import storage as io  # pylint: disable=g-import-not-at-top
+
+  started = time.time()
+  f = io.MeasureFidelity(db, device, runtime_s=seconds, repeats=pairs)
+  out = Summary(f.phase_iops, f.raw_iops, time.time() - started, f.ratio)
+  out.update(host=db.ip_address, device=device, unit='IOPS')
+  return out
+
+
+def MeasureNet(client, server, seconds: int, pairs: int) -> dict:
+  from pkb_cloud_report.benchmarks.cloud_report import network as net  # pylint: disable=g-import-not-at-top
+
+  started = time.time()
+  f = net.MeasureFidelity(client, server, duration_s=seconds, pairs=pairs)
+  out = Summary(f.phase_rates, f.raw_rates, time.time() - started, f.ratio)
+  out.update(client=client.ip_address, server=server.ip_address, unit='tps')
+  return out
+
+
+def MeasureCpu(db, pairs: int) -> dict:
+  from pkb_cloud_report.benchmarks.cloud_report import cpu  # pylint: disable=g-import-not-at-top
+
+  started = time.time()
+  f = cpu.MeasureFidelity(db, pairs=pairs)
+  out = Summary(f.phase_scores, f.raw_scores, time.time() - started, f.ratio)
+  out.update(host=db.ip_address, unit='iterations/s', threads='all vCPUs')
+  return out
+
+
+def Measure(
+    static_vm_file: str,
+    only=('io', 'net', 'cpu'),
+    seconds: int = 10,
+    pairs: int = 3,
+    log=print,
+) -> dict:
+  """Measures the fidelity ratios on a local cloud; returns details.
+
+  Args:
+    static_vm_file: the cloud's PKB static VM file (client first, then db1..).
+    only: which of io, net, cpu to measure.
+    seconds: length of each fio and netperf run (CoreMark picks its own,
+      >= 10 s).
+    pairs: phase/raw pairs per tool.
+    log: prints a progress line.
+
+  Returns:
+    {'io': {...}, 'net': {...}, 'cpu': {...}} with 'ratio' each, or 'error'.
+  """
+  work = tempfile.mkdtemp(prefix='pkb-ext-bench-fidelity-')
+  run_uri = 'bf' + format(int(time.time()) % 10**8, 'x')
+  vms = LocalCloudVms(static_vm_file, work, run_uri)
+  if len(vms) < 2:
+    raise ValueError(f'{static_vm_file}: need a client and a db host')
+  client, db = vms[0], vms[1]
+  device = db.disk_specs[0].device_path if db.disk_specs else None
+  jobs = {
+      'io': lambda: MeasureIo(db, device, seconds, pairs),
+      'net': lambda: MeasureNet(client, db, seconds, pairs),
+      'cpu': lambda: MeasureCpu(db, pairs),
+  }
+  results = {}
+  root = logging.getLogger()
+  level = root.level
+  root.setLevel(logging.ERROR)  # PKB logs every ssh command
+  try:
+    for name in ('io', 'net', 'cpu'):
+      if name not in only:
+        continue
+      log(f'fidelity {name}: {pairs} phase/raw pairs on the local cloud...')
+      load = os.getloadavg()[0]
+      try:
+        results[name] = jobs[name]()
+      except Exception as e:  # pylint: disable=broad-except
+        results[name] = {'error': f'{type(e).__name__}: {e}'[:2000]}
+      results[name]['loadavg_1m_before'] = load
+  finally:
+    root.setLevel(level)
+    with contextlib.suppress(Exception):
+      _CloseSshMasters(vms)
+  return results
