@@ -187,7 +187,7 @@ def InstallSource(vm) -> str:
   """Puts the verified CoreMark source in SourceDir(); returns its origin.
 
   Needs no package manager: on hosts where vm.Install() does nothing (PKB's
-  --install_packages=false, the local cloud) call this directly.
+  --install_packages=false) call this directly.
   """
   tar_path = posixpath.join(RootDir(), TARBALL)
   source = _Fetch(vm, tar_path)

@@ -13,24 +13,19 @@
 # limitations under the License.
 """go-tpc v1.0.9 (github.com/pingcap/go-tpc), the TPC-C driver for PostgreSQL.
 
-go-tpc has no release binaries and its go.mod needs Go 1.18 (PKB's go_lang
-package is 1.17), so it is built on the PKB host, never on the VM:
-scripts/setup.d/50-go-tools.sh builds it at the pinned version into
-$PKB_EXT_CACHE/bin/go-tpc (with a .go-tpc.version stamp). Install() pushes a
-binary for the VM's architecture from, in order:
+go-tpc publishes no release binaries, so Install() puts a binary for the
+VM's architecture at InstalledPath() from, in order:
 
-  - the data search path, as go-tpc-v1.0.9-linux-<amd64|arm64> (e.g. one
-    cross-built with GOARCH=arm64 for Graviton);
-  - the setup cache's go-tpc, if its stamp says v1.0.9 and the VM's
-    architecture is the host's.
-
-On the local cloud every host already has the setup cache's binary at
-/opt/pkb-ext/bin/go-tpc (and vm.Install does nothing there); Path() finds it.
---cloud_report_go_tpc_path names a binary already on the VM instead.
+  - --cloud_report_go_tpc_path: a go-tpc already on the VM (nothing to do);
+  - the data search path, as go-tpc-v1.0.9-linux-<amd64|arm64> (a binary
+    built elsewhere, e.g. by this project's setup: a shortcut);
+  - a build on the VM: Go 1.22.12 from go.dev, checked against its pinned
+    sha256 (PKB's preprovisioned-data mechanism), builds go-tpc from the
+    Go module proxy through a small module (go_tpc/go.mod in the data
+    directory) whose go.sum pins the sha256 of every module it needs; the
+    build runs with -mod=readonly, so a module whose content differs fails.
 """
 
-import os
-import platform
 import posixpath
 
 from absl import flags
@@ -38,14 +33,27 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 
-from pkb_ext import paths
-
 PACKAGE_NAME = 'cloud_report_go_tpc'
 VERSION = 'v1.0.9'
 MODULE = 'github.com/pingcap/go-tpc'
-LOCAL_CLOUD_PATH = '/opt/pkb-ext/bin/go-tpc'  # pkb_ext.local.BinaryPath
+GO_VERSION = '1.22.12'
+# The module that builds go-tpc: go.mod (requires MODULE at VERSION), go.sum
+# (the sha256 of every module in the build) and tools.go (imports the command).
+BUILD_MODULE_FILES = ('go_tpc/go.mod', 'go_tpc/go.sum', 'go_tpc/tools.go')
 _ARCH = {'x86_64': 'amd64', 'amd64': 'amd64', 'aarch64': 'arm64'}
 _ARCH |= {'arm64': 'arm64'}
+# Go's published sha256 of each toolchain tarball.
+PREPROVISIONED_DATA = {
+    f'go{GO_VERSION}.linux-amd64.tar.gz': (
+        '4fa4f869b0f7fc6bb1eb2660e74657fbf04cdd290b5aef905585c86051b34d43'
+    ),
+    f'go{GO_VERSION}.linux-arm64.tar.gz': (
+        'fd017e647ec28525e86ae8203236e0653242722a7436929b1f775744e26278e7'
+    ),
+}
+PACKAGE_DATA_URL = {
+    name: f'https://go.dev/dl/{name}' for name in PREPROVISIONED_DATA
+}
 
 _PATH = flags.DEFINE_string(
     'cloud_report_go_tpc_path',
@@ -59,37 +67,67 @@ def DataName(arch: str) -> str:
   return f'go-tpc-{VERSION}-linux-{arch}'
 
 
+def GoTarball(arch: str) -> str:
+  return f'go{GO_VERSION}.linux-{arch}.tar.gz'
+
+
+def InstallDir() -> str:
+  return posixpath.join(linux_packages.INSTALL_DIR, PACKAGE_NAME)
+
+
 def InstalledPath() -> str:
-  return posixpath.join(linux_packages.INSTALL_DIR, PACKAGE_NAME, 'go-tpc')
+  return posixpath.join(InstallDir(), 'go-tpc')
 
 
 def Path(vm) -> str:
-  """Returns the go-tpc to run on the VM (the flag, local cloud, install)."""
-  if _PATH.value:
-    return _PATH.value
-  _, _, code = vm.RemoteCommandWithReturnCode(
-      f'test -x {LOCAL_CLOUD_PATH}', ignore_failure=True
+  """Returns the go-tpc to run on the VM: the flag's, else the installed."""
+  del vm  # the same path on every VM
+  return _PATH.value or InstalledPath()
+
+
+def BuildCommand(install_dir: str, go_binary: str) -> str:
+  """Builds go-tpc in install_dir/build (holding BUILD_MODULE_FILES).
+
+  Args:
+    install_dir: where the binary goes (install_dir/go-tpc); the module
+      download and build caches stay under it too.
+    go_binary: the go command to build with.
+
+  Returns:
+    A shell command.
+  """
+  env = ' '.join([
+      f'GOPATH={install_dir}/gopath',
+      f'GOMODCACHE={install_dir}/gopath/pkg/mod',
+      f'GOCACHE={install_dir}/gocache',
+      'GOTOOLCHAIN=local',
+      'GOFLAGS="-mod=readonly -buildvcs=false"',
+      'CGO_ENABLED=0',
+  ])
+  return (
+      f'cd {install_dir}/build && {env} {go_binary} build'
+      f' -o {install_dir}/go-tpc {MODULE}/cmd/go-tpc'
   )
-  return LOCAL_CLOUD_PATH if code == 0 else InstalledPath()
 
 
-def _CachedBinary(arch: str) -> str | None:
-  """The setup cache's go-tpc, if pinned and built for this architecture."""
-  binary = os.path.join(paths.CacheDir(), 'bin', 'go-tpc')
-  stamp = os.path.join(paths.CacheDir(), 'bin', '.go-tpc.version')
-  try:
-    with open(stamp) as f:
-      version = f.read().strip()
-  except OSError:
-    return None
-  host_arch = _ARCH.get(platform.machine())
-  if version == VERSION and arch == host_arch and os.access(binary, os.X_OK):
-    return binary
-  return None
+def _BuildOnVm(vm, arch: str) -> None:
+  """Installs the pinned Go toolchain on the VM and builds go-tpc there."""
+  tarball = GoTarball(arch)
+  vm.InstallPreprovisionedPackageData(PACKAGE_NAME, [tarball], InstallDir())
+  vm.RemoteCommand(
+      f'cd {InstallDir()} && rm -rf go && tar -xzf {tarball} && mkdir -p build'
+  )
+  for name in BUILD_MODULE_FILES:
+    vm.PushDataFile(
+        name, posixpath.join(InstallDir(), 'build', posixpath.basename(name))
+    )
+  vm.RemoteCommand(
+      BuildCommand(InstallDir(), posixpath.join(InstallDir(), 'go/bin/go'))
+  )
 
 
 def Install(vm) -> None:
-  """Pushes the pinned go-tpc to InstalledPath() (see module docstring)."""
+  """Puts the pinned go-tpc at InstalledPath() (see module docstring)."""
   if _PATH.value:
     return
   out, _ = vm.RemoteCommand('uname -m')
@@ -98,30 +136,18 @@ def Install(vm) -> None:
     raise errors.Setup.InvalidConfigurationError(
         f'{vm.name}: no go-tpc build for machine {out.strip()!r}'
     )
-  target = InstalledPath()
   vm.RemoteCommand(
-      f'sudo mkdir -p {posixpath.dirname(target)} &&'
-      f' sudo chmod 777 {posixpath.dirname(target)}'
+      f'sudo mkdir -p {InstallDir()} && sudo chmod 777 {InstallDir()}'
   )
   if data.ResourceExists(DataName(arch)):
-    vm.PushDataFile(DataName(arch), target)
+    vm.PushDataFile(DataName(arch), InstalledPath())
   else:
-    cached = _CachedBinary(arch)
-    if cached is None:
-      raise errors.Setup.BadPreprovisionedDataError(
-          f'no go-tpc {VERSION} for linux-{arch}: put one in the data search'
-          f' path as {DataName(arch)} (build: GOARCH={arch} CGO_ENABLED=0'
-          f' GONOSUMDB={MODULE} go build {MODULE}/cmd/go-tpc from a module'
-          f' requiring {MODULE} {VERSION}, as'
-          ' scripts/setup.d/50-go-tools.sh does), or run setup on a'
-          f' {arch} host'
-      )
-    vm.PushFile(cached, target)
-  vm.RemoteCommand(f'chmod 755 {target} && {target} version')
+    _BuildOnVm(vm, arch)
+  vm.RemoteCommand(f'chmod 755 {InstalledPath()} && {InstalledPath()} version')
 
 
 def Uninstall(vm) -> None:
-  vm.RemoteCommand(f'rm -f {InstalledPath()}')
+  vm.RemoteCommand(f'rm -rf {InstallDir()}')
 
 
 def RunWorkloadCommand(

@@ -26,18 +26,10 @@ every run to last at least 10 s, the EEMBC run rule, as `./coremark.exe`
 without arguments did in the report's scripts; a positive value fixes the
 iterations per thread (PKB's coremark uses 1,000,000). A run shorter than
 10 s is kept and marked valid_for_reporting False.
-
-MeasureFidelity / FidelityRatio compare the phase's all-core score with
-runs of the same binary started outside the phase (see there).
 """
 
 import dataclasses
 import logging
-import re
-import shlex
-import statistics
-import subprocess
-from typing import Callable
 
 from absl import flags
 from perfkitbenchmarker import errors
@@ -148,9 +140,9 @@ def Builds(vm, params: Params) -> list[Build]:
 def PrepareVm(vm, params: Params) -> None:
   """Installs CoreMark on a VM and builds each mode's binary once.
 
-  The source goes in directly rather than through vm.Install(), which does
-  nothing where install_packages is off (the local cloud, LocalVm): there
-  the host's compiler is used.
+  The verified source goes in directly rather than through vm.Install(), so
+  it is there even with PKB's --install_packages=false (hosts whose packages
+  are managed elsewhere, which then bring their own compiler).
   """
   vm.Install('build_tools')
   coremark_pkg.InstallSource(vm)
@@ -222,108 +214,3 @@ def Run(topology: phases.Topology) -> list:
 
 def Cleanup(topology: phases.Topology) -> None:
   coremark_pkg.Uninstall(topology.first_db)
-
-
-# --- Fidelity: the phase's all-core score vs the same binary run raw. ---
-
-_RAW_SCORE = re.compile(r'^Iterations/Sec\s*:\s*([0-9.]+)\s*$', re.M)
-_RAW_CRC_ERROR = re.compile(r'^\[\d+\]ERROR!', re.M)
-
-
-def SubprocessRunner(command: str) -> str:
-  """Runs a command on this machine without a shell; returns stdout."""
-  return subprocess.run(
-      shlex.split(command), capture_output=True, text=True, check=True
-  ).stdout
-
-
-@dataclasses.dataclass(frozen=True)
-class Fidelity:
-  """Paired all-core scores of the phase and of raw runs, one sitting."""
-
-  phase_scores: tuple[float, ...]
-  raw_scores: tuple[float, ...]
-
-  @property
-  def ratio(self) -> float:
-    """Mean phase score / mean raw score."""
-    return statistics.fmean(self.phase_scores) / statistics.fmean(
-        self.raw_scores
-    )
-
-  @property
-  def pair_ratios(self) -> tuple[float, ...]:
-    return tuple(p / r for p, r in zip(self.phase_scores, self.raw_scores))
-
-  @property
-  def median_pair_ratio(self) -> float:
-    """Less sensitive than .ratio to load that comes and goes."""
-    return statistics.median(self.pair_ratios)
-
-
-def RawScore(stdout: str) -> float:
-  """Iterations/Sec of a raw run, read without the phase's parser."""
-  m = _RAW_SCORE.search(stdout)
-  if not m or _RAW_CRC_ERROR.search(stdout):
-    raise errors.Benchmarks.RunError(f'raw CoreMark run failed: {stdout!r}')
-  return float(m.group(1))
-
-
-def MeasureFidelity(
-    vm,
-    pairs: int = 3,
-    iterations: int = 0,
-    threads: int = 0,
-    raw_runner: Callable[[str], str] | None = None,
-) -> Fidelity:
-  """Measures the phase's all-core score against raw CoreMark runs.
-
-  Builds the phase's all-core (pthread) binary on `vm`, then takes `pairs`
-  pairs, in ABBA order: one run of the phase (Run's code path: command,
-  parser, checks, samples) and one raw run of the same binary, started by
-  `raw_runner` with CoreMark's own defaults (no arguments) when iterations
-  is 0, and its score read with a plain regex.
-
-  Args:
-    vm: a VM (a LocalVm, a local-cloud host or a cloud VM).
-    pairs: phase/raw pairs.
-    iterations: per thread; 0 lets CoreMark calibrate (>= 10 s).
-    threads: all-core threads; 0 = the VM's vCPUs.
-    raw_runner: runs a command line and returns its stdout; default
-      vm.RemoteCommand. Use SubprocessRunner for this machine.
-
-  Returns:
-    The paired scores; .ratio is the issue's fidelity figure.
-  """
-  params = Params(
-      runs=1, threads=threads, iterations=iterations, modes=('all',)
-  )
-  PrepareVm(vm, params)
-  (build,) = Builds(vm, params)
-  raw_command = coremark_pkg.BinaryPath(build.name)
-  if iterations:
-    raw_command = coremark_pkg.RunCommand(build.name, iterations)
-  run_raw = raw_runner or (lambda cmd: vm.RemoteCommand(cmd)[0])
-
-  def Phase() -> float:
-    (result,) = RunBuild(vm, build, params)
-    return cpu_samples.FromResult(result, mode='all')[0].value
-
-  phase_scores, raw_scores = [], []
-  for i in range(pairs):
-    if i % 2 == 0:
-      phase_scores.append(Phase())
-      raw_scores.append(RawScore(run_raw(raw_command)))
-    else:
-      raw_scores.append(RawScore(run_raw(raw_command)))
-      phase_scores.append(Phase())
-    logging.info(
-        'cloud_report cpu fidelity pair %d: phase %.1f raw %.1f',
-        i + 1, phase_scores[-1], raw_scores[-1],
-    )  # fmt: skip
-  return Fidelity(tuple(phase_scores), tuple(raw_scores))
-
-
-def FidelityRatio(vm, **kwargs) -> float:
-  """MeasureFidelity(vm, **kwargs).ratio; the issue requires >= 0.97."""
-  return MeasureFidelity(vm, **kwargs).ratio

@@ -38,8 +38,7 @@ import dataclasses
 import logging
 import posixpath
 import re
-import statistics
-from typing import Callable, Sequence
+from typing import Sequence
 
 from absl import flags
 from perfkitbenchmarker import errors
@@ -156,8 +155,8 @@ _INSTALL = flags.DEFINE_enum(
     'cloud_report_netperf_install',
     'auto',
     list(netperf_pkg.INSTALL_MODES),
-    "auto: a netperf >= 2.6 already on the PATH (offline, e.g. Debian's on"
-    " the local cloud), else PKB's netperf package; distro: the OS package;"
+    "auto: a netperf >= 2.6 already on the PATH (no download), else PKB's"
+    ' netperf package; distro: the OS package;'
     " pkb: PKB's netperf package (builds 2.7.0 from its tarball).",
 )
 
@@ -512,127 +511,3 @@ def Cleanup(topology: phases.Topology) -> None:
   server = topology.first_db
   StopNetserver(server, Params.FromFlags().control_port)
   server.RemoteCommand(f'rm -rf {WORK_DIR}', ignore_failure=True)
-
-
-# --- Fidelity: the phase's TCP_RR rate vs raw netperf, same sitting. ---
-
-_RAW_RR_ROW = re.compile(
-    r'^\s*\d+\s+\d+\s+\d+\s+\d+\s+[\d.]+\s+([\d.]+)\s*$', re.M
-)
-
-
-@dataclasses.dataclass(frozen=True)
-class Fidelity:
-  """Paired TCP_RR transaction rates: the phase's and raw netperf's."""
-
-  phase_rates: tuple[float, ...]
-  raw_rates: tuple[float, ...]
-
-  @property
-  def ratio(self) -> float:
-    """Mean phase rate / mean raw rate."""
-    return statistics.fmean(self.phase_rates) / statistics.fmean(self.raw_rates)
-
-  @property
-  def pair_ratios(self) -> tuple[float, ...]:
-    return tuple(p / r for p, r in zip(self.phase_rates, self.raw_rates))
-
-  @property
-  def median_pair_ratio(self) -> float:
-    """Less sensitive than .ratio to one disturbed pair on a busy machine."""
-    return statistics.median(self.pair_ratios)
-
-
-def RawRrCommand(netperf: str, server_ip: str, params: Params) -> str:
-  """A plain netperf TCP_RR, classic output, as one would type it."""
-  return (
-      f'{netperf} -H {server_ip} -p {params.control_port} -t TCP_RR'
-      f' -l {params.duration_s} -- -P ,{params.data_port}'
-  )
-
-
-def _RawRate(stdout: str) -> float:
-  rows = _RAW_RR_ROW.findall(stdout)
-  if not rows:
-    raise errors.Benchmarks.RunError(f'raw netperf TCP_RR failed: {stdout!r}')
-  return float(rows[0])
-
-
-def MeasureFidelity(
-    client,
-    server,
-    duration_s: int = 5,
-    pairs: int = 10,
-    params: Params | None = None,
-    raw_runner: Callable[[str], str] | None = None,
-) -> Fidelity:
-  """Measures the phase's TCP_RR transaction rate against raw netperf.
-
-  Starts the phase's netserver on `server`, then takes `pairs` pairs in ABBA
-  order: one TCP_RR through the phase's code path (command, parser,
-  samples) and one raw `netperf -t TCP_RR` of the same length whose classic
-  output is read with a plain regex. No confidence intervals (one iteration
-  each), so both runs last `duration_s`. On a busy machine single pairs
-  scatter widely (0.51 to 2.35 with a load of 8 to 12 on 2 vCPUs), so use
-  many pairs and look at median_pair_ratio too.
-
-  Args:
-    client: the VM that runs netperf.
-    server: the VM that runs netserver.
-    duration_s: seconds per run.
-    pairs: phase/raw pairs.
-    params: ports and install mode (default: Params()).
-    raw_runner: runs a command line on the client, returns stdout; default
-      client.RemoteCommand.
-
-  Returns:
-    The paired rates; .ratio is the issue's fidelity figure (>= 0.97).
-  """
-  params = dataclasses.replace(
-      params or Params(),
-      duration_s=duration_s,
-      confidence='off',
-      repetitions=1,
-      tests=('TCP_RR',),
-      streams=(1,),
-  )
-  client_bin = netperf_pkg.Install(client, params.install)
-  server_bin = netperf_pkg.Install(server, params.install)
-  run_raw = raw_runner or (lambda cmd: client.RemoteCommand(cmd)[0])
-  raw_command = RawRrCommand(client_bin.netperf, server.internal_ip, params)
-
-  def Phase() -> float:
-    (rate,) = [
-        s.value
-        for s in RunTest(client, server, client_bin, params, 'TCP_RR', 1, 1)
-        if s.metric == 'netperf_transaction_rate'
-    ]
-    return rate
-
-  phase_rates, raw_rates = [], []
-  StartNetserver(server, server_bin, params.control_port)
-  try:
-    for i in range(pairs):
-      if i % 2 == 0:
-        phase_rates.append(Phase())
-        raw_rates.append(_RawRate(run_raw(raw_command)))
-      else:
-        raw_rates.append(_RawRate(run_raw(raw_command)))
-        phase_rates.append(Phase())
-      logging.info(
-          'cloud_report net fidelity pair %d: phase %.1f raw %.1f tps',
-          i + 1, phase_rates[-1], raw_rates[-1],
-      )  # fmt: skip
-  finally:
-    StopNetserver(server, params.control_port)
-    server.RemoteCommand(
-        f'rm -f {WORK_DIR}/netserver-{params.control_port}.log;'
-        f' rmdir {WORK_DIR} 2>/dev/null || true',
-        ignore_failure=True,
-    )
-  return Fidelity(tuple(phase_rates), tuple(raw_rates))
-
-
-def FidelityRatio(client, server, **kwargs) -> float:
-  """MeasureFidelity(client, server, **kwargs).ratio; must be >= 0.97."""
-  return MeasureFidelity(client, server, **kwargs).ratio

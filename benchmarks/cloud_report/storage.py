@@ -39,12 +39,10 @@ fio.sh did), which the phase then reads; Cleanup removes those files.
 """
 
 import dataclasses
-import json
 import logging
 import os
 import re
 import shlex
-import statistics
 import tempfile
 
 from absl import flags
@@ -100,7 +98,7 @@ class Params:
   unmount: bool = True
   restore_fs: bool = True
   mount_point: str | None = None
-  install: str = 'auto'
+  install: str = 'pkb'
   timeout_margin_s: int = 600
   fs_type: str = 'ext4'  # PKB's --disk_fs_type
   fs_block_size: int | None = None  # PKB's --disk_block_size
@@ -170,8 +168,8 @@ _HELP = {
         ' their disk is only formatted). Later phases see the disk there.'
     ),
     'install': (
-        "fio to use: os (the distribution's package), pkb (PKB's fio"
-        ' package, built from git), auto (os on static VMs, pkb on clouds).'
+        "fio to use: pkb (PKB's fio package, built from git) or os (the"
+        " distribution's fio, already on the VM or from its package)."
     ),
     'timeout_margin_s': (
         'Seconds a timed fio job may take beyond runtime +'
@@ -185,9 +183,7 @@ for _field in dataclasses.fields(Params):
   _name = f'cloud_report_fio_{_field.name}'
   _default = getattr(_DEFAULTS, _field.name)
   if _field.name == 'install':
-    flags.DEFINE_enum(
-        _name, _default, ['auto', 'os', 'pkb'], _HELP[_field.name]
-    )
+    flags.DEFINE_enum(_name, _default, ['os', 'pkb'], _HELP[_field.name])
   elif _field.name == 'jobs':
     flags.DEFINE_list(_name, list(_default), _HELP[_field.name])
   elif isinstance(_default, bool):
@@ -321,10 +317,8 @@ def UnmountCommand(device: str, mount_point: str) -> str:
 
 
 def FioPath(params: Params, vm) -> str:
-  mode = params.install
-  if mode == 'auto':
-    mode = 'os' if getattr(vm, 'CLOUD', '') in ('Static', 'Local') else 'pkb'
-  return OS_FIO if mode == 'os' else PKB_FIO
+  del vm  # the same path on every VM
+  return OS_FIO if params.install == 'os' else PKB_FIO
 
 
 def _DataDisk(vm):
@@ -485,91 +479,3 @@ def Cleanup(topology) -> None:
   topology.first_db.RemoteCommand(
       f'sudo rm -f {REMOTE_JOB_FILE} {outputs}', ignore_failure=True
   )
-
-
-def _RawRdIops(vm, params: Params, target: str, fio: str) -> float:
-  """rd-iops as a plain fio command line (no job file, no phase code)."""
-  q = shlex.quote
-  cmd = (
-      f'sudo {fio} --output-format=json --name=rd-iops --filename={q(target)}'
-      ' --thread --ioengine=libaio --direct=1 --fadvise_hint=0'
-      ' --group_reporting --randrepeat=0 --verify=0 --time_based'
-      f' --runtime={params.runtime_s}s --ramp_time={params.ramp_time_s}s'
-      f' --size={q(params.size)} --rw=randread --bs={q(params.block_size)}'
-      f' --numjobs={params.rd_iops_numjobs} --iodepth={params.iodepth_iops}'
-  )
-  stdout, _ = vm.RobustRemoteCommand(cmd)
-  doc = json.loads(stdout[stdout.index('{') :])
-  return float(sum(job['read']['iops'] for job in doc['jobs']))
-
-
-@dataclasses.dataclass(frozen=True)
-class Fidelity:
-  phase_iops: tuple[float, ...]
-  raw_iops: tuple[float, ...]
-
-  @property
-  def ratio(self) -> float:
-    return statistics.mean(self.phase_iops) / statistics.mean(self.raw_iops)
-
-  @property
-  def pair_ratios(self) -> tuple[float, ...]:
-    return tuple(p / r for p, r in zip(self.phase_iops, self.raw_iops))
-
-  @property
-  def median_pair_ratio(self) -> float:
-    """Robust to a neighbour's burst hitting one run of a pair."""
-    return statistics.median(self.pair_ratios)
-
-
-def MeasureFidelity(
-    vm, device: str, runtime_s: int = 10, repeats: int = 3, **overrides
-) -> Fidelity:
-  """rd-iops through the phase vs raw fio, interleaved ABBA on one device.
-
-  "Through the phase" is RunOnVm (guard, rendered job file, --section,
-  RobustRemoteCommand, --output file, parser, samples) with only rd-iops;
-  "raw" is the same job as one fio command line, its JSON read with json.
-  Both read what is on the device, so fill it first (the local cloud's
-  disks are pre-filled). On a shared machine the runs are noisy: prefer
-  many short pairs (e.g. runtime_s=3, repeats=40) and a RAM-backed device.
-  For `pkb-ext bench`:
-
-    with loop_device.LoopDevice(directory='/dev/shm') as loop:
-      vm = local_vm.LocalVm(work_dir=...)
-      ratio = FidelityRatio(vm, loop.device, runtime_s=3, repeats=40)
-
-  Args:
-    vm: a VM (or pkb_ext_dev.local_vm.LocalVm) with fio.
-    device: the target; the guard checks it as in the phase.
-    runtime_s: runtime of each run.
-    repeats: number of (phase, raw) pairs; odd pairs run raw first.
-    **overrides: other Params fields (e.g. allow_non_block_device).
-  """
-  params = dataclasses.replace(
-      Params(),
-      runtime_s=runtime_s,
-      jobs=('rd-iops',),
-      device=device,
-      fill=False,
-      unmount=False,
-      restore_fs=False,
-      install='os',
-      **overrides,
-  )
-  io_guard.Check(vm, device, params.allow_non_block_device)
-  fio = FioPath(params, vm)
-  phase, raw = [], []
-  for i in range(repeats):
-    for which in ('raw', 'phase') if i % 2 else ('phase', 'raw'):
-      if which == 'raw':
-        raw.append(_RawRdIops(vm, params, device, fio))
-      else:
-        iops = [s.value for s in RunOnVm(vm, params) if s.metric == 'fio_iops']
-        phase.append(sum(iops))
-  return Fidelity(tuple(phase), tuple(raw))
-
-
-def FidelityRatio(vm, device: str, **kwargs) -> float:
-  """Mean rd-iops IOPS through the phase / raw fio (see MeasureFidelity)."""
-  return MeasureFidelity(vm, device, **kwargs).ratio

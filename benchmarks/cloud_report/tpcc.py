@@ -16,8 +16,8 @@
 The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
 result is the largest passing count and its tpmC. Prepare loads the maximum
-warehouse count through the engine (cloud_report.tpcc_engines: cockroach
-on clouds, postgres + go-tpc on the local cloud); Run steps with
+warehouse count through the engine (cloud_report.tpcc_engines: cockroach,
+the report's, or postgres + go-tpc); Run steps with
 cloud_report.stepping (linear, the report's, or bisect) and the pass rule
 (`report`: p90 < 5 s; `crl_script`: efc > 85 % and p95 < 10 s; or
 custom:...).
@@ -46,11 +46,10 @@ STATE_FILE = 'cloud_report_tpcc_{run_uri}.json'
 
 _ENGINE = flags.DEFINE_enum(
     'cloud_report_tpcc_engine',
-    engines.AUTO,
+    engines.COCKROACH,
     list(engines.ENGINES),
-    'TPC-C engine: cockroach (CockroachDB + cockroach workload), postgres'
-    ' (PostgreSQL on db1 + go-tpc), or auto: postgres on the local cloud,'
-    ' cockroach elsewhere.',
+    "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
+    ' workload) or postgres (PostgreSQL on db1 + go-tpc).',
 )
 _STRATEGY = flags.DEFINE_enum(
     'cloud_report_tpcc_strategy',
@@ -244,7 +243,7 @@ flags.register_multi_flags_validator(
 class Params:
   """The phase's settings, read once from the flags."""
 
-  engine: str = engines.AUTO
+  engine: str = engines.COCKROACH
   strategy: str = stepping.LINEAR
   start: int = 2500
   step: int = 250

@@ -24,7 +24,8 @@ client imports the TPC-C fixtures for the maximum warehouses and runs
 --duration` against all nodes. Its efficiency (efc) is measured with the
 workload's default keying and think times (--wait=true), as in the report.
 
-postgres (the local cloud): PostgreSQL on db1 only, go-tpc on the client.
+postgres: PostgreSQL on db1 only, go-tpc on the client (where CockroachDB
+cannot be installed).
 `go-tpc tpcc prepare` loads the maximum warehouses; a step runs `go-tpc tpcc
 run --warehouses N` (transactions pick warehouses 1..N) with
 threads_per_warehouse * N threads, after a ramp run of the same shape whose
@@ -46,7 +47,6 @@ from typing import Any, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
-from pkb_ext import local
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_cloud_report.linux_packages import cockroachdb
@@ -58,8 +58,7 @@ from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_sample
 
 COCKROACH = 'cockroach'
 POSTGRES = 'postgres'
-AUTO = 'auto'
-ENGINES = (AUTO, COCKROACH, POSTGRES)
+ENGINES = (COCKROACH, POSTGRES)
 PHASE = 'tpcc'
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 DATABASE = 'tpcc'
@@ -512,9 +511,8 @@ class PostgresCommands:
 
 
 def Select(name: str, params, topology):
-  """Returns the engine: auto is postgres on the local cloud, else cockroach."""
-  if name == AUTO:
-    name = POSTGRES if local.IsLocalHost(topology.first_db) else COCKROACH
+  """Returns the engine named by --cloud_report_tpcc_engine."""
+  del topology  # every engine takes its VMs in Prepare
   if name == COCKROACH:
     return CockroachEngine(params)
   if name == POSTGRES:

@@ -22,7 +22,6 @@ file. See docs/local_cloud.md.
 What a phase needs to know, from inside PKB (no root, no import of the rest
 of this package):
 
-  IsLocalHost(vm)        True when vm is a local-cloud host (one remote test)
   BIN_DIR                /opt/pkb-ext/bin on every host: the MinIO and go-tpc
                          binaries built by scripts/setup.d/50-go-tools.sh (also
                          first on the PATH of ssh commands and of sudo)
@@ -37,16 +36,6 @@ MARKER = HOST_ROOT + '/host.json'
 LOG_DIR = HOST_ROOT + '/log'
 COMMAND_LOG = LOG_DIR + '/commands.log'
 GUARD_LOG = LOG_DIR + '/guard.log'
-
-
-def IsLocalHost(vm) -> bool:
-  """Returns whether a PKB VM is a local-cloud host (runs one command)."""
-  if getattr(vm, 'install_packages', True):
-    return False
-  _, _, code = vm.RemoteCommandWithReturnCode(
-      f'test -f {MARKER}', ignore_failure=True
-  )
-  return code == 0
 
 
 def BinaryPath(name: str) -> str:

@@ -28,6 +28,7 @@ import importlib
 from absl import flags
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_ext import local
 
 PRESETS = ('smoke', 'report')
 
@@ -92,6 +93,15 @@ def LocalCloudFlags(state: dict) -> list[str]:
   """Returns the flags that point PKB and the phases at the local cloud."""
   phases.LoadAll()  # defines the phases' flags
   out = [f'--static_vm_file={state["static_vm_file"]}']
+  # What the hosts have instead of what a cloud VM would install: Debian's
+  # fio, the setup cache's go-tpc, and PostgreSQL (CockroachDB cannot be
+  # installed here).
+  tools = {
+      'cloud_report_fio_install': 'os',
+      'cloud_report_tpcc_engine': 'postgres',
+      'cloud_report_go_tpc_path': local.BinaryPath('go-tpc'),
+  }
+  out += [f'--{k}={v}' for k, v in tools.items() if k in flags.FLAGS]
   minio = state.get('services', {}).get('minio')
   if minio:
     candidates = {

@@ -35,6 +35,7 @@ from perfkitbenchmarker import linux_packages
 from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
 from pkb_cloud_report.benchmarks.cloud_report import cpu
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import fidelity as fidelity_lib
 
 _TOOLS = ('gcc', 'make', 'sha256sum', 'gzip', 'tar')
 
@@ -114,11 +115,14 @@ class LocalVmTest(absltest.TestCase):
 
   def testFidelityMeasurementRuns(self):
     # The >= 0.97 target is measured by `pkb-ext bench`, not asserted here.
-    fidelity = cpu.MeasureFidelity(
-        self.vm, pairs=2, iterations=2000, raw_runner=cpu.SubprocessRunner
+    fidelity = fidelity_lib.MeasureCpu(
+        self.vm,
+        pairs=2,
+        iterations=2000,
+        raw_runner=fidelity_lib.SubprocessRunner,
     )
-    self.assertLen(fidelity.phase_scores, 2)
-    self.assertLen(fidelity.raw_scores, 2)
+    self.assertLen(fidelity.phase, 2)
+    self.assertLen(fidelity.raw, 2)
     self.assertGreater(fidelity.ratio, 0)
     self.assertTrue(math.isfinite(fidelity.ratio))
 

@@ -45,6 +45,7 @@ from pkb_cloud_report.benchmarks.cloud_report import storage as io
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import loop_device
+from pkb_ext_dev import fidelity as fidelity_lib
 
 _REASON = loop_device.Unavailable()
 JOBS = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',
@@ -177,12 +178,12 @@ class LocalVmTest(absltest.TestCase):
 
   def testFidelityMeasurementRuns(self):
     # The >= 0.97 target is measured by `pkb-ext bench`, not asserted here.
-    fidelity = io.MeasureFidelity(
+    fidelity = fidelity_lib.MeasureStorage(
         self._Vm(), self.loop.device, runtime_s=2, repeats=2
     )
-    self.assertLen(fidelity.phase_iops, 2)
-    self.assertLen(fidelity.raw_iops, 2)
-    self.assertTrue(all(v > 0 for v in fidelity.raw_iops))
+    self.assertLen(fidelity.phase, 2)
+    self.assertLen(fidelity.raw, 2)
+    self.assertTrue(all(v > 0 for v in fidelity.raw))
     self.assertTrue(math.isfinite(fidelity.ratio))
     self.assertGreater(fidelity.ratio, 0)
 

@@ -139,6 +139,13 @@ class PresetsTest(absltest.TestCase):
     }
     out = presets.LocalCloudFlags(state)
     self.assertEqual(out[0], '--static_vm_file=/srv/x/static_vms.json')
+    # Product code has cloud defaults; the hosts' tools come as flags.
+    for flag in (
+        '--cloud_report_fio_install=os',
+        '--cloud_report_tpcc_engine=postgres',
+        '--cloud_report_go_tpc_path=/opt/pkb-ext/bin/go-tpc',
+    ):
+      self.assertIn(flag, out)
     if 'cloud_report_object_storage_endpoint' in flags.FLAGS:
       self.assertIn(
           '--cloud_report_object_storage_endpoint=http://10.247.73.10:9000', out

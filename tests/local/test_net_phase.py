@@ -18,7 +18,7 @@ this machine's loopback: no root needed, only Debian's netperf. LocalCloudTest
 runs it between two namespace hosts of a local cloud of its own (prefix
 pkbnet, subnet 10.247.79.0/24, no MinIO), directly over ssh and through stock
 pkb.py, then takes it down. Fidelity is measured and logged, never asserted
-(a loaded machine makes timed thresholds flaky; see MeasureFidelity).
+(a loaded machine makes timed thresholds flaky; see pkb_ext_dev.fidelity).
 """
 
 import json
@@ -40,6 +40,7 @@ from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import network as net
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import fidelity as fidelity_lib
 
 FLAGS = flags.FLAGS
 CONTROL_PORT = 23941  # unusual ports, ours alone
@@ -230,7 +231,7 @@ class LoopbackTest(_PhaseAsserts):
     self.assertIsNone(other.poll())
 
   def testFidelityCallable(self):
-    fidelity = net.MeasureFidelity(
+    fidelity = fidelity_lib.MeasureNetwork(
         self.client,
         self.server,
         duration_s=1,
@@ -238,8 +239,8 @@ class LoopbackTest(_PhaseAsserts):
         params=net.Params(control_port=CONTROL_PORT, data_port=DATA_PORT),
     )
     logging.info('loopback fidelity (1 s x 2 pairs): %s', fidelity)
-    self.assertLen(fidelity.phase_rates, 2)
-    self.assertTrue(all(r > 0 for r in fidelity.raw_rates))
+    self.assertLen(fidelity.phase, 2)
+    self.assertTrue(all(r > 0 for r in fidelity.raw))
     self.assertTrue(math.isfinite(fidelity.ratio))
     raw = [c for c in self.client.commands if c.endswith(f'-P ,{DATA_PORT}')]
     self.assertLen(raw, 2)  # the raw runs: plain netperf, classic output
@@ -342,7 +343,7 @@ class LocalCloudTest(_PhaseAsserts):
       logging.info('local cloud: %s %s %s', s.metric, s.value, s.metadata)
 
   def test_2_fidelity(self):
-    fidelity = net.MeasureFidelity(
+    fidelity = fidelity_lib.MeasureNetwork(
         self.client,
         self.server,
         duration_s=5,
@@ -352,9 +353,9 @@ class LocalCloudTest(_PhaseAsserts):
     logging.info(
         'local cloud fidelity (5 s x 4 pairs): ratio %.4f, pairs %s, phase'
         ' %s, raw %s', fidelity.ratio, fidelity.pair_ratios,
-        fidelity.phase_rates, fidelity.raw_rates,
+        fidelity.phase, fidelity.raw,
     )  # fmt: skip
-    self.assertTrue(all(r > 0 for r in fidelity.phase_rates))
+    self.assertTrue(all(r > 0 for r in fidelity.phase))
     self.assertTrue(math.isfinite(fidelity.ratio))
 
   def test_3_stock_pkb(self):

@@ -35,6 +35,7 @@ from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as parser
 from pkb_cloud_report.benchmarks.cloud_report import cpu
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
+from pkb_ext_dev import fidelity as fidelity_lib
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
@@ -264,25 +265,26 @@ class FidelityTest(pkb_common_test_case.PkbCommonTestCase):
       return real_run(*args)
 
     with mock.patch.object(cpu, 'RunBuild', side_effect=Phase):
-      fidelity = cpu.MeasureFidelity(vm, pairs=3, raw_runner=Raw)
+      fidelity = fidelity_lib.MeasureCpu(vm, pairs=3, raw_runner=Raw)
     self.assertEqual(
         [o[0] for o in order], ['phase', 'raw', 'raw', 'phase', 'phase', 'raw']
     )
     # With iterations 0 the raw run is the bare binary, CoreMark's defaults.
     self.assertEqual(order[1][1], pkg.BinaryPath('coremark-all-pthread-2'))
-    self.assertEqual(fidelity.phase_scores, (phase_score,) * 3)
-    self.assertEqual(fidelity.raw_scores, (16000.0,) * 3)
+    self.assertEqual(fidelity.phase, (phase_score,) * 3)
+    self.assertEqual(fidelity.raw, (16000.0,) * 3)
     self.assertAlmostEqual(fidelity.ratio, phase_score / 16000)
     self.assertAlmostEqual(fidelity.median_pair_ratio, fidelity.ratio)
-    self.assertEqual(cpu.FidelityRatio.__name__, 'FidelityRatio')
     self.assertNotIn('coremark-single', cmd.all_commands)  # all-core only
 
   def testRawRunWithCrcErrorsIsRefused(self):
     bad = ALL_2.replace('[1]crcfinal', '[1]ERROR! list crc 0x1 - should be'
                         ' 0x2\n[1]crcfinal')  # fmt: skip
     with self.assertRaisesRegex(errors.Benchmarks.RunError, 'raw CoreMark'):
-      cpu.RawScore(bad)
-    self.assertEqual(cpu.RawScore(ALL_2), parser.Parse(ALL_2).score)
+      fidelity_lib.RawCoreMarkScore(bad)
+    self.assertEqual(
+        fidelity_lib.RawCoreMarkScore(ALL_2), parser.Parse(ALL_2).score
+    )
 
 
 class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):

@@ -95,7 +95,8 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     vm.Install.assert_called_once_with('fio')
     vm.InstallPackages.assert_not_called()
 
-  def testPrepareUsesTheOsFioOnStaticVms(self):
+  @flagsaver.flagsaver(cloud_report_fio_install='os')
+  def testPrepareUsesTheOsFioWhenAsked(self):
     vm, _ = _Vm(self, playback.Answers(), cloud='Static')
     vm.RemoteCommandWithReturnCode.return_value = ('fio-3.33\n', '', 0)
     benchmark.Prepare(_Spec(vm))
@@ -294,6 +295,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
         flags={
             'cloud_report_fio_runtime_s': 3,
             'cloud_report_fio_ramp_time_s': 1,
+            'cloud_report_fio_install': 'os',
         },
         run_uri='fiofake1',
     )

@@ -254,55 +254,74 @@ class GoTpcPackageTest(pkb_common_test_case.PkbCommonTestCase):
 
   def setUp(self):
     super().setUp()
-    self.cache = self.create_tempdir().full_path
-    os.makedirs(os.path.join(self.cache, 'bin'))
-    self.binary = os.path.join(self.cache, 'bin', 'go-tpc')
-    with open(self.binary, 'w') as f:
-      f.write('#!/bin/true\n')
-    os.chmod(self.binary, 0o755)
-    self.enter_context(
-        mock.patch.dict(os.environ, {'PKB_EXT_CACHE': self.cache})
-    )
-    self.enter_context(
-        mock.patch.object(go_tpc.platform, 'machine', return_value='x86_64')
-    )
-    self.enter_context(
+    self.exists = self.enter_context(
         mock.patch.object(data, 'ResourceExists', return_value=False)
     )
 
-  def _Stamp(self, version):
-    with open(os.path.join(self.cache, 'bin', '.go-tpc.version'), 'w') as f:
-      f.write(version + '\n')
-
-  def testPushesTheSetupBuild(self):
-    self._Stamp('v1.0.9')
+  def testPushesABinaryFromTheDataSearchPath(self):
+    self.exists.side_effect = lambda name: name == 'go-tpc-v1.0.9-linux-amd64'
     vm = _Vm('client', '10.0.0.9')
     go_tpc.Install(vm)
-    vm.PushFile.assert_called_once_with(
-        self.binary, '/opt/pkb/cloud_report_go_tpc/go-tpc'
+    vm.PushDataFile.assert_called_once_with(
+        'go-tpc-v1.0.9-linux-amd64', '/opt/pkb/cloud_report_go_tpc/go-tpc'
+    )
+    vm.InstallPreprovisionedPackageData.assert_not_called()
+    self.assertIn(
+        'chmod 755 /opt/pkb/cloud_report_go_tpc/go-tpc &&'
+        ' /opt/pkb/cloud_report_go_tpc/go-tpc version',
+        vm.commands,
     )
 
-  def testRefusesAnotherVersionOrArchitecture(self):
-    self._Stamp('v1.0.10')
+  def testOtherwiseBuildsOnTheVmWithThePinnedGo(self):
+    vm = _Vm('client', '10.0.0.9', machine='aarch64')
+    go_tpc.Install(vm)
+    vm.InstallPreprovisionedPackageData.assert_called_once_with(
+        'cloud_report_go_tpc',
+        ['go1.22.12.linux-arm64.tar.gz'],
+        '/opt/pkb/cloud_report_go_tpc',
+    )
+    pushed = [c.args for c in vm.PushDataFile.call_args_list]
+    self.assertEqual(
+        pushed,
+        [
+            ('go_tpc/go.mod', '/opt/pkb/cloud_report_go_tpc/build/go.mod'),
+            ('go_tpc/go.sum', '/opt/pkb/cloud_report_go_tpc/build/go.sum'),
+            ('go_tpc/tools.go', '/opt/pkb/cloud_report_go_tpc/build/tools.go'),
+        ],
+    )
+    build = [c for c in vm.commands if ' build -o ' in c]
+    self.assertLen(build, 1)
+    self.assertIn('/opt/pkb/cloud_report_go_tpc/go/bin/go build', build[0])
+    self.assertIn('-mod=readonly', build[0])
+
+  def testEveryToolchainTarballIsPinned(self):
+    for arch in ('amd64', 'arm64'):
+      name = go_tpc.GoTarball(arch)
+      self.assertRegex(go_tpc.PREPROVISIONED_DATA[name], '^[0-9a-f]{64}$')
+      self.assertEqual(
+          go_tpc.PACKAGE_DATA_URL[name], f'https://go.dev/dl/{name}'
+      )
+
+  def testBuildModuleFilesAreData(self):
+    for name in go_tpc.BUILD_MODULE_FILES:
+      self.assertTrue(os.path.isfile(data.ResourcePath(name)), name)
+    with open(data.ResourcePath('go_tpc/go.mod')) as f:
+      self.assertIn(f'require {go_tpc.MODULE} {go_tpc.VERSION}', f.read())
+
+  def testRefusesAnUnknownArchitecture(self):
     with self.assertRaisesRegex(
-        errors.Setup.BadPreprovisionedDataError,
-        'no go-tpc v1.0.9 for linux-amd64: put one in the data search path'
-        ' as go-tpc-v1.0.9-linux-amd64',
+        errors.Setup.InvalidConfigurationError, "no go-tpc build for.*'s390x'"
     ):
-      go_tpc.Install(_Vm('client', '10.0.0.9'))
-    self._Stamp('v1.0.9')
-    with self.assertRaisesRegex(
-        errors.Setup.BadPreprovisionedDataError, 'linux-arm64'
-    ):
-      go_tpc.Install(_Vm('client', '10.0.0.9', machine='aarch64'))
+      go_tpc.Install(_Vm('client', '10.0.0.9', machine='s390x'))
 
   def testPath(self):
     vm = _Vm('client', '10.0.0.9')
-    self.assertEqual(go_tpc.Path(vm), go_tpc.LOCAL_CLOUD_PATH)  # exit 0
-    vm.RemoteCommandWithReturnCode.side_effect = lambda *a, **k: ('', '', 1)
     self.assertEqual(go_tpc.Path(vm), '/opt/pkb/cloud_report_go_tpc/go-tpc')
     with flagsaver.flagsaver(cloud_report_go_tpc_path='/usr/bin/go-tpc'):
       self.assertEqual(go_tpc.Path(vm), '/usr/bin/go-tpc')
+      vm.commands.clear()
+      go_tpc.Install(vm)
+      self.assertEqual(vm.commands, [])
 
   def testCommands(self):
     self.assertEqual(

@@ -18,7 +18,7 @@
 
 localvm: builds the phase's all-core (pthread) CoreMark binary in a private
 directory through pkb_ext_dev.local_vm.LocalVm and takes N phase/raw
-pairs in ABBA order (pkb_cloud_report.benchmarks.cloud_report.cpu.MeasureFidelity); raw runs start the
+pairs in ABBA order (pkb_ext_dev.fidelity.MeasureCpu); raw runs start the
 same binary directly (no shell, CoreMark's default arguments).
 
 localcloud (root, `pkb-ext local up`): stock pkb.py runs the cpu phase
@@ -52,7 +52,7 @@ def Measure(pairs: int = 3, iterations: int = 0) -> dict:
   from perfkitbenchmarker import linux_packages
 
   from pkb_ext import registry
-  from pkb_cloud_report.benchmarks.cloud_report import cpu
+  from pkb_ext_dev import fidelity
   from pkb_ext_dev import local_vm
 
   # pylint: enable=g-import-not-at-top
@@ -65,30 +65,30 @@ def Measure(pairs: int = 3, iterations: int = 0) -> dict:
   try:
     with mock.patch.object(linux_packages, 'INSTALL_DIR', work):
       vm = local_vm.LocalVm(name='bench-cpu', work_dir=work)
-      fidelity = cpu.MeasureFidelity(
+      pairs_ = fidelity.MeasureCpu(
           vm,
           pairs=pairs,
           iterations=iterations,
-          raw_runner=cpu.SubprocessRunner,
+          raw_runner=fidelity.SubprocessRunner,
       )
   finally:
     shutil.rmtree(work, ignore_errors=True)
   return _Report(
-      fidelity, pairs, iterations, started, load_before,
+      pairs_, pairs, iterations, started, load_before,
       where='localvm', threads=os.cpu_count(),
   )  # fmt: skip
 
 
-def _Report(fidelity, pairs, iterations, started, load_before, **extra):
+def _Report(measured, pairs, iterations, started, load_before, **extra):
   return {
       'name': 'cpu_phase_fidelity',
-      'ratio': fidelity.ratio,
+      'ratio': measured.ratio,
       'target': TARGET,
-      'meets_target': fidelity.ratio >= TARGET,
-      'phase_scores': fidelity.phase_scores,
-      'raw_scores': fidelity.raw_scores,
-      'pair_ratios': fidelity.pair_ratios,
-      'median_pair_ratio': fidelity.median_pair_ratio,
+      'meets_target': measured.ratio >= TARGET,
+      'phase_scores': measured.phase,
+      'raw_scores': measured.raw,
+      'pair_ratios': measured.pair_ratios,
+      'median_pair_ratio': measured.median_pair_ratio,
       'pairs': pairs,
       'iterations': iterations or 'auto',
       'seconds': round(time.time() - started, 1),
@@ -133,7 +133,7 @@ def MeasureLocalCloud(
   from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
   from pkb_ext.local import cloud
   from pkb_ext.local import layout
-  from pkb_cloud_report.benchmarks.cloud_report import cpu
+  from pkb_ext_dev import fidelity
 
   # pylint: enable=g-import-not-at-top
   state = cloud.LoadState(cloud.PlanOf(layout.DefaultStateDir()))
@@ -178,7 +178,7 @@ def MeasureLocalCloud(
       # prepares each phase in its run stage).
       raw_command[:] = raw_command or FindRaw()
       scores = [
-          cpu.RawScore(
+          fidelity.RawCoreMarkScore(
               subprocess.run(
                   raw_command, capture_output=True, text=True, check=True
               ).stdout
@@ -192,21 +192,13 @@ def MeasureLocalCloud(
       _PkbRun(flags_, 'run', path)
       return _PhaseScore(path, runs)
 
-    phase_scores, raw_scores = [], []
-    for i in range(pairs):
-      if i % 2 == 0:
-        phase_scores.append(Phase(i))
-        raw_scores.append(Raw())
-      else:
-        raw_scores.append(Raw())
-        phase_scores.append(Phase(i))
+    measured = fidelity.Abba(Phase, lambda _: Raw(), pairs, 'cpu fidelity')
   finally:
     _PkbRun(flags_, 'cleanup,teardown')
     if not keep:
       shutil.rmtree(work, ignore_errors=True)
-  fidelity = cpu.Fidelity(tuple(phase_scores), tuple(raw_scores))
   return _Report(
-      fidelity, pairs, iterations, started, load_before,
+      measured, pairs, iterations, started, load_before,
       where='localcloud', raw_command=' '.join(raw_command),
       pkb_dir=work if keep else None, runs_per_pair_side=runs,
   )  # fmt: skip

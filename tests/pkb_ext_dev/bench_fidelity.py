@@ -16,9 +16,8 @@
 The local cloud's static VM file is read with stock PKB
 (StaticVirtualMachine.ReadStaticVirtualMachineFile), so every command goes
 through PKB's own LinuxVirtualMachine (ssh, scp, RobustRemoteCommand) as in
-a `pkb.py` run. Then, in one sitting, each phase's MeasureFidelity (left by
-the phase: pkb_cloud_report.benchmarks.cloud_report.storage/net/cpu) takes phase/raw pairs in ABBA order on
-the same host:
+a `pkb.py` run. Then, in one sitting, pkb_ext_dev.fidelity takes each
+phase's phase/raw pairs in ABBA order on the same host:
 
   fio_iops_ratio    rd-iops IOPS through the io phase (job file, command,
                     parser, samples) / a plain `fio --rw=randread ...` line,
@@ -131,31 +130,31 @@ def _Cv(values) -> float | None:
 
 
 def MeasureIo(db, device: str, seconds: int, pairs: int) -> dict:
-  from pkb_cloud_report.benchmarks.cloud_report import storage as io  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import fidelity  # pylint: disable=g-import-not-at-top
 
   started = time.time()
-  f = io.MeasureFidelity(db, device, runtime_s=seconds, repeats=pairs)
-  out = Summary(f.phase_iops, f.raw_iops, time.time() - started, f.ratio)
+  f = fidelity.MeasureStorage(db, device, runtime_s=seconds, repeats=pairs)
+  out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
   out.update(host=db.ip_address, device=device, unit='IOPS')
   return out
 
 
 def MeasureNet(client, server, seconds: int, pairs: int) -> dict:
-  from pkb_cloud_report.benchmarks.cloud_report import network as net  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import fidelity  # pylint: disable=g-import-not-at-top
 
   started = time.time()
-  f = net.MeasureFidelity(client, server, duration_s=seconds, pairs=pairs)
-  out = Summary(f.phase_rates, f.raw_rates, time.time() - started, f.ratio)
+  f = fidelity.MeasureNetwork(client, server, duration_s=seconds, pairs=pairs)
+  out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
   out.update(client=client.ip_address, server=server.ip_address, unit='tps')
   return out
 
 
 def MeasureCpu(db, pairs: int) -> dict:
-  from pkb_cloud_report.benchmarks.cloud_report import cpu  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import fidelity  # pylint: disable=g-import-not-at-top
 
   started = time.time()
-  f = cpu.MeasureFidelity(db, pairs=pairs)
-  out = Summary(f.phase_scores, f.raw_scores, time.time() - started, f.ratio)
+  f = fidelity.MeasureCpu(db, pairs=pairs)
+  out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
   out.update(host=db.ip_address, unit='iterations/s', threads='all vCPUs')
   return out
 

@@ -18,7 +18,7 @@ HostVm(plan, 'db1') has what the net phase and its fidelity measurement use
 machinery, e.g. for `pkb-ext bench`:
 
   plan = pkb_ext.local.cloud.PlanOf(pkb_ext.local.layout.DefaultStateDir())
-  net.FidelityRatio(HostVm(plan, 'client'), HostVm(plan, 'db1'))
+  fidelity.MeasureNetwork(HostVm(plan, 'client'), HostVm(plan, 'db1'))
 
 The local cloud installs nothing, so Install and InstallPackages refuse.
 """

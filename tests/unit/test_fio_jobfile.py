@@ -168,15 +168,15 @@ class CommandTest(absltest.TestCase):
         '= "$(readlink -f /dev/sdb)" ]; then sudo umount /scratch', cmd
     )
 
-  def testFioPath(self):
+  def testFioPathDependsOnTheFlagOnly(self):
     static = type('Vm', (), {'CLOUD': 'Static'})()
     aws = type('Vm', (), {'CLOUD': 'AWS'})()
-    auto = io.Params()
-    self.assertEqual(io.FioPath(auto, static), 'fio')
-    self.assertEqual(io.FioPath(auto, aws), io.PKB_FIO)
-    self.assertEqual(
-        io.FioPath(dataclasses.replace(auto, install='os'), aws), 'fio'
-    )
+    default = io.Params()
+    for vm in (static, aws):
+      self.assertEqual(io.FioPath(default, vm), io.PKB_FIO)
+      self.assertEqual(
+          io.FioPath(dataclasses.replace(default, install='os'), vm), 'fio'
+      )
     from perfkitbenchmarker.linux_packages import fio as pkb_fio  # pylint: disable=g-import-not-at-top
 
     self.assertEqual(io.PKB_FIO, pkb_fio.FIO_PATH)

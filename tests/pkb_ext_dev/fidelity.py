@@ -1,0 +1,318 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Fidelity: a phase's figure against the same tool run raw, one sitting.
+
+Each Measure* function takes phase/raw pairs in ABBA order (even pairs run
+the phase first, odd pairs the raw command first), so drift in the machine's
+speed falls on both sides alike. "Through the phase" is the phase module's
+own code path (command, parser, checks, samples); "raw" is the tool run as
+one would type it, its output read with a plain regex or json, never with
+the phase's parser.
+"""
+
+import dataclasses
+import json
+import logging
+import re
+import shlex
+import statistics
+import subprocess
+from typing import Callable
+
+from perfkitbenchmarker import errors
+
+from pkb_cloud_report.benchmarks.cloud_report import cpu
+from pkb_cloud_report.benchmarks.cloud_report import network
+from pkb_cloud_report.benchmarks.cloud_report import storage
+from pkb_cloud_report.benchmarks.cloud_report import storage_guard
+from pkb_cloud_report.benchmarks.cloud_report.samples import cpu as cpu_samples
+from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark_pkg
+from pkb_cloud_report.linux_packages import cloud_report_netperf as netperf_pkg
+
+
+@dataclasses.dataclass(frozen=True)
+class Pairs:
+  """Paired figures of the phase and of raw runs, in the order taken."""
+
+  phase: tuple[float, ...]
+  raw: tuple[float, ...]
+
+  @property
+  def ratio(self) -> float:
+    """Mean phase figure / mean raw figure."""
+    return statistics.fmean(self.phase) / statistics.fmean(self.raw)
+
+  @property
+  def pair_ratios(self) -> tuple[float, ...]:
+    return tuple(p / r for p, r in zip(self.phase, self.raw))
+
+  @property
+  def median_pair_ratio(self) -> float:
+    """Less sensitive than .ratio to a burst that hits one run of a pair."""
+    return statistics.median(self.pair_ratios)
+
+
+def Abba(
+    phase: Callable[[int], float],
+    raw: Callable[[int], float],
+    pairs: int,
+    label: str = 'fidelity',
+) -> Pairs:
+  """Takes `pairs` (phase, raw) pairs; odd pairs run raw first.
+
+  Args:
+    phase: takes the pair's index, returns the phase's figure.
+    raw: takes the pair's index, returns the raw run's figure.
+    pairs: how many pairs.
+    label: for the progress log line of each pair.
+
+  Returns:
+    The pairs.
+  """
+  phase_values, raw_values = [], []
+  for i in range(pairs):
+    if i % 2 == 0:
+      phase_values.append(phase(i))
+      raw_values.append(raw(i))
+    else:
+      raw_values.append(raw(i))
+      phase_values.append(phase(i))
+    logging.info(
+        '%s pair %d/%d: phase %.1f raw %.1f',
+        label, i + 1, pairs, phase_values[-1], raw_values[-1],
+    )  # fmt: skip
+  return Pairs(tuple(phase_values), tuple(raw_values))
+
+
+# --- cpu: the phase's all-core score vs the same binary run raw. ---
+
+_RAW_SCORE = re.compile(r'^Iterations/Sec\s*:\s*([0-9.]+)\s*$', re.M)
+_RAW_CRC_ERROR = re.compile(r'^\[\d+\]ERROR!', re.M)
+
+
+def SubprocessRunner(command: str) -> str:
+  """Runs a command on this machine without a shell; returns stdout."""
+  return subprocess.run(
+      shlex.split(command), capture_output=True, text=True, check=True
+  ).stdout
+
+
+def RawCoreMarkScore(stdout: str) -> float:
+  """Iterations/Sec of a raw run, read without the phase's parser."""
+  m = _RAW_SCORE.search(stdout)
+  if not m or _RAW_CRC_ERROR.search(stdout):
+    raise errors.Benchmarks.RunError(f'raw CoreMark run failed: {stdout!r}')
+  return float(m.group(1))
+
+
+def MeasureCpu(
+    vm,
+    pairs: int = 3,
+    iterations: int = 0,
+    threads: int = 0,
+    raw_runner: Callable[[str], str] | None = None,
+) -> Pairs:
+  """The cpu phase's all-core score against raw CoreMark runs.
+
+  Builds the phase's all-core (pthread) binary on `vm`; the raw run starts
+  the same binary with CoreMark's own defaults (no arguments) when
+  iterations is 0.
+
+  Args:
+    vm: a VM (a LocalVm, a local-cloud host or a cloud VM).
+    pairs: phase/raw pairs.
+    iterations: per thread; 0 lets CoreMark calibrate (>= 10 s).
+    threads: all-core threads; 0 = the VM's vCPUs.
+    raw_runner: runs a command line and returns its stdout; default
+      vm.RemoteCommand. Use SubprocessRunner for this machine.
+
+  Returns:
+    The paired scores.
+  """
+  params = cpu.Params(
+      runs=1, threads=threads, iterations=iterations, modes=('all',)
+  )
+  cpu.PrepareVm(vm, params)
+  (build,) = cpu.Builds(vm, params)
+  raw_command = coremark_pkg.BinaryPath(build.name)
+  if iterations:
+    raw_command = coremark_pkg.RunCommand(build.name, iterations)
+  run_raw = raw_runner or (lambda cmd: vm.RemoteCommand(cmd)[0])
+
+  def Phase(_):
+    (result,) = cpu.RunBuild(vm, build, params)
+    return cpu_samples.FromResult(result, mode='all')[0].value
+
+  return Abba(
+      Phase,
+      lambda _: RawCoreMarkScore(run_raw(raw_command)),
+      pairs,
+      'cpu fidelity',
+  )
+
+
+# --- io: rd-iops through the phase vs the same job as one fio command. ---
+
+
+def RawRdIopsCommand(params: storage.Params, target: str, fio: str) -> str:
+  """rd-iops as a plain fio command line (no job file, no phase code)."""
+  q = shlex.quote
+  return (
+      f'sudo {fio} --output-format=json --name=rd-iops --filename={q(target)}'
+      ' --thread --ioengine=libaio --direct=1 --fadvise_hint=0'
+      ' --group_reporting --randrepeat=0 --verify=0 --time_based'
+      f' --runtime={params.runtime_s}s --ramp_time={params.ramp_time_s}s'
+      f' --size={q(params.size)} --rw=randread --bs={q(params.block_size)}'
+      f' --numjobs={params.rd_iops_numjobs} --iodepth={params.iodepth_iops}'
+  )
+
+
+def RawReadIops(stdout: str) -> float:
+  doc = json.loads(stdout[stdout.index('{') :])
+  return float(sum(job['read']['iops'] for job in doc['jobs']))
+
+
+def MeasureStorage(
+    vm, device: str, runtime_s: int = 10, repeats: int = 3, **overrides
+) -> Pairs:
+  """rd-iops through the phase vs raw fio, on one device.
+
+  "Through the phase" is RunOnVm (guard, rendered job file, --section,
+  RobustRemoteCommand, --output file, parser, samples) with only rd-iops.
+  Both read what is on the device, so fill it first. Runs are noisy on a
+  shared machine: prefer many short pairs and a RAM-backed device.
+
+  Args:
+    vm: a VM (or pkb_ext_dev.local_vm.LocalVm) with fio.
+    device: the target; the guard checks it as in the phase.
+    runtime_s: runtime of each run.
+    repeats: number of (phase, raw) pairs.
+    **overrides: other storage.Params fields (e.g. allow_non_block_device).
+
+  Returns:
+    The paired IOPS.
+  """
+  params = dataclasses.replace(
+      storage.Params(),
+      runtime_s=runtime_s,
+      jobs=('rd-iops',),
+      device=device,
+      fill=False,
+      unmount=False,
+      restore_fs=False,
+      install='os',
+      **overrides,
+  )
+  storage_guard.Check(vm, device, params.allow_non_block_device)
+  raw_command = RawRdIopsCommand(params, device, storage.FioPath(params, vm))
+
+  def Phase(_):
+    return sum(
+        s.value for s in storage.RunOnVm(vm, params) if s.metric == 'fio_iops'
+    )
+
+  return Abba(
+      Phase,
+      lambda _: RawReadIops(vm.RobustRemoteCommand(raw_command)[0]),
+      repeats,
+      'io fidelity',
+  )
+
+
+# --- net: the phase's TCP_RR rate vs raw netperf. ---
+
+_RAW_RR_ROW = re.compile(
+    r'^\s*\d+\s+\d+\s+\d+\s+\d+\s+[\d.]+\s+([\d.]+)\s*$', re.M
+)
+
+
+def RawRrCommand(netperf: str, server_ip: str, params: network.Params) -> str:
+  """A plain netperf TCP_RR, classic output, as one would type it."""
+  return (
+      f'{netperf} -H {server_ip} -p {params.control_port} -t TCP_RR'
+      f' -l {params.duration_s} -- -P ,{params.data_port}'
+  )
+
+
+def RawRrRate(stdout: str) -> float:
+  rows = _RAW_RR_ROW.findall(stdout)
+  if not rows:
+    raise errors.Benchmarks.RunError(f'raw netperf TCP_RR failed: {stdout!r}')
+  return float(rows[0])
+
+
+def MeasureNetwork(
+    client,
+    server,
+    duration_s: int = 5,
+    pairs: int = 10,
+    params: network.Params | None = None,
+    raw_runner: Callable[[str], str] | None = None,
+) -> Pairs:
+  """The net phase's TCP_RR transaction rate against raw netperf.
+
+  Starts the phase's netserver on `server`; no confidence intervals (one
+  iteration each), so both runs last `duration_s`. On a busy machine single
+  pairs scatter widely, so use many pairs and look at median_pair_ratio.
+
+  Args:
+    client: the VM that runs netperf.
+    server: the VM that runs netserver.
+    duration_s: seconds per run.
+    pairs: phase/raw pairs.
+    params: ports and install mode (default: network.Params()).
+    raw_runner: runs a command line on the client, returns stdout; default
+      client.RemoteCommand.
+
+  Returns:
+    The paired rates.
+  """
+  params = dataclasses.replace(
+      params or network.Params(),
+      duration_s=duration_s,
+      confidence='off',
+      repetitions=1,
+      tests=('TCP_RR',),
+      streams=(1,),
+  )
+  client_bin = netperf_pkg.Install(client, params.install)
+  server_bin = netperf_pkg.Install(server, params.install)
+  run_raw = raw_runner or (lambda cmd: client.RemoteCommand(cmd)[0])
+  raw_command = RawRrCommand(client_bin.netperf, server.internal_ip, params)
+
+  def Phase(_):
+    (rate,) = [
+        s.value
+        for s in network.RunTest(
+            client, server, client_bin, params, 'TCP_RR', 1, 1
+        )
+        if s.metric == 'netperf_transaction_rate'
+    ]
+    return rate
+
+  network.StartNetserver(server, server_bin, params.control_port)
+  try:
+    return Abba(
+        Phase,
+        lambda _: RawRrRate(run_raw(raw_command)),
+        pairs,
+        'net fidelity',
+    )
+  finally:
+    network.StopNetserver(server, params.control_port)
+    server.RemoteCommand(
+        f'rm -f {network.WORK_DIR}/netserver-{params.control_port}.log;'
+        f' rmdir {network.WORK_DIR} 2>/dev/null || true',
+        ignore_failure=True,
+    )
