@@ -52,6 +52,7 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_cloud_report.benchmarks.cloud_report import topology
 from pkb_cloud_report.benchmarks.cloud_report.samples import storage as io_samples
 
 FILL_JOB = 'fill-disk-ignore'
@@ -321,24 +322,14 @@ def FioPath(params: Params, vm) -> str:
   return OS_FIO if params.install == 'os' else PKB_FIO
 
 
-def _DataDisk(vm):
-  disks = getattr(vm, 'scratch_disks', None) or []
-  return disks[0] if disks else None
-
-
-def _DevicePath(disk) -> str:
-  getter = getattr(disk, 'GetDevicePath', None)
-  return getter() if getter else disk.device_path
-
-
 def Target(params: Params, vm) -> tuple[str, str | None, str]:
   """Returns (target path, its mount point or None, mount options).
 
   The mount point is --cloud_report_fio_mount_point, else the data disk's
   scratch mount point (none for a --cloud_report_fio_device target).
   """
-  disk = _DataDisk(vm)
-  disk_path = _DevicePath(disk) if disk else None
+  disk = topology.DataDisk(vm)
+  disk_path = topology.DevicePath(disk) if disk else None
   path = params.device or disk_path
   if not path:
     raise ValueError(
@@ -463,8 +454,8 @@ def RunOnVm(vm, params: Params) -> list:
       )
       if mount_point:
         vm.RemoteCommand(MountCommand(target, mount_point, mount_options))
-        disk = _DataDisk(vm)
-        if disk is not None and _DevicePath(disk) == target:
+        disk = topology.DataDisk(vm)
+        if disk is not None and topology.DevicePath(disk) == target:
           # Later phases find the database's directory here (as PKB's fio
           # utils.MountDisk does).
           disk.mount_point = mount_point

@@ -24,6 +24,18 @@ _GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')
 _AZURE_ZONE = re.compile(r'^([a-z0-9]+)-\d+$')
 
 
+def DataDisk(vm):
+  """Returns the VM's data disk (its first scratch disk), or None."""
+  disks = getattr(vm, 'scratch_disks', None) or []
+  return disks[0] if disks else None
+
+
+def DevicePath(disk) -> str:
+  """Returns a disk's device path (PKB disks, and static VMs' local disks)."""
+  getter = getattr(disk, 'GetDevicePath', None)
+  return getter() if getter else disk.device_path
+
+
 def RegionFromZone(zone: str | None) -> str:
   """Returns the region of an AWS, GCP or Azure zone name (pure).
 
@@ -62,7 +74,7 @@ def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
   or disk type; it is labelled by what it is: static-<vCPUs>vcpu, and
   static for its disk, so reports show a machine rather than 'unknown'.
   """
-  disk = vm.scratch_disks[0] if getattr(vm, 'scratch_disks', None) else None
+  disk = DataDisk(vm)
   vcpus = int(vm.NumCpusForBenchmark())
   static = str(vm.CLOUD) == 'Static'
   return samples_lib.RunMetadata(

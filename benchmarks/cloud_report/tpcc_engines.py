@@ -54,6 +54,7 @@ from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage as io_phase
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_cloud_report.benchmarks.cloud_report import topology
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
 
 COCKROACH = 'cockroach'
@@ -146,15 +147,10 @@ def _RunLogged(vm, command: str, log_path: str, timeout: float):
   return tail, int(matches[-1])
 
 
-def _DataDisk(vm):
-  disks = getattr(vm, 'scratch_disks', None) or []
-  return disks[0] if disks else None
-
-
 def _DiskDevice(disk) -> str | None:
-  getter = getattr(disk, 'GetDevicePath', None)
+  """The disk's device path, or None where PKB cannot tell it."""
   try:
-    return getter() if getter else getattr(disk, 'device_path', None)
+    return topology.DevicePath(disk)
   except Exception:  # pylint: disable=broad-except
     return None
 
@@ -167,7 +163,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
   MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
   in the login user's home), with a warning.
   """
-  disk = _DataDisk(vm)
+  disk = topology.DataDisk(vm)
   mount = getattr(disk, 'mount_point', None) if disk else None
   if mount:
     return posixpath.join(mount, name)
@@ -183,7 +179,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
 
 
 def _RawDataDevice(vm) -> str | None:
-  disk = _DataDisk(vm)
+  disk = topology.DataDisk(vm)
   if disk is None or getattr(disk, 'mount_point', None):
     return None
   return _DiskDevice(disk)

@@ -26,6 +26,8 @@ import os
 import tempfile
 from typing import Any, Iterable, Iterator, Mapping
 
+from pkb_ext import labels
+
 # The samples table: PKB's columns, then ours. Mirrors pkb_ext/publish.
 SAMPLE_COLUMNS = (
     ('metric', 'VARCHAR'),
@@ -47,17 +49,6 @@ SAMPLE_COLUMNS = (
 
 class SamplesError(ValueError):
   """An NDJSON line is not a sample."""
-
-
-def _LabelsToMetadata(labels: str) -> dict[str, str]:
-  """Parses PKB's `|key:value|,|key:value|` labels string."""
-  out = {}
-  for item in labels.split('|,|'):
-    item = item.strip('|')
-    if ':' in item:
-      key, value = item.split(':', 1)
-      out[key] = value
-  return out
 
 
 def _Timestamp(value: Any) -> str | None:
@@ -106,7 +97,7 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
     except json.JSONDecodeError as e:
       raise SamplesError(f'{where}: metadata is not JSON: {e}') from e
   if metadata is None and isinstance(row.get('labels'), str):
-    metadata = _LabelsToMetadata(row['labels'])
+    metadata = labels.Decode(row['labels'])
   if not isinstance(metadata, Mapping):
     metadata = {}
   timestamp = _Timestamp(row.get('timestamp'))

@@ -26,11 +26,7 @@ import statistics
 import sys
 from typing import Iterable, Sequence
 
-
-def _LabelsToDict(labels: str) -> dict:
-  from perfkitbenchmarker import publisher  # pylint: disable=g-import-not-at-top
-
-  return publisher.LabelsToDict(labels) if labels else {}
+from pkb_ext import labels
 
 
 def ReadSamples(paths: Sequence[str]) -> list[dict]:
@@ -49,7 +45,7 @@ def ReadSamples(paths: Sequence[str]) -> list[dict]:
         if isinstance(metadata, str):
           metadata = json.loads(metadata)
         if not isinstance(metadata, dict):
-          metadata = _LabelsToDict(row.get('labels', ''))
+          metadata = labels.Decode(row.get('labels', ''))
         if 'phase' not in metadata:
           continue
         key = row.get('sample_uri') or json.dumps(

@@ -28,6 +28,8 @@ from typing import Any, Iterable, Mapping
 
 from perfkitbenchmarker import publisher as pkb_publisher
 
+from pkb_ext import labels as labels_lib
+
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'schema.json')
 # The API reports legacy names; schema.json uses them too.
 _TYPE_ALIASES = {
@@ -142,13 +144,7 @@ def _Jsonable(value: Any) -> Any:
 
 
 def _Metadata(sample: Mapping[str, Any]) -> dict[str, Any]:
-  metadata = sample.get('metadata')
-  if type(metadata) is dict or isinstance(metadata, Mapping):
-    return dict(metadata)
-  labels = sample.get('labels')
-  if isinstance(labels, str) and labels:
-    return pkb_publisher.LabelsToDict(labels)
-  return {}
+  return labels_lib.MetadataOf(sample)
 
 
 def RowFromSample(

@@ -35,6 +35,8 @@ import subprocess
 import sys
 from typing import Any
 
+from pkb_ext import labels
+
 DRIVER_MODULE = 'pkb_ext_dev.fake_vm_main'
 # TEST-NET-1 (RFC 5737): documentation addresses, never routed.
 _TEST_NET_1 = '192.0.2.{}'
@@ -105,14 +107,7 @@ def Labels(pkb_json_sample: Mapping[str, Any]) -> dict[str, str]:
   Args:
     pkb_json_sample: one decoded line of PKB's --json_path file.
   """
-  labels = pkb_json_sample['labels']
-  out = {}
-  if not labels:
-    return out
-  for item in labels.split('|,|'):
-    key, _, value = item.strip('|').partition(':')
-    out[key] = value
-  return out
+  return labels.Decode(pkb_json_sample['labels'])
 
 
 @dataclasses.dataclass(frozen=True)
