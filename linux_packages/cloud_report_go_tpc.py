@@ -188,8 +188,8 @@ def PrepareCommand(
 ) -> str:
   """`go-tpc tpcc prepare`: creates and loads the TPC-C tables.
 
-  check=False skips go-tpc's consistency checks after loading (on 2 vCPUs,
-  27 s instead of 234 s for one warehouse).
+  check=False skips go-tpc's consistency checks after loading, which can
+  take several times as long as the load itself.
   """
   return ' '.join([
       binary,

@@ -92,7 +92,7 @@ def Make(
 
 @dataclasses.dataclass(frozen=True)
 class RunMetadata:
-  """The metadata every cloud report sample carries (see DESIGN.md)."""
+  """The metadata every cloud report sample carries."""
 
   cloud: str
   region: str

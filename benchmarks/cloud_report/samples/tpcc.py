@@ -25,7 +25,7 @@ Efficiency is 100 * tpmC / (12.86 * warehouses) for both tools. With
 cockroach workload's default --wait (TPC-C keying and think times) it cannot
 much exceed 100 %. go-tpc without --wait has no keying or think time, so its
 threads issue transactions back to back and the figure is only a load
-indicator, far above 100 % (e.g. 23,427 % at 4 warehouses on 2 vCPUs); the
+indicator, often far above 100 %; the
 samples say which with efficiency_basis.
 """
 
