@@ -71,8 +71,7 @@ _PHASES = flags.DEFINE_list(
     'cloud_report_phases',
     None,
     'Phases of cloud_report_2021 to run, in any order; they run in the '
-    f'report\'s order ({",".join(phases.ORDER)}). Default: every phase '
-    'pkb_ext implements.',
+    f'report\'s order ({",".join(phases.ORDER)}). Default: every phase.',
 )
 _KEEP_GOING = flags.DEFINE_boolean(
     'cloud_report_keep_going',

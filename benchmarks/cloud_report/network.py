@@ -80,12 +80,6 @@ WORK_DIR = 'pkb_ext_netperf'  # relative: the login's home on a VM
 _CONFIDENCE = re.compile(r'^(95|99),(\d+(?:\.\d+)?)$')
 _ITERATIONS = re.compile(r'^(\d+),(\d+)$')
 _STREAM_MARK = '@@@ pkb_ext netperf stream '
-# The local cloud's smoke preset (pkb_ext.local.presets): 5 s iterations,
-# still with -I 99,5 but at most 3 iterations.
-SMOKE_FLAGS = {
-    'cloud_report_netperf_duration_s': '5',
-    'cloud_report_netperf_confidence_iterations': '3,3',
-}
 _STREAM_MARK_LINE = re.compile(
     '^' + re.escape(_STREAM_MARK) + r'(\d+) exit (\d*)$', re.M
 )

@@ -18,17 +18,14 @@ Presets:
   smoke   a few minutes for the whole suite: each phase's timed parts cut
           to seconds, to show that everything runs end to end for real.
 
-A flag is passed only if a landed phase defines it, so the table below may
-name flags of phases that have not landed. A phase module may also define
-SMOKE_FLAGS = {'flag_name': value, ...}; those win over this table.
+A flag is passed only if a phase defines it.
 """
-
-import importlib
 
 from absl import flags
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_ext import local
+from pkb_ext.publish import publisher  # pylint: disable=unused-import
 
 PRESETS = ('smoke', 'report')
 
@@ -80,13 +77,8 @@ def PresetFlags(preset: str) -> list[str]:
     raise ValueError(f'--preset {preset!r}: choose from {", ".join(PRESETS)}')
   if preset == 'report':
     return []
-  values = dict(SMOKE)
-  for name in phases.LoadAll():
-    values.update({
-        k: str(v)
-        for k, v in getattr(phases.Load(name), 'SMOKE_FLAGS', {}).items()
-    })
-  return [f'--{k}={v}' for k, v in values.items() if k in flags.FLAGS]
+  phases.LoadAll()  # defines the phases' flags
+  return [f'--{k}={v}' for k, v in SMOKE.items() if k in flags.FLAGS]
 
 
 def LocalCloudFlags(state: dict) -> list[str]:
@@ -114,11 +106,5 @@ def LocalCloudFlags(state: dict) -> list[str]:
 
 
 def SpoolFlags(spool_dir: str) -> list[str]:
-  """Spools samples with typed metadata, if the publisher has landed."""
-  try:  # importing the publisher defines its flags
-    importlib.import_module('pkb_ext.publish.publisher')
-  except ImportError:
-    return []
-  if 'cloud_report_spool_dir' in flags.FLAGS:
-    return [f'--cloud_report_spool_dir={spool_dir}']
-  return []
+  """Spools samples, with typed metadata, into spool_dir."""
+  return [f'--cloud_report_spool_dir={spool_dir}']
