@@ -11,4 +11,4 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""pkb_ext linux packages: installed as pkb_cloud_report.linux_packages."""
+"""The 2021 Cloud Report's PKB packages (PKB's linux_packages/)."""
