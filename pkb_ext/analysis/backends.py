@@ -149,11 +149,20 @@ class DuckDbBackend:
     import duckdb  # pylint: disable=g-import-not-at-top
 
     self.con = duckdb.connect(database)
-    cols = ', '.join(f'"{c}" {t}' for c, t in SAMPLE_COLUMNS)
-    self.con.execute(f'CREATE TABLE IF NOT EXISTS samples ({cols})')
+    self.AddTable('samples')
 
-  def LoadRows(self, rows: Iterable[Mapping[str, Any]]) -> int:
-    """Appends normalized sample rows; returns how many."""
+  def AddTable(self, table: str) -> str:
+    """Creates (if new) another samples table; returns its name."""
+    if not table.isidentifier():
+      raise ValueError(f'not a table name: {table!r}')
+    cols = ', '.join(f'"{c}" {t}' for c, t in SAMPLE_COLUMNS)
+    self.con.execute(f'CREATE TABLE IF NOT EXISTS {table} ({cols})')
+    return table
+
+  def LoadRows(
+      self, rows: Iterable[Mapping[str, Any]], table: str = 'samples'
+  ) -> int:
+    """Appends normalized sample rows to `table`; returns how many."""
     count = 0
     with tempfile.NamedTemporaryFile(
         'w', suffix='.ndjson', encoding='utf-8', delete=False
@@ -169,7 +178,8 @@ class DuckDbBackend:
             for c, t in SAMPLE_COLUMNS
         )
         self.con.execute(
-            'INSERT INTO samples SELECT * REPLACE (CAST(metadata AS JSON) AS'
+            f'INSERT INTO {self.AddTable(table)} SELECT * REPLACE'
+            ' (CAST(metadata AS JSON) AS'
             f" metadata) FROM read_json(?, format = 'newline_delimited',"
             f' columns = {{{columns}}})',
             [path],
@@ -178,8 +188,8 @@ class DuckDbBackend:
       os.unlink(path)
     return count
 
-  def LoadNdjson(self, paths: Iterable[str]) -> int:
-    return self.LoadRows(ReadNdjson(paths))
+  def LoadNdjson(self, paths: Iterable[str], table: str = 'samples') -> int:
+    return self.LoadRows(ReadNdjson(paths), table)
 
   @staticmethod
   def Transpile(sql: str) -> str:

@@ -221,9 +221,16 @@ class Backend(Protocol):
 class Analysis:
   """The report's views over one backend's samples."""
 
-  def __init__(self, backend: Backend, catalog: pricing.Catalog | None = None):
+  def __init__(
+      self,
+      backend: Backend,
+      catalog: pricing.Catalog | None = None,
+      samples_ref: str | None = None,
+  ):
+    """Args: samples_ref: the samples table (default: the backend's)."""
     self.backend = backend
     self.catalog = catalog or pricing.Load()
+    self.samples_ref = samples_ref or backend.samples_ref
     self._data: dict[str, str] = {}
     self.unpriced: list[str] = []
 
@@ -239,16 +246,26 @@ class Analysis:
         self._data[name] = DataSql(SETTINGS_COLUMNS, SettingsRows(self.catalog))
     return self._data[name]
 
-  def Sql(self, view: str) -> str:
-    """Returns one BigQuery query computing `view` from the samples."""
+  def Ctes(self, views: Iterable[str], prefix: str = '') -> list[str]:
+    """Returns `name AS (...)` CTEs computing `views` and what they need.
+
+    Args:
+      views: view names.
+      prefix: prepended to every CTE name (and to the references to them),
+        so that two sets of samples can be side by side in one query.
+    """
     ctes = []
-    for name in Order([view]):
+    for name in Order(views):
       if name in DATA_RELATIONS:
         body = self._DataSql(name)
       else:
-        body = _Substitute(Views()[name], self.backend.samples_ref, '')
-      ctes.append(f'{name} AS (\n{body}\n)')
-    return 'WITH ' + ',\n'.join(ctes) + f'\nSELECT * FROM {view}'
+        body = _Substitute(Views()[name], self.samples_ref, '', prefix)
+      ctes.append(f'{prefix}{name} AS (\n{body}\n)')
+    return ctes
+
+  def Sql(self, view: str) -> str:
+    """Returns one BigQuery query computing `view` from the samples."""
+    return 'WITH ' + ',\n'.join(self.Ctes([view])) + f'\nSELECT * FROM {view}'
 
   def Query(self, view: str) -> list[dict[str, Any]]:
     """Runs a view; rows as dicts."""
@@ -270,16 +287,25 @@ class Analysis:
         )
       else:
         body = _Substitute(
-            Views()[name], self.backend.samples_ref, f'{dataset}.{prefix}'
+            Views()[name], self.samples_ref, f'{dataset}.{prefix}'
         )
         statements.append(f'CREATE OR REPLACE VIEW {target} AS\n{body}')
     return statements
 
 
-def _Substitute(text: str, samples_ref: str, qualifier: str) -> str:
-  """Resolves ${samples} and ${dataset}.name in a view's text."""
+def _Substitute(
+    text: str, samples_ref: str, qualifier: str, prefix: str = ''
+) -> str:
+  """Resolves ${samples} and ${dataset}.name in a view's text.
+
+  Args:
+    text: a view's SQL.
+    samples_ref: the samples table.
+    qualifier: `project.dataset.prefix` of persistent views, or '' for CTEs.
+    prefix: with CTEs, prepended to the names of the views referenced.
+  """
   if qualifier:
     text = _REF.sub(lambda m: f'`{qualifier}{m.group(1)}`', text)
   else:
-    text = _REF.sub(lambda m: m.group(1), text)
+    text = _REF.sub(lambda m: prefix + m.group(1), text)
   return text.replace(_SAMPLES, samples_ref)
