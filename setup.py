@@ -82,7 +82,7 @@ class _AddPth:
 
 _EXTRAS = {
     'bigquery': ['google-cloud-bigquery'],
-    'analysis': ['duckdb', 'sqlglot', 'matplotlib'],
+    'analysis': ['duckdb', 'sqlglot', 'matplotlib', 'jinja2'],
     'object_storage': ['boto3', 'google-cloud-storage', 'azure-storage-blob'],
     'dev': ['pytest', 'mock', 'pyink', 'freezegun'],
 }
@@ -100,7 +100,13 @@ setuptools.setup(
     + list(_TOP_LEVEL),
     package_dir=_TOP_LEVEL,
     package_data={
-        'pkb_ext': ['*.pth', 'analysis/sql/*.sql', 'publish/schema.json'],
+        'pkb_ext': [
+            '*.pth',
+            'analysis/sql/*.sql',
+            'analysis/sql/compare/*.sql',
+            'analysis/templates/*.j2',
+            'publish/schema.json',
+        ],
         'pkb_ext.configs': [
             '*.yaml',
             '*/*.yaml',

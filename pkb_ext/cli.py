@@ -19,6 +19,7 @@
   pkb-ext parse TOOL FILE              an archived tool output -> JSON samples
   pkb-ext publish SPOOL --table T      re-publish an NDJSON spool to BigQuery
   pkb-ext report ...                   the report's tables and charts
+  pkb-ext compare A B | --baseline=2021 B   what changed between two runs
   pkb-ext bench --out FILE             the harness's own benchmarks
 
 `pkb-ext bench` needs a source checkout: the harness lives in tests/pkb_ext_dev.
@@ -37,6 +38,10 @@ _DELEGATED = {
     'local': ('pkb_ext.local.cli', 'manage the local cloud (up|down|status)'),
     'publish': ('pkb_ext.publish.cli', 'publish an NDJSON spool to BigQuery'),
     'report': ('pkb_ext.analysis.cli', 'build the report from samples'),
+    'compare': (
+        'pkb_ext.analysis.compare_cli',
+        'compare two runs (or the 2021 baseline and a run)',
+    ),
     'bench': ('pkb_ext_dev.bench', 'benchmark the harness itself'),
 }
 

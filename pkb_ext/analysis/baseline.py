@@ -160,6 +160,4 @@ def Load(
       raise BaselineError(f'{where}: a second figure for {key}')
     seen.add(key)
     figures.append(figure)
-  return Baseline(
-      name=name, path=path, figures=tuple(figures), **head
-  )
+  return Baseline(name=name, path=path, figures=tuple(figures), **head)

@@ -223,8 +223,9 @@ class BaselineSide:
           else sorted(disks.get(f.machine_type, ()), key=str) or ['-']
       ):
         rows.append({
-            'config_id': f'{f.cloud}/{f.machine_type}/{disk}/report'
-            f' {baseline.name}',
+            'config_id': (
+                f'{f.cloud}/{f.machine_type}/{disk}/report {baseline.name}'
+            ),
             'cloud': f.cloud,
             'machine_type': f.machine_type,
             'disk_type': disk,
@@ -373,7 +374,7 @@ class Comparison:
       if self.a.is_baseline:
         raise CompareError(
             'no machine of B is in the baseline (matched by machine type,'
-            f' and disk type where the baseline names one).\n  B has:'
+            ' and disk type where the baseline names one).\n  B has:'
             f' {"; ".join(only_b) or "nothing"}\n  the baseline has:'
             f' {"; ".join(sorted(set(only_a)))}'
         )
@@ -408,11 +409,13 @@ class Comparison:
       notes.insert(
           0,
           f'A is the {self.a.description}: its values are stated means'
-          ' without repetitions, so verdicts test B\'s CI95 against them'
+          " without repetitions, so verdicts test B's CI95 against them"
           ' (ci_overlap) where B has repetitions.',
       )
     matched = {m['match_key'] for m in matches if m['status'] == 'matched'}
-    rows = [r for r in self.Query('compare_benchmarks') if r['match_key'] in matched]
+    rows = [
+        r for r in self.Query('compare_benchmarks') if r['match_key'] in matched
+    ]
     rows.sort(key=lambda r: (r['position'], r['match_key']))
     runs = [r for r in self.Query('compare_runs') if r['match_key'] in matched]
     for side in (self.a, self.b):

@@ -22,15 +22,17 @@ against active warehouses).
 
 import dataclasses
 import datetime
-import html
+import functools
 import math
 import os
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
+import jinja2
 import matplotlib
 
 matplotlib.use('Agg')
 from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
+from matplotlib import ticker  # pylint: disable=g-import-not-at-top
 
 CLOUD_COLORS = {'AWS': '#ff9900', 'GCP': '#4285f4', 'Azure': '#008ad7'}
 OTHER_COLOR = '#7f7f7f'
@@ -51,16 +53,46 @@ class Tables:
   unpriced: list[str]
 
 
+ALL_CORES_BENCHMARK = 'cpu_16core'
+REPORT_VCPUS = 16
+
+
+def AllCoresLabel(vcpus: Iterable[int | None]) -> str:
+  """The label of the all-cores CoreMark benchmark for machines' vCPUs.
+
+  The report's "16 core CPU" where every machine has 16 vCPUs; otherwise
+  "all cores (N vCPUs)" (a range when the machines differ).
+  """
+  known = sorted({v for v in vcpus if v})
+  if known == [REPORT_VCPUS]:
+    return '16 core CPU'
+  if not known:
+    return 'all cores'
+  if len(known) == 1:
+    return f'all cores ({known[0]} vCPUs)'
+  return f'all cores ({known[0]}-{known[-1]} vCPUs)'
+
+
+def Relabel(rows: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+  """Rows with the all-cores benchmark's label replaced by `label`."""
+  return [
+      r | {'label': label} if r.get('benchmark') == ALL_CORES_BENCHMARK else r
+      for r in rows
+  ]
+
+
 def Collect(analysis) -> Tables:
   """Runs the views a report needs."""
+  label = AllCoresLabel(r['vcpus'] for r in analysis.Query('machine_vcpus'))
   tables = Tables(
-      ranking=sorted(
-          analysis.Query('ranking_table'), key=lambda r: r['position']
+      ranking=Relabel(
+          sorted(analysis.Query('ranking_table'), key=lambda r: r['position']),
+          label,
       ),
-      aggregates=analysis.Query('machine_aggregates'),
+      aggregates=Relabel(analysis.Query('machine_aggregates'), label),
       tpcc_steps=analysis.Query('tpcc_steps'),
       tpcc_results=analysis.Query('tpcc_results'),
-      flags=analysis.Query('flags'),
+      flags=Relabel(analysis.Query('flags'), label),
       unpriced=list(analysis.unpriced),
   )
   return tables
@@ -83,6 +115,12 @@ def _Machine(row: dict[str, Any], place: str) -> str:
       f'{row[f"{place}_cloud"]} {row[f"{place}_machine"]}'
       f' / {row[f"{place}_disk"]} ({_Num(row[f"{place}_value"])})'
   )
+
+
+def _Unit(row: dict[str, Any]) -> str:
+  """A row's unit and direction, e.g. 'ops/s (higher is better)'."""
+  direction = 'higher' if row['higher_is_better'] else 'lower'
+  return f'{row["unit"]} ({direction} is better)'
 
 
 def _Label(row: dict[str, Any]) -> str:
@@ -122,8 +160,12 @@ def BarChart(benchmark: str, rows: Sequence[dict[str, Any]], path: str):
   pyplot.close(fig)
 
 
-def TpccChart(steps: Sequence[dict[str, Any]], path: str):
-  """Writes the TPC-C step curve: tpmC and p90 latency vs warehouses."""
+def TpccChart(steps: Sequence[dict[str, Any]], path: str) -> list[float]:
+  """Writes the TPC-C step curve: tpmC and p90 latency vs warehouses.
+
+  Returns:
+    the warehouse axis' tick positions (whole numbers).
+  """
   fig, (top, bottom) = pyplot.subplots(
       2, 1, figsize=(8, 7), dpi=100, sharex=True
   )
@@ -162,13 +204,17 @@ def TpccChart(steps: Sequence[dict[str, Any]], path: str):
   top.set_title('TPC-C steps (filled: passed, hollow: failed)')
   bottom.set_ylabel('p90 latency (ms)')
   bottom.set_xlabel('active warehouses')
+  # Warehouses are whole numbers: no 1.5 ticks on a 1..3 warehouse curve.
+  bottom.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
   top.legend(fontsize=7)
   bottom.legend(fontsize=7)
   for ax in (top, bottom):
     ax.grid(alpha=0.3)
   fig.tight_layout()
+  ticks = [float(t) for t in bottom.get_xticks()]
   fig.savefig(path)
   pyplot.close(fig)
+  return ticks
 
 
 def Charts(tables: Tables, out_dir: str) -> dict[str, str]:
@@ -191,12 +237,14 @@ def Charts(tables: Tables, out_dir: str) -> dict[str, str]:
 
 def _Sections(tables: Tables):
   """The report's sections as (title, header, rows) tables."""
+  units = {r['benchmark']: r['unit'] for r in tables.aggregates}
   ranking = [
-      [r['label']] + [_Machine(r, p) for p in PLACES] for r in tables.ranking
+      [r['label']] + [_Machine(r, p) for p in PLACES] + [_Unit(r)]
+      for r in tables.ranking
   ]
   yield (
       '2021 Cloud Report results',
-      ['Benchmark', '1st', '2nd', '3rd'],
+      ['Benchmark', '1st', '2nd', '3rd', 'Unit'],
       ranking,
   )
   tpcc = [
@@ -229,6 +277,7 @@ def _Sections(tables: Tables):
           r['flag'],
           _Num(r['mean']),
           _Num(r['published_limit']),
+          units.get(r['benchmark'], '-'),
           _Num(r['bimodality_coefficient'], 3),
           _Num(r['n']),
       ]
@@ -242,6 +291,7 @@ def _Sections(tables: Tables):
           'Flag',
           'Mean',
           'Published limit',
+          'Unit',
           'Bimodality coefficient',
           'n',
       ],
@@ -253,8 +303,16 @@ def _Aggregates(tables: Tables, benchmark: str):
   rows = [r for r in tables.aggregates if r['benchmark'] == benchmark]
   higher = rows[0]['higher_is_better'] if rows else True
   rows.sort(key=lambda r: -r['mean'] if higher else r['mean'])
+  unit = rows[0]['unit'] if rows else ''
   return (
-      ['Machine', 'Mean', 'CI95 +-', 'CV %', 'n', 'Flags'],
+      [
+          'Machine',
+          f'Mean ({unit})',
+          f'CI95 +- ({unit})',
+          'CV %',
+          'n',
+          'Flags',
+      ],
       [
           [
               f'{r["cloud"]} {_Label(r)}',
@@ -276,82 +334,57 @@ def _BenchmarkOrder(tables: Tables) -> list[tuple[str, str]]:
   return list(seen.items())
 
 
-def Markdown(tables: Tables, charts: dict[str, str], source: str) -> str:
-  def Table(header, rows):
-    lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
-    lines += ['| ' + ' | '.join(str(c) for c in row) + ' |' for row in rows]
-    return '\n'.join(lines)
+@functools.cache
+def _Environment(kind: str) -> jinja2.Environment:
+  env = jinja2.Environment(
+      loader=jinja2.PackageLoader('pkb_ext.analysis', 'templates'),
+      autoescape=kind == 'html',
+      undefined=jinja2.StrictUndefined,
+      keep_trailing_newline=True,
+  )
+  env.filters['md'] = lambda v: str(v).replace('|', '\\|').replace('*', '\\*')
+  return env
 
-  out = [
-      '# 2021 Cloud Report, rebuilt by pkb_ext',
-      '',
-      f'Samples: {source}. Generated {_Now()}.',
-      '',
-  ]
-  for title, header, rows in _Sections(tables):
-    out += [f'## {title}', '', Table(header, rows) if rows else '(none)', '']
+
+def Render(template: str, context: dict[str, Any]) -> str:
+  """Renders templates/<template> (HTML autoescaped, Markdown not)."""
+  kind = 'html' if template.endswith('.html.j2') else 'md'
+  return _Environment(kind).get_template(template).render(**context)
+
+
+def _Context(tables: Tables, charts: dict[str, str], source: str) -> dict:
+  benchmarks = []
   for benchmark, label in _BenchmarkOrder(tables):
-    out += [f'## {label}', '']
-    if benchmark in charts:
-      out += [f'![{label}]({charts[benchmark]})', '']
-    out += [Table(*_Aggregates(tables, benchmark)), '']
-  if 'tpcc_steps' in charts:
-    out += [
-        '## TPC-C step curve',
-        '',
-        f'![TPC-C steps]({charts["tpcc_steps"]})',
-        '',
-    ]
-  if tables.unpriced:
-    out += ['## Configurations without a price', '']
-    out += [f'- {m}' for m in tables.unpriced] + ['']
-  return '\n'.join(out)
+    header, rows = _Aggregates(tables, benchmark)
+    benchmarks.append({
+        'benchmark': benchmark,
+        'label': label,
+        'chart': charts.get(benchmark),
+        'header': header,
+        'rows': rows,
+    })
+  return {
+      'title': '2021 Cloud Report, rebuilt by pkb_ext',
+      'source': source,
+      'generated': Now(),
+      'sections': [
+          {'title': t, 'header': h, 'rows': r} for t, h, r in _Sections(tables)
+      ],
+      'benchmarks': benchmarks,
+      'tpcc_chart': charts.get('tpcc_steps'),
+      'unpriced': tables.unpriced,
+  }
+
+
+def Markdown(tables: Tables, charts: dict[str, str], source: str) -> str:
+  return Render('report.md.j2', _Context(tables, charts, source))
 
 
 def Html(tables: Tables, charts: dict[str, str], source: str) -> str:
-  e = html.escape
-
-  def Table(header, rows):
-    head = ''.join(f'<th>{e(h)}</th>' for h in header)
-    body = ''.join(
-        '<tr>' + ''.join(f'<td>{e(str(c))}</td>' for c in row) + '</tr>'
-        for row in rows
-    )
-    return f'<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-  parts = [
-      '<!DOCTYPE html><html><head><meta charset="utf-8">',
-      '<title>2021 Cloud Report, rebuilt by pkb_ext</title><style>',
-      'body{font-family:sans-serif;max-width:1000px;margin:auto}',
-      'table{border-collapse:collapse;margin:1em 0}',
-      'td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}',
-      'th{background:#eee}</style></head><body>',
-      '<h1>2021 Cloud Report, rebuilt by pkb_ext</h1>',
-      f'<p>Samples: {e(source)}. Generated {e(_Now())}.</p>',
-  ]
-  for title, header, rows in _Sections(tables):
-    parts += [
-        f'<h2>{e(title)}</h2>',
-        Table(header, rows) if rows else '<p>(none)</p>',
-    ]
-  for benchmark, label in _BenchmarkOrder(tables):
-    parts.append(f'<h2 id="{e(benchmark)}">{e(label)}</h2>')
-    if benchmark in charts:
-      parts.append(f'<img src="{e(charts[benchmark])}" alt="{e(label)}">')
-    parts.append(Table(*_Aggregates(tables, benchmark)))
-  if 'tpcc_steps' in charts:
-    parts += [
-        '<h2>TPC-C step curve</h2>',
-        f'<img src="{e(charts["tpcc_steps"])}" alt="TPC-C steps">',
-    ]
-  if tables.unpriced:
-    parts += ['<h2>Configurations without a price</h2><ul>']
-    parts += [f'<li>{e(m)}</li>' for m in tables.unpriced] + ['</ul>']
-  parts.append('</body></html>')
-  return '\n'.join(parts)
+  return Render('report.html.j2', _Context(tables, charts, source))
 
 
-def _Now() -> str:
+def Now() -> str:
   return datetime.datetime.now(datetime.timezone.utc).strftime(
       '%Y-%m-%d %H:%M UTC'
   )
