@@ -32,6 +32,7 @@ import re
 from typing import Any, Iterable, Sequence
 
 from pkb_ext.analysis import baseline as baseline_lib
+from pkb_ext.analysis import report
 from pkb_ext.analysis import runner
 
 DIMENSIONS = ('cloud', 'machine_type', 'disk_type')
@@ -408,15 +409,24 @@ class Comparison:
     if self.a.is_baseline:
       notes.insert(
           0,
-          f'A is the {self.a.description}: its values are stated means'
-          " without repetitions, so verdicts test B's CI95 against them"
-          ' (ci_overlap) where B has repetitions.',
+          'the baseline has no repetitions: its values are means the report'
+          " states, so a verdict tests whether B's CI95 holds the baseline"
+          ' value (ci_overlap), and needs B to have repetitions',
       )
     matched = {m['match_key'] for m in matches if m['status'] == 'matched'}
     rows = [
-        r for r in self.Query('compare_benchmarks') if r['match_key'] in matched
+        r
+        for r in self.Query('compare_benchmarks')
+        if r['match_key'] in matched
+        # A baseline states a few figures per machine: show those.
+        and not (self.a.is_baseline and r['value_a'] is None)
     ]
     rows.sort(key=lambda r: (r['position'], r['match_key']))
+    vcpus = []
+    for side in (self.a, self.b):
+      if not side.is_baseline:
+        vcpus += [r['vcpus'] for r in side.analysis.Query('machine_vcpus')]
+    rows = report.Relabel(rows, report.AllCoresLabel(vcpus))
     runs = [r for r in self.Query('compare_runs') if r['match_key'] in matched]
     for side in (self.a, self.b):
       analysis = getattr(side, 'analysis', None)

@@ -76,11 +76,16 @@ def _P(value: float | None) -> str:
   return '<0.001' if value < 0.001 else f'{value:.3f}'
 
 
+def Key(match_key: str) -> str:
+  """A match key without its unmatched ('*') dimensions."""
+  return ' / '.join(p for p in match_key.split(' / ') if p != '*')
+
+
 def Cells(row: dict[str, Any], baseline: bool) -> list[str]:
   """One row of the comparison table, formatted."""
   num = report._Num  # pylint: disable=protected-access
   return [
-      row['match_key'],
+      Key(row['match_key']),
       num(row['value_a']),
       num(row['value_b']),
       _Change(row['change_pct']),
@@ -209,7 +214,7 @@ def Chart(
           zorder=3,
       )
   ax.set_yticks(list(range(len(rows))))
-  ax.set_yticklabels([r['match_key'] for r in rows], fontsize=8)
+  ax.set_yticklabels([Key(r['match_key']) for r in rows], fontsize=8)
   ax.set_ylim(len(rows) - 0.5, -0.5)
   first = rows[0]
   ax.set_xlabel(
