@@ -1,6 +1,6 @@
 -- Both sides of a comparison, one row per side, machine configuration and
--- benchmark: the report's machine_aggregates of side A (${a}) and side B
--- (${b}), with the key they are matched on. The key holds the dimensions
+-- benchmark: the report's machine_aggregates of side A and of side B, with
+-- the key they are matched on. The key holds the dimensions
 -- chosen in compare_settings (cloud, machine type, disk type) and '*' for
 -- the others, so "gp2 against io2" is a comparison by machine type alone.
 WITH sides AS (
