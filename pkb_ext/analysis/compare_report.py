@@ -67,7 +67,7 @@ def _Flags(row: dict[str, Any]) -> str:
 def _Change(value: float | None) -> str:
   if value is None:
     return '-'
-  return f'{value:+.1f} %'
+  return f'{value:+.1f}\u00a0%'  # no line break inside
 
 
 def _P(value: float | None) -> str:
