@@ -15,6 +15,10 @@
 
 sql/*.sql (BigQuery standard SQL, one file per view) is the single source of
 every table. runner.py runs them on BigQuery, or on DuckDB by transpiling
-them with sqlglot; report.py renders report.html and report.md with charts;
-cli.py is `pkb-ext report`.
+them with sqlglot; report.py renders report.html and report.md with charts
+(templates/, jinja2); cli.py is `pkb-ext report`. compare.py and
+sql/compare/*.sql compare two sets of samples (or a baseline of
+configs/baselines and samples), compare_report.py renders the comparison,
+compare_cli.py is `pkb-ext compare`; browser.py opens a rendered page in
+headless Chromium.
 """
