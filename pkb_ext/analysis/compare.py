@@ -355,6 +355,16 @@ class Comparison:
 
   def _CheckMatches(self, matches: Sequence[dict[str, Any]]) -> list[str]:
     by = ', '.join(self.settings.by)
+    for side, desc, column in (
+        ('A', self.a.description, 'configs_a'),
+        ('B', self.b.description, 'configs_b'),
+    ):
+      if not any(m[column] for m in matches):
+        raise CompareError(
+            f'side {side} ({desc}) has cloud report samples but no value of'
+            " any of the report's benchmarks (CPU, network, storage, TPC-C):"
+            ' nothing to compare'
+        )
     ambiguous = [m for m in matches if m['status'] == 'ambiguous']
     if ambiguous:
       lines = [
@@ -431,7 +441,8 @@ class Comparison:
     for side in (self.a, self.b):
       analysis = getattr(side, 'analysis', None)
       for message in getattr(analysis, 'unpriced', []):
-        notes.append(f'no price: {message}')
+        if f'no price: {message}' not in notes:
+          notes.append(f'no price: {message}')
     return Result(
         settings=self.settings,
         a=self.a.description,

@@ -397,6 +397,22 @@ class BadInputTest(absltest.TestCase):
     self.assertIn('side B', err)
     self.assertIn('holds no cloud report samples', err)
 
+  def testSideWithoutReportBenchmarks(self):
+    a = Write(self.dir, 'a.ndjson', Run(1))
+    other = [
+        r | {'metric': 'object_storage_ttfb'}
+        for r in Run(2)
+        if r['metric'] == 'coremark_score'
+    ]
+    for r in other:
+      r['metadata'] = r['metadata'] | {'phase': 'object_storage'}
+    b = Write(self.dir, 'b.ndjson', other)
+    code, out, err = _Cli([a, b])
+    self.assertEqual(code, 1)
+    self.assertEqual(out, '')
+    self.assertIn('side B (72 samples from', err)
+    self.assertIn("no value of any of the report's benchmarks", err)
+
   def testDifferentReportVersions(self):
     a = Write(self.dir, 'a.ndjson', Run(1))
     b = Write(self.dir, 'b.ndjson', Run(2, report_version='2022'))
