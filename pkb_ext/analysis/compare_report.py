@@ -21,6 +21,7 @@ of every matched configuration: the mean, its CI95 and every repetition.
 import os
 from typing import Any
 
+from matplotlib import lines
 from matplotlib import pyplot
 
 from pkb_ext.analysis import compare
@@ -67,7 +68,7 @@ def _Flags(row: dict[str, Any]) -> str:
 def _Change(value: float | None) -> str:
   if value is None:
     return '-'
-  return f'{value:+.1f}\u00a0%'  # no line break inside
+  return f'{value:+.1f} %'
 
 
 def _P(value: float | None) -> str:
@@ -220,14 +221,37 @@ def Chart(
   ax.set_xlabel(
       f'{first["unit"]} ('
       + ('higher' if first['higher_is_better'] else 'lower')
-      + ' is better); A grey'
-      + (' (baseline, no repetitions)' if baseline else '')
-      + ', B blue/green/red'
+      + ' is better)'
+  )
+  handles = [
+      lines.Line2D(
+          [],
+          [],
+          color=SIDE_COLORS['A'],
+          marker='D' if baseline else 'o',
+          linestyle='',
+          label='A (baseline, no repetitions)' if baseline else 'A',
+      ),
+      lines.Line2D(
+          [], [], color=SIDE_COLORS['B'], marker='o', linestyle='', label='B'
+      ),
+  ] + [
+      lines.Line2D(
+          [], [], color=color, marker='o', linestyle='', label=f'B {verdict}'
+      )
+      for verdict, color in VERDICT_COLORS.items()
+  ]
+  ax.legend(
+      handles=handles,
+      fontsize=7,
+      loc='upper center',
+      bbox_to_anchor=(0.5, -0.1 - 0.5 / (0.6 * len(rows) + 1.8)),
+      ncol=4,
   )
   ax.set_title(f'{first["label"]}: A vs B (mean, CI95, repetitions)')
   ax.grid(axis='x', alpha=0.3)
   fig.tight_layout()
-  fig.savefig(path)
+  fig.savefig(path, bbox_inches='tight')
   pyplot.close(fig)
 
 

@@ -410,7 +410,7 @@ class BadInputTest(absltest.TestCase):
     code, out, err = _Cli([a, b])
     self.assertEqual(code, 1)
     self.assertEqual(out, '')
-    self.assertIn('side B (72 samples from', err)
+    self.assertIn('side B (36 samples from', err)
     self.assertIn("no value of any of the report's benchmarks", err)
 
   def testDifferentReportVersions(self):
