@@ -41,8 +41,8 @@ from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
-from pkb_ext.testing import analysis_fixture as fx
-from pkb_ext.testing import bq_emulator
+from pkb_ext_dev import analysis_fixture as fx
+from pkb_ext_dev import bq_emulator
 
 VIEWS = (
     'compare_report_versions',

@@ -33,7 +33,7 @@ from pkb_ext import paths
 from pkb_ext.analysis import browser
 from pkb_ext.analysis import cli as report_cli
 from pkb_ext.analysis import compare_cli
-from pkb_ext.testing import analysis_fixture as fx
+from pkb_ext_dev import analysis_fixture as fx
 
 FIXTURE = os.path.join(
     paths.RepoRoot(), 'tests', 'data', 'analysis', 'samples_3x2.ndjson'

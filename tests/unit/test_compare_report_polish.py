@@ -29,7 +29,7 @@ from absl.testing import absltest
 
 from pkb_ext.analysis import cli
 from pkb_ext.analysis import report
-from pkb_ext.testing import analysis_fixture as fx
+from pkb_ext_dev import analysis_fixture as fx
 
 
 class AllCoresLabelTest(absltest.TestCase):
