@@ -492,6 +492,14 @@ class CliTest(absltest.TestCase):
     self.assertIn('<td class="worse">worse</td>', html)
     self.assertIn("Welch's t-test", md)
 
+  def testAllCoresLabelFollowsTheVcpus(self):
+    a = Write(self.dir, 'a.ndjson', Run(1, vcpus=2))
+    b = Write(self.dir, 'b.ndjson', Run(2, vcpus=2))
+    code, out, err = _Cli([a, b])
+    self.assertEqual(code, 0, err)
+    self.assertIn('all cores (2 vCPUs) (iterations/sec', out)
+    self.assertNotIn('16 core CPU', out)
+
   def testPkbExtDelegatesAndPrintsSql(self):
     a = Write(self.dir, 'a.ndjson', Run(1))
     out = io.StringIO()
