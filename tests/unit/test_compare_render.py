@@ -30,7 +30,7 @@ from matplotlib import image as mpimg
 import numpy as np
 
 from pkb_ext import paths
-from pkb_ext.analysis import browser
+from pkb_ext_dev import browser
 from pkb_ext.analysis import cli as report_cli
 from pkb_ext.analysis import compare_cli
 from pkb_ext_dev import analysis_fixture as fx
