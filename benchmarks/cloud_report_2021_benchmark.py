@@ -31,6 +31,7 @@ from absl import flags
 from perfkitbenchmarker import configs
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
@@ -106,9 +107,9 @@ def GetConfig(user_config):
 
 
 def CheckPrerequisites(benchmark_config):
-  """Fails early on a bad phase selection."""
-  del benchmark_config
-  _Selected()
+  """Fails before provisioning on a bad phase selection, and on what would
+  fail after provisioning (cloud_report.preflight)."""
+  preflight.Check(benchmark_config, _Selected())
 
 
 def Prepare(spec):
