@@ -102,13 +102,20 @@ def _Selected() -> list[str]:
   return phases.Validate(_PHASES.value)
 
 
+def SelectedPhases() -> list[str]:
+  """The phases this run would run, in order (--cloud_report_phases)."""
+  return _Selected()
+
+
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
 
 
 def CheckPrerequisites(benchmark_config):
-  """Fails before provisioning on a bad phase selection, and on what would
-  fail after provisioning (cloud_report.preflight)."""
+  """Fails before provisioning on what would fail after it.
+
+  A bad phase selection, and cloud_report.preflight's checks.
+  """
   preflight.Check(benchmark_config, _Selected())
 
 

@@ -35,6 +35,7 @@ from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
+PHASE = object_storage.PHASE
 BENCHMARK_CONFIG = """
 cloud_report_object_storage:
   description: >
@@ -63,7 +64,7 @@ def GetConfig(user_config):
 
 def CheckPrerequisites(benchmark_config):
   """Fails before provisioning on what would fail after it (preflight)."""
-  preflight.Check(benchmark_config, [object_storage.PHASE])
+  preflight.Check(benchmark_config, [PHASE])
 
 
 def Prepare(spec):
