@@ -47,6 +47,7 @@ from typing import Any, Sequence
 from pkb_ext import pricing
 from pkb_ext import registry
 from pkb_ext import stepping
+from pkb_ext.phases import preflight
 
 # Assumptions (seconds, MB/s); see the module docstring.
 PROVISION_S = 600
@@ -180,10 +181,9 @@ def ObjectStoragePhase(params) -> Phase:
   rounds = params.concurrency_rounds * len(params.concurrency)
   round_bytes = 2 * params.concurrency_object_bytes  # PUTs, then GETs
   requests = latency + transfers + 2 * rounds
-  seconds = (
-      requests * OBJECT_REQUEST_S
-      + (transfer_bytes + rounds * round_bytes) / (OBJECT_MBPS * 1e6)
-  )
+  seconds = requests * OBJECT_REQUEST_S + (
+      transfer_bytes + rounds * round_bytes
+  ) / (OBJECT_MBPS * 1e6)
   return Phase(
       'object_storage',
       seconds,
@@ -254,13 +254,15 @@ def _Groups(config) -> tuple[Group, ...]:
     vm_spec = getattr(g, 'vm_spec', None)
     disk = getattr(g, 'disk_spec', None)
     machine_type = getattr(vm_spec, 'machine_type', None)
-    static = bool(getattr(g, 'static_vms', None))
+    static = preflight.UsesStaticVms(g)
     out.append(
         Group(
             name=name,
             cloud=str(g.cloud),
             vm_count=int(g.vm_count or 0),
-            machine_type=machine_type if isinstance(machine_type, str) else None,
+            machine_type=machine_type
+            if isinstance(machine_type, str)
+            else None,
             zone=getattr(vm_spec, 'zone', None),
             disk_type=getattr(disk, 'disk_type', None) if disk else None,
             disk_size_gb=float(getattr(disk, 'disk_size', None) or 0),
@@ -314,14 +316,16 @@ def _PhasesOf(module) -> list[str]:
   return list(module.SelectedPhases())
 
 
-def Configurations(
-    pkb_argv: Sequence[str], catalog: pricing.Catalog | None = None
-) -> list[Config]:
-  """Parses PKB flags and plans every configuration they expand to.
+def BenchmarkConfigs(pkb_argv: Sequence[str]) -> list[tuple[Any, dict, Any]]:
+  """Parses PKB flags into configurations, as pkb.py builds them.
 
   Args:
     pkb_argv: PKB flags; --benchmarks defaults to cloud_report_2021.
-    catalog: price tables (default: configs/pricing).
+
+  Returns:
+    (benchmark module, the configuration's flags, its BenchmarkConfigSpec)
+    for every configuration, in pkb.py's order. The process's flags stay
+    parsed from pkb_argv.
 
   Raises:
     PlanError: the flags or a configuration are invalid.
@@ -333,7 +337,6 @@ def Configurations(
   from perfkitbenchmarker import flag_util
   from perfkitbenchmarker import os_types
   from perfkitbenchmarker.configs import benchmark_config_spec
-  from pkb_ext.phases import preflight
   # pylint: enable=g-import-not-at-top
 
   registry.Register()
@@ -348,13 +351,14 @@ def Configurations(
     flags.FLAGS(['pkb.py'] + flag_alias.AliasFlagsFromArgs(argv))
   except flags.Error as e:
     raise PlanError(str(e)) from e
-  catalog = catalog or pricing.Load()
   ours = {m.BENCHMARK_NAME for m in registry.BenchmarkModules()}
   out = []
   for module, user_config in benchmark_sets.GetBenchmarksFromFlags():
     name = module.BENCHMARK_NAME
     if name not in ours:
-      raise PlanError(f'{name} is not a pkb_ext benchmark; plan knows only ours')
+      raise PlanError(
+          f'{name} is not a pkb_ext benchmark; plan knows only ours'
+      )
     config_flags = dict(user_config.get('flags') or {})
     try:
       with flag_util.OverrideFlags(flags.FLAGS, config_flags):
@@ -367,6 +371,27 @@ def Configurations(
       )
     except Exception as e:  # pylint: disable=broad-except
       raise PlanError(f'{name} {config_flags}: {e}') from e
+    out.append((module, config_flags, config))
+  return out
+
+
+def Configurations(
+    pkb_argv: Sequence[str], catalog: pricing.Catalog | None = None
+) -> list[Config]:
+  """Plans every configuration PKB flags expand to.
+
+  Args:
+    pkb_argv: PKB flags; --benchmarks defaults to cloud_report_2021.
+    catalog: price tables (default: configs/pricing).
+
+  Raises:
+    PlanError: the flags or a configuration are invalid.
+  """
+  from absl import flags  # pylint: disable=g-import-not-at-top
+
+  catalog = catalog or pricing.Load()
+  out = []
+  for module, config_flags, config in BenchmarkConfigs(pkb_argv):
     groups = _Groups(config)
     with config.RedirectFlags(flags.FLAGS):
       names = _PhasesOf(module)
@@ -380,7 +405,7 @@ def Configurations(
       usd_per_hour, as_of, price_problem = None, None, str(e)
     out.append(
         Config(
-            benchmark=name,
+            benchmark=module.BENCHMARK_NAME,
             flags=config_flags,
             groups=groups,
             phases=phase_plans,

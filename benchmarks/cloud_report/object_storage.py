@@ -302,7 +302,8 @@ def CheckPrerequisites(benchmark_config) -> list[str]:
     return []
   return CredentialProblems(
       str(group.cloud),
-      bool(getattr(group, 'static_vms', None)),
+      bool(getattr(group, 'static_vms', None))
+      or bool(flags.FLAGS['static_vm_file'].value),
       _ENDPOINT.value,
       flags.FLAGS['aws_ec2_instance_profile'].value
       if 'aws_ec2_instance_profile' in flags.FLAGS

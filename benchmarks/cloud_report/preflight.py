@@ -54,6 +54,17 @@ class Group:
   gce_num_local_ssds: int = 0
 
 
+def UsesStaticVms(group) -> bool:
+  """Whether a vm_group's VMs are static.
+
+  They are when the group lists static_vms, or when --static_vm_file is set:
+  PKB then takes every VM from that file's pool while it lasts.
+  """
+  return bool(getattr(group, 'static_vms', None)) or bool(
+      _FlagValue('static_vm_file')
+  )
+
+
 def GroupsOf(benchmark_config) -> list[Group]:
   """Reads the vm_groups of a PKB BenchmarkConfigSpec."""
   out = []
@@ -65,12 +76,14 @@ def GroupsOf(benchmark_config) -> list[Group]:
         Group(
             name=name,
             cloud=str(group.cloud),
-            machine_type=machine_type if isinstance(machine_type, str) else None,
+            machine_type=machine_type
+            if isinstance(machine_type, str)
+            else None,
             disk_type=getattr(disk_spec, 'disk_type', None),
             num_striped_disks=int(
                 getattr(disk_spec, 'num_striped_disks', None) or 1
             ),
-            static=bool(getattr(group, 'static_vms', None)),
+            static=UsesStaticVms(group),
             gce_num_local_ssds=int(getattr(vm_spec, 'num_local_ssds', 0) or 0),
         )
     )
