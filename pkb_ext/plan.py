@@ -44,10 +44,10 @@ import math
 import sys
 from typing import Any, Sequence
 
+from pkb_cloud_report.benchmarks.cloud_report import preflight
+from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_ext import pricing
 from pkb_ext import registry
-from pkb_ext import stepping
-from pkb_ext.phases import preflight
 
 # Assumptions (seconds, MB/s); see the module docstring.
 PROVISION_S = 600
@@ -229,7 +229,7 @@ def TpccPhase(params) -> Phase:
 
 def PhaseEstimate(name: str, disk_size_gb: float) -> Phase:
   """Estimates a phase from its flags (read under the config's flags)."""
-  from pkb_ext import phases  # pylint: disable=g-import-not-at-top
+  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
   params = phases.Load(name).Params.FromFlags()
   if name == 'cpu':

@@ -21,11 +21,11 @@ import sys
 from absl import flags
 from absl.testing import flagsaver
 
+from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing
-from pkb_ext import stepping
-from pkb_ext.testing import pkb_tests
+from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 

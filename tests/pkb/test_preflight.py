@@ -28,14 +28,15 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
 
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report import preflight
+from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import topology
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing
 from pkb_ext import registry
-from pkb_ext.phases import io
-from pkb_ext.phases import object_storage
-from pkb_ext.phases import topology
-from pkb_ext.testing import pkb_tests
+from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
@@ -240,7 +241,7 @@ class MatricesTest(pkb_common_test_case.PkbCommonTestCase):
         self.assertEqual(params.local_ssd_latency_target_ms, 10)
         self.assertEqual(params.local_ssd_latency_percentile, 99.0)
         self.assertGreaterEqual(
-            registry.LocalDisks('AWS', config_flags['machine_type']), 1
+            preflight.LocalDisks('AWS', config_flags['machine_type']), 1
         )
 
   def testNetworkDiskMatricesKeepTheNetworkDiskSettings(self):

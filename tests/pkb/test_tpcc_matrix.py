@@ -13,7 +13,7 @@
 # limitations under the License.
 """A flag matrix of TPC-C searches, killed between steps and resumed.
 
-Stock PKB's real Main (pkb_ext.testing.stock_pkb, fake static VMs) runs
+Stock PKB's real Main (pkb_ext_dev.stock_pkb, fake static VMs) runs
 cloud_report_tpcc over a flag matrix of three configurations with
 --run_processes=3. They differ in their pass rule, so on the same captured
 cockroach outputs (3,500 / 3,750 / 4,000 active warehouses) their searches
@@ -32,9 +32,9 @@ import os
 import pathlib
 import shutil
 
-from pkb_ext.linux_packages import cockroachdb
-from pkb_ext.testing import pkb_tests
-from pkb_ext.testing import stock_pkb
+from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_ext_dev import pkb_tests
+from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
