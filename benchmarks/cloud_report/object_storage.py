@@ -30,6 +30,14 @@ made and deleted with boto3 from the PKB host: PKB's S3Service shells out to
 the aws CLI, which PKB's host may not have and which it calls with no
 endpoint option, and it tags buckets, which MinIO does not need.
 
+Credentials: the worker on the client VM uses the VM's own. On AWS that is
+the instance profile (--aws_ec2_instance_profile), on GCP the VM's service
+account with a scope that writes objects (--gcloud_scopes=storage-rw); on
+Azure the worker gets the storage account's key. CheckPrerequisites refuses a
+run without them before anything is provisioned, and Prepare runs the
+service's PrepareVM on AWS and GCP as PKB's object_storage_service benchmark
+does (on AWS it refuses a VM without an instance profile).
+
 The bucket lives inside Run: made, used, then emptied and deleted in a
 `finally`, so a failure mid-run (worker killed, SSH lost, parse error) still
 removes every object and the bucket; a bucket whose deletion failed is

@@ -19,7 +19,6 @@ CheckPrerequisites is called the way pkb.py calls it, before any VM exists.
 """
 
 import os
-import re
 from unittest import mock
 
 from absl import flags
