@@ -31,6 +31,7 @@ from absl import flags
 from perfkitbenchmarker import configs
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
@@ -101,14 +102,21 @@ def _Selected() -> list[str]:
   return phases.Validate(_PHASES.value)
 
 
+def SelectedPhases() -> list[str]:
+  """The phases this run would run, in order (--cloud_report_phases)."""
+  return _Selected()
+
+
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
 
 
 def CheckPrerequisites(benchmark_config):
-  """Fails early on a bad phase selection."""
-  del benchmark_config
-  _Selected()
+  """Fails before provisioning on what would fail after it.
+
+  A bad phase selection, and cloud_report.preflight's checks.
+  """
+  preflight.Check(benchmark_config, _Selected())
 
 
 def Prepare(spec):

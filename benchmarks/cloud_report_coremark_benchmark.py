@@ -26,6 +26,7 @@ Example:
 from perfkitbenchmarker import configs
 
 from pkb_cloud_report.benchmarks.cloud_report import cpu  # pylint: disable=unused-import
+from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_coremark'
@@ -53,6 +54,11 @@ PHASE = 'cpu'
 
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def CheckPrerequisites(benchmark_config):
+  """Fails before provisioning on what would fail after it (preflight)."""
+  preflight.Check(benchmark_config, [PHASE])
 
 
 def Prepare(spec):

@@ -29,6 +29,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import storage  # pylint: disable=unused-import
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
@@ -67,6 +68,11 @@ PHASE = 'io'
 
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def CheckPrerequisites(benchmark_config):
+  """Fails before provisioning on what would fail after it (preflight)."""
+  preflight.Check(benchmark_config, [PHASE])
 
 
 def Prepare(spec):

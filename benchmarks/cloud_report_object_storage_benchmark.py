@@ -31,9 +31,11 @@ Example:
 from perfkitbenchmarker import configs
 
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
+PHASE = object_storage.PHASE
 BENCHMARK_CONFIG = """
 cloud_report_object_storage:
   description: >
@@ -58,6 +60,11 @@ cloud_report_object_storage:
 
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def CheckPrerequisites(benchmark_config):
+  """Fails before provisioning on what would fail after it (preflight)."""
+  preflight.Check(benchmark_config, [PHASE])
 
 
 def Prepare(spec):

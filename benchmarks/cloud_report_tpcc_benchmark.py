@@ -27,6 +27,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc  # pylint: disable=unused-import
 
@@ -71,6 +72,11 @@ PHASE = 'tpcc'
 
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+
+
+def CheckPrerequisites(benchmark_config):
+  """Fails before provisioning on what would fail after it (preflight)."""
+  preflight.Check(benchmark_config, [PHASE])
 
 
 def Prepare(spec):

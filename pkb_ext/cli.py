@@ -15,6 +15,7 @@
 
   pkb-ext run [PKB FLAGS...]           stock pkb.py with --benchmarks=cloud_report_2021
   pkb-ext list [PKB FLAGS...]          which benchmark modules those flags run
+  pkb-ext plan [PKB FLAGS...]          VMs, disks, phases, time and cost of a run
   pkb-ext local up|down|status         the local cloud
   pkb-ext parse TOOL FILE              an archived tool output -> JSON samples
   pkb-ext publish SPOOL --table T      re-publish an NDJSON spool to BigQuery
@@ -35,6 +36,7 @@ from pkb_cloud_report.benchmarks.cloud_report import parsers
 
 # Subcommands implemented in their own modules: name -> (module, help).
 _DELEGATED = {
+    'plan': ('pkb_ext.plan', 'what a run would provision, do and cost'),
     'local': ('pkb_ext.local.cli', 'manage the local cloud (up|down|status)'),
     'publish': ('pkb_ext.publish.cli', 'publish an NDJSON spool to BigQuery'),
     'report': ('pkb_ext.analysis.cli', 'build the report from samples'),

@@ -267,8 +267,9 @@ class Catalog:
     """Returns one node's monthly on-demand cost: VM + one data disk.
 
     Raises:
-      PricingError: no price for the cloud, machine or disk type, or more
-        provisioned IOPS than the disk's tiers cover.
+      PricingError: no price for the cloud, machine or disk type, no
+        provisioned IOPS for a disk that bills every IOPS (io2, Ultra), or
+        more provisioned IOPS than the disk's tiers cover.
     """
     table = self.Table(cloud)
     if table is None:
@@ -279,6 +280,13 @@ class Catalog:
     disk = self.Disk(cloud, disk_type)
     if disk is None:
       raise PricingError(f'no {cloud} price for disk type {disk_type!r}')
+    if disk.iops_tiers and not disk.free_iops and not provisioned_iops:
+      # io2, Ultra: every IOPS is provisioned and billed; a missing count
+      # would drop the IOPS price from $/tpm without a word.
+      raise PricingError(
+          f'{cloud} {disk.disk_type} is billed per provisioned IOPS, and no'
+          ' provisioned IOPS were given'
+      )
     return Cost(
         vm_usd=machine.usd_per_hour * self.method.hours_per_month,
         disk_capacity_usd=disk.usd_per_gb_month * float(disk_size_gb or 0),

@@ -14,7 +14,8 @@
 """The one place that touches PKB internals.
 
 Register() adds pkb_ext's benchmarks, packages, benchmark sets, data loaders
-and publishers to PKB's module-level registries. Our flags are defined as a
+and publishers to PKB's module-level registries, and the local NVMe volume
+counts of the report's AWS machines that PKB's table lacks. Our flags are defined as a
 side effect of importing our modules, before PKB parses its command line.
 
 It refuses to replace anything PKB or another extension already registered
@@ -41,6 +42,17 @@ PUBLISH_PACKAGE = 'pkb_ext.publish'
 SUITE_BENCHMARK = 'cloud_report_2021'
 BENCHMARK_SET = 'cloud_report'
 PHASES_BENCHMARK_SET = 'cloud_report_phases'
+
+# Instance-store NVMe volumes of the report's Appendix II machines missing from
+# PKB's providers/aws/aws_disk.NUM_LOCAL_VOLUMES (without an entry PKB gives
+# the VM no local disk: "Not enough local disks"). Source: the AWS EC2 user
+# guide's instance store volumes table, 2 x 300 GB NVMe SSD each.
+AWS_LOCAL_VOLUMES = {
+    'm5ad.4xlarge': 2,
+    'm5dn.4xlarge': 2,
+    'r5ad.4xlarge': 2,
+    'r5dn.4xlarge': 2,
+}
 
 _lock = threading.RLock()
 _registered = False
@@ -162,6 +174,22 @@ def _RegisterPublishers() -> None:
       publisher.EXTERNAL_PUBLISHERS.append(cls)
 
 
+def _RegisterLocalDisks() -> None:
+  """Adds AWS_LOCAL_VOLUMES to PKB's table; PKB's own entries are kept."""
+  from perfkitbenchmarker.providers.aws import aws_disk
+
+  for machine_type, count in AWS_LOCAL_VOLUMES.items():
+    known = aws_disk.NUM_LOCAL_VOLUMES.setdefault(machine_type, count)
+    if known != count:
+      logging.info(
+          'pkb_ext: PKB knows %d local volumes on %s (pkb_ext: %d); keeping'
+          " PKB's",
+          known,
+          machine_type,
+          count,
+      )
+
+
 def Register() -> None:
   """Registers pkb_ext with PKB; safe to call more than once."""
   global _registered
@@ -179,6 +207,7 @@ def Register() -> None:
       _RegisterBenchmarkSets(names)
       _RegisterDataLoaders()
       _RegisterPublishers()
+      _RegisterLocalDisks()
     except BaseException:
       _registered = False
       raise

@@ -30,6 +30,14 @@ made and deleted with boto3 from the PKB host: PKB's S3Service shells out to
 the aws CLI, which PKB's host may not have and which it calls with no
 endpoint option, and it tags buckets, which MinIO does not need.
 
+Credentials: the worker on the client VM uses the VM's own. On AWS that is
+the instance profile (--aws_ec2_instance_profile), on GCP the VM's service
+account with a scope that writes objects (--gcloud_scopes=storage-rw); on
+Azure the worker gets the storage account's key. CheckPrerequisites refuses a
+run without them before anything is provisioned, and Prepare runs the
+service's PrepareVM on AWS and GCP as PKB's object_storage_service benchmark
+does (on AWS it refuses a VM without an instance profile).
+
 The bucket lives inside Run: made, used, then emptied and deleted in a
 `finally`, so a failure mid-run (worker killed, SSH lost, parse error) still
 removes every object and the bucket; a bucket whose deletion failed is
@@ -238,6 +246,82 @@ class Params:
     )
 
 
+# Scopes (gcloud's short names and full URLs) that let a GCE VM's service
+# account write objects; gcloud's default scopes only read them.
+GCS_WRITE_SCOPES = frozenset({
+    'storage-rw',
+    'storage-full',
+    'cloud-platform',
+    'https://www.googleapis.com/auth/devstorage.read_write',
+    'https://www.googleapis.com/auth/devstorage.full_control',
+    'https://www.googleapis.com/auth/cloud-platform',
+})
+_PREPARE_VM_PROVIDERS = ('s3', 'gcs')
+
+
+def CredentialProblems(
+    cloud: str,
+    static: bool,
+    endpoint: str | None,
+    instance_profile: str | None,
+    gcloud_scopes: str | None,
+) -> list[str]:
+  """What keeps the worker on a client VM from writing objects (pure).
+
+  Args:
+    cloud: the client vm_group's cloud.
+    static: the client is a static VM (--static_vm_file).
+    endpoint: --cloud_report_object_storage_endpoint.
+    instance_profile: --aws_ec2_instance_profile.
+    gcloud_scopes: --gcloud_scopes.
+
+  Returns:
+    One message per problem, each naming the flag that fixes it.
+  """
+  if endpoint:
+    return []
+  if static or cloud not in _PROVIDER_OF_CLOUD:
+    return [
+        f'a {"static VM" if static else cloud} client has no cloud object'
+        f' storage; set --{_ENDPOINT.name} to an S3-compatible endpoint'
+    ]
+  if cloud == 'AWS' and not instance_profile:
+    return [
+        'the worker on the AWS client VM has no credentials for S3; set'
+        ' --aws_ec2_instance_profile to an instance profile allowed to'
+        ' create, write, read and delete buckets'
+    ]
+  if cloud == 'GCP':
+    scopes = {s for s in re.split(r'[,; ]', gcloud_scopes or '') if s}
+    if not scopes & GCS_WRITE_SCOPES:
+      return [
+          'the GCP client VM can only read Cloud Storage with'
+          f' {"--gcloud_scopes=" + gcloud_scopes if scopes else "gcloud"}'
+          "'s default scopes, so every PUT fails with 403; set"
+          ' --gcloud_scopes=storage-rw (or cloud-platform)'
+      ]
+  return []
+
+
+def CheckPrerequisites(benchmark_config) -> list[str]:
+  """Preflight: problems with the object storage credentials (no I/O)."""
+  group = (benchmark_config.vm_groups or {}).get('client')
+  if group is None:
+    return []
+  return CredentialProblems(
+      str(group.cloud),
+      bool(getattr(group, 'static_vms', None))
+      or bool(flags.FLAGS['static_vm_file'].value),
+      _ENDPOINT.value,
+      flags.FLAGS['aws_ec2_instance_profile'].value
+      if 'aws_ec2_instance_profile' in flags.FLAGS
+      else None,
+      flags.FLAGS['gcloud_scopes'].value
+      if 'gcloud_scopes' in flags.FLAGS
+      else None,
+  )
+
+
 def ProviderOf(vm, params: Params) -> str:
   """Returns s3, gcs or azure: the endpoint's protocol or the VM's cloud."""
   if params.endpoint:
@@ -382,6 +466,12 @@ def Prepare(topology) -> None:
   vm = topology.RequireClient(PHASE)
   params = Params.FromFlags()
   provider = ProviderOf(vm, params)
+  if not params.endpoint and provider in _PREPARE_VM_PROVIDERS:
+    # As PKB's object_storage_service benchmark: the service installs its
+    # SDK on the VM and refuses a VM without credentials (S3: no instance
+    # profile). Azure's PrepareVM would copy this host's Azure CLI tokens to
+    # the VM; the worker uses the storage account's key instead.
+    PkbBuckets(vm.CLOUD, RegionOf(vm)).service.PrepareVM(vm)
   module = _SDK_IMPORT[provider]
   check = f'{params.python} -c "import {module}"'
   if vm.RemoteCommandWithReturnCode(check, ignore_failure=True)[2]:
@@ -395,13 +485,6 @@ def Prepare(topology) -> None:
       raise RuntimeError(
           f'{params.python} on {vm.name} cannot import {module} after '
           f'installing it: {stderr.strip()[-300:]}'
-      )
-  if provider == 's3' and not params.endpoint:
-    if not getattr(vm, 'instance_profile', None):
-      logging.warning(
-          'object_storage: no --aws_ec2_instance_profile; the worker relies '
-          'on other AWS credentials on %s',
-          vm.name,
       )
   vm.RemoteCommand(f'mkdir -p {WORK_DIR}')
   vm.PushDataFile(WORKER_DATA, f'{WORK_DIR}/ttfb_worker.py')

@@ -67,6 +67,25 @@ def _OptionalInt(value) -> int | None:
   return None if value in (None, '') else int(value)
 
 
+# Where PKB's disks keep what was provisioned: GCP and Azure disks in
+# provisioned_iops and provisioned_throughput, AWS disks in iops and
+# throughput. Not the disk spec: a disk type without provisioned performance
+# (GCP pd-ssd) ignores the spec's values.
+_IOPS_ATTRS = ('provisioned_iops', 'iops')
+_MBPS_ATTRS = ('provisioned_throughput', 'throughput')
+
+
+def _Provisioned(disk, attrs) -> int | None:
+  """Returns a disk's provisioned IOPS or MB/s, whichever attribute has it."""
+  for attr in attrs:
+    value = getattr(disk, attr, None)
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+      continue
+    if value not in ('', 0):
+      return _OptionalInt(value)
+  return None
+
+
 def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
   """Reads the common metadata off a db VM and its first scratch disk.
 
@@ -91,10 +110,8 @@ def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
           or ('static' if static else 'unknown')
       ),
       disk_size_gb=_OptionalInt(getattr(disk, 'disk_size', None)),
-      provisioned_iops=_OptionalInt(getattr(disk, 'provisioned_iops', None)),
-      provisioned_mbps=_OptionalInt(
-          getattr(disk, 'provisioned_throughput', None)
-      ),
+      provisioned_iops=_Provisioned(disk, _IOPS_ATTRS),
+      provisioned_mbps=_Provisioned(disk, _MBPS_ATTRS),
       report_version=REPORT_VERSION,
   )
 

@@ -23,16 +23,24 @@ cloud_report.stepping (linear, the report's, or bisect) and the pass rule
 custom:...).
 
 Each step's verdict is saved (JSON, written atomically) in PKB's run
-directory, named after the run_uri, before the next step starts: after a
-crash, `pkb.py --run_uri=<same> --run_stage=run` resumes the search without
-re-running a recorded step, and still reports every step's samples.
+directory before the next step starts: after a crash, `pkb.py
+--run_uri=<same> --run_stage=run` resumes the search without re-running a
+recorded step, and still reports every step's samples. The file is named
+after the run_uri and the configuration (ConfigKey: a digest of the
+benchmark, its config flags and vm_groups), because every configuration of a
+flag matrix shares one run_uri and one run directory, in series or in
+parallel (--run_processes), and each must resume its own search.
 """
 
 import dataclasses
+import hashlib
+import json
 import logging
 import os
+from typing import Any, Mapping, Sequence
 
 from absl import flags
+from perfkitbenchmarker import context
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
@@ -42,7 +50,7 @@ from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
 
 PHASE = 'tpcc'
-STATE_FILE = 'cloud_report_tpcc_{run_uri}.json'
+STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
 
 _ENGINE = flags.DEFINE_enum(
     'cloud_report_tpcc_engine',
@@ -328,13 +336,80 @@ def Fingerprint(params: Params, engine) -> dict:
   } | engine.Fingerprint()
 
 
-def StatePath(params: Params, run_uri: str) -> str:
+def ConfigKey(
+    benchmark: str,
+    config_flags: Mapping[str, Any],
+    vm_groups: Sequence[Mapping[str, Any]],
+) -> str:
+  """Names one configuration of a run: 12 hex digits (pure).
+
+  Args:
+    benchmark: the benchmark's name.
+    config_flags: the configuration's flags (its flag matrix entry and the
+      config file's flags); run_uri is left out, as PKB rewrites it for
+      parallel runs.
+    vm_groups: what each vm_group provisions (see _VmGroups).
+  """
+  identity = {
+      'benchmark': benchmark,
+      'flags': {k: v for k, v in config_flags.items() if k != 'run_uri'},
+      'vm_groups': list(vm_groups),
+  }
+  text = json.dumps(identity, sort_keys=True, default=str)
+  return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _VmGroups(config) -> list[dict[str, Any]]:
+  out = []
+  for name, group in sorted((getattr(config, 'vm_groups', None) or {}).items()):
+    vm_spec = getattr(group, 'vm_spec', None)
+    disk_spec = getattr(group, 'disk_spec', None)
+    out.append({
+        'name': name,
+        'cloud': getattr(group, 'cloud', None),
+        'vm_count': getattr(group, 'vm_count', None),
+        'machine_type': getattr(vm_spec, 'machine_type', None),
+        'zone': getattr(vm_spec, 'zone', None),
+        'disk_type': getattr(disk_spec, 'disk_type', None),
+        'disk_size': getattr(disk_spec, 'disk_size', None),
+        'provisioned_iops': getattr(disk_spec, 'provisioned_iops', None),
+    })
+  return out
+
+
+def _Spec():
+  """The benchmark spec of this thread's PKB run (None outside PKB's run)."""
+  spec = context.GetThreadBenchmarkSpec()
+  if spec is None or not isinstance(getattr(spec.config, 'flags', None), dict):
+    return None
+  return spec
+
+
+def RunKey() -> tuple[str, str]:
+  """Returns (the pkb.py run's run_uri, this configuration's ConfigKey).
+
+  With --run_processes > 1, PKB gives each configuration the run's run_uri
+  followed by its sequence number; that suffix is removed, so a resume with
+  another --run_processes finds the same state.
+  """
+  run_uri = flags.FLAGS.run_uri or 'no-run-uri'
+  spec = _Spec()
+  if spec is None:
+    return run_uri, ConfigKey('', {}, [])
+  suffix = str(getattr(spec, 'sequence_number', ''))
+  rewritten = spec.config.flags.get('run_uri')
+  if suffix and rewritten == run_uri and run_uri.endswith(suffix):
+    run_uri = run_uri[: -len(suffix)]
+  return run_uri, ConfigKey(
+      spec.name, spec.config.flags, _VmGroups(spec.config)
+  )
+
+
+def StatePath(params: Params, run_uri: str, config_key: str) -> str:
   directory = params.state_dir or vm_util.GetTempDir()
-  return os.path.join(directory, STATE_FILE.format(run_uri=run_uri))
-
-
-def _RunUri() -> str:
-  return flags.FLAGS.run_uri or 'no-run-uri'
+  return os.path.join(
+      directory, STATE_FILE.format(run_uri=run_uri, config=config_key)
+  )
 
 
 def Prepare(topology) -> None:
@@ -405,9 +480,13 @@ def ToSamples(params: Params, engine, result: stepping.Result) -> list:
 def Run(topology) -> list:
   params = Params.FromFlags()
   engine = engines.Select(params.engine, params, topology)
+  run_uri, config_key = RunKey()
   store = stepping.StateStore(
-      StatePath(params, _RunUri()), _RunUri(), Fingerprint(params, engine)
+      StatePath(params, run_uri, config_key),
+      run_uri,
+      Fingerprint(params, engine),
   )
+  logging.info('tpcc: stepping state %s', store.path)
   try:
     result = Search(params, engine, topology, store)
   except stepping.NoResultError as e:
@@ -416,7 +495,7 @@ def Run(topology) -> list:
         f' {e.tries} run(s) (--cloud_report_tpcc_step_retries='
         f'{params.step_retries}). The steps so far are saved in'
         f' {store.path}; fix the cause and re-run with --run_uri='
-        f'{_RunUri()} --run_stage=run,cleanup,teardown to resume.'
+        f'{run_uri} --run_stage=run,cleanup,teardown to resume.'
     ) from e
   logging.info(
       'tpcc: max passing warehouses %s after %d steps (%d resumed)',

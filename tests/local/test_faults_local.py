@@ -286,7 +286,7 @@ class LocalFaultsTest(absltest.TestCase):
         '--cloud_report_tpcc_pass_rule=custom:p90_ms<600000',
         *_TPCC_FAST,
     ]
-    state_file = os.path.join(state_dir, f'cloud_report_tpcc_{run_uri}.json')
+    state_glob = os.path.join(state_dir, f'cloud_report_tpcc_{run_uri}_*.json')
     mark = len(self.cloud.CommandLog('client'))
     argv = self.cloud.PkbArgv(
         self.work, run_uri, *flags, '--run_stage=provision,prepare,run'
@@ -301,8 +301,9 @@ class LocalFaultsTest(absltest.TestCase):
       deadline = time.monotonic() + 1200
       steps = []
       while time.monotonic() < deadline and proc.poll() is None:
-        if os.path.exists(state_file):
-          with open(state_file) as f:
+        found = glob.glob(state_glob)
+        if found:
+          with open(found[0]) as f:
             steps = json.load(f)['steps']
           if steps:
             break

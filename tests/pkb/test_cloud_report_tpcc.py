@@ -22,6 +22,7 @@ VMs (stepping, resume, pass rules); and stock PKB's real Main
 (pkb_ext_dev.stock_pkb, in a subprocess) on 4 fake static VMs.
 """
 
+import glob
 import json
 import os
 import pathlib
@@ -496,10 +497,11 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
          for s in passed],
         [(3500, True), (3750, True), (4000, False)],
     )  # fmt: skip
-    self.assertTrue(
-        os.path.exists(
-            os.path.join(self.state_dir, 'cloud_report_tpcc_tpcc1.json')
-        )
+    self.assertLen(
+        glob.glob(
+            os.path.join(self.state_dir, 'cloud_report_tpcc_tpcc1_*.json')
+        ),
+        1,
     )
 
   def testAnInterruptedRunIsRetriedNotJudged(self):
@@ -528,7 +530,8 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         errors.Benchmarks.RunError,
         r'tpcc: the run ended after 24.5 s of 720 s: no result at 3750'
         r' active warehouses in 2 run\(s\).*saved in .*cloud_report_tpcc_'
-        r'tpcc1.json; .* --run_uri=tpcc1 --run_stage=run,cleanup,teardown',
+        r'tpcc1_[0-9a-f]{12}.json; .* --run_uri=tpcc1'
+        r' --run_stage=run,cleanup,teardown',
     ):
       benchmark.Run(spec)
 
@@ -628,7 +631,9 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
         s for s in samples if s['metric'] == 'tpcc_max_passing_warehouses'
     ]
     self.assertEqual(best['value'], 3750)
-    state = os.path.join(result.run_dir, 'cloud_report_tpcc_tpccfake1.json')
+    (state,) = glob.glob(
+        os.path.join(result.run_dir, 'cloud_report_tpcc_tpccfake1_*.json')
+    )
     with open(state) as f:
       self.assertLen(json.load(f)['steps'], 3)
 

@@ -26,13 +26,15 @@ fake_vm_main module) and `extra` (the JSON-decoded `extra` argument, or None)
 defined.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 import copy
 import dataclasses
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 from pkb_ext import labels
@@ -139,6 +141,33 @@ def _ReadJsonLines(path: str) -> tuple[Any, ...]:
     return tuple(json.loads(line) for line in f if line.strip())
 
 
+def _RunUntil(argv, env, tmp, timeout, kill_when):
+  """Runs argv in its own session; SIGKILLs that session once kill_when()."""
+  out_path = os.path.join(tmp, 'main.stdout')
+  err_path = os.path.join(tmp, 'main.stderr')
+  with open(out_path, 'w') as out, open(err_path, 'w') as err:
+    child = subprocess.Popen(
+        argv, stdout=out, stderr=err, env=env, start_new_session=True
+    )
+    deadline = time.monotonic() + timeout
+    try:
+      while child.poll() is None:
+        if kill_when():
+          os.killpg(child.pid, signal.SIGKILL)
+          break
+        if time.monotonic() > deadline:
+          os.killpg(child.pid, signal.SIGKILL)
+          child.wait()
+          raise subprocess.TimeoutExpired(argv, timeout)
+        time.sleep(0.2)
+    finally:
+      child.wait()
+  with open(out_path) as out, open(err_path) as err:
+    return subprocess.CompletedProcess(
+        argv, child.returncode, out.read(), err.read()
+    )
+
+
 def RunMain(
     tmp: str,
     benchmark: str,
@@ -150,6 +179,7 @@ def RunMain(
     boot: str | None = None,
     extra: Any = None,
     timeout: float = 600,
+    kill_when: Callable[[], bool] | None = None,
 ) -> MainResult:
   """Runs `pkb.py --benchmarks=<benchmark>` on fake static VMs.
 
@@ -164,6 +194,9 @@ def RunMain(
     boot: Python source run before PKB's Main (see the module docstring).
     extra: JSON-serializable data handed to `boot` as `extra`.
     timeout: seconds the run may take.
+    kill_when: polled while the run goes on; once it returns True, the run
+      (pkb.py and every process it started: it runs in its own session) is
+      killed with SIGKILL, as a crash or an operator would.
 
   Returns:
     The run's MainResult; a run that failed has whatever it logged.
@@ -194,14 +227,17 @@ def RunMain(
       '--ignore_package_requirements',
       f'--run_uri={run_uri}',
   ] + [f'--{name}={value}' for name, value in (flags or {}).items()]
-  proc = subprocess.run(
-      argv,
-      capture_output=True,
-      text=True,
-      timeout=timeout,
-      check=False,
-      env=env,
-  )
+  if kill_when is None:
+    proc = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+    )
+  else:
+    proc = _RunUntil(argv, env, tmp, timeout, kill_when)
   return MainResult(
       proc=proc,
       commands=_ReadJsonLines(log),

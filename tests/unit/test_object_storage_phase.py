@@ -278,10 +278,12 @@ class RunTest(absltest.TestCase):
         'No module named google',
         1,
     )
-    with self.assertRaisesRegex(
-        RuntimeError, 'cannot import google.cloud.storage'
-    ):
-      object_storage.Prepare(self._Topology(vm))
+    with mock.patch.object(object_storage, 'PkbBuckets') as buckets:
+      with self.assertRaisesRegex(
+          RuntimeError, 'cannot import google.cloud.storage'
+      ):
+        object_storage.Prepare(self._Topology(vm))
+    buckets.return_value.service.PrepareVM.assert_called_once_with(vm)
     vm.Install.assert_called_once_with('google_cloud_storage')
 
 

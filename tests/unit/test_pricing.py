@@ -126,6 +126,21 @@ class CostTest(parameterized.TestCase):
     self.assertAlmostEqual(cost.disk_iops_usd, 5400 * 0.000068 * 720)
     self.assertAlmostEqual(cost.disk_mbps_usd, 300 * 0.000479 * 720)
 
+  def testDiskBilledPerIopsNeedsTheIops(self):
+    for cloud, machine, disk in (
+        ('AWS', 'c5.4xlarge', 'io2'),
+        ('Azure', 'Standard_F16s_v2', 'UltraSSD_LRS'),
+    ):
+      for iops in (None, 0):
+        with self.assertRaisesRegex(
+            pricing.PricingError,
+            f'{disk} is billed per provisioned IOPS, and no provisioned IOPS',
+        ):
+          self.catalog.MonthlyCost(cloud, machine, disk, 2500, iops)
+    # gp3 includes 3,000 IOPS: none provisioned is a price.
+    cost = self.catalog.MonthlyCost('AWS', 'c5.4xlarge', 'gp3', 2500, None)
+    self.assertEqual(cost.disk_iops_usd, 0.0)
+
   def testProvisionedIopsOnFlatDiskRaises(self):
     with self.assertRaisesRegex(pricing.PricingError, 'no provisioned-IOPS'):
       self.catalog.MonthlyCost('AWS', 'c5.4xlarge', 'gp2', 2500, 5400)
