@@ -84,7 +84,7 @@ _EXTRAS = {
     'bigquery': ['google-cloud-bigquery'],
     'analysis': ['duckdb', 'sqlglot', 'matplotlib', 'jinja2'],
     'object_storage': ['boto3', 'google-cloud-storage', 'azure-storage-blob'],
-    'dev': ['pytest', 'mock', 'pyink', 'freezegun'],
+    'dev': ['pytest', 'mock', 'pyink', 'freezegun', 'hypothesis'],
 }
 
 

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Parses the report CoreMark 1.0 (v1.01) prints on stdout (pure).
+"""Parses what CoreMark 1.0 (v1.01 and later) prints on stdout (pure).
 
 Why not PKB's parser (coremark_benchmark._ParseOutputForSamples): it reads
 the score from the "CoreMark 1.0 :" line, which CoreMark prints only for a
@@ -31,6 +31,11 @@ CoreMark's own rules, which this parser follows:
   without "Correct operation validated" is rejected.
 - Only the 2K performance run (seeds 0, 0, 0x66; what `make` writes to
   run1.log) gives a reportable score.
+
+v1.01 says "Correct operation validated. See readme.txt for run and
+reporting rules."; later versions name README.md instead. Both are accepted.
+Numbers are bounded (at most 18 digits, contexts at most MAX_CONTEXTS) so
+that garbled output is a ParseError, never an overflow.
 """
 
 import dataclasses
@@ -49,15 +54,18 @@ _RUN_TYPE = re.compile(
 )
 _KEY_VALUE = re.compile(r'^(?P<key>[A-Za-z\[][^:]*?)\s*:(?P<value>.*)$')
 _CRC_KEY = re.compile(
-    r'^\[(?P<ctx>\d+)\](?P<name>crclist|crcmatrix|crcstate|crcfinal)$'
+    r'^\[(?P<ctx>\d{1,9})\](?P<name>crclist|crcmatrix|crcstate|crcfinal)$'
 )
 _PARALLEL_KEY = re.compile(r'^Parallel (?P<method>\S+)$')
-_INT = re.compile(r'^\d+$')
-_FLOAT = re.compile(r'^\d+(?:\.\d+)?$')
+_INT = re.compile(r'^\d{1,18}$')
+_FLOAT = re.compile(r'^\d{1,18}(?:\.\d{1,18})?$')
 _HEX = re.compile(r'^0x[0-9a-f]{4}$')
-_VALIDATED = (
-    'Correct operation validated. See readme.txt for run and reporting rules.'
+_VALIDATED = re.compile(
+    r'^Correct operation validated\. See (?:readme\.txt|README\.md) for run'
+    r' and reporting rules\.$'
 )
+# More contexts than any machine runs: a larger count is garbled output.
+MAX_CONTEXTS = 1 << 16
 _ERRORS_DETECTED = 'Errors detected'
 _SHORT_RUN = 'ERROR! Must execute for at least 10 secs for a valid result!'
 _CANNOT_VALIDATE = 'Cannot validate operation for these seed values'
@@ -155,7 +163,7 @@ def _Contexts(crcs: dict[str, dict[int, str]], threads: int) -> tuple[str, ...]:
   if not finals:
     raise ParseError('no "[0]crcfinal" line: truncated CoreMark output?')
   for name, by_ctx in crcs.items():
-    if sorted(by_ctx) != list(range(threads)):
+    if len(by_ctx) != threads or sorted(by_ctx) != list(range(threads)):
       raise ParseError(
           f'expected [0]..[{threads - 1}]{name} lines for {threads}'
           f' context(s), got contexts {sorted(by_ctx)}: truncated or garbled'
@@ -190,7 +198,7 @@ def _CheckStatus(plain: list[str], run_type, total_time: float) -> bool:
         f'total time {total_time:g} s disagrees with the presence of'
         f' "{_SHORT_RUN}": garbled output'
     )
-  validated = plain.count(_VALIDATED)
+  validated = sum(1 for l in plain if _VALIDATED.match(l))
   detected = plain.count(_ERRORS_DETECTED)
   if validated > 1:
     raise ParseError(
@@ -279,10 +287,15 @@ def Parse(text: str) -> Result:
     if method not in PARALLEL_METHODS or not _INT.match(count):
       raise ParseError(f'garbled "Parallel {method} : {count}" line')
     threads, parallelism = int(count), PARALLEL_METHODS[method]
-    if threads < 1:
-      raise ParseError(f'"Parallel {method}" says {threads} contexts')
+    if not 1 <= threads <= MAX_CONTEXTS:
+      raise ParseError(
+          f'"Parallel {method}" says {threads} contexts; expected 1 to'
+          f' {MAX_CONTEXTS}'
+      )
   crcfinal = _Contexts(crcs, threads)
 
+  if not all(map(math.isfinite, (total_time, score))):
+    raise ParseError(f'time {total_time} or score {score} is not finite')
   if total_time <= 0 or score <= 0 or iterations <= 0:
     raise ParseError(
         f'non-positive time {total_time}, score {score} or iterations'

@@ -137,6 +137,10 @@ def _SplitDocument(text: str) -> tuple[Any, tuple[str, ...]]:
         f'truncated or invalid fio JSON ({e.msg} at line {start + e.lineno},'
         f' column {e.colno})'
     ) from e
+  except RecursionError as e:
+    raise ParseError('fio JSON nested too deeply to be fio output') from e
+  except ValueError as e:  # e.g. an integer of more than 4300 digits
+    raise ParseError(f'invalid fio JSON: {e}') from e
   trailing = tuple(
       l.strip() for l in body.lstrip()[end:].splitlines() if l.strip()
   )
@@ -160,7 +164,11 @@ def _Get(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
 
 
 def _Number(obj: Any, key: str, where: str) -> float:
-  value = float(_Get(obj, key, (int, float), where))
+  raw = _Get(obj, key, (int, float), where)
+  try:
+    value = float(raw)
+  except OverflowError:
+    raise ParseError(f'{where}: "{key}" is too large to be a count') from None
   if not math.isfinite(value) or value < 0:
     raise ParseError(f'{where}: "{key}" is {value}, expected >= 0')
   return value
@@ -180,11 +188,19 @@ def _ParseDirection(name: str, stats: Any, where: str) -> Direction | None:
   else:  # fio < 3.0 printed microseconds under "clat"
     clat, scale = _Get(stats, 'clat', dict, where), 1.0
   percentiles = []
-  for key, value in (clat.get('percentile') or {}).items():
+  raw_percentiles = clat.get('percentile') or {}
+  if not isinstance(raw_percentiles, dict):
+    raise ParseError(
+        f'{where}: "percentile" is a {type(raw_percentiles).__name__}, not'
+        ' an object'
+    )
+  for key, value in raw_percentiles.items():
     try:
       pct = float(key)
     except ValueError as e:
-      raise ParseError(f'{where}: bad percentile key {key!r}') from e
+      raise ParseError(f'{where}: bad percentile key {key[:40]!r}') from e
+    if not 0 <= pct <= 100:
+      raise ParseError(f'{where}: percentile key {key[:40]!r} not in 0..100')
     percentiles.append((pct, _Number({key: value}, key, where) * scale))
   if 'bw_bytes' in stats:
     bw_bytes = _Number(stats, 'bw_bytes', where)

@@ -29,6 +29,12 @@ THROUGHPUT is the mean over the confidence iterations, TRANSACTION_RATE is the
 last iteration's rate, the latency statistics cover all iterations, and
 THROUGHPUT_CONFID is the achieved full width of the interval in percent of the
 mean (netperf's target is the -I width, e.g. 5 for +/-2.5%).
+
+A request/response test's rate is TRANSACTION_RATE; output that carries only
+THROUGHPUT in Trans/s (e.g. PKB's netperf selectors) gives its rate from
+THROUGHPUT. The latency histogram netperf prints with -v 2 and its
+"catcher: timer popped" diagnostic are set aside. Latencies, rates,
+throughput and the elapsed time are never negative.
 """
 
 import csv
@@ -120,10 +126,19 @@ _BANNER = re.compile(
     r'^(?:MIGRATED )?(?P<name>.+?) TEST from \S+ \(.*?\) port \d+ \S+ to .*'
 )
 _BANNER_CONFIDENCE = re.compile(
-    r': \+/-(?P<half>[\d.]+)% @ (?P<level>\d+)% conf\.'
+    r': \+/-(?P<half>\d{1,9}(?:\.\d{1,9})?)% @ (?P<level>\d{1,3})% conf\.'
 )
 _KEYVAL = re.compile(r'^(?P<key>[A-Z][A-Z0-9_]*)=(?P<value>.*)$')
-_WARNING_WIDTH = re.compile(r'Confidence intervals: Throughput\s*:\s*([\d.]+)%')
+_WARNING_WIDTH = re.compile(
+    r'Confidence intervals: Throughput\s*:\s*(\d{1,9}(?:\.\d{1,9})?)%'
+)
+# netperf -v 2 prints a latency histogram after the results.
+_HISTOGRAM = re.compile(
+    r'^(?:Histogram of .*|(?:UNIT|TEN|HUNDRED)_(?:USEC|MSEC|SEC)\s*:[\s\d:]*'
+    r'|>100_SECS:\s*\d+|HIST_TOTAL:\s*\d+)$'
+)
+# netlib.c's catcher() diagnostic: the timer fired late; the run is valid.
+_CATCHER = re.compile(r'^catcher: timer popped with times_up != 0$')
 _NOT_ACHIEVED = 'Desired confidence was not achieved'
 _FAILURE = re.compile(
     r'establish.control|could not|refused|unable|failed|error|errno|timed out'
@@ -131,6 +146,14 @@ _FAILURE = re.compile(
     r'|invalid|unknown|usage:',
     re.IGNORECASE,
 )
+# Values that are never negative (netperf prints -1 only for others, such as
+# retransmissions and the confidence width where it measured none).
+_NONNEGATIVE = set(LATENCY_SELECTORS.values()) | {
+    'TRANSACTION_RATE',
+    'RT_LATENCY',
+    'THROUGHPUT',
+    'ELAPSED_TIME',
+}
 _CLASSIC_STREAM = re.compile(r'^Recv\s+Send\s+Send\b')
 _CLASSIC_RR = re.compile(r'^Local /Remote\b')
 
@@ -170,7 +193,9 @@ class Result:
   test: str  # e.g. TCP_RR, TCP_STREAM; 'unknown' if the output does not say
   fields: tuple[tuple[str, str], ...]  # selector (or unknown title), raw
   latency_us: Latency | None
-  transaction_rate: float | None  # transactions/s (last iteration with -I)
+  # transactions/s: TRANSACTION_RATE (the last iteration with -I), else
+  # THROUGHPUT when its unit is Trans/s (the mean over -I iterations).
+  transaction_rate: float | None
   throughput: float | None  # in throughput_units; mean over -I iterations
   throughput_units: str | None
   elapsed_s: float | None
@@ -428,7 +453,10 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
     banner_name = _BANNER.match(lines[0]).group('name')
     banner = _BANNER_CONFIDENCE.search(lines[0])
     lines = lines[1:]
-  warnings = _Warnings(lines)
+  lines = [line for line in lines if not _HISTOGRAM.match(line.strip())]
+  catcher = [line.strip() for line in lines if _CATCHER.match(line.strip())]
+  lines = [line for line in lines if not _CATCHER.match(line.strip())]
+  warnings = _Warnings(lines) + tuple(catcher)
   body = [line for line in lines if line[:3] != '!!!']
   failure = _FailureLine(body)
   if failure:
@@ -454,6 +482,8 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
       if not raw:
         raise ParseError(f'{name} has no value (truncated output?)')
       numbers[name] = _Number(name, raw)
+      if name in _NONNEGATIVE and numbers[name] < 0:
+        raise ParseError(f'{name} is negative: {raw!r}')
   units = fields.get('THROUGHPUT_UNITS')
   if units is not None and units != 'Trans/s' and units not in UNITS_TO_MBPS:
     raise ParseError(f'unknown THROUGHPUT_UNITS {units!r}')
@@ -465,6 +495,8 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
         **{k: numbers.get(s) for k, s in LATENCY_SELECTORS.items()}
     )
   rate = numbers.get('TRANSACTION_RATE')
+  if rate is None and units == 'Trans/s' and 'THROUGHPUT' in numbers:
+    rate = numbers['THROUGHPUT']  # e.g. PKB's selectors: no TRANSACTION_RATE
   if rate is None and latency is None and 'THROUGHPUT' not in numbers:
     raise ParseError(
         'no result in netperf output: none of TRANSACTION_RATE, THROUGHPUT or'

@@ -38,7 +38,9 @@ over its --warehouses:
 
 Lines before these sections (per-second progress) are ignored, so a tail of
 the output parses; a missing or cut final table, a panic, or a garbled row
-is a ParseError.
+is a ParseError. Every value is a plain non-negative decimal of at most 18
+digits before the point (both tools print them so): NaN, infinity, negative
+or exponent notation is a ParseError.
 """
 
 import dataclasses
@@ -61,12 +63,14 @@ _CRDB_OPS = (
     '__p95(ms)__p99(ms)_pMax(ms)__'
 )
 _CRDB_MARKERS = ('_elapsed___', 'tpmC____efc')
-_NUM = r'[0-9]+(?:\.[0-9]+)?'
+_NUM = r'[0-9]{1,18}(?:\.[0-9]{1,18})?'
+_INT = r'[0-9]{1,18}'
+_NUMBER = re.compile(rf'^{_NUM}$')
 _CRDB_FINAL_ROW = re.compile(
     rf'^\s*({_NUM})s\s+({_NUM})\s+({_NUM})%' + rf'\s+({_NUM})' * 6 + r'\s*$'
 )
 _CRDB_OP_ROW = re.compile(
-    rf'^\s*({_NUM})s\s+([0-9]+)\s+([0-9]+)\s+({_NUM})'
+    rf'^\s*({_NUM})s\s+({_INT})\s+({_INT})\s+({_NUM})'
     + rf'\s+({_NUM})' * 5
     + r'(?:\s+([A-Za-z_]+))?\s*$'
 )
@@ -184,10 +188,11 @@ def _Panic(text: str) -> str | None:
 
 
 def _Float(value: str, what: str) -> float:
-  try:
-    return float(value)
-  except ValueError as e:
-    raise ParseError(f'{what}: {value!r} is not a number') from e
+  if not _NUMBER.match(value):
+    raise ParseError(
+        f'{what}: {value[:40]!r} is not a non-negative decimal number'
+    )
+  return float(value)
 
 
 def _ParseCockroachOps(lines: list[str]) -> tuple[list[Operation], int | None]:

@@ -60,6 +60,9 @@ LATENCY_PERCENTILES = (50.0, 90.0, 99.0, 99.9)
 # Throughput's low percentiles are its bad tail (the study's "90th" of MB/s).
 THROUGHPUT_PERCENTILES = (1.0, 10.0, 50.0, 90.0, 99.0)
 _MB = 1e6
+# Larger counts, sizes or times (ms) are garbled output: 1e15 bytes is a
+# petabyte, 1e15 ms 30,000 years.
+_MAX_NUMBER = 1e15
 
 
 def Percentile(values: Sequence[float], p: float) -> float:
@@ -208,6 +211,10 @@ def _Field(obj, name, kind, line, minimum=None, choices=None, optional=False):
     )
   if kind is float and not math.isfinite(value):
     raise ParseError(f'line {line}: {name!r} is not finite: {value!r}')
+  if kind in (int, float) and abs(value) > _MAX_NUMBER:
+    raise ParseError(
+        f'line {line}: {name!r} is out of range (beyond {_MAX_NUMBER:.0e})'
+    )
   if minimum is not None and value < minimum:
     raise ParseError(f'line {line}: {name!r} is {value}, below {minimum}')
   if choices is not None and value not in choices:
@@ -310,6 +317,8 @@ def _Lines(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
       raise ParseError(f'line {i}: empty line')
     try:
       obj = json.loads(line_text)
+    except RecursionError as e:
+      raise ParseError(f'line {i}: JSON nested too deeply') from e
     except json.JSONDecodeError as e:
       if last and not complete and i > 1:
         problems.append(
@@ -320,6 +329,8 @@ def _Lines(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
       raise ParseError(
           f'line {i}: not JSON ({e.msg}): {line_text[:80]!r}'
       ) from e
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+      raise ParseError(f'line {i}: invalid JSON: {e}') from e
     if not isinstance(obj, dict):
       raise ParseError(f'line {i}: expected a JSON object, got {obj!r:.80}')
     decoded.append((i, obj))

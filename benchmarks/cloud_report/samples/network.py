@@ -91,10 +91,15 @@ def ResultMetadata(result: netperf_parser.Result) -> dict[str, Any]:
     raw = result.Field(selector)
     if raw:
       md[key] = int(float(raw))
-  if result.transaction_rate is not None and result.throughput is not None:
+  printed_rate = result.Field('TRANSACTION_RATE') is not None
+  if printed_rate and result.throughput is not None:
     # With -I, netperf's THROUGHPUT is the mean over its iterations while
     # TRANSACTION_RATE (the report's column) is the last iteration's.
     md['transaction_rate_mean_over_iterations'] = result.throughput
+  if result.transaction_rate is not None:
+    md['transaction_rate_selector'] = (
+        'TRANSACTION_RATE' if printed_rate else 'THROUGHPUT'
+    )
   return md
 
 
