@@ -17,22 +17,36 @@
   pkb-ext list [PKB FLAGS...]          which benchmark modules those flags run
   pkb-ext plan [PKB FLAGS...]          VMs, disks, phases, time and cost of a run
   pkb-ext local up|down|status         the local cloud
-  pkb-ext parse TOOL FILE              an archived tool output -> JSON samples
+  pkb-ext parse TOOL FILE|-            an archived tool output -> JSON samples
   pkb-ext publish SPOOL --table T      re-publish an NDJSON spool to BigQuery
   pkb-ext report ...                   the report's tables and charts
   pkb-ext compare A B | --baseline=2021 B   what changed between two runs
   pkb-ext bench --out FILE             the harness's own benchmarks
 
 `pkb-ext bench` needs a source checkout: the harness lives in tests/pkb_ext_dev.
+
+`parse` reads a regular file (or standard input, `-`) of at most
+MAX_INPUT_BYTES; any input it cannot parse is a one-line error naming the
+problem, exit 1. netperf output must carry every selector the net phase
+asks for in its test, as in the phase (--any-selectors accepts output of
+other selectors, e.g. PKB's).
 """
 
 import argparse
 import importlib
 import json
 import os
+import stat
 import sys
 
 from pkb_cloud_report.benchmarks.cloud_report import parsers
+
+# Far above any real output (a 30 min TPC-C log with per-second lines is
+# about 2 MB); anything larger is not one tool output.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+STDIN = '-'
+_HELP_TOPICS = ('-h', '--help', '-help', '--helpshort')
+_DEFAULT_BENCHMARK = '--benchmarks=cloud_report_2021'
 
 # Subcommands implemented in their own modules: name -> (module, help).
 _DELEGATED = {
@@ -48,30 +62,96 @@ _DELEGATED = {
 }
 
 
-def _Parse(args) -> int:
+class InputError(Exception):
+  """The input cannot be read as one tool output."""
+
+
+def _ReadBounded(f) -> bytes:
+  data = f.read(MAX_INPUT_BYTES + 1)
+  if len(data) > MAX_INPUT_BYTES:
+    raise InputError(
+        f'larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB: not one tool'
+        ' output'
+    )
+  return data
+
+
+def ReadInput(path: str) -> str:
+  """Returns the text of a regular file, or of standard input for '-'.
+
+  Raises:
+    InputError: not a regular file (a FIFO, a device, a directory), too
+      large, unreadable or not UTF-8.
+  """
   try:
-    with open(args.file, encoding='utf-8', errors='strict') as f:
-      text = f.read()
-  except (OSError, UnicodeDecodeError) as e:
-    print(f'pkb-ext parse: cannot read {args.file}: {e}', file=sys.stderr)
+    if path == STDIN:
+      data = _ReadBounded(sys.stdin.buffer)
+    else:
+      # O_NONBLOCK: opening a FIFO must not wait for a writer.
+      fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+      with os.fdopen(fd, 'rb') as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+          raise InputError(
+              'not a regular file (a FIFO, device or directory); pipe it in'
+              ' with - instead'
+          )
+        data = _ReadBounded(f)
+    return data.decode('utf-8', errors='strict')
+  except OSError as e:
+    raise InputError(e.strerror or str(e)) from e
+  except UnicodeDecodeError as e:
+    raise InputError(f'not UTF-8 text ({e.reason} at byte {e.start})') from e
+
+
+def _NetperfRequired(text: str) -> list[str]:
+  """The selectors the net phase would require of this output."""
+  from pkb_cloud_report.benchmarks.cloud_report import network  # pylint: disable=g-import-not-at-top
+  from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf  # pylint: disable=g-import-not-at-top
+
+  test = netperf.Parse(text).test
+  if test not in network.TESTS:
+    raise parsers.ParseError(
+        f'netperf test {test!r} is not one the net phase runs'
+        f' ({", ".join(network.TESTS)}): no banner and no PROTOCOL/DIRECTION'
+        ' (truncated?); use --any-selectors for output of other selectors'
+    )
+  return network.RequiredSelectors(test)
+
+
+def _Parse(args) -> int:
+  name = 'standard input' if args.file == STDIN else args.file
+  try:
+    text = ReadInput(args.file)
+  except InputError as e:
+    print(f'pkb-ext parse: cannot read {name}: {e}', file=sys.stderr)
     return 1
   try:
-    out = parsers.ParseText(args.tool, text)
+    kwargs = {}
+    if args.tool == 'netperf' and not args.any_selectors:
+      kwargs['required'] = _NetperfRequired(text)
+    out = parsers.ParseText(args.tool, text, **kwargs)
   except parsers.ParseError as e:
-    print(f'pkb-ext parse {args.tool}: {args.file}: {e}', file=sys.stderr)
+    print(f'pkb-ext parse {args.tool}: {name}: {e}', file=sys.stderr)
     return 1
   from pkb_cloud_report.benchmarks.cloud_report import samples  # pylint: disable=g-import-not-at-top
 
   for s in out:
-    print(json.dumps(samples.ToJsonDict(s), sort_keys=True))
+    print(json.dumps(samples.ToJsonDict(s), sort_keys=True, allow_nan=False))
   return 0
+
+
+def _WithDefaultBenchmark(pkb_args: list[str]) -> list[str]:
+  """PKB flags with --benchmarks=cloud_report_2021 unless they name some."""
+  argv = list(pkb_args)
+  if not any(a.startswith('--benchmarks') for a in argv):
+    argv.insert(0, _DEFAULT_BENCHMARK)
+  return argv
 
 
 def _Run(pkb_args: list[str]) -> int:
   pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
-  argv = list(pkb_args)
-  if not any(a.startswith('--benchmarks') for a in argv):
-    argv.insert(0, '--benchmarks=cloud_report_2021')
+  argv = _WithDefaultBenchmark(pkb_args)
   os.execv(sys.executable, [sys.executable, pkb] + argv)
   return 1  # not reached
 
@@ -79,7 +159,7 @@ def _Run(pkb_args: list[str]) -> int:
 def _List(pkb_args: list[str]) -> int:
   from pkb_ext import registry  # pylint: disable=g-import-not-at-top
 
-  argv = list(pkb_args) or ['--benchmarks=cloud_report_2021']
+  argv = _WithDefaultBenchmark(pkb_args)
   try:
     resolved = registry.ResolveBenchmarks(argv)
   except Exception as e:  # pylint: disable=broad-except
@@ -129,15 +209,49 @@ def BuildParser() -> argparse.ArgumentParser:
       prog='pkb-ext', description='The 2021 Cloud Report on PKB.'
   )
   sub = parser.add_subparsers(dest='command', required=True)
-  run = sub.add_parser('run', help='run cloud_report_2021 with stock pkb.py')
-  run.add_argument('pkb_args', nargs=argparse.REMAINDER)
-  listing = sub.add_parser(
-      'list', help='show which benchmark modules PKB flags resolve to'
+  flags_note = (
+      'PKB FLAGS are stock pkb.py flags; without --benchmarks,'
+      ' --benchmarks=cloud_report_2021 is added. `pkb-ext run'
+      ' --helpmatch=cloud_report` lists every cloud_report flag.'
   )
-  listing.add_argument('pkb_args', nargs=argparse.REMAINDER)
-  parse = sub.add_parser('parse', help='parse a raw tool output into samples')
+  run = sub.add_parser(
+      'run',
+      help='run cloud_report_2021 with stock pkb.py',
+      description='Runs stock pkb.py with PKB FLAGS. ' + flags_note,
+      usage='pkb-ext run [PKB FLAGS...]',
+  )
+  run.add_argument('pkb_args', nargs=argparse.REMAINDER, metavar='PKB FLAGS')
+  listing = sub.add_parser(
+      'list',
+      help='show which benchmark modules PKB flags resolve to',
+      description=(
+          'Prints the benchmark modules PKB FLAGS resolve to, without running'
+          ' anything. '
+          + flags_note
+      ),
+      usage='pkb-ext list [PKB FLAGS...]',
+  )
+  listing.add_argument(
+      'pkb_args', nargs=argparse.REMAINDER, metavar='PKB FLAGS'
+  )
+  parse = sub.add_parser(
+      'parse',
+      help='parse a raw tool output into samples',
+      description=(
+          'Parses one archived tool output (a regular file, or - for standard'
+          ' input) into JSON samples, one per line.'
+      ),
+  )
   parse.add_argument('tool', choices=sorted(parsers.TOOLS))
-  parse.add_argument('file')
+  parse.add_argument('file', help='the output file, or - for standard input')
+  parse.add_argument(
+      '--any-selectors',
+      action='store_true',
+      help=(
+          "netperf: accept output of any selectors (e.g. PKB's), not only"
+          " the net phase's"
+      ),
+  )
   for name, (_, help_text) in _DELEGATED.items():
     sub.add_parser(name, help=help_text, add_help=False)
   return parser
@@ -156,7 +270,11 @@ def main(argv: list[str] | None = None) -> int:
 def _Main(argv: list[str]) -> int:
   if argv and argv[0] in _DELEGATED:
     return _Delegate(argv[0], argv[1:])
-  if argv and argv[0] in _PASS_THROUGH and '-h' not in argv[1:2]:
+  if (
+      argv
+      and argv[0] in _PASS_THROUGH
+      and not set(argv[1:2]) & set(_HELP_TOPICS)
+  ):
     # PKB's flags start with '--', which argparse would take as its own.
     return _PASS_THROUGH[argv[0]](argv[1:])
   args = BuildParser().parse_args(argv)

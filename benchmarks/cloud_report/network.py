@@ -77,6 +77,17 @@ SELECTORS = {
     ),
 }
 WORK_DIR = 'pkb_ext_netperf'  # relative: the login's home on a VM
+
+
+def RequiredSelectors(test: str) -> list[str]:
+  """The selectors the phase asks netperf for in `test`, upper case.
+
+  The parser requires them all, so output cut at a line boundary fails.
+
+  Raises:
+    KeyError: `test` is not one of TESTS.
+  """
+  return [s.upper() for s in SELECTORS[test]]
 _CONFIDENCE = re.compile(r'^(95|99),(\d+(?:\.\d+)?)$')
 _ITERATIONS = re.compile(r'^(\d+),(\d+)$')
 _STREAM_MARK = '@@@ pkb_ext netperf stream '
@@ -432,7 +443,7 @@ def RunTest(client, server, binaries, params, test, streams, iteration):
       NetperfCommand(binaries.netperf, server.internal_ip, test, params, i)
       for i in range(streams)
   ]
-  required = [s.upper() for s in SELECTORS[test]]
+  required = RequiredSelectors(test)
   md = _Metadata(client, server, binaries, params, test, streams, commands[0])
   timeout = params.Timeout(test)
   if streams == 1:

@@ -78,10 +78,16 @@ def Lookup(tool: str) -> tuple[types.ModuleType, types.ModuleType]:
   )
 
 
-def ParseText(tool: str, text: str) -> list:
-  """Parses one tool output into samples stamped with their phase."""
+def ParseText(tool: str, text: str, **kwargs) -> list:
+  """Parses one tool output into samples stamped with their phase.
+
+  Args:
+    tool: a name in TOOLS.
+    text: the tool's output.
+    **kwargs: passed to the parser (e.g. netperf's `required`).
+  """
   parser, samples_module = Lookup(tool)
-  result = parser.Parse(text)
+  result = parser.Parse(text, **kwargs)
   out = samples_module.FromResult(result)
   for s in out:
     s.metadata.setdefault('phase', TOOLS[tool].phase)

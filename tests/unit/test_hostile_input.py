@@ -1,0 +1,326 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Hostile and newer real input: parsers raise only ParseError, and
+`pkb-ext parse` never prints a traceback.
+
+Each case starts from a real capture in tests/data and changes the one
+thing under test.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from pkb_ext import parsers
+from pkb_ext.parsers import coremark
+from pkb_ext.parsers import fio
+from pkb_ext.parsers import netperf
+from pkb_ext.parsers import tpcc
+from pkb_ext.parsers import ttfb
+from pkb_ext.phases import net
+from pkb_ext.samples import net as net_samples
+
+DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
+BIG = '9' * 400
+PKB_EXT = [sys.executable, '-m', 'pkb_ext.cli']
+# PKB's own import-time deprecation warnings are not ours to count.
+_ENV = dict(os.environ, PYTHONWARNINGS='ignore')
+
+
+def _Read(relative: str) -> str:
+  return (DATA / relative).read_text()
+
+
+def _Deep(depth: int = 5000) -> str:
+  return '[' * depth + ']' * depth
+
+
+class CoreMarkTest(absltest.TestCase):
+
+  def testReadmeMdWordingOfCurrentCoreMarkIsValidated(self):
+    # eembc/coremark main: "See README.md ..." instead of v1.01's readme.txt.
+    text = _Read('coremark/single_core.txt').replace(
+        'See readme.txt', 'See README.md'
+    )
+    self.assertIn('See README.md for run and reporting rules.', text)
+    result = coremark.Parse(text)
+    self.assertTrue(result.validated)
+    self.assertAlmostEqual(result.score, 10946.508064)
+
+  def testOtherValidatedWordingIsStillRejected(self):
+    text = _Read('coremark/single_core.txt').replace(
+        'See readme.txt', 'See nothing'
+    )
+    with self.assertRaisesRegex(parsers.ParseError, 'did not validate'):
+      coremark.Parse(text)
+
+  def testHugeParallelCountIsRejectedWithoutBuildingIt(self):
+    text = _Read('coremark/all_core_pthread_2.txt').replace(
+        'Parallel PThreads : 2', 'Parallel PThreads : 2000000000'
+    )
+    self.assertIn('2000000000', text)
+    with self.assertRaisesRegex(parsers.ParseError, '2000000000 contexts'):
+      coremark.Parse(text)
+
+  def test400DigitNumbersAreParseErrors(self):
+    for line in ('Iterations       : ', 'Total ticks      : '):
+      text = _Read('coremark/single_core.txt')
+      start = text.index(line) + len(line)
+      end = text.index('\n', start)
+      with self.assertRaises(parsers.ParseError):
+        coremark.Parse(text[:start] + BIG + text[end:])
+
+
+class FioTest(absltest.TestCase):
+
+  def _Doc(self):
+    return json.loads(_Read('fio/job_rd-iops.json'))
+
+  def testPercentilesAsAListIsAParseError(self):
+    doc = self._Doc()
+    doc['jobs'][0]['read']['clat_ns']['percentile'] = [1, 2]
+    with self.assertRaisesRegex(parsers.ParseError, 'percentile.*list'):
+      fio.Parse(json.dumps(doc))
+
+  def testDeepNestingIsAParseError(self):
+    with self.assertRaisesRegex(parsers.ParseError, 'nested too deeply'):
+      fio.Parse('{"jobs": ' + _Deep() + '}')
+
+  def test400DigitIntegerIsAParseError(self):
+    doc = self._Doc()
+    doc['jobs'][0]['read']['io_bytes'] = int(BIG)
+    with self.assertRaisesRegex(parsers.ParseError, 'io_bytes'):
+      fio.Parse(json.dumps(doc))
+
+  def testIntegerBeyondPythonsDigitLimitIsAParseError(self):
+    text = _Read('fio/job_rd-iops.json').replace(
+        '"error" : 0', '"error" : ' + '9' * 5000, 1
+    )
+    with self.assertRaises(parsers.ParseError):
+      fio.Parse(text)
+
+  def testNonFinitePercentileKeyIsAParseError(self):
+    doc = self._Doc()
+    doc['jobs'][0]['read']['clat_ns']['percentile'] = {'nan': 5}
+    with self.assertRaisesRegex(parsers.ParseError, 'not in 0..100'):
+      fio.Parse(json.dumps(doc))
+
+
+class TpccTest(parameterized.TestCase):
+
+  _GOTPC = 'tpcc/gotpc_v1.0.9_pg15_4wh_4threads_30s.txt'
+  _NEW_ORDER_P90 = '90th(ms): 22.0, 95th(ms): 29.4, 99th(ms): 50.3, 99.9th'
+
+  @parameterized.parameters('NaN', 'nan', 'inf', '+Inf', '-22.0', '1e3', BIG)
+  def testGoTpcLatencyMustBeAPlainNonNegativeNumber(self, value):
+    text = _Read(self._GOTPC)
+    line = '[Summary] NEW_ORDER - '
+    start = text.index(line)
+    summary = text[start : text.index('\n', start)]
+    bad = summary.replace('90th(ms): 22.0', f'90th(ms): {value}')
+    self.assertNotEqual(bad, summary)
+    with self.assertRaises(parsers.ParseError):
+      tpcc.Parse(text.replace(summary, bad))
+
+  @parameterized.parameters('NaN', '-1.0', 'inf')
+  def testGoTpcTpmcMustBeANumber(self, value):
+    text = _Read(self._GOTPC).replace('tpmC: 12051.0', f'tpmC: {value}')
+    with self.assertRaises(parsers.ParseError):
+      tpcc.Parse(text)
+
+  def testGoTpcCountOf400DigitsIsAParseError(self):
+    text = _Read(self._GOTPC).replace('Count: 6022', f'Count: {BIG}')
+    with self.assertRaises(parsers.ParseError):
+      tpcc.Parse(text)
+
+  def testCockroach400DigitsIsAParseError(self):
+    text = _Read('tpcc/cockroach_v21.1_pgbouncer_10wh_10m.txt')
+    rows = [l for l in text.splitlines() if l.strip().endswith('newOrder')]
+    self.assertTrue(rows)
+    first = rows[-1].split()[2]  # ops(total)
+    bad = text.replace(rows[-1], rows[-1].replace(f' {first} ', f' {BIG} '))
+    with self.assertRaises(parsers.ParseError):
+      tpcc.Parse(bad)
+
+  def testCliNeverPrintsNaN(self):
+    text = _Read(self._GOTPC).replace('tpmC: 12051.0', 'tpmC: NaN')
+    proc = _Cli(['parse', 'tpcc', '-'], text)
+    self.assertEqual(proc.returncode, 1)
+    self.assertEqual(proc.stdout, '')
+    self.assertNotIn('Traceback', proc.stderr)
+
+
+class NetperfTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('MEAN_LATENCY=24.74', 'MEAN_LATENCY=-24.74'),
+      ('P90_LATENCY=29', 'P90_LATENCY=-29'),
+  )
+  def testNegativeLatencyIsAParseError(self, good, bad):
+    text = _Read('netperf/tcp_rr_keyval.txt')
+    self.assertIn(good, text)
+    with self.assertRaisesRegex(parsers.ParseError, 'negative'):
+      netperf.Parse(text.replace(good, bad))
+
+  def testNegativeRateAndThroughputAreParseErrors(self):
+    for name in ('tcp_rr_keyval.txt', 'tcp_stream_keyval.txt'):
+      text = _Read(f'netperf/{name}')
+      for key in ('TRANSACTION_RATE=', 'THROUGHPUT='):
+        if key in text:
+          with self.assertRaisesRegex(parsers.ParseError, 'negative'):
+            netperf.Parse(text.replace(key, key + '-'))
+
+  def testRetransmissionsOfMinusOneStayAccepted(self):
+    # netperf prints -1 where it measured none (UDP, no confidence).
+    text = _Read('netperf/tcp_rr_keyval.txt')
+    self.assertIn('LOCAL_TRANSPORT_RETRANS=', text)
+    lines = [
+        'LOCAL_TRANSPORT_RETRANS=-1' if l.startswith('LOCAL_TRANSPORT') else l
+        for l in text.splitlines()
+    ]
+    netperf.Parse('\n'.join(lines))
+
+  def testRateGivenOnlyAsThroughputInTransPerSecond(self):
+    # PKB's selectors: THROUGHPUT in Trans/s, no TRANSACTION_RATE.
+    text = (
+        'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0'
+        ' AF_INET to 10.0.0.2 () port 20001 AF_INET : first burst 0\n'
+        'Throughput,Throughput Units,50th Percentile Latency Microseconds\n'
+        '1405.50,Trans/s,683\n'
+    )
+    result = netperf.Parse(text)
+    self.assertEqual(result.transaction_rate, 1405.5)
+    samples = {s.metric: s for s in net_samples.FromResult(result)}
+    self.assertEqual(samples['netperf_transaction_rate'].value, 1405.5)
+    self.assertEqual(
+        samples['netperf_transaction_rate'].metadata[
+            'transaction_rate_selector'
+        ],
+        'THROUGHPUT',
+    )
+    self.assertNotIn('netperf_throughput', samples)
+
+  def testKeyvalCutAtALineBoundaryFailsInTheCliAsInThePhase(self):
+    text = _Read('netperf/tcp_rr_keyval.txt')
+    cut = ''.join(text.splitlines(keepends=True)[:3])
+    with self.assertRaisesRegex(parsers.ParseError, 'missing'):
+      netperf.Parse(cut, required=net.RequiredSelectors('TCP_RR'))
+    proc = _Cli(['parse', 'netperf', '-'], cut)
+    self.assertEqual(proc.returncode, 1, proc.stdout)
+    self.assertIn('missing from netperf output', proc.stderr)
+    self.assertEqual(proc.stdout, '')
+    whole = _Cli(['parse', 'netperf', '-'], text)
+    self.assertEqual(whole.returncode, 0, whole.stderr)
+    self.assertLen(whole.stdout.splitlines(), 8)
+    any_selectors = _Cli(['parse', 'netperf', '--any-selectors', '-'], cut)
+    self.assertEqual(any_selectors.returncode, 0, any_selectors.stderr)
+
+
+class TtfbTest(absltest.TestCase):
+
+  def testDeepNestingAndHugeNumbersAreParseErrors(self):
+    lines = _Read('ttfb/minio_boto3_sigterm.jsonl').splitlines(keepends=True)
+    for bad in (
+        _Deep() + '\n',
+        lines[1].replace('"bytes": 1,', f'"bytes": {BIG},'),
+        lines[1].replace('"bytes": 1,', '"bytes": ' + '9' * 5000 + ','),
+    ):
+      with self.assertRaises(parsers.ParseError):
+        ttfb.Parse(lines[0] + bad + ''.join(lines[2:]))
+
+
+def _Cli(argv, stdin=None, timeout=60):
+  return subprocess.run(
+      PKB_EXT + argv,
+      input=stdin,
+      capture_output=True,
+      text=True,
+      timeout=timeout,
+      check=False,
+      env=_ENV,
+  )
+
+
+class ParseCliTest(parameterized.TestCase):
+  """`pkb-ext parse` in a subprocess: one-line errors, no traceback."""
+
+  def _AssertCleanFailure(self, proc):
+    self.assertEqual(proc.returncode, 1, proc.stdout[:500])
+    self.assertNotIn('Traceback', proc.stderr)
+    self.assertEqual(proc.stdout, '')
+    self.assertLen(proc.stderr.strip().splitlines(), 1, proc.stderr)
+
+  @parameterized.parameters(sorted(parsers.TOOLS))
+  def testHostileFilesFailCleanly(self, tool):
+    work = self.create_tempdir().full_path
+    cases = {
+        'big_int': BIG + '\n',
+        'deep': _Deep() + '\n',
+        'wrong_types': '{"fio version": 3, "jobs": {"a": []}}\n',
+        'binary': '\udcff',
+        'nan': '{"kind": "header", "version": NaN}\n',
+    }
+    for name, text in cases.items():
+      path = os.path.join(work, name)
+      with open(path, 'w', errors='surrogateescape') as f:
+        f.write(text)
+      proc = _Cli(['parse', tool, path])
+      self._AssertCleanFailure(proc)
+
+  def testDevZeroIsRefused(self):
+    proc = _Cli(['parse', 'coremark', '/dev/zero'], timeout=30)
+    self._AssertCleanFailure(proc)
+    self.assertIn('not a regular file', proc.stderr)
+
+  def testFifoIsRefusedWithoutHanging(self):
+    path = os.path.join(self.create_tempdir().full_path, 'fifo')
+    os.mkfifo(path)
+    proc = _Cli(['parse', 'netperf', path], timeout=30)
+    self._AssertCleanFailure(proc)
+    self.assertIn('not a regular file', proc.stderr)
+
+  def testOversizedStandardInputIsRefused(self):
+    with open('/dev/zero', 'rb') as zero:
+      proc = subprocess.run(
+          PKB_EXT + ['parse', 'fio', '-'],
+          stdin=zero,
+          capture_output=True,
+          text=True,
+          timeout=120,
+          check=False,
+          env=_ENV,
+      )
+    self._AssertCleanFailure(proc)
+    self.assertIn('larger than 64 MiB', proc.stderr)
+
+  def testStandardInput(self):
+    text = _Read('coremark/single_core.txt')
+    proc = _Cli(['parse', 'coremark', '-'], text)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    (line,) = proc.stdout.splitlines()
+    self.assertEqual(json.loads(line)['value'], 10946.508064)
+
+  def testDirectoryIsRefused(self):
+    with tempfile.TemporaryDirectory() as d:
+      self._AssertCleanFailure(_Cli(['parse', 'tpcc', d]))
+
+
+if __name__ == '__main__':
+  absltest.main()
