@@ -20,12 +20,19 @@ side effect of importing our modules, before PKB parses its command line.
 
 It refuses to replace anything PKB or another extension already registered
 under the same name, and calling it again is a no-op.
+
+`pkb.py --helpmatch=cloud_report` prints the flags of the modules whose name
+matches `cloud_report`. Many of our flags are defined in modules named
+otherwise (pkb_ext.phases.net, pkb_ext.publish.publisher), so Register() also
+lists each cloud_report_ flag of such a module under the name
+`cloud_report flags of MODULE`; the flag is still defined by MODULE.
 """
 
 import importlib
 import logging
 import os
 import pkgutil
+import re
 import threading
 import types
 
@@ -42,6 +49,8 @@ PUBLISH_PACKAGE = 'pkb_ext.publish'
 SUITE_BENCHMARK = 'cloud_report_2021'
 BENCHMARK_SET = 'cloud_report'
 PHASES_BENCHMARK_SET = 'cloud_report_phases'
+FLAG_PREFIX = 'cloud_report_'
+HELP_PREFIX = 'cloud_report flags of '
 
 # Instance-store NVMe volumes of the report's Appendix II machines missing from
 # PKB's providers/aws/aws_disk.NUM_LOCAL_VOLUMES (without an entry PKB gives
@@ -190,6 +199,22 @@ def _RegisterLocalDisks() -> None:
       )
 
 
+def _RegisterFlagHelp() -> None:
+  """Lists our flags under a module name that --helpmatch=cloud_report finds."""
+  from absl import flags
+
+  by_module = flags.FLAGS.flags_by_module_dict()
+  for module, module_flags in list(by_module.items()):
+    if re.search('cloud_report', module):
+      continue
+    alias = HELP_PREFIX + module
+    listed = {id(f) for f in by_module.get(alias, [])}
+    for flag in module_flags:
+      if flag.name.startswith(FLAG_PREFIX) and id(flag) not in listed:
+        flags.FLAGS.register_flag_by_module(alias, flag)
+        listed.add(id(flag))
+
+
 def Register() -> None:
   """Registers pkb_ext with PKB; safe to call more than once."""
   global _registered
@@ -208,6 +233,7 @@ def Register() -> None:
       _RegisterDataLoaders()
       _RegisterPublishers()
       _RegisterLocalDisks()
+      _RegisterFlagHelp()
     except BaseException:
       _registered = False
       raise

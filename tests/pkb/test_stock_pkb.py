@@ -14,10 +14,14 @@
 """Stock pkb.py (PKB's own script, unedited) sees pkb_ext."""
 
 import os
+import re
 import subprocess
 import sys
 
+from absl import flags
 from absl.testing import absltest
+
+from pkb_ext import registry
 
 _BIN = os.path.dirname(sys.executable)
 
@@ -47,6 +51,15 @@ class StockPkbTest(absltest.TestCase):
         'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark', out
     )
     self.assertIn('--cloud_report_phases', out)
+    # Every cloud_report_ flag that pkb_ext defines, wherever it is defined.
+    listed = set(
+        re.findall(r'^\s+--(?:\[no\])?(cloud_report_\w+):', out, re.MULTILINE)
+    )
+    registry.Register()
+    defined = {n for n in flags.FLAGS if n.startswith('cloud_report_')}
+    self.assertGreater(len(defined), 80)
+    self.assertEqual(sorted(defined - listed), [])
+    self.assertEqual(sorted(listed - defined), [])
 
   def testBadPhaseFlagIsAClearError(self):
     rc, _, err = _Run(

@@ -66,6 +66,53 @@ class ParseTest(absltest.TestCase):
       self.assertIn(tool.phase, ('cpu', 'io', 'net', 'object_storage', 'tpcc'))
 
 
+class PassThroughTest(absltest.TestCase):
+
+  def testListWithFlagsDefaultsToTheSuiteLikeRun(self):
+    from pkb_ext import registry  # pylint: disable=g-import-not-at-top
+
+    with mock.patch.object(
+        registry, 'ResolveBenchmarks', return_value=[('a', 'b')]
+    ) as resolve:
+      rc, out, _ = _Main(['list', '--cloud=GCP'])
+    self.assertEqual(rc, 0)
+    self.assertEqual(out, 'a\tb\n')
+    resolve.assert_called_once_with(
+        ['--benchmarks=cloud_report_2021', '--cloud=GCP']
+    )
+    with mock.patch.object(cli.os, 'execv') as execv:
+      cli.main(['run', '--cloud=GCP'])
+    self.assertEqual(
+        execv.call_args[0][1][2:],
+        ['--benchmarks=cloud_report_2021', '--cloud=GCP'],
+    )
+
+  def testExplicitBenchmarksAreKept(self):
+    from pkb_ext import registry  # pylint: disable=g-import-not-at-top
+
+    with mock.patch.object(
+        registry, 'ResolveBenchmarks', return_value=[]
+    ) as resolve:
+      _Main(['list', '--benchmarks=cloud_report_phases'])
+    resolve.assert_called_once_with(['--benchmarks=cloud_report_phases'])
+
+  def testHelpOfRunAndList(self):
+    for command in ('run', 'list'):
+      for option in ('--help', '-h'):
+        with mock.patch.object(cli.os, 'execv') as execv:
+          with self.assertRaises(SystemExit) as e:
+            _Main([command, option])
+        self.assertEqual(e.exception.code, 0)
+        execv.assert_not_called()
+
+  def testHelpSaysWhereTheFlagsAreListed(self):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), self.assertRaises(SystemExit):
+      cli.main(['list', '--help'])
+    self.assertIn('--helpmatch=cloud_report', out.getvalue())
+    self.assertIn('--benchmarks=cloud_report_2021', out.getvalue())
+
+
 class DelegateTest(absltest.TestCase):
 
   def testBenchWithoutSourceCheckoutExitsTwo(self):
