@@ -68,11 +68,14 @@ cloud_report_2021:
       vm_spec: *cloud_report_2021_vm
 """
 
+NO_PHASES = 'none'
 _PHASES = flags.DEFINE_list(
     'cloud_report_phases',
     None,
     'Phases of cloud_report_2021 to run, in any order; they run in the '
-    f'report\'s order ({",".join(phases.ORDER)}). Default: every phase.',
+    f'report\'s order ({",".join(phases.ORDER)}). Default: every phase.'
+    f' "{NO_PHASES}" runs none: only provisioning, the run metadata and'
+    ' teardown.',
 )
 _KEEP_GOING = flags.DEFINE_boolean(
     'cloud_report_keep_going',
@@ -82,6 +85,14 @@ _KEEP_GOING = flags.DEFINE_boolean(
 
 
 def _CheckPhases(names) -> bool:
+  if names is not None and not names:
+    raise flags.ValidationError(
+        '--cloud_report_phases is empty: it would provision the VMs and run'
+        f' nothing; name one or more of {",".join(phases.ORDER)}, leave the'
+        f' flag out for every phase, or say {NO_PHASES} for no phase'
+    )
+  if names == [NO_PHASES]:
+    return True
   if names is not None:
     try:
       phases.Validate(names)
@@ -99,6 +110,8 @@ _ALL = phases.LoadAll()
 def _Selected() -> list[str]:
   if _PHASES.value is None:
     return list(_ALL)
+  if _PHASES.value == [NO_PHASES]:
+    return []
   return phases.Validate(_PHASES.value)
 
 

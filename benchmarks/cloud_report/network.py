@@ -88,6 +88,8 @@ def RequiredSelectors(test: str) -> list[str]:
     KeyError: `test` is not one of TESTS.
   """
   return [s.upper() for s in SELECTORS[test]]
+
+
 _CONFIDENCE = re.compile(r'^(95|99),(\d+(?:\.\d+)?)$')
 _ITERATIONS = re.compile(r'^(\d+),(\d+)$')
 _STREAM_MARK = '@@@ pkb_ext netperf stream '

@@ -36,6 +36,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import math
 import os
 from typing import Any, Mapping, Sequence
 
@@ -189,23 +190,82 @@ _GOTPC_INTERVAL = flags.DEFINE_string(
 )
 
 
-def _Duration(name):
+def _Duration(name, positive=True):
   def Check(value) -> bool:
     try:
-      engines.DurationSeconds(value)
+      seconds = engines.DurationSeconds(value)
     except ValueError as e:
       raise flags.ValidationError(f'--{name}: {e}') from e
+    if positive and seconds <= 0:
+      raise flags.ValidationError(f'--{name}={value}: must be longer than 0 s')
     return True
 
   return Check
 
 
+# Metrics the tools count in whole numbers.
+_INTEGER_METRICS = frozenset({'errors'})
+
+
+def RuleProblems(rule: stepping.PassRule) -> list[str]:
+  """Why no measurement could ever pass `rule` (empty if one could).
+
+  Every metric is finite and >= 0 (efficiency_pct has no upper bound:
+  go-tpc without --wait reports thousands of %), so `metric < v` needs
+  v > 0, and the lower and upper limits of one metric must leave room
+  between them (an integer, for error counts).
+  """
+  problems = []
+  lower: dict[str, float] = {}
+  upper: dict[str, float] = {}
+  for limit in rule.limits:
+    if not math.isfinite(limit.value):
+      problems.append(f'{limit.Describe()}: the value is not finite')
+      continue
+    if limit.op == '<':
+      upper[limit.metric] = min(upper.get(limit.metric, math.inf), limit.value)
+    else:
+      lower[limit.metric] = max(lower.get(limit.metric, -math.inf), limit.value)
+  for metric, high in upper.items():
+    low = lower.get(metric, -math.inf)
+    if metric in _INTEGER_METRICS:
+      least = 0 if low < 0 else math.floor(low) + 1  # the least whole count
+      possible = least < high
+    else:
+      possible = high > max(low, 0.0)
+    if possible:
+      continue
+    if high <= 0:
+      problems.append(f'{metric} < {high:g} can never hold: {metric} >= 0')
+    else:
+      problems.append(
+          f'{metric} > {low:g} and {metric} < {high:g} leave no'
+          f' {"whole number" if metric in _INTEGER_METRICS else "value"}'
+      )
+  return problems
+
+
 def _CheckRule(value) -> bool:
   try:
-    stepping.ParseRule(value)
+    rule = stepping.ParseRule(value)
   except ValueError as e:
     raise flags.ValidationError(f'--cloud_report_tpcc_pass_rule: {e}') from e
+  problems = RuleProblems(rule)
+  if problems:
+    raise flags.ValidationError(
+        f'--cloud_report_tpcc_pass_rule={value}: no step could ever pass: '
+        + '; '.join(problems)
+    )
   return True
+
+
+def _CheckFinite(name):
+  def Check(value) -> bool:
+    if value is not None and not math.isfinite(value):
+      raise flags.ValidationError(f'--{name}={value}: must be a finite number')
+    return True
+
+  return Check
 
 
 def _CheckOptions(values) -> bool:
@@ -231,13 +291,17 @@ def _CheckGrid(values) -> bool:
 
 for _name in (
     'cloud_report_tpcc_duration',
-    'cloud_report_tpcc_ramp',
     'cloud_report_tpcc_load_timeout',
+    'cloud_report_tpcc_gotpc_interval',
 ):
   flags.register_validator(_name, _Duration(_name))
 flags.register_validator(
-    'cloud_report_tpcc_gotpc_interval',
-    _Duration('cloud_report_tpcc_gotpc_interval'),
+    'cloud_report_tpcc_ramp',
+    _Duration('cloud_report_tpcc_ramp', positive=False),
+)
+flags.register_validator(
+    'cloud_report_tpcc_gotpc_threads_per_warehouse',
+    _CheckFinite('cloud_report_tpcc_gotpc_threads_per_warehouse'),
 )
 flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
 flags.register_validator('cloud_report_tpcc_postgres_options', _CheckOptions)

@@ -26,6 +26,7 @@ PKB's other publishers from running.
 
 import dataclasses
 import logging
+import math
 import os
 import shlex
 
@@ -119,6 +120,11 @@ flags.register_validator(
     'cloud_report_bq_endpoint',
     _Validator(ids.ValidateEndpoint),
     message='--cloud_report_bq_endpoint is invalid',
+)
+flags.register_validator(
+    'cloud_report_bq_timeout',
+    lambda value: value is None or math.isfinite(value),
+    message='--cloud_report_bq_timeout must be a finite number of seconds',
 )
 flags.register_validator(
     'cloud_report_bq_credentials',

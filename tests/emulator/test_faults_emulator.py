@@ -62,7 +62,7 @@ class EmulatorDownDuringPkbRunTest(absltest.TestCase):
         *stock_pkb.DriverCommand(), os.path.join(self.dir, 'cmds'),
         '--benchmarks=cloud_report_2021', f'--static_vm_file={vm_file}',
         f'--temp_dir={self.dir}/pkb',
-        f'--json_path={self.dir}/samples.json', '--cloud_report_phases=',
+        f'--json_path={self.dir}/samples.json', '--cloud_report_phases=none',
         '--accept_licenses', '--ignore_package_requirements',
         f'--run_uri={run_uri}', f'--cloud_report_bq_table={table}',
         f'--cloud_report_bq_endpoint={self.emulator.endpoint}',

@@ -302,7 +302,7 @@ class PublishEmulatorTest(absltest.TestCase):
         *stock_pkb.DriverCommand(), os.path.join(self.dir, 'cmds'),
         '--benchmarks=cloud_report_2021', f'--static_vm_file={vm_file}',
         f'--temp_dir={self.dir}/pkb', f'--json_path={pkb_json}',
-        '--collapse_labels=false', '--cloud_report_phases=',
+        '--collapse_labels=false', '--cloud_report_phases=none',
         '--accept_licenses', '--ignore_package_requirements',
         '--run_uri=bqpkb001', f'--cloud_report_bq_table={table}',
         f'--cloud_report_bq_endpoint={self.emulator.endpoint}',

@@ -220,7 +220,7 @@ class LocalCloudTest(absltest.TestCase):
 
   def test_8_stock_pkb_runs_over_ssh_without_apt(self):
     marks = self._Marks()
-    proc = self._Pkb('--cloud_report_phases=')
+    proc = self._Pkb('--cloud_report_phases=none')
     self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
     self.assertIn('Success rate: 100.00% (1/1)', proc.stderr)
     for host in _HOSTS:

@@ -46,7 +46,7 @@ class CloudReport2021MainTest(absltest.TestCase):
         'cloud_report_2021',
         stock_pkb.StaticVms(4, local_disks=['/dev/vdb']),
         answers=[a for p in selected_phases for a in _PLAYBACK[p]()],
-        flags={'cloud_report_phases': ','.join(selected_phases)},
+        flags={'cloud_report_phases': ','.join(selected_phases) or 'none'},
         run_uri='fakevms1',
     )
     self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
