@@ -22,6 +22,7 @@ without any network call.
 
 import argparse
 import logging
+import math
 import os
 import sys
 
@@ -52,8 +53,10 @@ def _Credentials(text: str) -> str:
 def _Positive(kind):
   def Parse(text):
     value = kind(text)
-    if value <= 0:
-      raise argparse.ArgumentTypeError(f'must be > 0, got {text}')
+    if not math.isfinite(value) or value <= 0:
+      raise argparse.ArgumentTypeError(
+          f'must be a finite number > 0, got {text}'
+      )
     return value
 
   return Parse

@@ -18,11 +18,16 @@ batch the row belongs to. Keys are given when rows are spooled and never
 change, so however often a spool is re-published, its batches (and so their
 load job ids) are the same. Lines without a key (a hand-made file, PKB's own
 JSON output) are batched in file order by the batch size.
+
+Read reports every bad line (up to MAX_REPORTED_LINES of them), each with
+its file and line number: not JSON, not a row, or a value BigQuery cannot
+hold (NaN, infinity).
 """
 
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 from typing import Any, Iterable, Mapping, Sequence
@@ -33,6 +38,7 @@ BATCH_KEY = 'publish_batch'
 SPOOL_PREFIX = 'cloud_report_samples'
 DEFAULT_BATCH_SIZE = 10000
 _UNSAFE = re.compile(r'[^A-Za-z0-9_.-]')
+MAX_REPORTED_LINES = 20
 
 
 class SpoolError(Exception):
@@ -143,12 +149,38 @@ def _Row(obj: Any, where: str) -> tuple[str | None, dict[str, Any]]:
   try:
     row = obj if 'schema_version' in obj else schema.RowFromSample(obj)
     schema.CheckRow(row)
-  except (schema.SchemaError, TypeError, ValueError) as e:
+    bad = _NonFinite(row)
+  except (schema.SchemaError, TypeError, ValueError, OverflowError) as e:
     raise SpoolError(f'{where}: {e}') from e
+  except RecursionError as e:
+    raise SpoolError(f'{where}: nested too deeply to be a row') from e
+  if bad is not None:
+    column, value = bad
+    raise SpoolError(
+        f'{where}: {column} is {value}: BigQuery rows hold no NaN or infinity'
+    )
   return key, row
 
 
-def _ReadLines(path: str) -> Iterable[tuple[str, Any]]:
+def _NonFinite(obj: Any, path: str = '') -> tuple[str, float] | None:
+  """The first (column path, value) of a NaN or infinite float in obj."""
+  if isinstance(obj, float):
+    return None if math.isfinite(obj) else (path, obj)
+  if isinstance(obj, dict):
+    items = obj.items()
+  elif isinstance(obj, list):
+    items = enumerate(obj)
+  else:
+    return None
+  for k, v in items:
+    found = _NonFinite(v, f'{path}.{k}' if path else str(k))
+    if found:
+      return found
+  return None
+
+
+def _ReadLines(path: str) -> Iterable[tuple[str, Any, SpoolError | None]]:
+  """Yields (where, decoded line, None) or (where, None, the error)."""
   try:
     with open(path, encoding='utf-8') as f:
       for number, line in enumerate(f, 1):
@@ -156,12 +188,22 @@ def _ReadLines(path: str) -> Iterable[tuple[str, Any]]:
           continue
         where = f'{path}:{number}'
         try:
-          yield where, _DECODER.decode(line)
-        except ValueError as e:
+          yield where, _DECODER.decode(line), None
+        except (ValueError, RecursionError) as e:
           torn = '' if line.endswith('\n') else ' (truncated last line?)'
-          raise SpoolError(f'{where}: not JSON{torn}: {e}') from e
+          yield where, None, SpoolError(f'{where}: not JSON{torn}: {e}')
   except (OSError, UnicodeDecodeError) as e:
     raise SpoolError(f'cannot read spool {path}: {e}') from e
+
+
+def _Raise(problems: list[SpoolError]) -> None:
+  shown = problems[:MAX_REPORTED_LINES]
+  more = len(problems) - len(shown)
+  raise SpoolError(
+      f'{len(problems)} bad line(s):\n'
+      + '\n'.join(f'  {e}' for e in shown)
+      + (f'\n  ... and {more} more' if more else '')
+  )
 
 
 def Read(paths: Sequence[str], batch_size: int) -> Contents:
@@ -171,26 +213,36 @@ def Read(paths: Sequence[str], batch_size: int) -> Contents:
   file given twice) and an error otherwise.
 
   Raises:
-    SpoolError: naming the file and line of the first bad line.
+    SpoolError: naming the file and line of every bad line.
   """
   if batch_size < 1:
     raise ValueError(f'batch size must be >= 1, got {batch_size}')
   keyed: dict[str, list[tuple[dict[str, Any], str]]] = {}
   seen: dict[str, str] = {}
   duplicates = 0
+  problems: list[SpoolError] = []
   for path in paths:
     unkeyed = []
-    for where, obj in _ReadLines(path):
-      key, row = _Row(obj, where)
-      text = _Dumps(row)
+    for where, obj, error in _ReadLines(path):
+      try:
+        if error is not None:
+          raise error
+        key, row = _Row(obj, where)
+        text = _Dumps(row)
+      except SpoolError as e:
+        problems.append(e)
+        continue
       previous = seen.get(row['sample_uri'])
       if previous is not None:
         if previous != text:
-          raise SpoolError(
-              f'{where}: sample_uri {row["sample_uri"]} appears twice with'
-              ' different values'
+          problems.append(
+              SpoolError(
+                  f'{where}: sample_uri {row["sample_uri"]} appears twice'
+                  ' with different values'
+              )
           )
-        duplicates += 1
+        else:
+          duplicates += 1
         continue
       seen[row['sample_uri']] = text
       if key is None:
@@ -202,6 +254,8 @@ def Read(paths: Sequence[str], batch_size: int) -> Contents:
       first = chunk[0][0]['sample_uri']
       key = f'auto-{_Digest(first)}-{start // batch_size:05d}'
       keyed.setdefault(key, []).extend(chunk)
+  if problems:
+    _Raise(problems)
   batches = tuple(
       Batch(
           key=key,

@@ -126,5 +126,75 @@ class PublishCliTest(absltest.TestCase):
     self.assertNotIn(key, out + err)
 
 
+class HostileSpoolTest(absltest.TestCase):
+  """Bad spools and options end in one clear message, never a traceback."""
+
+  def setUp(self):
+    super().setUp()
+    self.dir = self.create_tempdir().full_path
+    self.path = spool.SpoolPath(self.dir, 'run-1')
+    rows = [schema.RowFromSample(s) for s in synthetic.MakeSamples(5)]
+    spool.Append(self.path, rows, batch_size=10)
+    with open(self.path) as f:
+      self.lines = f.read().splitlines()
+
+  def _Write(self, lines):
+    path = os.path.join(self.dir, 'bad.ndjson')
+    with open(path, 'w') as f:
+      f.write(''.join(l + '\n' for l in lines))
+    return path
+
+  def testNanValueNamesTheLine(self):
+    for value in ('NaN', 'Infinity', '-Infinity'):
+      lines = list(self.lines)
+      lines[2] = re.sub(r'"value":[^,}]+', f'"value":{value}', lines[2])
+      self.assertIn(value, lines[2])
+      path = self._Write(lines)
+      rc, out, err = _Run([path, '--table', _TABLE, '--dry-run'])
+      self.assertEqual(rc, 1, out)
+      self.assertIn(f'{path}:3: value is', err)
+      self.assertIn('no NaN or infinity', err)
+      self.assertNotIn('Traceback', err)
+
+  def testNanInMetadataNamesTheColumn(self):
+    lines = list(self.lines)
+    lines[0] = lines[0].replace('"metadata":{', '"metadata":{"x":NaN,', 1)
+    path = self._Write(lines)
+    rc, _, err = _Run([path, '--table', _TABLE, '--dry-run'])
+    self.assertEqual(rc, 1)
+    self.assertIn(f'{path}:1: metadata.x is nan', err)
+
+  def testEveryGarbageLineIsReported(self):
+    lines = list(self.lines)
+    lines[1] = 'garbage one'
+    lines[3] = '[1, 2]'
+    lines.append('{"torn": ')
+    path = self._Write(lines)
+    rc, out, err = _Run([path, '--table', _TABLE, '--dry-run'])
+    self.assertEqual(rc, 1, out)
+    self.assertIn('3 bad line(s)', err)
+    self.assertIn(f'{path}:2: not JSON', err)
+    self.assertIn(f'{path}:4: expected a JSON object', err)
+    self.assertIn(f'{path}:6: not JSON', err)
+    self.assertNotIn('would publish', out)
+
+  def testManyBadLinesAreCounted(self):
+    path = self._Write(['x'] * 50)
+    rc, _, err = _Run([path, '--table', _TABLE, '--dry-run'])
+    self.assertEqual(rc, 1)
+    self.assertIn('50 bad line(s)', err)
+    self.assertIn(f'... and {50 - spool.MAX_REPORTED_LINES} more', err)
+
+  def testNonFiniteTimeoutRejectedUpFront(self):
+    for value in ('nan', 'inf', '-inf', '0', '-1'):
+      with mock.patch.object(
+          bigquery, 'MakeClient', side_effect=AssertionError('network')
+      ):
+        rc, _, err = _Run([self.path, '--table', _TABLE, f'--timeout={value}'])
+      self.assertEqual(rc, 2, value)
+      self.assertIn('argument --timeout: must be a finite number > 0', err)
+      self.assertNotIn('re-run the same command', err)
+
+
 if __name__ == '__main__':
   absltest.main()
