@@ -293,36 +293,55 @@ def _Pidfile(port: int) -> str:
 
 
 def StopNetserverCommand(port: int) -> str:
-  """Stops the netserver whose PID our pidfile holds, and only that one.
+  """Stops the netserver whose PID our pidfile holds, and its children.
 
-  The PID is killed only while it still runs `netserver -p PORT`, so a
-  reused PID is never hit. Prints `stopped PID`, `gone PID` or nothing.
+  netserver forks a child per test that inherits the listening socket, so
+  stopping only the parent can leave the port held. The phase starts
+  netserver as the leader of its own process group (setsid), and this stops
+  the members of that group that run `netserver -p PORT` and no other
+  process: a reused PID or anyone else's netserver is never hit. It waits
+  until they are gone (SIGKILL after 10 s) and the port is free (up to
+  10 s more, where `ss` exists). Prints `stopped PID`, `gone PID` or
+  nothing.
   """
   pidfile = _Pidfile(port)
+  mine = f'pgrep -g "$pid" -f "netserver -p {port} "'
   return (
       f'if [ -f {pidfile} ]; then pid=$(cat {pidfile}); '
-      f'if ps -o args= -p "$pid" | grep -q "netserver -p {port} "; then '
-      'kill "$pid"; for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || '
-      'break; sleep 0.1; done; echo "stopped $pid"; '
+      f'if ps -o args= -p "$pid" | grep -q "netserver -p {port} " || '
+      f'{mine} >/dev/null; then '
+      f'pids="$pid $({mine} | tr "\\n" " ")"; '
+      'kill $pids 2>/dev/null; '
+      f'for i in $(seq 100); do {mine} >/dev/null || '
+      'kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done; '
+      f'left=$({mine}); [ -n "$left" ] && kill -9 $left 2>/dev/null; '
+      f'for i in $(seq 100); do {mine} >/dev/null || break; sleep 0.1; done; '
+      'echo "stopped $pid"; '
       'else echo "gone $pid"; fi; '
-      f'rm -f {pidfile}; fi'
+      f'rm -f {pidfile}; '
+      'if command -v ss >/dev/null; then for i in $(seq 100); do '
+      f'[ -z "$(ss -Hltn "sport = :{port}")" ] && break; sleep 0.1; done; '
+      'fi; fi'
   )
 
 
 def StartNetserverCommand(netserver: str, port: int) -> str:
   """Starts netserver in the foreground mode (-D) in the background.
 
-  With -D netserver does not daemonize, so `$!` is its PID; the command
-  writes it to the pidfile, waits until netserver listens, and prints it.
+  With -D netserver does not daemonize, so `$!` is its PID; setsid makes it
+  the leader of its own process group, which its per-test children join,
+  so StopNetserverCommand can stop them all. The command writes the PID to
+  the pidfile, waits until netserver listens (up to 30 s), and prints it.
   A netserver of an earlier run recorded in our pidfile is stopped first.
   """
   log = posixpath.join(WORK_DIR, f'netserver-{port}.log')
   pidfile = _Pidfile(port)
   return (
       f'mkdir -p {WORK_DIR} && {StopNetserverCommand(port)} >/dev/null; '
-      f'nohup {netserver} -p {port} -D </dev/null >{log} 2>&1 & '
+      'setsid=$(command -v setsid || true); '
+      f'$setsid nohup {netserver} -p {port} -D </dev/null >{log} 2>&1 & '
       f'echo $! >{pidfile}; '
-      'for i in $(seq 50); do '
+      'for i in $(seq 300); do '
       f"grep -q -e 'Starting netserver' -e 'Unable' {log} && break; "
       'sleep 0.1; done; '
       f"if grep -q 'Starting netserver' {log} && "

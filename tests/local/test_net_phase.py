@@ -230,6 +230,33 @@ class LoopbackTest(_PhaseAsserts):
       net.StartNetserver(self.server, binaries, CONTROL_PORT)
     self.assertIsNone(other.poll())
 
+  def testStopFreesThePortHeldByATestChild(self):
+    # netserver forks a child per test that inherits the listening socket;
+    # stopping must stop it too, or the next start finds the port held.
+    binaries = net.netperf_pkg.Locate(self.server)
+    pid = net.StartNetserver(self.server, binaries, CONTROL_PORT)
+    netperf = subprocess.Popen(
+        ['netperf', '-H', '127.0.0.1', '-p', str(CONTROL_PORT), '-t',
+         'TCP_STREAM', '-l', '30', '--', '-P', f',{DATA_PORT}'],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    self.addCleanup(netperf.wait)
+    self.addCleanup(netperf.kill)
+    for _ in range(100):
+      if len(_NetserversOn(CONTROL_PORT)) > 1:
+        break
+      time.sleep(0.1)
+    servers = _NetserversOn(CONTROL_PORT)
+    self.assertGreater(len(servers), 1, 'no per-test netserver child')
+    self.assertTrue(net.StopNetserver(self.server, CONTROL_PORT).startswith(
+        'stopped'))  # fmt: skip
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [])
+    # The port is free at once: a new netserver starts on it.
+    pid2 = net.StartNetserver(self.server, binaries, CONTROL_PORT)
+    self.assertNotEqual(pid2, pid)
+    net.StopNetserver(self.server, CONTROL_PORT)
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [])
+
   def testFidelityCallable(self):
     fidelity = fidelity_lib.MeasureNetwork(
         self.client,
@@ -245,6 +272,46 @@ class LoopbackTest(_PhaseAsserts):
     raw = [c for c in self.client.commands if c.endswith(f'-P ,{DATA_PORT}')]
     self.assertLen(raw, 2)  # the raw runs: plain netperf, classic output
     self.assertEqual(_NetserversOn(CONTROL_PORT), [])
+
+
+_HOG_SECONDS = 600  # a bound: the hogs end by themselves even if orphaned
+_HOG = (
+    'import time\n'
+    f'end = time.monotonic() + {_HOG_SECONDS}\n'
+    'while time.monotonic() < end:\n'
+    '  pass\n'
+)
+
+
+@absltest.skipIf(_NO_NETPERF, _NO_NETPERF)
+class LoopbackUnderLoadTest(LoopbackTest):
+  """LoopbackTest again while two busy loops keep the CPUs busy.
+
+  The hogs are this class's own processes: started in setUpClass, stopped
+  by PID in tearDownClass, and each ends by itself after _HOG_SECONDS.
+  """
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.hogs = [
+        subprocess.Popen([sys.executable, '-c', _HOG]) for _ in range(2)
+    ]
+    logging.info('CPU hogs %s; load %s', [h.pid for h in cls.hogs],
+                 os.getloadavg())  # fmt: skip
+
+  @classmethod
+  def tearDownClass(cls):
+    for hog in cls.hogs:
+      hog.kill()
+      hog.wait()
+    super().tearDownClass()
+
+  def tearDown(self):
+    super().tearDown()
+    logging.info('load under the hogs: %s', os.getloadavg())
+    for hog in self.hogs:
+      self.assertIsNone(hog.poll(), 'a CPU hog ended early')
 
 
 # --- The local cloud. ---
