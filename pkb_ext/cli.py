@@ -27,9 +27,10 @@
 
 `parse` reads a regular file (or standard input, `-`) of at most
 MAX_INPUT_BYTES; any input it cannot parse is a one-line error naming the
-problem, exit 1. netperf output must carry every selector the net phase
-asks for in its test, as in the phase (--any-selectors accepts output of
-other selectors, e.g. PKB's).
+problem, exit 1. netperf -k output (KEY=value lines, where a cut at a line
+boundary leaves nothing garbled) must carry every selector the net phase
+asks for in its test, as in the phase (--any-selectors accepts -k output of
+other selectors); the other styles show a cut themselves.
 """
 
 import argparse
@@ -109,7 +110,10 @@ def _NetperfRequired(text: str) -> list[str]:
   from pkb_cloud_report.benchmarks.cloud_report import network  # pylint: disable=g-import-not-at-top
   from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf  # pylint: disable=g-import-not-at-top
 
-  test = netperf.Parse(text).test
+  result = netperf.Parse(text)
+  if result.style != 'keyval':
+    return []  # a cut -O, -o or classic table is garbled, and rejected
+  test = result.test
   if test not in network.TESTS:
     raise parsers.ParseError(
         f'netperf test {test!r} is not one the net phase runs'
@@ -248,8 +252,8 @@ def BuildParser() -> argparse.ArgumentParser:
       '--any-selectors',
       action='store_true',
       help=(
-          "netperf: accept output of any selectors (e.g. PKB's), not only"
-          " the net phase's"
+          'netperf: accept -k output of any selectors, not only of those'
+          ' the net phase asks for'
       ),
   )
   for name, (_, help_text) in _DELEGATED.items():

@@ -27,8 +27,8 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from pkb_ext import registry
-from pkb_ext import stepping
-from pkb_ext.phases import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import tpcc
 
 FLAGS = flags.FLAGS
 

@@ -142,8 +142,13 @@ class CommandTest(absltest.TestCase):
     self.assertIn('nohup /usr/bin/netserver -p 20000 -D', start)
     self.assertIn('echo $! >pkb_ext_netperf/netserver-20000.pid', start)
     stop = net.StopNetserverCommand(20000)
-    self.assertIn('kill "$pid"', stop)
+    # Its own process group (setsid), stopped with its per-test children:
+    # only the group's members that run `netserver -p PORT`.
+    self.assertIn('$setsid nohup /usr/bin/netserver', start)
+    self.assertIn('pgrep -g "$pid" -f "netserver -p 20000 "', stop)
     self.assertIn('grep -q "netserver -p 20000 "', stop)
+    self.assertIn('kill $pids', stop)
+    self.assertIn('ss -Hltn "sport = :20000"', stop)
     for command in (start, stop):
       self.assertNotIn('killall', command)
       self.assertNotIn('pkill', command)
