@@ -65,7 +65,8 @@ if [ -z "$EXPECT" ]; then
     'from pkb_cloud_report.benchmarks.cloud_report import phases
 print(",".join(phases.LoadAll()))' 2>/dev/null)
 fi
-log "phases: ${EXPECT:-none landed}; preset: $PRESET"
+[ "$EXPECT" = none ] && EXPECT=  # --cloud_report_phases=none: no phase runs
+log "phases: ${EXPECT:-none}; preset: $PRESET"
 
 WORK=$(mktemp -d /tmp/pkb-ext-local.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
