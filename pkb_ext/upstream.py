@@ -427,6 +427,18 @@ def Write(
   dests = [f.dest for f in plan]
   if len(set(dests)) != len(dests):
     raise ExportError('two exported files map to one PKB path')
+  contents, benchmarks = {}, []
+  for item in plan:  # every file is checked before anything is written
+    contents[item.dest] = _Transform(source_root, item)
+    if item.dest.startswith(BENCHMARKS_DEST) and item.dest.endswith(
+        '_benchmark.py'
+    ):
+      name = BenchmarkName(contents[item.dest].decode('utf-8'))
+      if name is None:
+        raise ExportError(f'{item.source}: no BENCHMARK_NAME = "..."')
+      benchmarks.append(name)
+  if registry.SUITE_BENCHMARK not in benchmarks:
+    raise ExportError(f'no benchmark module named {registry.SUITE_BENCHMARK}')
   modified = [BENCHMARK_SETS_FILE, DATA_INIT_FILE, CHANGES_FILE]
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tree:
     ExtractPkb(archive, tree, modified)
@@ -443,24 +455,12 @@ def Write(
     _Git(tree, 'add', '-A', env=env)
     _Git(tree, 'commit', '-q', '-m', f'PKB at {commit}', env=env)
 
-    benchmarks = []
     for item in plan:
-      content = _Transform(source_root, item)
-      if item.dest.startswith(BENCHMARKS_DEST) and item.dest.endswith(
-          '_benchmark.py'
-      ):
-        name = BenchmarkName(content.decode('utf-8'))
-        if name is None:
-          raise ExportError(f'{item.source}: no BENCHMARK_NAME = "..."')
-        benchmarks.append(name)
       dest = os.path.join(tree, item.dest)
       os.makedirs(os.path.dirname(dest), exist_ok=True)
       with open(dest, 'wb') as f:
-        f.write(content)
+        f.write(contents[item.dest])
       shutil.copymode(os.path.join(source_root, item.source), dest)
-    if registry.SUITE_BENCHMARK not in benchmarks:
-      raise ExportError(f'no benchmark module named {registry.SUITE_BENCHMARK}')
-
     phase_benchmarks = sorted(
         n for n in benchmarks if n != registry.SUITE_BENCHMARK
     )
