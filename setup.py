@@ -121,6 +121,10 @@ setuptools.setup(
             '*/*.j2',
             '*/*.fio',
             '*/*.py',
+            # go-tpc's build module (go.mod, go.sum, tools.go)
+            '*/*.mod',
+            '*/*.sum',
+            '*/*.go',
         ],
     },
     install_requires=['absl-py', 'PyYAML', 'numpy'],

@@ -20,7 +20,7 @@ the root of a PKB checkout at the pinned commit) carries:
 
   benchmarks/**            -> perfkitbenchmarker/linux_benchmarks/**
   linux_packages/*         -> perfkitbenchmarker/linux_packages/*
-  configs/** (no pricing/) -> perfkitbenchmarker/data/cloud_report/**
+  configs/**               -> perfkitbenchmarker/data/cloud_report/**
   tests/upstream/**        -> tests/** (tests in PKB's layout)
   tests/data/<tool>/       -> tests/data/cloud_report/<tool>/ (captured
                               outputs the exported tests read)
@@ -44,8 +44,9 @@ time becomes source changes:
   publishers                left out on purpose: upstream, samples go through
                             PKB's own publishers (--bigquery_table, ...).
 
-It also adds an entry to CHANGES.next.md. configs/pricing/ stays behind: only
-pkb_ext's analysis prices results. The export refuses a module that still
+It also adds an entry to CHANGES.next.md. configs/pricing/ and
+configs/baselines/ stay behind: only pkb_ext's analysis prices results and
+compares them with published figures. The export refuses a module that still
 imports pkb_ext, pkb_ext_dev or pkb_cloud_report after the rewrite, and a file
 that would replace one PKB already has.
 
@@ -86,9 +87,9 @@ TESTS_SOURCE = os.path.join('tests', 'upstream')
 TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
 # Captured tool outputs the exported tests read (tests/data/<dir>/).
 TEST_DATA_DIRS = ('coremark', 'fio', 'netperf', 'tpcc', 'ttfb')
-# configs/ entries that only pkb_ext uses (the analysis' price tables) or
-# that only make configs/ a package of ours.
-CONFIGS_LEFT_OUT = ('pricing', '__init__.py')
+# configs/ entries that only pkb_ext uses (the analysis' price tables and
+# published baselines) or that only make configs/ a package of ours.
+CONFIGS_LEFT_OUT = ('baselines', 'pricing', '__init__.py')
 # Files of ours that are not exported: capture scripts need this repo's venv
 # and tooling; the conftest only keeps pytest away from the exported tests.
 _SKIPPED_NAMES = ('conftest.py',)

@@ -144,6 +144,7 @@ class PlanTest(absltest.TestCase):
         'linux_packages/p.py',
         'configs/__init__.py',
         'configs/pricing/aws.yaml',
+        'configs/baselines/report2021.yaml',
         'configs/fio/job.fio.j2',
         'tests/upstream/conftest.py',
         'tests/upstream/linux_benchmarks/x_test.py',
