@@ -38,6 +38,10 @@ time becomes source changes:
                             perfkitbenchmarker/data/__init__.py, so the names
                             the modules use (e.g. fio/cloud_report_2021.fio.j2)
                             resolve to perfkitbenchmarker/data/cloud_report/;
+  AWS local volumes         registry.AWS_LOCAL_VOLUMES (instance-store counts
+                            of the report's machines that PKB's table lacks)
+                            join NUM_LOCAL_VOLUMES in
+                            perfkitbenchmarker/providers/aws/aws_disk.py;
   data loader for the cache left out: it holds what setup fetched (CoreMark's
                             tarball); on PKB, --data_search_paths or PKB's
                             preprovisioned data serve that;
@@ -96,6 +100,7 @@ _SKIPPED_NAMES = ('conftest.py',)
 _SKIPPED_SUFFIXES = ('.pyc', '.sh')
 BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
 DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
+AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
 CHANGES_FILE = 'CHANGES.next.md'
 CHANGES_SECTION = '### New features:'
 CHANGES_ENTRY = (
@@ -359,6 +364,23 @@ def DataInitSource(text: str) -> str:
   return text[: match.start(1)] + body + text[match.end(1) :]
 
 
+def AwsDiskSource(text: str) -> str:
+  """Adds registry.AWS_LOCAL_VOLUMES that PKB lacks to NUM_LOCAL_VOLUMES."""
+  match = re.search(r'^NUM_LOCAL_VOLUMES = \{\n(.*?)^\}\n', text, re.M | re.S)
+  if not match:
+    raise ExportError(f'{AWS_DISK_FILE}: no NUM_LOCAL_VOLUMES dict')
+  known = set(re.findall(r"^    '([^']+)':", match.group(1), re.M))
+  missing = {
+      m: n for m, n in registry.AWS_LOCAL_VOLUMES.items() if m not in known
+  }
+  if not missing:
+    return text
+  entries = "    # The 2021 Cloud Report's Appendix II machines.\n" + ''.join(
+      f"    '{m}': {n},\n" for m, n in sorted(missing.items())
+  )
+  return text[: match.end(1)] + entries + text[match.end(1) :]
+
+
 def ChangesSource(text: str) -> str:
   """Adds CHANGES_ENTRY as the last item of CHANGES_SECTION."""
   start = text.find(f'\n{CHANGES_SECTION}\n')
@@ -440,7 +462,7 @@ def Write(
       benchmarks.append(name)
   if registry.SUITE_BENCHMARK not in benchmarks:
     raise ExportError(f'no benchmark module named {registry.SUITE_BENCHMARK}')
-  modified = [BENCHMARK_SETS_FILE, DATA_INIT_FILE, CHANGES_FILE]
+  modified = [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE, CHANGES_FILE]
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tree:
     ExtractPkb(archive, tree, modified)
     env = dict(
@@ -471,6 +493,7 @@ def Write(
             lambda t: BenchmarkSetsSource(t, phase_benchmarks),
         ),
         (DATA_INIT_FILE, DataInitSource),
+        (AWS_DISK_FILE, AwsDiskSource),
         (CHANGES_FILE, ChangesSource),
     ):
       path = os.path.join(tree, rel)
@@ -481,7 +504,7 @@ def Write(
 
     python_files = [
         os.path.join(tree, p)
-        for p in dests + [BENCHMARK_SETS_FILE, DATA_INIT_FILE]
+        for p in dests + [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE]
         if p.endswith('.py') and not p.startswith(DATA_DEST)
     ]
     formatted = Pyink(python_files)

@@ -108,6 +108,27 @@ class SourceChangesTest(absltest.TestCase):
     )
     self.assertEqual(upstream.DataInitSource(out), out)
 
+  def testAwsLocalVolumesPkbLacks(self):
+    text = (
+        "A = 1\nNUM_LOCAL_VOLUMES = {\n    'c1.medium': 1,\n    'm5dn.4xlarge':"
+        ' 9,\n}\n'
+    )
+    out = upstream.AwsDiskSource(text)
+    added = {
+        m: n
+        for m, n in upstream.registry.AWS_LOCAL_VOLUMES.items()
+        if m != 'm5dn.4xlarge'
+    }
+    self.assertNotEmpty(added)
+    self.assertEqual(
+        out,
+        text[:-2]
+        + "    # The 2021 Cloud Report's Appendix II machines.\n"
+        + ''.join(f"    '{m}': {n},\n" for m, n in sorted(added.items()))
+        + '}\n',
+    )
+    self.assertEqual(upstream.AwsDiskSource(out), out)
+
   def testChangesEntryEndsItsSection(self):
     text = (
         '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n'

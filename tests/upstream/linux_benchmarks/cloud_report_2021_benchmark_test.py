@@ -22,6 +22,7 @@ from perfkitbenchmarker import benchmark_sets
 from perfkitbenchmarker import configs
 from perfkitbenchmarker import data
 from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker.providers.aws import aws_disk
 from pkb_cloud_report.benchmarks import cloud_report_2021_benchmark
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
 from pkb_cloud_report.benchmarks.cloud_report import phases
@@ -119,6 +120,15 @@ class MachineMatrixTest(_FlagsTestCase):
       for _, config in resolved:
         self.assertEqual(config['flags']['data_disk_size'], 2500, name)
         self.assertEqual(config['flags']['cloud'], _CLOUDS[name])
+
+  def testPkbKnowsTheLocalDisksOfTheAwsLocalMatrix(self):
+    with open(os.path.join(_DATA_DIR, 'machines', 'aws.yaml')) as f:
+      matrix = yaml.safe_load(f)[_SUITE]['flag_matrix_defs']['local']
+    self.assertEqual(matrix['data_disk_type'], ['local'])
+    for machine_type in matrix['machine_type']:
+      self.assertGreaterEqual(
+          aws_disk.NUM_LOCAL_VOLUMES.get(machine_type, 0), 1, machine_type
+      )
 
 
 class DataTest(pkb_common_test_case.PkbCommonTestCase):
