@@ -143,6 +143,20 @@ PYINK_ARGS = (
 # Files whose text names our modules (code, provenance notes); the rest is
 # data, copied byte for byte.
 _REWRITTEN_SUFFIXES = ('.py', '.md')
+# What each step of registry.Register() becomes in PKB's tree.
+REGISTRY_STEPS = {
+    '_RegisterBenchmarks': 'modules in linux_benchmarks/ (PKB scans it)',
+    '_RegisterPackages': 'modules in linux_packages/ (PKB scans it)',
+    '_RegisterBenchmarkSets': f'entries in {BENCHMARK_SETS_FILE}',
+    '_RegisterDataLoaders': (
+        f'configs/ under {DATA_DEST}, a DATA_SUBDIRECTORIES entry; the'
+        ' setup cache is left out (--data_search_paths serves it)'
+    ),
+    '_RegisterLocalDisks': f'entries in {AWS_DISK_FILE}',
+    '_RegisterPublishers': (
+        "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
+    ),
+}
 _AUTHOR = ('pkb-ext upstream', 'pkb-ext-upstream@localhost')
 
 

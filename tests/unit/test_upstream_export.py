@@ -216,6 +216,13 @@ class PlanTest(absltest.TestCase):
       upstream.Write(os.path.join(root, 'out'), root, archive)
 
 
+class RegistryStepsTest(absltest.TestCase):
+
+  def testEveryRegistryStepIsExportedOrLeftOutOnPurpose(self):
+    steps = {n for n in dir(upstream.registry) if n.startswith('_Register')}
+    self.assertEqual(steps, set(upstream.REGISTRY_STEPS))
+
+
 class PinTest(absltest.TestCase):
 
   def testPinIsSetups(self):
