@@ -18,6 +18,7 @@ import unittest
 
 from absl.testing import flagsaver
 import mock
+import yaml
 from perfkitbenchmarker import benchmark_sets
 from perfkitbenchmarker import configs
 from perfkitbenchmarker import data
@@ -28,7 +29,6 @@ from pkb_cloud_report.benchmarks.cloud_report import object_storage
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import storage
 from tests import pkb_common_test_case
-import yaml
 
 _SUITE = cloud_report_2021_benchmark.BENCHMARK_NAME
 _CLOUDS = {'aws.yaml': 'AWS', 'azure.yaml': 'Azure', 'gcp.yaml': 'GCP'}
@@ -62,6 +62,7 @@ class _FlagsTestCase(pkb_common_test_case.PkbCommonTestCase):
 
 
 class BenchmarkConfigTest(pkb_common_test_case.PkbCommonTestCase):
+  """Every exported benchmark config loads through PKB."""
 
   def testEveryBenchmarkConfigLoads(self):
     benchmarks = _ReportBenchmarks()
@@ -103,6 +104,7 @@ class MachineMatrixTest(_FlagsTestCase):
   """The report's machine matrices, as --benchmark_config_file names them."""
 
   def testEachCloudsDefaultMatrixExpands(self):
+    """Each machine of the default matrix becomes one run."""
     clouds = sorted(os.listdir(os.path.join(_DATA_DIR, 'machines')))
     self.assertCountEqual(clouds, _CLOUDS)
     for name in clouds:
@@ -149,6 +151,7 @@ class DataTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
+  """The phase registry: the report's phases and their steps."""
 
   def testEveryPhaseLoadsWithItsSteps(self):
     self.assertEqual(
@@ -170,6 +173,7 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
       phases.Validate(['cpu', 'cpu'])
 
   def testCleanupRunsInReverseAndReportsFailures(self):
+    """A failing cleanup does not stop the others."""
     calls = []
 
     def Fake(name):

@@ -41,6 +41,7 @@ def _Read(tool, name):
 
 
 class CoremarkTest(pkb_common_test_case.PkbCommonTestCase):
+  """CoreMark 1.0 outputs, single-core and all-core."""
 
   def testSingleCore(self):
     result = coremark.Parse(_Read('coremark', 'single_core.txt'))
@@ -69,8 +70,10 @@ class CoremarkTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class FioTest(pkb_common_test_case.PkbCommonTestCase):
+  """fio JSON of the report's job file."""
 
   def testEveryJobOfTheReportsJobFile(self):
+    """Every job is parsed, with its own and the global options."""
     text = _Read('fio', 'all_jobs.json')
     doc = json.loads(text)
     result = fio.Parse(text)
@@ -96,6 +99,7 @@ class FioTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class NetperfTest(pkb_common_test_case.PkbCommonTestCase):
+  """netperf outputs in each report style."""
 
   def testHumanRequestResponse(self):
     result = netperf.Parse(_Read('netperf', 'tcp_rr_human.txt'))
@@ -119,6 +123,7 @@ class NetperfTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class TpccTest(pkb_common_test_case.PkbCommonTestCase):
+  """TPC-C summaries of cockroach workload and go-tpc."""
 
   def testCockroachFinalTable(self):
     r = tpcc.Parse(
@@ -166,6 +171,7 @@ class TpccTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class TtfbTest(pkb_common_test_case.PkbCommonTestCase):
+  """The object storage worker's JSON lines."""
 
   def testCompleteRun(self):
     result = ttfb.Parse(_Read('ttfb', 'minio_boto3_complete.jsonl'))
@@ -179,8 +185,10 @@ class TtfbTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
+  """From a tool's output to PKB samples."""
 
   def testEveryToolGivesPhaseStampedSamples(self):
+    """Each tool's samples name the phase they belong to."""
     files = {
         'coremark': 'single_core.txt',
         'fio': 'all_jobs.json',

@@ -49,6 +49,7 @@ def _Search(strategy, capacity, **kwargs):
 
 
 class PlanTest(pkb_common_test_case.PkbCommonTestCase):
+  """The warehouse grid of a search."""
 
   def testReportGrid(self):
     self.assertEqual(
@@ -64,6 +65,7 @@ class PlanTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class SearchTest(pkb_common_test_case.PkbCommonTestCase):
+  """The search strategies against simulated machines."""
 
   def testLinearStopsAtTheFirstFailingStep(self):
     result = _Search('linear', capacity=3000)
@@ -90,6 +92,7 @@ class SearchTest(pkb_common_test_case.PkbCommonTestCase):
       stepping.Next(plan, [(2500, True), (3750, True)])
 
   def testResumesFromItsStateFile(self):
+    """A second search reads the saved steps and runs none again."""
     path = os.path.join(self.create_tempdir().full_path, 'steps.json')
     store = stepping.StateStore(path, 'run1', {'engine': 'cockroach'})
     measured = []
@@ -109,6 +112,7 @@ class SearchTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class PassRuleTest(pkb_common_test_case.PkbCommonTestCase):
+  """The named pass rules of a TPC-C step."""
 
   def testCrlScriptRuleNeedsEfficiencyAndP95(self):
     rule = stepping.RULES['crl_script']
