@@ -68,11 +68,11 @@ if not perfkitbenchmarker.__file__.startswith(tree + '/'):
 """
 
 
-def _Isolated(tree, code, *args, timeout=900):
+def _Isolated(tree, code, *args, timeout=900, isolate=('-I', '-S')):
   """Runs code in an interpreter that sees the patched tree, not pkb_ext."""
   site_packages = sysconfig.get_paths()['purelib']
   result = subprocess.run(
-      [sys.executable, '-I', '-S', '-c', _ISOLATED_PRELUDE + code]
+      [sys.executable, *isolate, '-c', _ISOLATED_PRELUDE + code]
       + [tree, site_packages, *args],
       cwd=tree,
       capture_output=True,
@@ -81,8 +81,16 @@ def _Isolated(tree, code, *args, timeout=900):
       env={'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': tree},
       check=False,
   )
-  assert 'ISOLATION BROKEN' not in result.stderr, result.stderr
+  if isolate:
+    assert 'ISOLATION BROKEN' not in result.stderr, result.stderr
   return result
+
+
+def testIsolationCheckCatchesAnImportablePkbExt(tmp_path):
+  """Without -I -S the venv's .pth files make pkb_ext importable: caught."""
+  result = _Isolated(str(tmp_path), 'pass\n', isolate=())
+  assert result.returncode != 0
+  assert 'ISOLATION BROKEN: pkb_ext is importable' in result.stderr
 
 
 @pytest.fixture(scope='module')
