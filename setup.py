@@ -41,6 +41,17 @@ _TOP_LEVEL = {
 }
 
 
+def _Packages() -> list[str]:
+  """pkb_ext and the top-level directories, each with its sub-packages."""
+  packages = setuptools.find_packages(
+      include=['pkb_ext', 'pkb_ext.*'], exclude=['tests', 'tests.*']
+  )
+  for name, directory in _TOP_LEVEL.items():
+    packages.append(name)
+    packages += [f'{name}.{p}' for p in setuptools.find_packages(directory)]
+  return packages
+
+
 class BuildPy(build_py.build_py):
   """Copies the autoload .pth file to the root of the wheel."""
 
@@ -94,10 +105,7 @@ setuptools.setup(
     description='The Cockroach Labs 2021 Cloud Report as a PKB extension.',
     license='Apache 2.0',
     python_requires='>=3.12',
-    packages=setuptools.find_packages(
-        include=['pkb_ext', 'pkb_ext.*'], exclude=['tests', 'tests.*']
-    )
-    + list(_TOP_LEVEL),
+    packages=_Packages(),
     package_dir=_TOP_LEVEL,
     package_data={
         'pkb_ext': [
@@ -113,6 +121,10 @@ setuptools.setup(
             '*/*.j2',
             '*/*.fio',
             '*/*.py',
+            # go-tpc's build module (go.mod, go.sum, tools.go)
+            '*/*.mod',
+            '*/*.sum',
+            '*/*.go',
         ],
     },
     install_requires=['absl-py', 'PyYAML', 'numpy'],

@@ -22,6 +22,7 @@
   pkb-ext report ...                   the report's tables and charts
   pkb-ext compare A B | --baseline=2021 B   what changed between two runs
   pkb-ext bench --out FILE             the harness's own benchmarks
+  pkb-ext upstream --out DIR           the benchmarks as a patch to the PKB pin
 
 `pkb-ext bench` needs a source checkout: the harness lives in tests/pkb_ext_dev.
 
@@ -60,6 +61,7 @@ _DELEGATED = {
         'compare two runs (or the 2021 baseline and a run)',
     ),
     'bench': ('pkb_ext_dev.bench', 'benchmark the harness itself'),
+    'upstream': ('pkb_ext.upstream', 'write the PKB patch of the benchmarks'),
 }
 
 

@@ -1,0 +1,585 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb-ext upstream: the upstream unit as a patch against the pinned PKB.
+
+  pkb-ext upstream --out DIR     writes DIR/cloud_report.patch
+
+The patch (git format-patch output; apply it with `git apply` or `git am` at
+the root of a PKB checkout at the pinned commit) carries:
+
+  benchmarks/**            -> perfkitbenchmarker/linux_benchmarks/**
+  linux_packages/*         -> perfkitbenchmarker/linux_packages/*
+  configs/**               -> perfkitbenchmarker/data/cloud_report/**
+  tests/upstream/**        -> tests/** (tests in PKB's layout)
+  tests/data/<tool>/       -> tests/data/cloud_report/<tool>/ (captured
+                              outputs the exported tests read)
+
+with imports of pkb_cloud_report.benchmarks and pkb_cloud_report.linux_packages
+rewritten to perfkitbenchmarker.linux_benchmarks and
+perfkitbenchmarker.linux_packages, PKB's licence header in place of ours, and
+pyink's formatting with PKB's settings. What pkb_ext/registry.py does at run
+time becomes source changes:
+
+  benchmarks and packages   found by PKB's own module scan of their packages;
+  benchmark sets            cloud_report and cloud_report_phases are added to
+                            perfkitbenchmarker/benchmark_sets.py;
+  data loader for configs/  'cloud_report' joins DATA_SUBDIRECTORIES in
+                            perfkitbenchmarker/data/__init__.py, so the names
+                            the modules use (e.g. fio/cloud_report_2021.fio.j2)
+                            resolve to perfkitbenchmarker/data/cloud_report/;
+  AWS local volumes         registry.AWS_LOCAL_VOLUMES (instance-store counts
+                            of the report's machines that PKB's table lacks)
+                            join NUM_LOCAL_VOLUMES in
+                            perfkitbenchmarker/providers/aws/aws_disk.py;
+  data loader for the cache left out: it holds what setup fetched (CoreMark's
+                            tarball); on PKB, --data_search_paths or PKB's
+                            preprovisioned data serve that;
+  publishers                left out on purpose: upstream, samples go through
+                            PKB's own publishers (--bigquery_table, ...).
+
+It also adds an entry to CHANGES.next.md. configs/pricing/ and
+configs/baselines/ stay behind: only pkb_ext's analysis prices results and
+compares them with published figures. The export refuses a module that still
+imports pkb_ext, pkb_ext_dev or pkb_cloud_report after the rewrite, and a file
+that would replace one PKB already has.
+
+It needs a source checkout (tests/upstream and tests/data are not installed)
+and PKB's source at the pin, which scripts/setup.sh stores in the cache.
+"""
+
+import argparse
+import ast
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+from pkb_ext import paths
+from pkb_ext import registry
+
+PATCH_NAME = 'cloud_report.patch'
+PIN_SCRIPT = os.path.join('scripts', 'setup.d', '30-pkb.sh')
+# Our packages' installed names -> PKB's.
+IMPORT_RENAMES = {
+    'pkb_cloud_report.benchmarks': 'perfkitbenchmarker.linux_benchmarks',
+    'pkb_cloud_report.linux_packages': 'perfkitbenchmarker.linux_packages',
+}
+# Top-level names no exported module may import.
+FORBIDDEN_IMPORTS = ('pkb_ext', 'pkb_ext_dev', 'pkb_cloud_report')
+DATA_SUBDIRECTORY = 'cloud_report'
+# Source directory -> destination in PKB's tree. __init__.py of the two
+# package roots stay behind: PKB has its own.
+BENCHMARKS_DEST = 'perfkitbenchmarker/linux_benchmarks'
+PACKAGES_DEST = 'perfkitbenchmarker/linux_packages'
+DATA_DEST = f'perfkitbenchmarker/data/{DATA_SUBDIRECTORY}'
+TESTS_SOURCE = os.path.join('tests', 'upstream')
+TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
+# Captured tool outputs the exported tests read (tests/data/<dir>/).
+TEST_DATA_DIRS = ('coremark', 'fio', 'netperf', 'tpcc', 'ttfb')
+# configs/ entries that only pkb_ext uses (the analysis' price tables and
+# published baselines) or that only make configs/ a package of ours.
+CONFIGS_LEFT_OUT = ('baselines', 'pricing', '__init__.py')
+# Files of ours that are not exported: capture scripts need this repo's venv
+# and tooling; the conftest only keeps pytest away from the exported tests.
+_SKIPPED_NAMES = ('conftest.py',)
+_SKIPPED_SUFFIXES = ('.pyc', '.sh')
+BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
+DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
+AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
+CHANGES_FILE = 'CHANGES.next.md'
+CHANGES_SECTION = '### New features:'
+CHANGES_ENTRY = (
+    '-   Add the Cockroach Labs 2021 Cloud Report: the `cloud_report_2021`\n   '
+    ' benchmark (CoreMark, fio on the raw data disk, netperf, object storage\n '
+    '   time to first byte and throughput, TPC-C stepping on CockroachDB on 3'
+    ' db\n    nodes and 1 client), one benchmark per phase, and the'
+    ' `cloud_report`\n    and `cloud_report_phases` benchmark sets.\n'
+)
+# PKB's licence header (its hooks/lib/boilerplate.py.txt, with the year).
+PKB_HEADER = """\
+# Copyright {year} PerfKitBenchmarker Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""
+_OUR_HEADER = re.compile(
+    r'\A# Copyright (?P<year>\d{4}) The pkb_ext Authors\.\n'
+    r'#\n'
+    r'# Licensed under the Apache License, Version 2\.0 \(the "License"\);\n'
+    r'(?:#.*\n)*?'
+    r'# limitations under the License\.\n'
+)
+# PKB's formatter settings (its CONTRIBUTING.md).
+PYINK_ARGS = (
+    '--pyink-indentation=2',
+    '--pyink-use-majority-quotes',
+    '--unstable',
+    '--line-length=80',
+)
+# Files whose text names our modules (code, provenance notes); the rest is
+# data, copied byte for byte.
+_REWRITTEN_SUFFIXES = ('.py', '.md')
+# What each step of registry.Register() becomes in PKB's tree.
+REGISTRY_STEPS = {
+    '_RegisterBenchmarks': 'modules in linux_benchmarks/ (PKB scans it)',
+    '_RegisterPackages': 'modules in linux_packages/ (PKB scans it)',
+    '_RegisterBenchmarkSets': f'entries in {BENCHMARK_SETS_FILE}',
+    '_RegisterDataLoaders': (
+        f'configs/ under {DATA_DEST}, a DATA_SUBDIRECTORIES entry; the'
+        ' setup cache is left out (--data_search_paths serves it)'
+    ),
+    '_RegisterLocalDisks': f'entries in {AWS_DISK_FILE}',
+    '_RegisterPublishers': (
+        "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
+    ),
+}
+_AUTHOR = ('pkb-ext upstream', 'pkb-ext-upstream@localhost')
+
+
+class ExportError(Exception):
+  """The upstream unit cannot be exported as it is; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportFile:
+  source: str  # path relative to the source root
+  dest: str  # path relative to PKB's root
+
+
+@dataclasses.dataclass(frozen=True)
+class Export:
+  patch: str  # path of the written patch
+  pkb_commit: str
+  added: tuple[str, ...]  # PKB paths the patch adds
+  modified: tuple[str, ...]  # PKB paths the patch changes
+  benchmarks: tuple[str, ...]  # BENCHMARK_NAME of each exported benchmark
+
+
+def PinnedCommit(source_root: str | None = None) -> str:
+  """Returns the PKB commit setup pins (PKB_COMMIT= in 30-pkb.sh)."""
+  path = os.path.join(source_root or paths.RepoRoot(), PIN_SCRIPT)
+  try:
+    with open(path, encoding='utf-8') as f:
+      text = f.read()
+  except OSError as e:
+    raise ExportError(f'cannot read the PKB pin from {path}: {e}') from e
+  match = re.search(r'^PKB_COMMIT=([0-9a-f]{40})$', text, re.MULTILINE)
+  if not match:
+    raise ExportError(f'{path} has no PKB_COMMIT=<40 hex digits> line')
+  return match.group(1)
+
+
+def SourceArchive(commit: str) -> str:
+  """Returns the cache's tar of PKB's source at commit (made by setup)."""
+  return os.path.join(paths.CacheDir(), f'pkb-{commit}-src.tar')
+
+
+def ExtractPkb(archive: str, dest: str, members: list[str] | None = None):
+  """Extracts PKB's source (all of it, or the named files) into dest."""
+  if not os.path.isfile(archive):
+    raise ExportError(
+        f'no PKB source archive at {archive}: run scripts/setup.sh, which'
+        ' stores PKB at the pinned commit there'
+    )
+  with tarfile.open(archive) as tar:
+    if members is None:
+      tar.extractall(dest, filter='data')
+      return
+    for name in members:
+      try:
+        tar.extract(name, dest, filter='data')
+      except KeyError as e:
+        raise ExportError(f'{archive} has no {name}') from e
+
+
+def ArchiveNames(archive: str) -> set[str]:
+  with tarfile.open(archive) as tar:
+    return {m.name.rstrip('/') for m in tar.getmembers()}
+
+
+def _Walk(root: str, top: str) -> list[str]:
+  """Files under root/top (relative to root), without caches and dotfiles."""
+  out = []
+  for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+    dirnames[:] = sorted(
+        d for d in dirnames if d != '__pycache__' and not d.startswith('.')
+    )
+    for name in sorted(filenames):
+      if name.startswith('.') or name in _SKIPPED_NAMES:
+        continue
+      if name.endswith(_SKIPPED_SUFFIXES):
+        continue
+      out.append(os.path.relpath(os.path.join(dirpath, name), root))
+  return out
+
+
+def Plan(source_root: str) -> list[ExportFile]:
+  """Lists what the patch adds: every exported file and its PKB path."""
+  plan = []
+
+  def Add(top, dest, left_out=()):
+    for rel in _Walk(source_root, top):
+      inner = os.path.relpath(rel, top)
+      if inner.split(os.sep)[0] in left_out:
+        continue
+      plan.append(ExportFile(rel, f'{dest}/{inner.replace(os.sep, "/")}'))
+
+  for top in ('benchmarks', 'linux_packages', 'configs', TESTS_SOURCE):
+    if not os.path.isdir(os.path.join(source_root, top)):
+      raise ExportError(
+          f'{source_root} has no {top}/: pkb-ext upstream needs a source'
+          ' checkout of pkb_ext'
+      )
+  Add('benchmarks', BENCHMARKS_DEST, ('__init__.py',))
+  Add('linux_packages', PACKAGES_DEST, ('__init__.py',))
+  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT)
+  Add(TESTS_SOURCE, 'tests')
+  for name in TEST_DATA_DIRS:
+    Add(os.path.join('tests', 'data', name), f'{TEST_DATA_DEST}/{name}')
+  return plan
+
+
+def RewriteImports(text: str) -> str:
+  for ours, theirs in IMPORT_RENAMES.items():
+    text = re.sub(rf'\b{re.escape(ours)}\b', theirs, text)
+  return text
+
+
+def ReplaceHeader(text: str, where: str) -> str:
+  """Swaps our licence header for PKB's (a .py file must have ours)."""
+  match = _OUR_HEADER.match(text)
+  if not match:
+    if where.endswith('.py'):
+      raise ExportError(f'{where}: does not start with the pkb_ext header')
+    return text
+  return PKB_HEADER.format(year=match.group('year')) + text[match.end() :]
+
+
+def ForbiddenImports(text: str, where: str) -> list[str]:
+  """Returns 'file:line: import X' for each import of FORBIDDEN_IMPORTS."""
+  try:
+    tree = ast.parse(text, filename=where)
+  except SyntaxError as e:
+    raise ExportError(f'{where}: not Python: {e}') from e
+  found = []
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Import):
+      names = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom) and node.level == 0:
+      names = [node.module or '']
+    else:
+      continue
+    for name in names:
+      if name.split('.')[0] in FORBIDDEN_IMPORTS:
+        found.append(f'{where}:{node.lineno}: imports {name}')
+  return found
+
+
+def BenchmarkName(text: str) -> str | None:
+  """The module-level BENCHMARK_NAME string of a benchmark module."""
+  for node in ast.parse(text).body:
+    if (
+        isinstance(node, ast.Assign)
+        and [getattr(t, 'id', None) for t in node.targets] == ['BENCHMARK_NAME']
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    ):
+      return node.value.value
+  return None
+
+
+def _Transform(source_root: str, item: ExportFile) -> bytes:
+  path = os.path.join(source_root, item.source)
+  with open(path, 'rb') as f:
+    raw = f.read()
+  if not item.source.endswith(_REWRITTEN_SUFFIXES):
+    return raw  # data (captured outputs, templates): copied as it is
+  text = RewriteImports(raw.decode('utf-8'))
+  text = ReplaceHeader(text, item.source)
+  if item.source.endswith('.py'):
+    found = ForbiddenImports(text, item.source)
+    if found:
+      raise ExportError(
+          'code bound for PKB imports what PKB does not have:\n  '
+          + '\n  '.join(found)
+      )
+  return text.encode('utf-8')
+
+
+def BenchmarkSetsSource(text: str, phase_benchmarks: list[str]) -> str:
+  """Adds the cloud_report sets to benchmark_sets.py's BENCHMARK_SETS."""
+  lines = text.splitlines(keepends=True)
+  try:
+    start = lines.index('BENCHMARK_SETS = {\n')
+    end = lines.index('}\n', start)
+  except ValueError as e:
+    raise ExportError(
+        f'{BENCHMARK_SETS_FILE}: no "BENCHMARK_SETS = {{" ... "}}" block'
+    ) from e
+  listed = ''.join(f"            '{n}',\n" for n in phase_benchmarks)
+  entries = (
+      f"    '{registry.BENCHMARK_SET}': {{\n"
+      '        MESSAGE: (\n'
+      "            'The Cockroach Labs 2021 Cloud Report suite, all phases on"
+      " one'\n"
+      "            ' topology.'\n"
+      '        ),\n'
+      f"        BENCHMARK_LIST: ['{registry.SUITE_BENCHMARK}'],\n"
+      '    },\n'
+      f"    '{registry.PHASES_BENCHMARK_SET}': {{\n"
+      '        MESSAGE: (\n'
+      "            'Each phase of the Cockroach Labs 2021 Cloud Report as its"
+      " own'\n"
+      "            ' benchmark.'\n"
+      '        ),\n'
+      '        BENCHMARK_LIST: [\n'
+      f'{listed}'
+      '        ],\n'
+      '    },\n'
+  )
+  return ''.join(lines[:end]) + entries + ''.join(lines[end:])
+
+
+def DataInitSource(text: str) -> str:
+  """Adds DATA_SUBDIRECTORY to data/__init__.py's DATA_SUBDIRECTORIES."""
+  match = re.search(
+      r'^DATA_SUBDIRECTORIES = \[\n((?:    .*\n)*?)\]\n', text, re.M
+  )
+  if not match:
+    raise ExportError(f'{DATA_INIT_FILE}: no DATA_SUBDIRECTORIES list')
+  names = re.findall(r"'([^']+)'", match.group(1))
+  if DATA_SUBDIRECTORY in names:
+    return text
+  body = ''.join(f"    '{n}',\n" for n in sorted(names + [DATA_SUBDIRECTORY]))
+  return text[: match.start(1)] + body + text[match.end(1) :]
+
+
+def AwsDiskSource(text: str) -> str:
+  """Adds registry.AWS_LOCAL_VOLUMES that PKB lacks to NUM_LOCAL_VOLUMES."""
+  match = re.search(r'^NUM_LOCAL_VOLUMES = \{\n(.*?)^\}\n', text, re.M | re.S)
+  if not match:
+    raise ExportError(f'{AWS_DISK_FILE}: no NUM_LOCAL_VOLUMES dict')
+  known = set(re.findall(r"^    '([^']+)':", match.group(1), re.M))
+  missing = {
+      m: n for m, n in registry.AWS_LOCAL_VOLUMES.items() if m not in known
+  }
+  if not missing:
+    return text
+  entries = "    # The 2021 Cloud Report's Appendix II machines.\n" + ''.join(
+      f"    '{m}': {n},\n" for m, n in sorted(missing.items())
+  )
+  return text[: match.end(1)] + entries + text[match.end(1) :]
+
+
+def ChangesSource(text: str) -> str:
+  """Adds CHANGES_ENTRY as the last item of CHANGES_SECTION."""
+  start = text.find(f'\n{CHANGES_SECTION}\n')
+  if start < 0:
+    raise ExportError(f'{CHANGES_FILE}: no "{CHANGES_SECTION}" section')
+  nxt = text.find('\n### ', start + 1)
+  end = len(text) if nxt < 0 else nxt
+  body = text[:end].rstrip('\n') + '\n'
+  return body + CHANGES_ENTRY + text[end:]
+
+
+def _Git(tree: str, *args: str, env: dict | None = None) -> str:
+  result = subprocess.run(
+      ['git', '-C', tree, *args],
+      capture_output=True,
+      text=True,
+      env=env,
+      check=False,
+  )
+  if result.returncode:
+    raise ExportError(
+        f'git {" ".join(args)} failed ({result.returncode}): {result.stderr}'
+    )
+  return result.stdout
+
+
+def Pyink(files: list[str], check: bool = False) -> subprocess.CompletedProcess:
+  """Runs pyink with PKB's settings (this interpreter's pyink)."""
+  return subprocess.run(
+      [sys.executable, '-m', 'pyink', *PYINK_ARGS, '--quiet']
+      + (['--check', '--diff'] if check else [])
+      + list(files),
+      capture_output=True,
+      text=True,
+      check=False,
+  )
+
+
+def Write(
+    out_dir: str,
+    source_root: str | None = None,
+    archive: str | None = None,
+) -> Export:
+  """Writes out_dir/PATCH_NAME and returns what it holds.
+
+  Args:
+    out_dir: the directory to write the patch to (made if missing).
+    source_root: the pkb_ext source checkout (default: this one).
+    archive: PKB's source at the pin (default: the cache's).
+
+  Returns:
+    What the patch adds and changes.
+
+  Raises:
+    ExportError: the unit cannot be exported; the message says why.
+  """
+  source_root = source_root or paths.RepoRoot()
+  commit = PinnedCommit(source_root)
+  archive = archive or SourceArchive(commit)
+  plan = Plan(source_root)
+  pkb_names = ArchiveNames(archive) if os.path.isfile(archive) else set()
+  clashes = [f.dest for f in plan if f.dest in pkb_names]
+  if clashes:
+    raise ExportError(
+        'the patch would replace files PKB already has: ' + ', '.join(clashes)
+    )
+  dests = [f.dest for f in plan]
+  if len(set(dests)) != len(dests):
+    raise ExportError('two exported files map to one PKB path')
+  contents, benchmarks = {}, []
+  for item in plan:  # every file is checked before anything is written
+    contents[item.dest] = _Transform(source_root, item)
+    if item.dest.startswith(BENCHMARKS_DEST) and item.dest.endswith(
+        '_benchmark.py'
+    ):
+      name = BenchmarkName(contents[item.dest].decode('utf-8'))
+      if name is None:
+        raise ExportError(f'{item.source}: no BENCHMARK_NAME = "..."')
+      benchmarks.append(name)
+  if registry.SUITE_BENCHMARK not in benchmarks:
+    raise ExportError(f'no benchmark module named {registry.SUITE_BENCHMARK}')
+  modified = [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE, CHANGES_FILE]
+  with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tree:
+    ExtractPkb(archive, tree, modified)
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME=_AUTHOR[0],
+        GIT_AUTHOR_EMAIL=_AUTHOR[1],
+        GIT_COMMITTER_NAME=_AUTHOR[0],
+        GIT_COMMITTER_EMAIL=_AUTHOR[1],
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM='1',
+    )
+    _Git(tree, 'init', '-q', env=env)
+    _Git(tree, 'add', '-A', env=env)
+    _Git(tree, 'commit', '-q', '-m', f'PKB at {commit}', env=env)
+
+    for item in plan:
+      dest = os.path.join(tree, item.dest)
+      os.makedirs(os.path.dirname(dest), exist_ok=True)
+      with open(dest, 'wb') as f:
+        f.write(contents[item.dest])
+      shutil.copymode(os.path.join(source_root, item.source), dest)
+    phase_benchmarks = sorted(
+        n for n in benchmarks if n != registry.SUITE_BENCHMARK
+    )
+    for rel, change in (
+        (
+            BENCHMARK_SETS_FILE,
+            lambda t: BenchmarkSetsSource(t, phase_benchmarks),
+        ),
+        (DATA_INIT_FILE, DataInitSource),
+        (AWS_DISK_FILE, AwsDiskSource),
+        (CHANGES_FILE, ChangesSource),
+    ):
+      path = os.path.join(tree, rel)
+      with open(path, encoding='utf-8') as f:
+        text = f.read()
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(change(text))
+
+    python_files = [
+        os.path.join(tree, p)
+        for p in dests + [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE]
+        if p.endswith('.py') and not p.startswith(DATA_DEST)
+    ]
+    formatted = Pyink(python_files)
+    if formatted.returncode:
+      raise ExportError(f'pyink failed: {formatted.stderr}')
+
+    _Git(tree, 'add', '-A', env=env)
+    message = (
+        'Add the Cockroach Labs 2021 Cloud Report benchmarks\n\n'
+        f'Exported by pkb-ext upstream against PKB {commit}.\n'
+    )
+    _Git(tree, 'commit', '-q', '-m', message, env=env)
+    patch_text = _Git(
+        tree,
+        'format-patch',
+        '-1',
+        '--stdout',
+        '--binary',
+        '--full-index',
+        env=env,
+    )
+  os.makedirs(out_dir, exist_ok=True)
+  patch = os.path.join(out_dir, PATCH_NAME)
+  with open(patch, 'w', encoding='utf-8') as f:
+    f.write(patch_text)
+  return Export(
+      patch=patch,
+      pkb_commit=commit,
+      added=tuple(sorted(dests)),
+      modified=tuple(modified),
+      benchmarks=tuple(sorted(benchmarks)),
+  )
+
+
+def Main(argv: list[str]) -> int:
+  parser = argparse.ArgumentParser(
+      prog='pkb-ext upstream',
+      description=(
+          'Write the upstream unit as a patch against the pinned PKB commit.'
+      ),
+  )
+  parser.add_argument(
+      '--out', required=True, help=f'directory for {PATCH_NAME}'
+  )
+  parser.add_argument(
+      '--pkb-archive',
+      help="tar of PKB source at the pin (default: the setup cache's)",
+  )
+  args = parser.parse_args(argv)
+  try:
+    export = Write(args.out, archive=args.pkb_archive)
+  except ExportError as e:
+    print(f'pkb-ext upstream: {e}', file=sys.stderr)
+    return 1
+  print(
+      f'{export.patch}: against PKB {export.pkb_commit}; adds'
+      f' {len(export.added)} files, changes {", ".join(export.modified)};'
+      f' benchmarks: {", ".join(export.benchmarks)}'
+  )
+  print(
+      'Apply at the root of a PKB checkout at that commit: git apply'
+      f' {export.patch}'
+  )
+  return 0

@@ -1,0 +1,342 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The exported patch in a fresh PKB at the pin, with pkb_ext not importable.
+
+`pkb-ext upstream` writes the patch; this applies it to PKB's source at the
+pinned commit (extracted from the setup cache's archive into a temporary git
+repository) with `git apply --check`, then `git apply`. Everything that runs
+in that tree runs in an interpreter started with -I -S, whose sys.path is the
+patched tree, the standard library and the venv's site-packages (for PKB's
+dependencies) without processing its .pth files: pkb_ext, pkb_cloud_report
+and the PKB checkout installed in the venv are not importable there, which
+each run checks first.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+
+from absl import flags
+import pytest
+
+from pkb_ext import registry
+from pkb_ext import upstream
+
+# PKB's own tests of what the patch touches: benchmark sets, configs, data.
+PKB_TESTS = (
+    'tests/benchmark_sets_test.py',
+    'tests/config_test.py',
+    'tests/configs/benchmark_config_spec_test.py',
+    'tests/configs/option_decoders_test.py',
+    'tests/configs/spec_test.py',
+    'tests/data_test.py',
+)
+# pylint messages left out on the patch's lines, each because PKB's own code
+# and Google's style do the same (see _Lint).
+_PYLINT_LEFT_OUT = {
+    'C0301': 'line-too-long on an import line (Google style exempts them)',
+    'W1404': 'implicit-str-concat (pyink output; all over PKB)',
+    'C0103': 'invalid-name of a testCamelCase method (PKB tests all are)',
+}
+_ISOLATED_PRELUDE = """\
+import sys
+tree, site_packages = sys.argv[1], sys.argv[2]
+del sys.argv[1:3]
+sys.path[:0] = [tree]
+sys.path.append(site_packages)
+import importlib.util
+for name in ('pkb_ext', 'pkb_ext_dev', 'pkb_cloud_report'):
+  if importlib.util.find_spec(name) is not None:
+    raise SystemExit(f'ISOLATION BROKEN: {name} is importable')
+import perfkitbenchmarker
+if not perfkitbenchmarker.__file__.startswith(tree + '/'):
+  raise SystemExit(f'ISOLATION BROKEN: PKB from {perfkitbenchmarker.__file__}')
+"""
+
+
+def _Isolated(tree, code, *args, timeout=900, isolate=('-I', '-S')):
+  """Runs code in an interpreter that sees the patched tree, not pkb_ext."""
+  site_packages = sysconfig.get_paths()['purelib']
+  result = subprocess.run(
+      [sys.executable, *isolate, '-c', _ISOLATED_PRELUDE + code]
+      + [tree, site_packages, *args],
+      cwd=tree,
+      capture_output=True,
+      text=True,
+      timeout=timeout,
+      env={'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': tree},
+      check=False,
+  )
+  if isolate:
+    assert 'ISOLATION BROKEN' not in result.stderr, result.stderr
+  return result
+
+
+def testIsolationCheckCatchesAnImportablePkbExt(tmp_path):
+  """Without -I -S the venv's .pth files make pkb_ext importable: caught."""
+  result = _Isolated(str(tmp_path), 'pass\n', isolate=())
+  assert result.returncode != 0
+  assert 'ISOLATION BROKEN: pkb_ext is importable' in result.stderr
+
+
+@pytest.fixture(scope='module')
+def patched(tmp_path_factory):
+  """(export, tree): the patch written and applied to a fresh PKB."""
+  base = tmp_path_factory.mktemp('upstream')
+  export = upstream.Write(str(base / 'out'))
+  tree = str(base / 'pkb')
+  os.makedirs(tree)
+  upstream.ExtractPkb(upstream.SourceArchive(export.pkb_commit), tree)
+  git = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
+  for args in (['init', '-q'], ['add', '-A'], ['commit', '-qm', 'pin']):
+    subprocess.run(git + [tree] + args, check=True)
+  for args in (['apply', '--check'], ['apply']):
+    result = subprocess.run(
+        git + [tree] + args + [export.patch],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, f'git {args}: {result.stderr}'
+  return export, tree
+
+
+def testPatchAddsAndChangesWhatItSays(patched):
+  export, tree = patched
+  status = subprocess.run(
+      ['git', '-C', tree, 'status', '--porcelain', '--untracked-files=all'],
+      capture_output=True,
+      text=True,
+      check=True,
+  ).stdout.splitlines()
+  added = sorted(line[3:] for line in status if line.startswith('??'))
+  modified = sorted(line[3:] for line in status if line.startswith(' M'))
+  assert added == list(export.added)
+  assert modified == sorted(export.modified)
+  assert len(status) == len(added) + len(modified)
+  for rel in export.added:
+    if rel.endswith('.py'):
+      with open(os.path.join(tree, rel), encoding='utf-8') as f:
+        text = f.read()
+      year = re.match(r'# Copyright (\d{4}) PerfKitBenchmarker Authors', text)
+      assert year, f'{rel}: no PKB licence header'
+      assert text.startswith(
+          upstream.PKB_HEADER.format(year=year.group(1))
+      ), rel
+      assert 'pkb_ext Authors' not in text, rel
+
+
+# What a reader of PKB's tree cannot find: our packages, test helpers,
+# commands and setup cache.
+_OURS = re.compile(
+    r'\bpkb_ext\b|pkb_ext_dev|pkb_cloud_report|\.cache/pkb-ext'
+    r'|pkb-ext (?:run|list|plan|parse|local|publish|report|bench|upstream)\b'
+)
+
+
+def testExportedCodeNamesNothingPkbLacks(patched):
+  export, tree = patched
+  found = []
+  for rel in export.added:
+    if rel.startswith(upstream.TEST_DATA_DEST + '/'):
+      continue  # captured outputs and their provenance notes
+    with open(os.path.join(tree, rel), encoding='utf-8') as f:
+      for number, line in enumerate(f, 1):
+        if _OURS.search(line):
+          found.append(f'{rel}:{number}: {line.strip()}')
+  assert not found, 'exported code names pkb_ext things:\n' + '\n'.join(found)
+
+
+def testPkbTestsAndExportedTestsPass(patched):
+  export, tree = patched
+  exported = [
+      p
+      for p in export.added
+      if p.startswith('tests/') and p.endswith('_test.py')
+  ]
+  assert any(
+      p.startswith('tests/linux_benchmarks/cloud_report_') for p in exported
+  )
+  result = _Isolated(
+      tree,
+      'import unittest\n'
+      "unittest.main(module=None, argv=['unittest', *sys.argv[1:]])\n",
+      *PKB_TESTS,
+      *exported,
+  )
+  assert result.returncode == 0, result.stderr[-6000:]
+  ran = re.search(r'^Ran (\d+) tests?', result.stderr, re.M)
+  assert ran and int(ran.group(1)) > 100, result.stderr[-2000:]
+  assert re.search(r'^OK\b', result.stderr, re.M), result.stderr[-2000:]
+
+
+def _OurFlags() -> set[str]:
+  """Flags our exported modules define (the publisher's stay behind)."""
+  registry.Register()
+  registry.PackageModules()
+  return {
+      f.name
+      for module, module_flags in flags.FLAGS.flags_by_module_dict().items()
+      if module.startswith('pkb_cloud_report.')
+      for f in module_flags
+  }
+
+
+def testHelpmatchListsEveryCloudReportFlag(patched):
+  _, tree = patched
+  result = _Isolated(
+      tree,
+      'import runpy\n'
+      "sys.argv = ['pkb.py', '--helpmatch=cloud_report']\n"
+      "runpy.run_path('pkb.py', run_name='__main__')\n",
+  )
+  assert result.returncode == 0, result.stderr[-4000:]
+  listed = set(
+      re.findall(r'^\s+--(?:\[no\])?(cloud_report\w*):', result.stdout, re.M)
+  )
+  defined = _Isolated(
+      tree,
+      'import json\n'
+      'from absl import flags\n'
+      'from perfkitbenchmarker import linux_benchmarks, linux_packages\n'
+      'print(json.dumps(sorted(n for n in flags.FLAGS'
+      " if n.startswith('cloud_report'))))\n",
+  )
+  assert defined.returncode == 0, defined.stderr[-4000:]
+  in_pkb = set(json.loads(defined.stdout))
+  assert in_pkb == _OurFlags(), 'the export lost or gained flags'
+  assert sorted(in_pkb - listed) == [], 'flags --helpmatch=cloud_report misses'
+  assert listed == in_pkb
+
+
+def testBenchmarksFlagResolves(patched):
+  export, tree = patched
+  result = _Isolated(
+      tree,
+      'import json\n'
+      'from absl import flags\n'
+      'from perfkitbenchmarker import benchmark_sets\n'
+      'out = {}\n'
+      'for name in sys.argv[1:]:\n'
+      "  flags.FLAGS(['pkb.py', f'--benchmarks={name}'])\n"
+      '  out[name] = [(m.BENCHMARK_NAME, m.__name__)'
+      ' for m, _ in benchmark_sets.GetBenchmarksFromFlags()]\n'
+      '  flags.FLAGS.unparse_flags()\n'
+      'print(json.dumps(out))\n',
+      registry.BENCHMARK_SET,
+      registry.PHASES_BENCHMARK_SET,
+  )
+  assert result.returncode == 0, result.stderr[-4000:]
+  resolved = json.loads(result.stdout)
+  assert resolved[registry.BENCHMARK_SET] == [[
+      registry.SUITE_BENCHMARK,
+      'perfkitbenchmarker.linux_benchmarks.cloud_report_2021_benchmark',
+  ]]
+  phases = resolved[registry.PHASES_BENCHMARK_SET]
+  ours = sorted(
+      m.BENCHMARK_NAME
+      for m in registry.BenchmarkModules()
+      if m.BENCHMARK_NAME != registry.SUITE_BENCHMARK
+  )
+  assert sorted(name for name, _ in phases) == ours
+  assert sorted(name for name, _ in phases) == sorted(
+      n for n in export.benchmarks if n != registry.SUITE_BENCHMARK
+  )
+  for _, module in phases:
+    assert module.startswith(
+        'perfkitbenchmarker.linux_benchmarks.cloud_report_'
+    )
+
+
+def _AddedLines(patch_text: str) -> dict[str, set[int]]:
+  """Line numbers each file of a unified diff adds (in the new file)."""
+  added, path, line = {}, None, 0
+  for text in patch_text.splitlines():
+    if text.startswith('+++ '):
+      path = None if text == '+++ /dev/null' else text[len('+++ b/') :]
+      added.setdefault(path, set())
+    elif text.startswith('@@'):
+      line = int(re.match(r'@@ -\S+ \+(\d+)', text).group(1))
+    elif path and text.startswith('+'):
+      added[path].add(line)
+      line += 1
+    elif path and text.startswith(' '):
+      line += 1
+  return added
+
+
+def _PythonFiles(export):
+  return [
+      p
+      for p in export.added + export.modified
+      if p.endswith('.py') and not p.startswith(upstream.DATA_DEST)
+  ]
+
+
+def testPyinkCleanWithPkbSettings(patched):
+  export, tree = patched
+  files = [os.path.join(tree, p) for p in _PythonFiles(export)]
+  result = upstream.Pyink(files, check=True)
+  assert result.returncode == 0, result.stdout[-4000:] + result.stderr
+
+
+def _Lint(tree, files):
+  result = subprocess.run(
+      [
+          sys.executable,
+          '-m',
+          'pylint',
+          '--rcfile=.pylintrc',
+          '--output-format=json',
+          '--jobs=1',
+          *files,
+      ],
+      cwd=tree,
+      capture_output=True,
+      text=True,
+      env=dict(os.environ, PYTHONPATH=tree),
+      check=False,
+  )
+  assert result.stdout.startswith('['), result.stderr[-4000:]
+  return json.loads(result.stdout)
+
+
+def testPylintCleanWithPkbSettingsOnThePatchedLines(patched):
+  export, tree = patched
+  with open(export.patch, encoding='utf-8') as f:
+    added = _AddedLines(f.read())
+  files = _PythonFiles(export)
+  problems = []
+  for m in _Lint(tree, files):
+    if m['line'] not in added.get(m['path'], ()):
+      continue  # PKB's own line of a file the patch changes
+    if m['message-id'] in _PYLINT_LEFT_OUT:
+      with open(os.path.join(tree, m['path']), encoding='utf-8') as f:
+        line = f.read().splitlines()[m['line'] - 1]
+      if m['message-id'] == 'C0301' and re.match(r'(from|import) ', line):
+        continue
+      if m['message-id'] == 'W1404':
+        continue
+      if m['message-id'] == 'C0103' and re.search(r'def test[A-Z]\w*\(', line):
+        continue
+    problems.append(
+        f"{m['path']}:{m['line']}: {m['message-id']} {m['message']}"
+        f" ({m['symbol']})"
+    )
+  assert not problems, f'{len(problems)} pylint messages:\n' + '\n'.join(
+      problems
+  )

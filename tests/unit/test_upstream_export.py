@@ -1,0 +1,238 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for pkb_ext.upstream's pieces (the whole export: pkb/test_upstream)."""
+
+import os
+
+from absl.testing import absltest
+
+from pkb_ext import paths
+from pkb_ext import upstream
+
+with open(
+    os.path.join(paths.RepoRoot(), 'pkb_ext', 'upstream.py'), encoding='utf-8'
+) as _f:
+  _TEXT = _f.read()
+_END = 'limitations under the License.\n'
+_OUR_HEADER = _TEXT[: _TEXT.index(_END) + len(_END)]
+
+
+class TextTest(absltest.TestCase):
+
+  def testOurHeaderIsTheRepoHeader(self):
+    self.assertTrue(_OUR_HEADER.endswith('limitations under the License.\n'))
+
+  def testRewritesOurPackagesOnly(self):
+    text = (
+        'from pkb_cloud_report.benchmarks.cloud_report import phases\n'
+        'from pkb_cloud_report.linux_packages import cockroachdb\n'
+        'from perfkitbenchmarker import configs\n'
+        'x = "pkb_cloud_report.benchmarksX"\n'
+    )
+    self.assertEqual(
+        upstream.RewriteImports(text),
+        'from perfkitbenchmarker.linux_benchmarks.cloud_report import phases\n'
+        'from perfkitbenchmarker.linux_packages import cockroachdb\n'
+        'from perfkitbenchmarker import configs\n'
+        'x = "pkb_cloud_report.benchmarksX"\n',
+    )
+
+  def testHeaderBecomesPkbs(self):
+    out = upstream.ReplaceHeader(_OUR_HEADER + '"""Doc."""\n', 'a.py')
+    self.assertEqual(
+        out,
+        upstream.PKB_HEADER.format(year=_OUR_HEADER[12:16]) + '"""Doc."""\n',
+    )
+    self.assertStartsWith(
+        out, '# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.'
+    )
+
+  def testPythonWithoutOurHeaderIsRefused(self):
+    with self.assertRaisesRegex(upstream.ExportError, 'a.py: does not start'):
+      upstream.ReplaceHeader('"""Doc."""\n', 'a.py')
+    self.assertEqual(upstream.ReplaceHeader('key: 1\n', 'a.yaml'), 'key: 1\n')
+
+  def testForbiddenImports(self):
+    self.assertEqual(
+        upstream.ForbiddenImports(
+            'import os\nfrom pkb_ext import local\n'
+            'def F():\n  import pkb_cloud_report.benchmarks\n',
+            'm.py',
+        ),
+        [
+            'm.py:2: imports pkb_ext',
+            'm.py:4: imports pkb_cloud_report.benchmarks',
+        ],
+    )
+
+  def testBenchmarkName(self):
+    self.assertEqual(
+        upstream.BenchmarkName("import x\nBENCHMARK_NAME = 'cloud_report_y'\n"),
+        'cloud_report_y',
+    )
+    self.assertIsNone(upstream.BenchmarkName('NAME = 1\n'))
+
+
+class SourceChangesTest(absltest.TestCase):
+
+  def testBenchmarkSetsAppendsBothSets(self):
+    text = "X = 1\nBENCHMARK_SETS = {\n    'a': {},\n}\n\n\ndef F():\n  pass\n"
+    out = upstream.BenchmarkSetsSource(text, ['cloud_report_fio'])
+    namespace = {'MESSAGE': 'm', 'BENCHMARK_LIST': 'l'}
+    exec(out.split('\n\ndef F')[0], namespace)  # pylint: disable=exec-used
+    sets = namespace['BENCHMARK_SETS']
+    self.assertEqual(list(sets), ['a', 'cloud_report', 'cloud_report_phases'])
+    self.assertEqual(sets['cloud_report']['l'], ['cloud_report_2021'])
+    self.assertEqual(sets['cloud_report_phases']['l'], ['cloud_report_fio'])
+    with self.assertRaisesRegex(upstream.ExportError, 'BENCHMARK_SETS'):
+      upstream.BenchmarkSetsSource('X = {}\n', [])
+
+  def testDataSubdirectoriesSortedOnce(self):
+    text = "A = 1\nDATA_SUBDIRECTORIES = [\n    'edw',\n    'ycsb',\n]\nB = 2\n"
+    out = upstream.DataInitSource(text)
+    self.assertEqual(
+        out,
+        "A = 1\nDATA_SUBDIRECTORIES = [\n    'cloud_report',\n    'edw',\n"
+        "    'ycsb',\n]\nB = 2\n",
+    )
+    self.assertEqual(upstream.DataInitSource(out), out)
+
+  def testAwsLocalVolumesPkbLacks(self):
+    text = (
+        "A = 1\nNUM_LOCAL_VOLUMES = {\n    'c1.medium': 1,\n    'm5dn.4xlarge':"
+        ' 9,\n}\n'
+    )
+    out = upstream.AwsDiskSource(text)
+    added = {
+        m: n
+        for m, n in upstream.registry.AWS_LOCAL_VOLUMES.items()
+        if m != 'm5dn.4xlarge'
+    }
+    self.assertNotEmpty(added)
+    self.assertEqual(
+        out,
+        text[:-2]
+        + "    # The 2021 Cloud Report's Appendix II machines.\n"
+        + ''.join(f"    '{m}': {n},\n" for m, n in sorted(added.items()))
+        + '}\n',
+    )
+    self.assertEqual(upstream.AwsDiskSource(out), out)
+
+  def testChangesEntryEndsItsSection(self):
+    text = (
+        '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n'
+        '-   c\n\n### Enhancements:\n\n-   d\n'
+    )
+    out = upstream.ChangesSource(text)
+    self.assertEqual(
+        out,
+        '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n-   c\n'
+        + upstream.CHANGES_ENTRY
+        + '\n### Enhancements:\n\n-   d\n',
+    )
+    for line in upstream.CHANGES_ENTRY.splitlines():
+      self.assertLessEqual(len(line), 80)
+
+
+def _Write(root, rel, text=''):
+  path = os.path.join(root, rel)
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with open(path, 'w', encoding='utf-8') as f:
+    f.write(text)
+
+
+class PlanTest(absltest.TestCase):
+
+  def testWhatGoesWhere(self):
+    root = self.create_tempdir().full_path
+    for rel in (
+        'benchmarks/__init__.py',
+        'benchmarks/x_benchmark.py',
+        'benchmarks/cloud_report/__init__.py',
+        'benchmarks/cloud_report/__pycache__/a.cpython-312.pyc',
+        'linux_packages/__init__.py',
+        'linux_packages/p.py',
+        'configs/__init__.py',
+        'configs/pricing/aws.yaml',
+        'configs/baselines/report2021.yaml',
+        'configs/fio/job.fio.j2',
+        'tests/upstream/conftest.py',
+        'tests/upstream/linux_benchmarks/x_test.py',
+        'tests/data/fio/out.json',
+        'tests/data/fio/capture.sh',
+        'tests/data/analysis/rows.ndjson',
+    ):
+      _Write(root, rel)
+    plan = {f.source: f.dest for f in upstream.Plan(root)}
+    self.assertEqual(
+        plan,
+        {
+            'benchmarks/x_benchmark.py': (
+                'perfkitbenchmarker/linux_benchmarks/x_benchmark.py'
+            ),
+            'benchmarks/cloud_report/__init__.py': (
+                'perfkitbenchmarker/linux_benchmarks/cloud_report/__init__.py'
+            ),
+            'linux_packages/p.py': 'perfkitbenchmarker/linux_packages/p.py',
+            'configs/fio/job.fio.j2': (
+                'perfkitbenchmarker/data/cloud_report/fio/job.fio.j2'
+            ),
+            'tests/upstream/linux_benchmarks/x_test.py': (
+                'tests/linux_benchmarks/x_test.py'
+            ),
+            'tests/data/fio/out.json': 'tests/data/cloud_report/fio/out.json',
+        },
+    )
+
+  def testRefusesAModuleThatImportsPkbExt(self):
+    root = self.create_tempdir().full_path
+    _Write(
+        root,
+        'scripts/setup.d/30-pkb.sh',
+        'PKB_COMMIT=946ea317692cac6c78e4aec1cd041b538f1a0285\n',
+    )
+    for top in ('linux_packages', 'configs', 'tests/upstream'):
+      os.makedirs(os.path.join(root, top))
+    _Write(
+        root,
+        'benchmarks/y_benchmark.py',
+        _OUR_HEADER + 'from pkb_ext import x\n',
+    )
+    archive = os.path.join(root, 'no-such.tar')
+    with self.assertRaisesRegex(
+        upstream.ExportError, r'y_benchmark.py:14: imports pkb_ext'
+    ):
+      upstream.Write(os.path.join(root, 'out'), root, archive)
+
+
+class RegistryStepsTest(absltest.TestCase):
+
+  def testEveryRegistryStepIsExportedOrLeftOutOnPurpose(self):
+    steps = {n for n in dir(upstream.registry) if n.startswith('_Register')}
+    self.assertEqual(steps, set(upstream.REGISTRY_STEPS))
+
+
+class PinTest(absltest.TestCase):
+
+  def testPinIsSetups(self):
+    commit = upstream.PinnedCommit()
+    self.assertRegex(commit, r'^[0-9a-f]{40}$')
+    with open(
+        os.path.join(paths.RepoRoot(), upstream.PIN_SCRIPT), encoding='utf-8'
+    ) as f:
+      self.assertIn(f'PKB_COMMIT={commit}\n', f.read())
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,197 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for the 2021 Cloud Report's benchmarks, sets, data and phases."""
+
+import os
+import unittest
+
+from absl.testing import flagsaver
+import mock
+import yaml
+from perfkitbenchmarker import benchmark_sets
+from perfkitbenchmarker import configs
+from perfkitbenchmarker import data
+from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker.providers.aws import aws_disk
+from pkb_cloud_report.benchmarks import cloud_report_2021_benchmark
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import storage
+from tests import pkb_common_test_case
+
+_SUITE = cloud_report_2021_benchmark.BENCHMARK_NAME
+_CLOUDS = {'aws.yaml': 'AWS', 'azure.yaml': 'Azure', 'gcp.yaml': 'GCP'}
+_DATA_DIR = os.path.join(os.path.dirname(data.__file__), 'cloud_report')
+
+
+def _ReportBenchmarks():
+  return {
+      name: module
+      for name, module in linux_benchmarks.VALID_BENCHMARKS.items()
+      if name.startswith('cloud_report_')
+  }
+
+
+class _FlagsTestCase(pkb_common_test_case.PkbCommonTestCase):
+  """Resolves benchmarks as benchmark_sets_test does: --benchmarks mocked."""
+
+  def setUp(self):
+    super().setUp()
+    patcher = mock.patch(benchmark_sets.__name__ + '.FLAGS')
+    self.mock_flags = patcher.start()
+    self.addCleanup(patcher.stop)
+    self.addCleanup(configs.GetConfigFlags.cache_clear)
+    self.mock_flags.flag_matrix = None
+    self.mock_flags.flag_zip = None
+    self.mock_flags.num_benchmark_copies = 1
+
+  def Resolve(self, *names):
+    self.mock_flags.benchmarks = list(names)
+    return benchmark_sets.GetBenchmarksFromFlags()
+
+
+class BenchmarkConfigTest(pkb_common_test_case.PkbCommonTestCase):
+  """Every exported benchmark config loads through PKB."""
+
+  def testEveryBenchmarkConfigLoads(self):
+    benchmarks = _ReportBenchmarks()
+    self.assertIn(_SUITE, benchmarks)
+    self.assertGreater(len(benchmarks), 1)
+    for name, module in benchmarks.items():
+      config = module.GetConfig({})
+      self.assertNotEmpty(config['vm_groups'], name)
+      for group in config['vm_groups'].values():
+        self.assertGreaterEqual(group['vm_count'], 1, name)
+
+  def testSuiteTopologyOnEveryCloud(self):
+    config = cloud_report_2021_benchmark.GetConfig({})
+    groups = config['vm_groups']
+    self.assertEqual(groups['db']['vm_count'], 3)
+    self.assertEqual(groups['client']['vm_count'], 1)
+    for cloud in ('AWS', 'GCP', 'Azure'):
+      self.assertEqual(groups['db']['disk_spec'][cloud]['disk_size'], 2500)
+      self.assertEqual(
+          groups['db']['vm_spec'][cloud], groups['client']['vm_spec'][cloud]
+      )
+
+
+class BenchmarkSetsTest(_FlagsTestCase):
+
+  def testSuiteSet(self):
+    resolved = self.Resolve('cloud_report')
+    self.assertEqual([m.BENCHMARK_NAME for m, _ in resolved], [_SUITE])
+
+  def testPhasesSetIsEveryPhaseBenchmark(self):
+    resolved = self.Resolve('cloud_report_phases')
+    names = [m.BENCHMARK_NAME for m, _ in resolved]
+    self.assertCountEqual(names, set(_ReportBenchmarks()) - {_SUITE})
+    for module, _ in resolved:
+      self.assertStartsWith(module.__name__, linux_benchmarks.__name__ + '.')
+
+
+class MachineMatrixTest(_FlagsTestCase):
+  """The report's machine matrices, as --benchmark_config_file names them."""
+
+  def testEachCloudsDefaultMatrixExpands(self):
+    """Each machine of the default matrix becomes one run."""
+    clouds = sorted(os.listdir(os.path.join(_DATA_DIR, 'machines')))
+    self.assertCountEqual(clouds, _CLOUDS)
+    for name in clouds:
+      with open(os.path.join(_DATA_DIR, 'machines', name)) as f:
+        matrix = yaml.safe_load(f)[_SUITE]
+      machines = matrix['flag_matrix_defs'][matrix['flag_matrix']][
+          'machine_type'
+      ]
+      with flagsaver.flagsaver(benchmark_config_file=f'machines/{name}'):
+        resolved = self.Resolve(_SUITE)
+      self.assertCountEqual(
+          [config['flags']['machine_type'] for _, config in resolved],
+          machines,
+      )
+      for _, config in resolved:
+        self.assertEqual(config['flags']['data_disk_size'], 2500, name)
+        self.assertEqual(config['flags']['cloud'], _CLOUDS[name])
+
+  def testPkbKnowsTheLocalDisksOfTheAwsLocalMatrix(self):
+    with open(os.path.join(_DATA_DIR, 'machines', 'aws.yaml')) as f:
+      matrix = yaml.safe_load(f)[_SUITE]['flag_matrix_defs']['local']
+    self.assertEqual(matrix['data_disk_type'], ['local'])
+    for machine_type in matrix['machine_type']:
+      self.assertGreaterEqual(
+          aws_disk.NUM_LOCAL_VOLUMES.get(machine_type, 0), 1, machine_type
+      )
+
+
+class DataTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testEveryDataFileResolvesByItsName(self):
+    names = []
+    for root, _, files in os.walk(_DATA_DIR):
+      for f in files:
+        names.append(os.path.relpath(os.path.join(root, f), _DATA_DIR))
+    self.assertIn(storage.JOB_FILE_TEMPLATE, names)
+    self.assertIn(object_storage.WORKER_DATA, names)
+    for name in names:
+      self.assertEqual(
+          os.path.realpath(data.ResourcePath(name)),
+          os.path.realpath(os.path.join(_DATA_DIR, name)),
+          name,
+      )
+
+
+class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
+  """The phase registry: the report's phases and their steps."""
+
+  def testEveryPhaseLoadsWithItsSteps(self):
+    self.assertEqual(
+        tuple(phases.LoadAll()), ('cpu', 'io', 'net', 'object_storage', 'tpcc')
+    )
+    for name in phases.ORDER:
+      module = phases.Load(name)
+      self.assertStartsWith(
+          module.__name__, linux_benchmarks.__name__ + '.cloud_report.'
+      )
+      for step in ('Prepare', 'Run', 'Cleanup'):
+        self.assertTrue(callable(getattr(module, step)), f'{name}.{step}')
+
+  def testValidateOrdersAndRejects(self):
+    self.assertEqual(phases.Validate(['tpcc', 'cpu']), ['cpu', 'tpcc'])
+    with self.assertRaisesRegex(ValueError, 'unknown phase'):
+      phases.Validate(['gpu'])
+    with self.assertRaisesRegex(ValueError, 'listed twice'):
+      phases.Validate(['cpu', 'cpu'])
+
+  def testCleanupRunsInReverseAndReportsFailures(self):
+    """A failing cleanup does not stop the others."""
+    calls = []
+
+    def Fake(name):
+      def Cleanup(topology):
+        del topology
+        calls.append(name)
+        if name == 'net':
+          raise RuntimeError('netserver did not stop')
+
+      return mock.Mock(Cleanup=Cleanup)
+
+    with mock.patch.object(phases, 'Load', side_effect=Fake):
+      with self.assertLogs(level='ERROR') as logs:
+        with self.assertRaisesRegex(phases.PhaseError, 'net: netserver'):
+          phases.CleanupAll(None, ['cpu', 'net', 'tpcc'])
+    self.assertIn('cleanup of phase net failed', logs.output[0])
+    self.assertEqual(calls, ['tpcc', 'net', 'cpu'])
+
+
+if __name__ == '__main__':
+  unittest.main()
