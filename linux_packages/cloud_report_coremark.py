@@ -21,7 +21,7 @@ sha256, and its fallback download saves the file under the URL's base name
 and then checksums a file of the data name.
 
 This package takes the tarball from the data search path when it is there
-(setup makes ~/.cache/pkb-ext/data/coremark-v1.01.tar.gz with `git archive`)
+(e.g. a coremark-v1.01.tar.gz made with `git archive` of the tag)
 and otherwise downloads the tag's archive from GitHub. GitHub compresses its
 archives itself, so their bytes (and sha256) need not match ours; what is
 pinned is therefore checked at three levels:

@@ -103,7 +103,7 @@ def Locate(vm, mode: str = 'auto') -> Binaries:
   Raises:
     errors.Setup.InvalidSetupError: no netperf >= 2.6 is installed.
   """
-  found = _Probe(vm, pkb_build=(mode == 'pkb'))
+  found = _Probe(vm, pkb_build=mode == 'pkb')
   if mode == 'auto' and not _RecentEnough(found):
     found = _Probe(vm, pkb_build=True)
   if not _RecentEnough(found):
@@ -145,4 +145,6 @@ def AptInstall(vm) -> None:
   Install(vm, 'auto')
 
 
-YumInstall = AptInstall
+def YumInstall(vm) -> None:
+  """vm.Install('cloud_report_netperf') on RHEL-like VMs: as AptInstall."""
+  AptInstall(vm)

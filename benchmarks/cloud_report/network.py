@@ -92,7 +92,7 @@ def RequiredSelectors(test: str) -> list[str]:
 
 _CONFIDENCE = re.compile(r'^(95|99),(\d+(?:\.\d+)?)$')
 _ITERATIONS = re.compile(r'^(\d+),(\d+)$')
-_STREAM_MARK = '@@@ pkb_ext netperf stream '
+_STREAM_MARK = '@@@ cloud_report netperf stream '
 _STREAM_MARK_LINE = re.compile(
     '^' + re.escape(_STREAM_MARK) + r'(\d+) exit (\d*)$', re.M
 )
@@ -273,7 +273,7 @@ class Params:
   def max_iterations(self) -> int:
     if self.confidence == 'off':
       return 1
-    return int(self.confidence_iterations.split(',')[0])
+    return int(self.confidence_iterations.split(',', maxsplit=1)[0])
 
   def Timeout(self, test: str) -> int:
     """Seconds one netperf run may take: every iteration plus slack."""

@@ -518,7 +518,7 @@ def _RunWorker(vm, params: Params, config: dict) -> tuple[str, int, str]:
 
 
 def _Archive(text: str) -> None:
-  """Keeps the raw output in PKB's run directory, for `pkb-ext parse ttfb`."""
+  """Keeps the raw output in PKB's run directory, to be parsed again later."""
   try:
     path = os.path.join(vm_util.GetTempDir(), 'object_storage_ttfb.jsonl')
     with open(path, 'w') as f:

@@ -104,7 +104,7 @@ def LocalDisks(
   Returns:
     The count, from PKB's providers' tables; None for another cloud.
   """
-  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top,import-outside-toplevel
   if cloud == 'AWS':
     from perfkitbenchmarker.providers.aws import aws_disk
 
@@ -196,8 +196,11 @@ def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:
       continue
     try:
       found = check(benchmark_config) or []
-    except (errors.Setup.InvalidFlagConfigurationError,
-            errors.Setup.InvalidConfigurationError, ValueError) as e:  # fmt: skip
+    except (
+        errors.Setup.InvalidFlagConfigurationError,
+        errors.Setup.InvalidConfigurationError,
+        ValueError,
+    ) as e:
       found = [str(e)]
     problems.extend(f'{name}: {p}' for p in found)
   return problems

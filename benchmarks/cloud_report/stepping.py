@@ -23,8 +23,7 @@ be in. When the search has converged it re-runs the edge unless the edge's
 pass was the last run, so the reported level and its tpmC come from a run
 made after every failing one. Over the report's grid (2,500 to 5,000 by 250)
 it needs 43 steps where linear needs 76 for one machine per edge, but more
-than linear when the edge is the start or the start fails (see
-pkb_ext_dev.bench_stepping).
+than linear when the edge is the start or the start fails.
 
 Everything here but StateStore is pure. Next() decides the next level from
 the history of (level, passed); Search() drives a measure callback with it,

@@ -53,7 +53,7 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
-from pkb_cloud_report.benchmarks.cloud_report import topology
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report.samples import storage as io_samples
 
 FILL_JOB = 'fill-disk-ignore'
@@ -107,6 +107,7 @@ class Params:
 
   @classmethod
   def FromFlags(cls) -> 'Params':
+    """Returns the settings the cloud_report_fio_* flags hold."""
     values = {
         f.name: FLAGS[f'cloud_report_fio_{f.name}'].value
         for f in dataclasses.fields(cls)
@@ -216,6 +217,8 @@ def _CheckJobs(jobs) -> bool:
 
 
 def _CheckSize(name):
+  """Returns a flag validator of a fio size (e.g. 2500G; size may be N%)."""
+
   def Check(value) -> bool:
     ok = bool(_SIZE_RE.match(value)) or (
         name == 'size' and re.match(r'^\d{1,3}%$', value)
@@ -344,8 +347,8 @@ def Target(params: Params, vm) -> tuple[str, str | None, str]:
   The mount point is --cloud_report_fio_mount_point, else the data disk's
   scratch mount point (none for a --cloud_report_fio_device target).
   """
-  disk = topology.DataDisk(vm)
-  disk_path = topology.DevicePath(disk) if disk else None
+  disk = topology_lib.DataDisk(vm)
+  disk_path = topology_lib.DevicePath(disk) if disk else None
   path = params.device or disk_path
   if not path:
     raise ValueError(
@@ -398,6 +401,7 @@ def FioFailure(job: str, where: str, message: str) -> str:
 
 
 def _RunJob(vm, params, fio, target, job) -> fio_parser.Result:
+  """Runs one fio job of the rendered job file; returns its parsed result."""
   timeout = None  # the fill job writes the whole disk, however long it takes
   if job != FILL_JOB:
     timeout = params.runtime_s + params.ramp_time_s + params.timeout_margin_s
@@ -470,8 +474,8 @@ def RunOnVm(vm, params: Params) -> list:
       )
       if mount_point:
         vm.RemoteCommand(MountCommand(target, mount_point, mount_options))
-        disk = topology.DataDisk(vm)
-        if disk is not None and topology.DevicePath(disk) == target:
+        disk = topology_lib.DataDisk(vm)
+        if disk is not None and topology_lib.DevicePath(disk) == target:
           # Later phases find the database's directory here (as PKB's fio
           # utils.MountDisk does).
           disk.mount_point = mount_point

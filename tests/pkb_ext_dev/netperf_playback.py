@@ -41,7 +41,7 @@ def Read(name: str) -> str:
 def ConcurrentOutput(outputs: list[str]) -> str:
   """What the phase's ConcurrentCommand prints for these stream outputs."""
   return ''.join(
-      f'@@@ pkb_ext netperf stream {i} exit 0\n{out}'
+      f'@@@ cloud_report netperf stream {i} exit 0\n{out}'
       for i, out in enumerate(outputs)
   )
 

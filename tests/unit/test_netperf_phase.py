@@ -158,14 +158,14 @@ class CommandTest(absltest.TestCase):
     self.assertStartsWith(command, 'd=$(mktemp -d) || exit 1; (netperf a ')
     self.assertIn('wait;', command)
     stdout = (
-        '@@@ pkb_ext netperf stream 0 exit 0\nA=1\n'
-        '@@@ pkb_ext netperf stream 1 exit 255\n'
+        '@@@ cloud_report netperf stream 0 exit 0\nA=1\n'
+        '@@@ cloud_report netperf stream 1 exit 255\n'
     )
     self.assertEqual(net.SplitConcurrent(stdout, 2), [(0, 'A=1\n'), (255, '')])
     with self.assertRaisesRegex(errors.Benchmarks.RunError, 'outputs of 3'):
       net.SplitConcurrent(stdout, 3)
     self.assertEqual(
-        net.SplitConcurrent('@@@ pkb_ext netperf stream 0 exit \n', 1),
+        net.SplitConcurrent('@@@ cloud_report netperf stream 0 exit \n', 1),
         [(-1, '')],
     )
 

@@ -23,7 +23,7 @@ matching samples.<phase> module has
 
   FromResult(result) -> list[sample.Sample]
 
-TOOLS maps the names `pkb-ext parse` accepts to both.
+TOOLS maps each tool's name to both, for reading archived outputs.
 """
 
 import dataclasses
@@ -37,6 +37,8 @@ class ParseError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Tool:
+  """A tool whose output can be parsed: its parser and the phase it feeds."""
+
   name: str
   phase: str
 

@@ -242,6 +242,7 @@ def _ParseLatencyTarget(job: dict, clat_ns: bool) -> LatencyTarget | None:
 
 
 def _ParseJob(raw: Any, index: int, global_options: dict) -> Job:
+  """Reads one entry of fio's "jobs" list."""
   name = _Get(raw, 'jobname', str, f'jobs[{index}]')
   where = f'job {name!r}'
   error = int(_Number(raw, 'error', where))

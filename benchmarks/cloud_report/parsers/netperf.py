@@ -311,6 +311,7 @@ def _Columns(rows: list[str]) -> list[tuple[int, int]]:
 
 
 def _ParseHuman(body: list[str]) -> list[tuple[str, str]]:
+  """Reads -O output: title rows, then one row of values, into pairs."""
   if len(body) < 2:
     raise ParseError(
         '-O output needs title rows and a value row (truncated output?)'
@@ -364,6 +365,7 @@ def _ParseClassic(body: list[str]) -> list[tuple[str, str]]:
 
 
 def _Style(body: list[str]) -> str:
+  """Tells which output style a test printed: keyval, human, csv or classic."""
   if _KEYVAL.match(body[0]):
     return 'keyval'
   if _CLASSIC_STREAM.match(body[0]) or _CLASSIC_RR.match(body[0]):
@@ -389,6 +391,7 @@ def _Test(banner_name: str | None, fields: dict[str, str]) -> str:
 
 
 def _Confidence(banner, fields, warnings, style) -> Confidence | None:
+  """Reads the -I confidence result, or None when none was requested."""
   level = fields.get('CONFIDENCE_LEVEL')
   requested = banner is not None or (level is not None and float(level) > 0)
   if not requested:

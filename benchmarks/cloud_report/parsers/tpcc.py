@@ -11,6 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
+# pylint: disable=line-too-long
 """Parses the end of a TPC-C run: `cockroach workload run tpcc` or go-tpc.
 
 The tool is detected from the text.
@@ -42,6 +43,8 @@ is a ParseError. Every value is a plain non-negative decimal of at most 18
 digits before the point (both tools print them so): NaN, infinity, negative
 or exponent notation is a ParseError.
 """
+
+# pylint: enable=line-too-long
 
 import dataclasses
 import re
@@ -228,7 +231,7 @@ def _ParseCockroachOps(lines: list[str]) -> tuple[list[Operation], int | None]:
       continue
     for m in rows:
       if not m.group(10):
-        raise ParseError(f'cockroach __total row without operation name')
+        raise ParseError('cockroach __total row without operation name')
       ops.append(
           Operation(
               name=m.group(10),
@@ -301,6 +304,7 @@ def ParseCockroach(text: str) -> Result:
 
 
 def _GoTpcFields(name: str, body: str) -> dict[str, float]:
+  """Reads the "key: value, ..." fields of one go-tpc summary line."""
   fields = {}
   for part in body.split(', '):
     key, sep, value = part.partition(': ')

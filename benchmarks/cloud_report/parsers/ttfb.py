@@ -225,6 +225,7 @@ def _Field(obj, name, kind, line, minimum=None, choices=None, optional=False):
 
 
 def _Header(obj, line) -> Header:
+  """Reads the worker's header record (the first line)."""
   if obj.get('kind') != 'header':
     raise ParseError(
         f'line {line}: expected the worker header first, got kind '
@@ -235,43 +236,50 @@ def _Header(obj, line) -> Header:
         f'line {line}: not {FORMAT} version {VERSION} output (format '
         f'{obj.get("format")!r}, version {obj.get("version")!r})'
     )
-  s = lambda k, **kw: _Field(obj, k, str, line, **kw)
+
+  def Str(key, **kw):
+    return _Field(obj, key, str, line, **kw)
+
   return Header(
-      provider=s('provider', choices=('s3', 'gcs', 'azure')),
-      sdk=s('sdk'),
-      sdk_version=s('sdk_version'),
-      python=s('python'),
-      bucket=s('bucket'),
-      prefix=s('prefix'),
-      endpoint=s('endpoint', optional=True),
-      region=s('region', optional=True),
+      provider=Str('provider', choices=('s3', 'gcs', 'azure')),
+      sdk=Str('sdk'),
+      sdk_version=Str('sdk_version'),
+      python=Str('python'),
+      bucket=Str('bucket'),
+      prefix=Str('prefix'),
+      endpoint=Str('endpoint', optional=True),
+      region=Str('region', optional=True),
   )
 
 
 def _Request(obj, line) -> Request:
-  f = lambda k, kind, **kw: _Field(obj, k, kind, line, **kw)
-  workload = f('workload', str, choices=WORKLOADS)
-  ok = f('ok', bool)
-  size = f('size', int, minimum=0)
+  """Reads one request record of the latency or throughput workloads."""
+
+  def Field(key, kind, **kw):
+    return _Field(obj, key, kind, line, **kw)
+
+  workload = Field('workload', str, choices=WORKLOADS)
+  ok = Field('ok', bool)
+  size = Field('size', int, minimum=0)
   request = Request(
       line=line,
       workload=workload,
-      op=f('op', str, choices=OPS),
+      op=Field('op', str, choices=OPS),
       size=size,
-      want=f('want', str, choices=CONNECTIONS),
-      conn=f('conn', str, choices=CONNECTIONS),
-      connects=f('connects', int, minimum=0),
-      responses=f('responses', int, minimum=0),
-      total_ms=f('total_ms', float, minimum=0),
+      want=Field('want', str, choices=CONNECTIONS),
+      conn=Field('conn', str, choices=CONNECTIONS),
+      connects=Field('connects', int, minimum=0),
+      responses=Field('responses', int, minimum=0),
+      total_ms=Field('total_ms', float, minimum=0),
       ok=ok,
-      ttfb_ms=f('ttfb_ms', float, minimum=0) if ok else None,
-      bytes=f('bytes', int, minimum=0) if ok else 0,
-      src=f('src', str, choices=('http', 'sdk')) if ok else None,
-      error=None if ok else f('error', str),
-      concurrency=f(
+      ttfb_ms=Field('ttfb_ms', float, minimum=0) if ok else None,
+      bytes=Field('bytes', int, minimum=0) if ok else 0,
+      src=Field('src', str, choices=('http', 'sdk')) if ok else None,
+      error=None if ok else Field('error', str),
+      concurrency=Field(
           'concurrency', int, minimum=1, optional=workload != 'concurrency'
       ),
-      round=f('round', int, minimum=0, optional=workload != 'concurrency'),
+      round=Field('round', int, minimum=0, optional=workload != 'concurrency'),
   )
   if ok and request.ttfb_ms > request.total_ms:
     raise ParseError(
@@ -286,16 +294,20 @@ def _Request(obj, line) -> Request:
 
 
 def _Round(obj, line) -> Round:
-  f = lambda k, kind, **kw: _Field(obj, k, kind, line, **kw)
+  """Reads one concurrency round record."""
+
+  def Field(key, kind, **kw):
+    return _Field(obj, key, kind, line, **kw)
+
   r = Round(
-      op=f('op', str, choices=OPS),
-      concurrency=f('concurrency', int, minimum=1),
-      round=f('round', int, minimum=0),
-      size=f('size', int, minimum=1),
-      requests=f('requests', int, minimum=1),
-      errors=f('errors', int, minimum=0),
-      bytes=f('bytes', int, minimum=0),
-      wall_ms=f('wall_ms', float, minimum=0),
+      op=Field('op', str, choices=OPS),
+      concurrency=Field('concurrency', int, minimum=1),
+      round=Field('round', int, minimum=0),
+      size=Field('size', int, minimum=1),
+      requests=Field('requests', int, minimum=1),
+      errors=Field('errors', int, minimum=0),
+      bytes=Field('bytes', int, minimum=0),
+      wall_ms=Field('wall_ms', float, minimum=0),
   )
   if r.errors > r.requests:
     raise ParseError(f'line {line}: {r.errors} errors in {r.requests} requests')
@@ -409,9 +421,12 @@ def _Groups(requests: list[Request], rounds: list[Round]) -> list[Group]:
   for (workload, op, conn, size), rs in sorted(
       buckets.items(), key=lambda kv: tuple(str(k) for k in kv[0])
   ):
-    dims = dict(
-        workload=workload, op=op, connection=conn, object_size_bytes=size
-    )
+    dims = {
+        'workload': workload,
+        'op': op,
+        'connection': conn,
+        'object_size_bytes': size,
+    }
     ttfb = [r.ttfb_ms for r in rs]
     total = [r.total_ms for r in rs]
     groups.append(

@@ -78,6 +78,7 @@ def JobMetadata(result: fio_parser.Result, job: fio_parser.Job) -> dict:
 def _DirectionSamples(
     direction: fio_parser.Direction, metadata: dict
 ) -> list[sample.Sample]:
+  """The samples of one direction (read or write) of a fio job."""
   md = metadata | {'direction': direction.name}
 
   def Make(metric, value, extra=None):

@@ -91,7 +91,7 @@ def MetricSamples(
 
 
 def FromResult(result: tpcc_parser.Result) -> list:
-  """Samples of one parsed run (for `pkb-ext parse tpcc FILE`)."""
+  """Samples of one parsed run (for an archived output parsed again)."""
   md = {
       'tool': result.tool,
       'elapsed_s': result.elapsed_s,
