@@ -580,6 +580,29 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         benchmark.Run(spec)
     self.assertEqual([a for a, _ in playback.runs], [3500, 3750])
 
+  def testAnOpenFileLimitThatCannotBeRaisedFailsThePhaseClearly(self):
+    mark = (
+        'cloud_report_open_files: cockroach workload run tpcc at 3500 active'
+        ' warehouses needs 8024 open files; the soft limit is 1024 (hard'
+        ' 4096) and neither ulimit nor sudo prlimit could raise it: ...\n'
+    )
+    playback = _Client()
+    spec, _, client = _Topology(playback)
+    client.RobustRemoteCommand.side_effect = lambda c, **kw: (
+        mark + 'cloud_report_tpcc_exit_status=1\n',
+        '',
+    )
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        r'^tpcc: client: cloud_report_open_files: cockroach workload run'
+        r' tpcc at 3500 active warehouses needs 8024 open files',
+    ):
+      benchmark.Run(spec)
+    (command,) = [
+        c.args[0] for c in client.RobustRemoteCommand.call_args_list
+    ]  # fmt: skip
+    self.assertIn('n=8024;', command)  # 2 x 3500 + 1024, before the run
+
   def testCleanupStopsByPidAndRemovesStores(self):
     spec, dbs, _ = _Topology(_Client())
     benchmark.Cleanup(spec)
