@@ -33,11 +33,13 @@ import tempfile
 from unittest import mock
 
 from absl.testing import absltest
+from perfkitbenchmarker import errors
 
 from pkb_ext import stepping
 from pkb_ext.linux_packages import cockroachdb
 from pkb_ext.parsers import tpcc as tpcc_parser
 from pkb_ext.phases import tpcc_engines
+from pkb_ext.testing import local_vm
 
 _DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
 _SPEC = importlib.util.spec_from_file_location(
@@ -254,6 +256,21 @@ class CockroachDoubleTest(absltest.TestCase):
         ' required 1956',
         proc.stdout,
     )
+
+  def testAFailedStartRaisesWithTheLogTails(self):
+    taken = socket.socket()
+    taken.bind(('127.0.0.1', 0))
+    taken.listen(1)
+    self.addCleanup(taken.close)
+    vm = local_vm.LocalVm('db1', work_dir=self.dir)
+    with mock.patch.object(cockroachdb, 'SQL_PORT', taken.getsockname()[1]):
+      with self.assertRaisesRegex(
+          errors.Benchmarks.PrepareException,
+          r'(?s)db1: cockroach start failed \(exit status 1\)\. Log tails'
+          r' \(.*/logs/cockroach-start\.log, cockroach\.log\):\n.*'
+          r'bind: Address already in use',
+      ):
+        cockroachdb.StartNode(vm, self._Store(0), ['127.0.0.1'], timeout_s=30)
 
   def testSigtermStopsTheNode(self):
     proc = self._Start(0)

@@ -278,6 +278,24 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotIn('pkill', stop)
     self.assertNotIn('killall', stop)
 
+  def testAStartThatIsNotReadyInTimeRaisesWithTheLogTails(self):
+    vm = _Vm('db2', '10.0.0.2')
+    vm.RemoteCommandWithReturnCode.side_effect = lambda c, **kw: ('', '', 124)
+    vm.RemoteCommand.side_effect = lambda c, **kw: (
+        ('I210301 node waiting for its disk\n', '')
+        if c.startswith('tail ')
+        else ('', '')
+    )
+    with self.assertRaisesRegex(
+        errors.Benchmarks.PrepareException,
+        r'db2: cockroach start failed \(the node was not ready after 300 s\)'
+        r'.*/scratch/cockroach/logs/cockroach-start\.log.*\n'
+        r'I210301 node waiting for its disk',
+    ):
+      cockroachdb.StartNode(vm, '/scratch/cockroach', ['10.0.0.2'])
+    (call,) = vm.RemoteCommandWithReturnCode.call_args_list
+    self.assertEqual(call.kwargs['timeout'], 360)  # bounded over ssh too
+
 
 class GoTpcPackageTest(pkb_common_test_case.PkbCommonTestCase):
 
