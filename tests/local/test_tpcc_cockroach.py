@@ -29,7 +29,7 @@ Install with its sha256 given through --cloud_report_cockroachdb_sha256.
    the workload runs only because the engine raises it. After stop and
    cleanup no cockroach process is left on any host or on this machine.
 
-Reuses the test cloud (pkb_ext.testing.local_cloud) when it is up; else
+Reuses the test cloud (pkb_ext_dev.local_cloud) when it is up; else
 brings it up and takes it down. Needs root; run under the machine's heavy
 lock like every local-cloud test.
 """
@@ -49,12 +49,12 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
-from pkb_ext.linux_packages import cockroachdb
+from pkb_cloud_report.linux_packages import cockroachdb
 from pkb_ext.local import sshd
-from pkb_ext.testing import faults
-from pkb_ext.testing import local_cloud
-from pkb_ext.testing import ssh_host_vm
-from pkb_ext.testing import stock_pkb
+from pkb_ext_dev import faults
+from pkb_ext_dev import local_cloud
+from pkb_ext_dev import ssh_host_vm
+from pkb_ext_dev import stock_pkb
 
 _REASON = local_cloud.Unavailable()
 _HOSTS = ('client', 'db1', 'db2', 'db3')

@@ -35,11 +35,11 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from pkb_ext import stepping
-from pkb_ext.linux_packages import cockroachdb
-from pkb_ext.parsers import tpcc as tpcc_parser
-from pkb_ext.phases import tpcc_engines
-from pkb_ext.testing import local_vm
+from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_ext_dev import local_vm
 
 _DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
 _SPEC = importlib.util.spec_from_file_location(
