@@ -260,7 +260,10 @@ class CockroachLocalCloudTest(absltest.TestCase):
       )  # fmt: skip
     with open(os.path.join(self.work, 'pkb.log'), 'w') as f:
       f.write(proc.stderr)
-    self.assertEqual(proc.returncode, 0, proc.stderr[-4000:])
+    failures = '\n'.join(
+        l for l in proc.stderr.splitlines() if re.search(r'tpcc: |Error', l)
+    )
+    self.assertEqual(proc.returncode, 0, failures[-4000:])
     self.assertIn('Success rate: 100.00% (1/1)', proc.stderr)
 
     with open(samples_path) as f:
