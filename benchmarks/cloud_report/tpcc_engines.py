@@ -99,7 +99,8 @@ def ToMeasurement(
 ) -> stepping.Measurement:
   """Judges a step's raw output as a measurement (pure).
 
-  A run that the parser rejects, that exited non-zero, that ended before
+  A run that the parser rejects (its error then ends with the tool's last
+  output line when it exited non-zero), that exited non-zero, that ended before
   90 % of its duration, or whose efficiency was computed over another
   warehouse count has an error: it is no verdict, and the search runs the
   level again (--cloud_report_tpcc_step_retries) before the phase fails.
@@ -109,6 +110,9 @@ def ToMeasurement(
     result = tpcc_parser.Parse(output)
   except ParseError as e:
     status = f' (exit status {exit_status})' if exit_status else ''
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    if exit_status and lines:  # the tool's own last word, e.g. its error
+      status += f'; its last output line: {lines[-1][:300]}'
     return stepping.Measurement({}, f'{e}{status}', extra)
   extra |= {
       'tool': result.tool,

@@ -217,6 +217,13 @@ class CockroachDoubleTest(absltest.TestCase):
     proc = self._Bash(bare, limits=(64, 4096))
     self.assertEqual(proc.returncode, 1)
     self.assertIn('socket: too many open files', proc.stderr)
+    # A step's "no result" says why, in the tool's words.
+    m = tpcc_engines.ToMeasurement(proc.stderr, 1, 60, 1)
+    self.assertRegex(
+        m.error,
+        r'\(exit status 1\); its last output line: Error: dial tcp'
+        r' 127\.0\.0\.1:\d+: socket: too many open files$',
+    )
     # The engine's prelude raises the soft limit in the same shell.
     prelude = cockroachdb.RaiseOpenFilesCommand(
         cockroachdb.WorkloadOpenFiles(60), 'workload'
