@@ -34,6 +34,7 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import providers
 from perfkitbenchmarker.configs import benchmark_config_spec
 
+from pkb_cloud_report.benchmarks import cloud_report_2021_benchmark as suite
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
 from pkb_cloud_report.linux_packages import cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
@@ -91,6 +92,16 @@ class ArchitectureTest(
         r' no linux-arm64 build of v20\.2\.7 .*'
         r'--cloud_report_cockroachdb_version=v22\.2\.0 or later',
     )
+
+  def testTheBenchmarksRefuseBeforeProvisioning(self):
+    spec = _ConfigSpec('AWS', 'c6g.4xlarge')
+    for module in (benchmark, suite):
+      with self.assertRaisesRegex(
+          errors.Setup.InvalidFlagConfigurationError,
+          r'nothing was provisioned.*tpcc: vm_group client \(AWS c6g.4xlarge,'
+          r' arm64\): CockroachDB publishes no linux-arm64 build of v20\.2\.7',
+      ):
+        module.CheckPrerequisites(spec)
 
   @flagsaver.flagsaver(cloud_report_cockroachdb_version='v23.1.14')
   def testAnArmReleaseNeedsAChecksumOrTheOptIn(self):
