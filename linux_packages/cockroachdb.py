@@ -16,25 +16,40 @@
 PKB has no CockroachDB package. This one installs the official release
 tarball cockroach-<version>.linux-<amd64|arm64>.tgz, taken from the data
 search path when it is there (offline) and otherwise downloaded from
-binaries.cockroachdb.com, and refuses it unless its sha256 is the pinned one.
+binaries.cockroachdb.com, and refuses it unless its sha256 is the expected
+one: pinned here, given with --cloud_report_cockroachdb_sha256, or, only with
+--cloud_report_cockroachdb_vendor_checksum, read from the vendor's published
+<tarball>.sha256sum fetched over HTTPS on the VM. Which of the three it was
+is recorded on the VM (InstalledInfo) and in the samples' metadata.
 
 Pinned: v20.2.7, the 2021 report's release line, for amd64. Its sha256 is the
 one the Arch User Repository's cockroachdb-bin 20.2.7-1 PKGBUILD pins for
 https://binaries.cockroachdb.com/cockroach-v20.2.7.linux-amd64.tgz (read in
 the archlinux/aur mirror; it could not be downloaded and re-checked here).
-No linux-arm64 tarball of v20.2 exists (official arm64 builds start with
-v22.2; the report's Graviton2 runs used a custom build), and no published
-arm64 sha256 was found: for Graviton pass a release and its sha256, from the
-tarball's .sha256sum file, with --cloud_report_cockroachdb_version and
---cloud_report_cockroachdb_sha256=arm64=<hex>.
+No linux-arm64 tarball of v20.2 exists: CockroachDB's Linux ARM64 builds
+start with v22.2.0 (experimental before v22.2.13, per the v22.2 install
+docs), and the report's Graviton2 runs used a custom build. An arm64 run
+therefore needs --cloud_report_cockroachdb_version=v22.2.0 or later, and
+either that tarball's sha256 (--cloud_report_cockroachdb_sha256=arm64=<hex>)
+or --cloud_report_cockroachdb_vendor_checksum; CheckRelease() says so before
+anything is provisioned, from the machine type (ArchOfMachineType) or
+--cloud_report_cockroachdb_arch. Such results are marked as not comparable
+with the report's v20.2 on amd64 (SampleMetadata).
 
 The cluster: one insecure node per db VM, its store on the VM's data disk,
 with the cache and SQL memory of the CRL repository's driver script
 (cmd/generate.go at the 2021 report's commit 47fabad: `roachprod start ...
 --args="--cache=0.25 --max-sql-memory=0.4"`); each node writes a pid file, so
-stopping it signals exactly that process.
+stopping it signals exactly that process. `cockroach start --background`
+re-runs itself in the background and the child keeps the stdout and stderr
+it was given, so over ssh StartCommand gives it /dev/null and a log file
+instead of the session's pipes, bounds the wait for the node to be ready with
+`timeout`, and raises the shell's open-file limit first (cockroach refuses to
+start below 1,956 and wants 15,000 for one store). A failed start raises an
+error carrying the tail of that log.
 """
 
+import json
 import logging
 import posixpath
 import re
@@ -63,8 +78,27 @@ HTTP_PORT = 8080
 # The CRL repository's start arguments (cmd/generate.go, commit 47fabad).
 DEFAULT_CACHE = '.25'
 DEFAULT_MAX_SQL_MEMORY = '.4'
-_VERSION = re.compile(r'^v\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$')
+_VERSION = re.compile(r'^v(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.]+)?$')
 _SHA256 = re.compile(r'\b([0-9a-f]{64})\b')
+ARCHS = ('amd64', 'arm64')
+AUTO = 'auto'
+FIRST_ARM64_RELEASE = (22, 2, 0)  # the first release with a linux-arm64 build
+# Where the expected sha256 came from (SampleMetadata's
+# cockroach_sha256_source).
+SHA_PINNED = 'pinned'  # PINNED_SHA256, in this module
+SHA_FLAG = 'flag'  # --cloud_report_cockroachdb_sha256
+SHA_VENDOR = 'vendor_sha256sum'  # <tarball>.sha256sum fetched over HTTPS
+# Open files: cockroach's server refuses to start below MIN (1,700 for one
+# store + 256 network descriptors) and wants RECOMMENDED (10,000 + 5,000);
+# `cockroach workload run tpcc` opens 2 connections per active warehouse.
+NODE_MIN_OPEN_FILES = 1956
+NODE_OPEN_FILES = 15000
+WORKLOAD_CONNS_PER_WAREHOUSE = 2
+WORKLOAD_OPEN_FILES_HEADROOM = 1024
+OPEN_FILES_MARK = 'cloud_report_open_files:'
+START_TIMEOUT_S = 300
+START_LOG = 'cockroach-start.log'  # in the node's log dir
+INSTALL_STAMP = 'install.json'
 
 _VERSION_FLAG = flags.DEFINE_string(
     'cloud_report_cockroachdb_version',
@@ -77,6 +111,23 @@ _SHA256_FLAG = flags.DEFINE_list(
     'ARCH=SHA256 pairs (ARCH amd64 or arm64): the sha256 of the release'
     ' tarball for that architecture, required when the release/architecture'
     f' has no pinned value (pinned: {sorted(PINNED_SHA256)}).',
+)
+_ARCH_FLAG = flags.DEFINE_enum(
+    'cloud_report_cockroachdb_arch',
+    AUTO,
+    [AUTO, *ARCHS],
+    'CPU architecture of the VMs for CockroachDB. auto: from the machine'
+    " type (PKB's ARM machine families) before provisioning, and from"
+    ' `uname -m` on the VM; set it where the machine type says nothing'
+    ' (static VMs).',
+)
+_VENDOR_CHECKSUM_FLAG = flags.DEFINE_boolean(
+    'cloud_report_cockroachdb_vendor_checksum',
+    False,
+    'Where no sha256 is pinned or given for the release and architecture,'
+    " check the tarball against the vendor's published <tarball>.sha256sum,"
+    ' fetched over HTTPS on the VM (recorded in the samples as'
+    f' cockroach_sha256_source={SHA_VENDOR}).',
 )
 
 
@@ -97,8 +148,33 @@ def _CheckSha256(values) -> bool:
   return True
 
 
+def _CheckArchFlags(values) -> bool:
+  arch = values['cloud_report_cockroachdb_arch']
+  if arch not in ARCHS:
+    return True
+  try:
+    CheckRelease(
+        arch,
+        values['cloud_report_cockroachdb_version'],
+        ParseSha256Overrides(values['cloud_report_cockroachdb_sha256']),
+        values['cloud_report_cockroachdb_vendor_checksum'],
+    )
+  except (ValueError, errors.Setup.InvalidConfigurationError) as e:
+    raise flags.ValidationError(str(e)) from e
+  return True
+
+
 flags.register_validator('cloud_report_cockroachdb_version', _CheckVersion)
 flags.register_validator('cloud_report_cockroachdb_sha256', _CheckSha256)
+flags.register_multi_flags_validator(
+    [
+        'cloud_report_cockroachdb_arch',
+        'cloud_report_cockroachdb_version',
+        'cloud_report_cockroachdb_sha256',
+        'cloud_report_cockroachdb_vendor_checksum',
+    ],
+    _CheckArchFlags,
+)
 
 
 def ParseSha256Overrides(values) -> dict[str, str]:
@@ -118,29 +194,120 @@ def Tarball(version: str, arch: str) -> str:
   return f'cockroach-{version}.linux-{arch}.tgz'
 
 
+def ReleaseTuple(version: str) -> tuple[int, int, int]:
+  m = _VERSION.match(version or '')
+  if not m:
+    raise ValueError(f'{version!r} is not a release such as v20.2.7')
+  return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def HasBuild(version: str, arch: str) -> bool:
+  """Whether CockroachDB publishes a Linux tarball of version for arch."""
+  return arch == 'amd64' or ReleaseTuple(version) >= FIRST_ARM64_RELEASE
+
+
+def Sha256Source(
+    version: str, arch: str, overrides=None, vendor_checksum: bool = False
+) -> str:
+  """Where the tarball's expected sha256 comes from (SHA_*).
+
+  Raises:
+    errors.Setup.InvalidConfigurationError: there is no build of version for
+      arch, or no sha256 is pinned or given and vendor_checksum is off.
+  """
+  if not HasBuild(version, arch):
+    raise errors.Setup.InvalidConfigurationError(
+        f'CockroachDB publishes no linux-{arch} build of {version} (official'
+        ' arm64 tarballs start with v22.2.0): pass'
+        ' --cloud_report_cockroachdb_version=v22.2.0 or later for arm64'
+        ' machines'
+    )
+  if arch in (overrides or {}):
+    return SHA_FLAG
+  if (version, arch) in PINNED_SHA256:
+    return SHA_PINNED
+  if vendor_checksum:
+    return SHA_VENDOR
+  raise errors.Setup.InvalidConfigurationError(
+      f'no sha256 pinned for {Tarball(version, arch)}. Pass its sha256 (from'
+      f' {URL.format(tarball=Tarball(version, arch))}.sha256sum for that'
+      f' release) with --cloud_report_cockroachdb_sha256={arch}=<sha256>, or'
+      ' opt in to fetching that published checksum over HTTPS on the VM with'
+      ' --cloud_report_cockroachdb_vendor_checksum.'
+  )
+
+
+def CheckRelease(
+    arch: str,
+    version: str | None = None,
+    overrides=None,
+    vendor_checksum: bool | None = None,
+) -> str:
+  """Checks that version can be installed on arch; returns Sha256Source.
+
+  Arguments left None are read from the flags.
+
+  Raises:
+    errors.Setup.InvalidConfigurationError: see Sha256Source.
+  """
+  if version is None:
+    version = _VERSION_FLAG.value
+  if overrides is None:
+    overrides = ParseSha256Overrides(_SHA256_FLAG.value)
+  if vendor_checksum is None:
+    vendor_checksum = _VENDOR_CHECKSUM_FLAG.value
+  return Sha256Source(version, arch, overrides, vendor_checksum)
+
+
 def ExpectedSha256(version: str, arch: str, overrides=None) -> str:
-  """Returns the sha256 the tarball must have.
+  """Returns the sha256 pinned here or given for the tarball.
 
   Raises:
     errors.Setup.InvalidConfigurationError: none is pinned or given.
   """
-  overrides = overrides or {}
-  if arch in overrides:
+  source = Sha256Source(version, arch, overrides)
+  if source == SHA_FLAG:
     return overrides[arch]
-  if (version, arch) in PINNED_SHA256:
-    return PINNED_SHA256[(version, arch)]
-  hint = ''
-  if arch == 'arm64' and version.startswith(('v19.', 'v20.', 'v21.', 'v22.1')):
-    hint = (
-        f' CockroachDB publishes no linux-arm64 build of {version}'
-        ' (official arm64 tarballs start with v22.2).'
-    )
-  raise errors.Setup.InvalidConfigurationError(
-      f'no sha256 pinned for {Tarball(version, arch)}.{hint} Pass a release'
-      ' with --cloud_report_cockroachdb_version and its sha256 (from'
-      f' {URL.format(tarball=Tarball(version, arch))}.sha256sum for that'
-      f' release) with --cloud_report_cockroachdb_sha256={arch}=<sha256>.'
-  )
+  return PINNED_SHA256[(version, arch)]
+
+
+def ArchOfMachineType(cloud: str | None, machine_type: str | None):
+  """'arm64' or 'amd64' for a machine type of AWS, GCP or Azure, else None.
+
+  Uses the providers' own tables of ARM machine families (Graviton's c6g,
+  m7g, ...; GCP's t2a, c4a; Azure's D/E *p* sizes). None where PKB cannot
+  tell: another cloud, no machine type (e.g. custom CPU and memory on GCP
+  are x86), or a provider module that cannot be imported.
+  """
+  if not machine_type or not isinstance(machine_type, str):
+    return None
+  try:
+    if cloud == 'AWS':
+      from perfkitbenchmarker.providers.aws import aws_virtual_machine  # pylint: disable=g-import-not-at-top
+
+      arm = aws_virtual_machine.GetArmArchitecture(machine_type)
+    elif cloud == 'GCP':
+      from perfkitbenchmarker.providers.gcp import gce_virtual_machine  # pylint: disable=g-import-not-at-top
+
+      arm = gce_virtual_machine.GetArmArchitecture(machine_type)
+    elif cloud == 'Azure':
+      from perfkitbenchmarker.providers.azure import azure_virtual_machine  # pylint: disable=g-import-not-at-top
+
+      arm = azure_virtual_machine._MachineTypeIsArm(machine_type)  # pylint: disable=protected-access
+    else:
+      return None
+  except ImportError as e:
+    logging.warning('cockroachdb: cannot tell the architecture of %s on %s:'
+                    ' %s', machine_type, cloud, e)  # fmt: skip
+    return None
+  return 'arm64' if arm else 'amd64'
+
+
+def DeclaredArch(cloud: str | None, machine_type: str | None):
+  """The architecture known before provisioning: the flag, else the type."""
+  if _ARCH_FLAG.value != AUTO:
+    return _ARCH_FLAG.value
+  return ArchOfMachineType(cloud, machine_type)
 
 
 def RootDir() -> str:
@@ -159,40 +326,109 @@ def MachineArch(vm) -> str:
     raise errors.Setup.InvalidConfigurationError(
         f'{vm.name}: no CockroachDB Linux build for machine {machine!r}'
     )
-  return ARCH_OF_MACHINE[machine]
+  arch = ARCH_OF_MACHINE[machine]
+  if _ARCH_FLAG.value not in (AUTO, arch):
+    raise errors.Setup.InvalidConfigurationError(
+        f'{vm.name} is {machine} ({arch}), not'
+        f' --cloud_report_cockroachdb_arch={_ARCH_FLAG.value}'
+    )
+  return arch
+
+
+def VendorChecksumCommand(tarball: str) -> str:
+  """Fetches the vendor's published checksum of tarball, HTTPS only."""
+  return (
+      "curl -fsSL --proto '=https' --tlsv1.2"
+      f' {URL.format(tarball=tarball)}.sha256sum'
+  )
 
 
 def Install(vm) -> None:
-  """Puts the verified cockroach binary at BinaryPath() on the VM."""
+  """Puts the verified cockroach binary at BinaryPath() on the VM.
+
+  Needs no package manager when the tarball is in the data search path, so
+  it is called directly (vm.Install does nothing where install_packages is
+  off, e.g. on static VMs). Records what it installed in InstalledInfo.
+  """
   version = _VERSION_FLAG.value
   arch = MachineArch(vm)
   tarball = Tarball(version, arch)
-  expected = ExpectedSha256(
-      version, arch, ParseSha256Overrides(_SHA256_FLAG.value)
-  )
+  overrides = ParseSha256Overrides(_SHA256_FLAG.value)
+  source = CheckRelease(arch, version, overrides)
   root = RootDir()
   tar_path = posixpath.join(root, tarball)
   vm.RemoteCommand(f'sudo mkdir -p {root} && sudo chmod 777 {root}')
   if data.ResourceExists(tarball):
     vm.PushDataFile(tarball, tar_path)
-    source = 'data search path'
+    origin = 'data search path'
   else:
     url = URL.format(tarball=tarball)
     logging.info('%s not in the data search path; downloading %s', tarball, url)
     vm.InstallPackages('curl')
     vm.RemoteCommand(f'curl -fsSL -o {tar_path} {url}')
-    source = url
+    origin = url
+  if source == SHA_VENDOR:
+    out, _ = vm.RemoteCommand(VendorChecksumCommand(tarball))
+    m = _SHA256.search(out)
+    if not m:
+      raise errors.Setup.BadPreprovisionedDataError(
+          f'{URL.format(tarball=tarball)}.sha256sum holds no sha256:'
+          f' {out[:200]!r}'
+      )
+    expected = m.group(1)
+  else:
+    expected = ExpectedSha256(version, arch, overrides)
   out, _ = vm.RemoteCommand(f'sha256sum {tar_path}')
   m = _SHA256.search(out)
   actual = m.group(1) if m else None
   if actual != expected:
     raise errors.Setup.BadPreprovisionedDataError(
-        f'{tarball} from the {source}: sha256 {actual}, expected {expected}'
+        f'{tarball} from the {origin}: sha256 {actual}, expected {expected}'
+        f' ({source})'
     )
+  stamp = json.dumps({
+      'version': version,
+      'arch': arch,
+      'sha256': actual,
+      'sha256_source': source,
+  })
   vm.RemoteCommand(
       f'tar -xzf {tar_path} -C {root} --strip-components=1 && '
-      f'{BinaryPath()} version'
+      f'{BinaryPath()} version && printf %s {shlex.quote(stamp)} >'
+      f' {posixpath.join(root, INSTALL_STAMP)}'
   )
+
+
+def InstalledInfo(vm) -> dict:
+  """What Install put on the VM: version, arch, sha256, sha256_source."""
+  out, _ = vm.RemoteCommand(f'cat {posixpath.join(RootDir(), INSTALL_STAMP)}')
+  try:
+    return json.loads(out)
+  except ValueError as e:
+    raise errors.Benchmarks.RunError(
+        f'{vm.name}: no CockroachDB install record in {RootDir()}: {out!r}'
+    ) from e
+
+
+def SampleMetadata(info: dict) -> dict:
+  """Samples' metadata for an install (InstalledInfo).
+
+  The report's TPC-C figures come from v20.2 on amd64; other releases, and
+  arm64 (which has no v20.2 build), are not comparable with them.
+  """
+  version, arch = info.get('version', ''), info.get('arch', '')
+  comparable = arch == 'amd64' and version.startswith('v20.2.')
+  md = {
+      'cockroach_version': version,
+      'cockroach_arch': arch,
+      'cockroach_sha256_source': info.get('sha256_source'),
+      'comparable_with_report': comparable,
+  }
+  if not comparable:
+    md['not_comparable_reason'] = (
+        f'CockroachDB {version} on {arch}; the report ran v20.2 on amd64'
+    )
+  return md
 
 
 def Uninstall(vm) -> None:
@@ -203,14 +439,58 @@ def PidFile(store_dir: str) -> str:
   return posixpath.join(store_dir, 'cockroach.pid')
 
 
-def StartCommand(
+def LogDir(store_dir: str) -> str:
+  return posixpath.join(store_dir, 'logs')
+
+
+def StartLog(store_dir: str) -> str:
+  return posixpath.join(LogDir(store_dir), START_LOG)
+
+
+def WorkloadOpenFiles(active_warehouses: int) -> int:
+  """Open files `cockroach workload run tpcc` needs at this many warehouses."""
+  return (
+      WORKLOAD_CONNS_PER_WAREHOUSE * active_warehouses
+      + WORKLOAD_OPEN_FILES_HEADROOM
+  )
+
+
+def RaiseOpenFilesCommand(need: int, what: str) -> str:
+  """Raises this shell's open-file limit to at least need, or fails.
+
+  The soft limit goes up to need where the hard limit allows it; else both
+  limits are raised with `sudo -n prlimit` on the shell itself. When the
+  soft limit is still below need, it prints a line starting with
+  OPEN_FILES_MARK to stderr and the group's status is 1. One `{ ...; }`
+  group in the calling shell, so it chains with &&; POSIX sh (it also runs
+  under dash, as PKB's RobustRemoteCommand runs commands).
+  """
+  return (
+      f'{{ n={need}; s=$(ulimit -Sn); h=$(ulimit -Hn);'
+      ' if [ "$s" != unlimited ] && [ "$s" -lt "$n" ]; then'
+      ' if [ "$h" = unlimited ] || [ "$h" -ge "$n" ]; then ulimit -Sn "$n";'
+      ' else sudo -n prlimit --pid $$ --nofile="$n:$n" >/dev/null 2>&1;'
+      ' fi; fi; s=$(ulimit -Sn);'
+      ' if [ "$s" != unlimited ] && [ "$s" -lt "$n" ]; then'
+      f' echo "{OPEN_FILES_MARK} {what} needs $n open files; the soft limit'
+      ' is $s (hard $(ulimit -Hn)) and neither ulimit nor sudo prlimit could'
+      ' raise it: raise nofile for the login user (limits.conf) or allow'
+      ' passwordless sudo" >&2; false; fi; }'
+  )
+
+
+def NodeCommand(
     store_dir: str,
     listen_ip: str,
     join_ips,
     cache: str = DEFAULT_CACHE,
     max_sql_memory: str = DEFAULT_MAX_SQL_MEMORY,
 ) -> str:
-  """Starts one insecure node in the background, its store in store_dir."""
+  """`cockroach start ... --background`: one insecure node, store in store_dir.
+
+  Run as it is over ssh this never returns (see the module docstring):
+  StartCommand wraps it.
+  """
   join = ','.join(f'{ip}:{SQL_PORT}' for ip in join_ips)
   return ' '.join([
       BinaryPath(),
@@ -223,9 +503,42 @@ def StartCommand(
       f'--cache={cache}',
       f'--max-sql-memory={max_sql_memory}',
       f'--pid-file={shlex.quote(PidFile(store_dir))}',
-      f'--log-dir={shlex.quote(posixpath.join(store_dir, "logs"))}',
+      f'--log-dir={shlex.quote(LogDir(store_dir))}',
       '--background',
   ])
+
+
+def StartCommand(
+    store_dir: str,
+    listen_ip: str,
+    join_ips,
+    cache: str = DEFAULT_CACHE,
+    max_sql_memory: str = DEFAULT_MAX_SQL_MEMORY,
+    timeout_s: int = START_TIMEOUT_S,
+) -> str:
+  """Starts a node in the background and returns once it is ready.
+
+  Its stdin is /dev/null and its output goes to StartLog(store_dir), so the
+  ssh session ends when `cockroach start` returns; `timeout` bounds that
+  wait; the open-file limit is raised first (RaiseOpenFilesCommand).
+  """
+  log = shlex.quote(StartLog(store_dir))
+  return (
+      f'mkdir -p {shlex.quote(LogDir(store_dir))} &&'
+      f' {RaiseOpenFilesCommand(NODE_OPEN_FILES, "cockroach start")} &&'
+      f' timeout -k 10 {timeout_s}'
+      f' {NodeCommand(store_dir, listen_ip, join_ips, cache, max_sql_memory)}'
+      f' </dev/null >>{log} 2>&1'
+  )
+
+
+def StartFailureCommand(store_dir: str, lines: int = 40) -> str:
+  """Prints the tails of a node's start log and server log."""
+  return (
+      f'tail -n {lines} {shlex.quote(StartLog(store_dir))};'
+      f' tail -n {lines} {shlex.quote(LogDir(store_dir))}/cockroach.log'
+      ' 2>/dev/null; true'
+  )
 
 
 def InitCommand(host_ip: str) -> str:
@@ -255,6 +568,44 @@ def StopCommand(store_dir: str) -> str:
   )
 
 
+def StartNode(
+    vm,
+    store_dir: str,
+    join_ips,
+    cache: str = DEFAULT_CACHE,
+    max_sql_memory: str = DEFAULT_MAX_SQL_MEMORY,
+    timeout_s: int = START_TIMEOUT_S,
+) -> None:
+  """Starts the node on vm; raises with the log tails if it does not start.
+
+  Raises:
+    errors.Benchmarks.PrepareException: the start failed or timed out.
+  """
+  store = shlex.quote(store_dir)
+  vm.RemoteCommand(
+      f'sudo mkdir -p {store} && sudo chown $(id -u):$(id -g) {store}'
+  )
+  command = StartCommand(
+      store_dir, vm.internal_ip, join_ips, cache, max_sql_memory, timeout_s
+  )
+  _, stderr, code = vm.RemoteCommandWithReturnCode(
+      command, ignore_failure=True, timeout=timeout_s + 60
+  )
+  if not code:
+    return
+  if OPEN_FILES_MARK in stderr:
+    reason = stderr.strip()
+  elif code in (124, 137):
+    reason = f'the node was not ready after {timeout_s} s'
+  else:
+    reason = f'exit status {code}'
+  tail, _ = vm.RemoteCommand(StartFailureCommand(store_dir))
+  raise errors.Benchmarks.PrepareException(
+      f'{vm.name}: cockroach start failed ({reason}). Log tails'
+      f' ({StartLog(store_dir)}, cockroach.log):\n{tail[-3000:]}'
+  )
+
+
 def StartCluster(
     vms,
     store_dirs,
@@ -263,18 +614,9 @@ def StartCluster(
 ) -> None:
   """Starts a node on each VM, initializes the cluster, waits for SQL."""
   ips = [vm.internal_ip for vm in vms]
-
-  def _Start(vm, store):
-    vm.RemoteCommand(
-        f'sudo mkdir -p {shlex.quote(store)} && sudo chown $(id -u):$(id -g)'
-        f' {shlex.quote(store)}'
-    )
-    vm.RemoteCommand(
-        StartCommand(store, vm.internal_ip, ips, cache, max_sql_memory)
-    )
-
   background_tasks.RunThreaded(
-      _Start, [((vm, store), {}) for vm, store in zip(vms, store_dirs)]
+      lambda vm, store: StartNode(vm, store, ips, cache, max_sql_memory),
+      [((vm, store), {}) for vm, store in zip(vms, store_dirs)],
   )
   vms[0].RemoteCommand(InitCommand(ips[0]))
   WaitForSql(vms[0], ips[0])

@@ -49,6 +49,7 @@ from perfkitbenchmarker import vm_util
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
+from pkb_cloud_report.linux_packages import cockroachdb
 
 PHASE = 'tpcc'
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
@@ -520,8 +521,13 @@ def Search(params: Params, engine, topology, store=None) -> stepping.Result:
   )
 
 
-def ToSamples(params: Params, engine, result: stepping.Result) -> list:
-  """Per-step and summary samples of a finished search."""
+def ToSamples(
+    params: Params, engine, result: stepping.Result, metadata=None
+) -> list:
+  """Per-step and summary samples of a finished search.
+
+  metadata: the engine's own (engine.SampleMetadata), added to every sample.
+  """
   common = {
       'engine': engine.name,
       'tool': engine.tool,
@@ -530,7 +536,7 @@ def ToSamples(params: Params, engine, result: stepping.Result) -> list:
       'ramp_s': params.ramp_s,
       'strategy': params.strategy,
       'pass_rule': result.rule.name,
-  }
+  } | dict(metadata or {})
   if engine.name == engines.POSTGRES:
     common['efficiency_basis'] = tpcc_samples.EfficiencyBasis(params.gotpc_wait)
   out = []
@@ -567,7 +573,35 @@ def Run(topology) -> list:
       result.steps_used,
       result.resumed_steps,
   )
-  return ToSamples(params, engine, result)
+  return ToSamples(params, engine, result, engine.SampleMetadata(topology))
+
+
+def CheckPrerequisites(benchmark_config) -> list[str]:
+  """Problems knowable before provisioning (cockroach: each VM's arch).
+
+  With the cockroach engine (or auto, which is cockroach off the local
+  cloud), every vm_group whose architecture is known, from
+  --cloud_report_cockroachdb_arch or its machine type, needs a CockroachDB
+  release built for it and a sha256 to check the tarball against.
+  """
+  if _ENGINE.value == engines.POSTGRES:
+    return []
+  problems = []
+  for name, group in sorted((benchmark_config.vm_groups or {}).items()):
+    cloud = str(getattr(group, 'cloud', None))
+    machine_type = getattr(
+        getattr(group, 'vm_spec', None), 'machine_type', None
+    )
+    arch = cockroachdb.DeclaredArch(cloud, machine_type)
+    if arch is None:
+      continue
+    try:
+      cockroachdb.CheckRelease(arch)
+    except errors.Setup.InvalidConfigurationError as e:
+      problems.append(
+          f'vm_group {name} ({cloud} {machine_type or ""}, {arch}): {e}'
+      )
+  return problems
 
 
 def Cleanup(topology) -> None:

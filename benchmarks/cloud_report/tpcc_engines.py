@@ -99,7 +99,8 @@ def ToMeasurement(
 ) -> stepping.Measurement:
   """Judges a step's raw output as a measurement (pure).
 
-  A run that the parser rejects, that exited non-zero, that ended before
+  A run that the parser rejects (its error then ends with the tool's last
+  output line when it exited non-zero), that exited non-zero, that ended before
   90 % of its duration, or whose efficiency was computed over another
   warehouse count has an error: it is no verdict, and the search runs the
   level again (--cloud_report_tpcc_step_retries) before the phase fails.
@@ -109,6 +110,9 @@ def ToMeasurement(
     result = tpcc_parser.Parse(output)
   except ParseError as e:
     status = f' (exit status {exit_status})' if exit_status else ''
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    if exit_status and lines:  # the tool's own last word, e.g. its error
+      status += f'; its last output line: {lines[-1][:300]}'
     return stepping.Measurement({}, f'{e}{status}', extra)
   extra |= {
       'tool': result.tool,
@@ -128,12 +132,19 @@ def ToMeasurement(
   return stepping.Measurement(result.Metrics(), error, extra)
 
 
-def _RunLogged(vm, command: str, log_path: str, timeout: float):
-  """Runs command on vm, its output to log_path; returns (tail, status)."""
+def _RunLogged(vm, command: str, log_path: str, timeout: float, prelude=None):
+  """Runs command on vm, its output to log_path; returns (tail, status).
+
+  A prelude (e.g. raising the open-file limit) runs first in the same
+  shell, its output in the same log; when it fails, command does not run.
+  """
   log = shlex.quote(log_path)
+  run = f'{command} > {log} 2>&1'
+  if prelude:
+    run = f'{{ {prelude}; }} > {log} 2>&1 && {command} >> {log} 2>&1'
   wrapped = (
       f'mkdir -p {shlex.quote(posixpath.dirname(log_path))}; '
-      f'{command} > {log} 2>&1; rc=$?; tail -n {OUTPUT_TAIL_LINES} {log}; '
+      f'{run}; rc=$?; tail -n {OUTPUT_TAIL_LINES} {log}; '
       'echo cloud_report_tpcc_exit_status=$rc'
   )
   out, _ = vm.RobustRemoteCommand(wrapped, timeout=timeout)
@@ -235,9 +246,9 @@ class CockroachEngine:
   def Prepare(self, topology) -> None:
     client = topology.RequireClient(PHASE)
     vms = list(topology.db_vms)
-    background_tasks.RunThreaded(
-        lambda vm: vm.Install('cockroachdb'), vms + [client]
-    )
+    # Directly, not vm.Install: that does nothing where install_packages is
+    # off, and this install needs no package manager.
+    background_tasks.RunThreaded(cockroachdb.Install, vms + [client])
     background_tasks.RunThreaded(MountDataDisk, vms)
     cockroachdb.StartCluster(
         vms,
@@ -266,6 +277,12 @@ class CockroachEngine:
       )
 
   def RunStep(self, topology, warehouses: int, iteration: int):
+    """Runs one step, the client's open-file limit raised for it first.
+
+    Raises:
+      errors.Benchmarks.RunError: the open-file limit cannot be raised to
+        what `warehouses` active warehouses need.
+    """
     client = topology.RequireClient(PHASE)
     urls = [vm.internal_ip for vm in topology.db_vms]
     command = WorkloadRunCommand(
@@ -277,11 +294,26 @@ class CockroachEngine:
     )
     log = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh.txt'
     timeout = self.params.duration_s + self.params.ramp_s + 1800
-    return _RunLogged(client, command, log, timeout)
+    prelude = cockroachdb.RaiseOpenFilesCommand(
+        cockroachdb.WorkloadOpenFiles(warehouses),
+        f'cockroach workload run tpcc at {warehouses} active warehouses',
+    )
+    tail, status = _RunLogged(client, command, log, timeout, prelude)
+    if status and cockroachdb.OPEN_FILES_MARK in tail:
+      line = next(
+          l for l in tail.splitlines() if cockroachdb.OPEN_FILES_MARK in l
+      )
+      raise errors.Benchmarks.RunError(f'tpcc: {client.name}: {line}')
+    return tail, status
 
   def StepExtra(self, warehouses: int) -> dict[str, Any]:
     del warehouses
     return {}
+
+  def SampleMetadata(self, topology) -> dict[str, Any]:
+    """The installed release, its checksum's source and comparability."""
+    client = topology.RequireClient(PHASE)
+    return cockroachdb.SampleMetadata(cockroachdb.InstalledInfo(client))
 
   def Cleanup(self, topology) -> None:
     dirs = self.StoreDirs(topology)
@@ -444,6 +476,10 @@ class PostgresEngine:
 
   def StepExtra(self, warehouses: int) -> dict[str, Any]:
     return {'threads': self.Threads(warehouses)}
+
+  def SampleMetadata(self, topology) -> dict[str, Any]:
+    del topology
+    return {}
 
   def Cleanup(self, topology) -> None:
     db = topology.first_db

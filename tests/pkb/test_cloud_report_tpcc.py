@@ -56,6 +56,10 @@ INTERRUPTED = (
     DATA / 'cockroach_v22.1.2_mr_4000wh_interrupted_tail.txt'
 ).read_text()
 EXIT_0 = 'cloud_report_tpcc_exit_status=0\n'
+INSTALL_RECORD = (
+    '{"version": "v20.2.7", "arch": "%s", "sha256": "%s", "sha256_source":'
+    ' "pinned"}'
+)
 # Real io_guard probe outputs (tests/data/fio, see its PROVENANCE.md).
 FIO_DATA = DATA.parent / 'fio'
 PROBE_SAFE = (FIO_DATA / 'probe_loop_unmounted.txt').read_text()
@@ -98,6 +102,9 @@ def _Vm(
     vm.commands.append(command)
     if command == 'uname -m':
       return machine + '\n', ''
+    if command == f'cat {ROOT}/install.json':
+      arch = cockroachdb.ARCH_OF_MACHINE[machine]
+      return INSTALL_RECORD % (arch, sha), ''
     if command.startswith('sha256sum '):
       return f'{sha}  {command.split()[-1]}\n', ''
     if 'echo end-of-probe' in command:
@@ -152,10 +159,17 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
   def testArm64NeedsAReleaseAndItsSha256(self):
     with self.assertRaisesRegex(
         errors.Setup.InvalidConfigurationError,
-        r'no linux-arm64 build of v20\.2\.7.*'
-        r'--cloud_report_cockroachdb_sha256=arm64=<sha256>',
+        r'no linux-arm64 build of v20\.2\.7 .*v22\.2\.0.*'
+        r'--cloud_report_cockroachdb_version=v22\.2\.0 or later',
     ):
-      cockroachdb.ExpectedSha256('v20.2.7', 'arm64')
+      cockroachdb.ExpectedSha256('v20.2.7', 'arm64', {'arm64': 'a' * 64})
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidConfigurationError,
+        r'no sha256 pinned for cockroach-v23\.1\.14\.linux-arm64\.tgz.*'
+        r'--cloud_report_cockroachdb_sha256=arm64=<sha256>.*'
+        r'--cloud_report_cockroachdb_vendor_checksum',
+    ):
+      cockroachdb.ExpectedSha256('v23.1.14', 'arm64')
     self.assertEqual(
         cockroachdb.ExpectedSha256('v23.1.14', 'arm64', {'arm64': 'a' * 64}),
         'a' * 64,
@@ -180,7 +194,9 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertFalse(any('curl' in c for c in vm.commands))
     self.assertIn(
         f'tar -xzf {TAR} -C {ROOT} --strip-components=1 && {ROOT}/cockroach'
-        ' version',
+        ' version && printf %s \'{"version": "v20.2.7", "arch": "amd64",'
+        f' "sha256": "{SHA}", "sha256_source": "pinned"}}\' >'
+        f' {ROOT}/install.json',
         vm.commands,
     )
 
@@ -223,17 +239,29 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
     cockroachdb.StartCluster(vms, dirs)
     for i, vm in enumerate(vms, 1):
       start = [c for c in vm.commands if ' start ' in c]
-      self.assertEqual(
-          start,
-          [
-              f'{ROOT}/cockroach start --insecure'
-              ' --store=path=/scratch/cockroach'
-              f' --listen-addr=10.0.0.{i}:26257 --http-addr=10.0.0.{i}:8080'
-              ' --join=10.0.0.1:26257,10.0.0.2:26257,10.0.0.3:26257'
-              ' --cache=.25 --max-sql-memory=.4'
-              ' --pid-file=/scratch/cockroach/cockroach.pid'
-              ' --log-dir=/scratch/cockroach/logs --background'
-          ],
+      self.assertLen(start, 1)
+      node = (
+          f'{ROOT}/cockroach start --insecure'
+          ' --store=path=/scratch/cockroach'
+          f' --listen-addr=10.0.0.{i}:26257 --http-addr=10.0.0.{i}:8080'
+          ' --join=10.0.0.1:26257,10.0.0.2:26257,10.0.0.3:26257'
+          ' --cache=.25 --max-sql-memory=.4'
+          ' --pid-file=/scratch/cockroach/cockroach.pid'
+          ' --log-dir=/scratch/cockroach/logs --background'
+      )
+      # No stdio of the ssh session, a bounded wait, open files raised.
+      self.assertTrue(
+          start[0].endswith(
+              f'timeout -k 10 300 {node} </dev/null'
+              ' >>/scratch/cockroach/logs/cockroach-start.log 2>&1'
+          ),
+          start[0],
+      )
+      self.assertTrue(
+          start[0].startswith(
+              'mkdir -p /scratch/cockroach/logs && { n=15000; s=$(ulimit -Sn)'
+          ),
+          start[0],
       )
     inits = [c for vm in vms for c in vm.commands if ' init ' in c]
     self.assertEqual(
@@ -249,6 +277,24 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('kill -TERM "$pid"', stop)
     self.assertNotIn('pkill', stop)
     self.assertNotIn('killall', stop)
+
+  def testAStartThatIsNotReadyInTimeRaisesWithTheLogTails(self):
+    vm = _Vm('db2', '10.0.0.2')
+    vm.RemoteCommandWithReturnCode.side_effect = lambda c, **kw: ('', '', 124)
+    vm.RemoteCommand.side_effect = lambda c, **kw: (
+        ('I210301 node waiting for its disk\n', '')
+        if c.startswith('tail ')
+        else ('', '')
+    )
+    with self.assertRaisesRegex(
+        errors.Benchmarks.PrepareException,
+        r'db2: cockroach start failed \(the node was not ready after 300 s\)'
+        r'.*/scratch/cockroach/logs/cockroach-start\.log.*\n'
+        r'I210301 node waiting for its disk',
+    ):
+      cockroachdb.StartNode(vm, '/scratch/cockroach', ['10.0.0.2'])
+    (call,) = vm.RemoteCommandWithReturnCode.call_args_list
+    self.assertEqual(call.kwargs['timeout'], 360)  # bounded over ssh too
 
 
 class GoTpcPackageTest(pkb_common_test_case.PkbCommonTestCase):
@@ -367,7 +413,10 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     spec, dbs, client = _Topology(playback)
     benchmark.Prepare(spec)
     for vm in dbs + [client]:
-      vm.Install.assert_called_with('cockroachdb')
+      # Directly: vm.Install does nothing where install_packages is off.
+      vm.PushDataFile.assert_called_once_with(
+          'cockroach-v20.2.7.linux-amd64.tgz', TAR
+      )
     self.assertTrue(any('--cache=.25 --max-sql-memory=.4' in c
                         for c in dbs[1].commands))  # fmt: skip
     imports = [
@@ -424,9 +473,11 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         " 'postgresql://root@10.0.0.1:26257?sslmode=disable'"
         " 'postgresql://root@10.0.0.2:26257?sslmode=disable'"
         " 'postgresql://root@10.0.0.3:26257?sslmode=disable'"
-        ' > cloud_report_tpcc/step-01-3500wh.txt 2>&1',
+        ' >> cloud_report_tpcc/step-01-3500wh.txt 2>&1',
         playback.runs[0][1],
     )
+    # The client's open-file limit is raised first, in the same shell.
+    self.assertIn('{ { n=8024; s=$(ulimit -Sn);', playback.runs[0][1])
     passed = _ByMetric(samples, 'tpcc_step_passed')
     self.assertEqual(
         [(s.metadata['iteration'], s.metadata['active_warehouses'], s.value)
@@ -454,6 +505,10 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(s.metadata['phase'], 'tpcc')
       self.assertEqual(s.metadata['cloud'], 'GCP')
       self.assertEqual(s.metadata['engine'], 'cockroach')
+      self.assertEqual(s.metadata['cockroach_version'], 'v20.2.7')
+      self.assertEqual(s.metadata['cockroach_arch'], 'amd64')
+      self.assertEqual(s.metadata['cockroach_sha256_source'], 'pinned')
+      self.assertIs(s.metadata['comparable_with_report'], True)
     self.assertEqual(passed[0].metadata['efficiency_basis'],
                      'keying_and_think_time')  # fmt: skip
 
@@ -543,6 +598,29 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         benchmark.Run(spec)
     self.assertEqual([a for a, _ in playback.runs], [3500, 3750])
 
+  def testAnOpenFileLimitThatCannotBeRaisedFailsThePhaseClearly(self):
+    mark = (
+        'cloud_report_open_files: cockroach workload run tpcc at 3500 active'
+        ' warehouses needs 8024 open files; the soft limit is 1024 (hard'
+        ' 4096) and neither ulimit nor sudo prlimit could raise it: ...\n'
+    )
+    playback = _Client()
+    spec, _, client = _Topology(playback)
+    client.RobustRemoteCommand.side_effect = lambda c, **kw: (
+        mark + 'cloud_report_tpcc_exit_status=1\n',
+        '',
+    )
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        r'^tpcc: client: cloud_report_open_files: cockroach workload run'
+        r' tpcc at 3500 active warehouses needs 8024 open files',
+    ):
+      benchmark.Run(spec)
+    (command,) = [
+        c.args[0] for c in client.RobustRemoteCommand.call_args_list
+    ]  # fmt: skip
+    self.assertIn('n=8024;', command)  # 2 x 3500 + 1024, before the run
+
   def testCleanupStopsByPidAndRemovesStores(self):
     spec, dbs, _ = _Topology(_Client())
     benchmark.Cleanup(spec)
@@ -601,6 +679,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
         answers=[
             (f'sha256sum {TAR}', f'{SHA}  {TAR}\n'),
             ('echo end-of-probe', PROBE_SAFE),
+            (f'cat {ROOT}/install.json', INSTALL_RECORD % ('amd64', SHA)),
         ],
         flags=STEP_FLAGS,
         boot=_ROBUST_PLAYBACK,

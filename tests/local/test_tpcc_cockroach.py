@@ -1,0 +1,303 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The cockroach engine over real ssh on the local test cloud, with the double.
+
+CockroachDB cannot be installed here; tests/doubles/cockroach.py stands in
+for the binary, packed as the release tarball (cockroach-v20.2.7.linux-amd64/
+cockroach) into a data search path directory and installed by the package's
+Install with its sha256 given through --cloud_report_cockroachdb_sha256.
+
+1. Over ssh to db1, the bare `cockroach start ... --background` (the
+   command as it was, with no redirection) never returns: the ssh, bounded
+   by a timeout, is still waiting when the node is long ready. StartNode's
+   command returns, and a whole cluster starts, initializes and stops.
+2. Stock pkb.py runs cloud_report_2021's tpcc phase with the cockroach
+   engine on the 3 db hosts and the client: 3 judged steps along the
+   double's capacity curve (100 and 200 active warehouses pass, 300 fails),
+   while the client's sshd gives sessions a soft open-file limit of 256, so
+   the workload runs only because the engine raises it. After stop and
+   cleanup no cockroach process is left on any host or on this machine.
+
+Reuses the test cloud (pkb_ext_dev.local_cloud) when it is up; else
+brings it up and takes it down. Needs root; run under the machine's heavy
+lock like every local-cloud test.
+"""
+
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from absl.testing import absltest
+from absl.testing import flagsaver
+from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
+
+from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_ext.local import sshd
+from pkb_ext_dev import faults
+from pkb_ext_dev import local_cloud
+from pkb_ext_dev import ssh_host_vm
+from pkb_ext_dev import stock_pkb
+
+_REASON = local_cloud.Unavailable()
+_HOSTS = ('client', 'db1', 'db2', 'db3')
+_DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
+_SPEC = importlib.util.spec_from_file_location(
+    'cockroach_double', _DOUBLE / 'cockroach.py'
+)
+double = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(double)
+CAPACITY = 250  # warehouses the double's cluster sustains
+SESSION_SOFT_NOFILE = 256  # the client's ssh sessions, during test 2
+_NODE = re.compile(r'cloud_report_cockroachdb/cockroach (start|workload)')
+
+
+class SshVm(ssh_host_vm.HostVm):
+  """A local-cloud host with what the cockroachdb package calls."""
+
+  def RemoteCommandWithReturnCode(
+      self, command, ignore_failure=False, timeout=None, **kw
+  ):
+    del kw
+    self.commands.append(command)
+    proc = subprocess.run(
+        sshd.SshArgv(self._plan, self._plan.Host(self.name), command),
+        capture_output=True,
+        text=True,
+        timeout=timeout or 600,
+        check=False,
+    )
+    if proc.returncode and not ignore_failure:
+      raise errors.VirtualMachine.RemoteCommandError(
+          f'{command!r} on {self.name} exited {proc.returncode}'
+      )
+    return proc.stdout, proc.stderr, proc.returncode
+
+  def PushFile(self, source_path, remote_path=''):
+    with open(source_path, 'rb') as f:
+      subprocess.run(
+          sshd.SshArgv(
+              self._plan, self._plan.Host(self.name), f'cat > {remote_path}'
+          ),
+          stdin=f,
+          check=True,
+          timeout=120,
+      )
+
+  def PushDataFile(self, data_file, remote_path='', should_double_copy=None):
+    del should_double_copy
+    self.PushFile(data.ResourcePath(data_file), remote_path)
+
+
+@absltest.skipIf(_REASON, _REASON)
+class CockroachLocalCloudTest(absltest.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.work = tempfile.mkdtemp(prefix='pkb-ext-crdb-local-')
+    cls.cloud = local_cloud.TestCloud(local_cloud.TestStateDir())
+    proc = cls.cloud.Cli('status', '--json')
+    cls.was_up = proc.returncode == 0 and json.loads(proc.stdout).get('up')
+    if not cls.was_up:
+      if cls.cloud.Leftovers():  # a previous run died: its state says what
+        cls.cloud.Cli('down')
+      proc = cls.cloud.Cli('up')
+      if proc.returncode:
+        cls.cloud.Cli('down')
+        raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
+    cls.data_dir = os.path.join(cls.work, 'data')
+    os.makedirs(cls.data_dir)
+    cls.tarball, cls.sha = double.BuildTarball(
+        cls.data_dir, capacity_warehouses=CAPACITY, start_delay_s=1
+    )
+
+  @classmethod
+  def tearDownClass(cls):
+    faults.FaultCloud.EndSshMasters(cls.work)
+    shutil.rmtree(cls.work, ignore_errors=True)
+    if not cls.was_up:
+      proc = cls.cloud.Cli('down')
+      left = cls.cloud.Leftovers()
+      if proc.returncode or left:
+        raise AssertionError(f'down left {left}: {proc.stderr}')
+    super().tearDownClass()
+
+  def _Vm(self, name):
+    return SshVm(self.cloud.plan, name)
+
+  def _Cockroaches(self):
+    """cockroach processes on the hosts (seen from this machine's /proc)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+      try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+          cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
+      except OSError:
+        continue
+      if _NODE.search(cmd) and 'pytest' not in cmd:
+        found.append(f'{pid}: {cmd[:160]}')
+    return found
+
+  def _HostCockroaches(self):
+    out = {}
+    for host in _HOSTS:
+      proc = self.cloud.Ssh(host, 'ps -eo args')
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+      out[host] = [l for l in proc.stdout.splitlines() if _NODE.search(l)]
+    return out
+
+  def test_1_bare_start_hangs_over_ssh_the_start_command_returns(self):
+    vms = [self._Vm(h) for h in ('db1', 'db2', 'db3')]
+    stores = [f'/home/pkbext/crdb-start-test-{vm.name}' for vm in vms]
+    db1, store = vms[0], stores[0]
+    self.addCleanup(cockroachdb.StopCluster, vms, stores)
+    with flagsaver.flagsaver(
+        data_search_paths=[self.data_dir],
+        cloud_report_cockroachdb_sha256=[f'amd64={self.sha}'],
+    ):
+      for vm in vms:
+        cockroachdb.Install(vm)  # the package's own path, from the tarball
+    info = cockroachdb.InstalledInfo(db1)
+    self.assertEqual(
+        (info['version'], info['arch'], info['sha256_source']),
+        ('v20.2.7', 'amd64', 'flag'),
+    )
+    db1.RemoteCommand(f'mkdir -p {store}')
+    bare = cockroachdb.NodeCommand(store, db1.internal_ip, [db1.internal_ip])
+    with self.assertRaises(subprocess.TimeoutExpired):
+      self.cloud.Ssh('db1', bare, timeout=20)
+    # The node was ready long before: only the session's pipe is held.
+    pid_file = cockroachdb.PidFile(store)
+    alive = self.cloud.Ssh('db1', f'kill -0 $(cat {pid_file}) && echo alive')
+    self.assertEqual(alive.stdout.strip(), 'alive', alive.stderr)
+    db1.RemoteCommand(cockroachdb.StopCommand(store))
+    self.assertEqual(self._HostCockroaches()['db1'], [])
+
+    cockroachdb.StartNode(db1, store, [db1.internal_ip], timeout_s=60)
+    listening = self.cloud.Ssh(
+        'client',
+        'python3 -c "import socket;'
+        f" socket.create_connection(('{db1.internal_ip}',"
+        f' {cockroachdb.SQL_PORT}), 5)" && echo listening',
+    )
+    self.assertEqual(listening.stdout.strip(), 'listening', listening.stderr)
+    db1.RemoteCommand(cockroachdb.StopCommand(store))
+
+    cockroachdb.StartCluster(vms, stores)  # start x3, init, SQL answers
+    out, _ = vms[2].RemoteCommand(
+        cockroachdb.SqlCommand(vms[2].internal_ip, 'SELECT 1')
+    )
+    self.assertIn('(1 row)', out)
+    cockroachdb.StopCluster(vms, stores)
+    self.assertEqual(self._HostCockroaches(), {h: [] for h in _HOSTS})
+    for vm in vms:
+      vm.RemoteCommand(f'rm -rf {store} {cockroachdb.RootDir()}')
+
+  def test_2_stock_pkb_runs_the_cockroach_engine(self):
+    flag_file = os.path.join(self.work, 'flags')
+    proc = self.cloud.Cli('flags', '--preset=smoke')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    with open(flag_file, 'w') as f:
+      f.write(proc.stdout)
+    samples_path = os.path.join(self.work, 'samples.json')
+    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
+    argv = [
+        sys.executable, pkb, '--benchmarks=cloud_report_2021',
+        f'--flagfile={flag_file}', f'--temp_dir={self.work}/pkb',
+        f'--json_path={samples_path}', '--run_uri=crdbloc1',
+        '--cloud_report_phases=tpcc',
+        '--cloud_report_tpcc_engine=cockroach',
+        f'--data_search_paths={self.data_dir}',
+        f'--cloud_report_cockroachdb_sha256=amd64={self.sha}',
+        '--cloud_report_tpcc_start_warehouses=100',
+        '--cloud_report_tpcc_step_warehouses=100',
+        '--cloud_report_tpcc_max_warehouses=300',
+        '--cloud_report_tpcc_duration=4s',
+        '--cloud_report_tpcc_ramp=1s',
+        f'--cloud_report_tpcc_state_dir={self.work}/state',
+    ]  # fmt: skip
+    sshd_pid = self.cloud.State()['hosts']['client']['sshd_pid']
+    before = subprocess.run(
+        ['prlimit', '--pid', str(sshd_pid), '--nofile', '--raw', '-o',
+         'SOFT,HARD', '--noheadings'],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    subprocess.run(
+        ['prlimit', '--pid', str(sshd_pid),
+         f'--nofile={SESSION_SOFT_NOFILE}:{before[1]}'],
+        check=True,
+    )  # fmt: skip
+    try:
+      soft = self.cloud.Ssh('client', 'ulimit -Sn').stdout.strip()
+      self.assertEqual(soft, str(SESSION_SOFT_NOFILE))
+      proc = subprocess.run(
+          argv, env=self.cloud.env, capture_output=True, text=True,
+          timeout=1200, check=False,
+      )  # fmt: skip
+    finally:
+      subprocess.run(
+          ['prlimit', '--pid', str(sshd_pid),
+           f'--nofile={before[0]}:{before[1]}'],
+          check=True,
+      )  # fmt: skip
+    with open(os.path.join(self.work, 'pkb.log'), 'w') as f:
+      f.write(proc.stderr)
+    failures = '\n'.join(
+        l for l in proc.stderr.splitlines() if re.search(r'tpcc: |Error', l)
+    )
+    self.assertEqual(proc.returncode, 0, failures[-4000:])
+    self.assertIn('Success rate: 100.00% (1/1)', proc.stderr)
+
+    with open(samples_path) as f:
+      samples = [json.loads(line) for line in f if line.strip()]
+    tpcc = [s for s in samples if 'phase:tpcc' in s.get('labels', '')]
+    steps = [s for s in tpcc if s['metric'] == 'tpcc_step_passed']
+    labels = [stock_pkb.Labels(s) for s in steps]
+    self.assertEqual(
+        [(l['active_warehouses'], s['value']) for l, s in zip(labels, steps)],
+        [('100', 1.0), ('200', 1.0), ('300', 0.0)],
+    )
+    for l in labels:
+      self.assertEqual(l['engine'], 'cockroach')
+      self.assertRegex(l['pass_reason'], r'^(pass|fail) \(report\): p90 ')
+      self.assertEqual(l['cockroach_sha256_source'], 'flag')
+      self.assertEqual(l['cockroach_version'], 'v20.2.7')
+    (best,) = [s for s in tpcc if s['metric'] == 'tpcc_max_passing_warehouses']
+    self.assertEqual(best['value'], 200)
+    tpmc = [s['value'] for s in tpcc if s['metric'] == 'tpcc_tpmc']
+    self.assertLen(tpmc, 3)
+    self.assertLess(tpmc[0], tpmc[1])  # throughput grows with the load
+
+    # The client ran each step with its open-file limit raised first.
+    runs = [c for c in self.cloud.CommandLog('client') if 'workload run' in c]
+    self.assertTrue(runs)
+    self.assertTrue(all('n=1224;' in c or 'n=1424;' in c or 'n=1624;' in c
+                        for c in runs), runs)  # fmt: skip
+    # Stop and cleanup left no cockroach process, and the disks unmounted.
+    self.assertEqual(self._HostCockroaches(), {h: [] for h in _HOSTS})
+    self.assertEqual(self._Cockroaches(), [])
+    for host in ('db1', 'db2', 'db3'):
+      mounted = self.cloud.Ssh(host, 'findmnt -n /mnt/cloud_report_tpcc')
+      self.assertEqual(mounted.stdout.strip(), '', host)
+
+
+if __name__ == '__main__':
+  absltest.main()

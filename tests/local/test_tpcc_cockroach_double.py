@@ -1,0 +1,298 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The cockroachdb package's commands against the cockroach double, here.
+
+tests/doubles/cockroach.py stands in for the binary (CockroachDB cannot be
+installed here). It is unpacked from the release-layout tarball it builds,
+as Install does, and the package's own command strings run in bash on
+loopback, each bounded by a timeout, with the open-file limits a VM's ssh
+session may have (set per child process). Over ssh on the local cloud and
+through stock pkb.py: tests/local/test_tpcc_cockroach.py.
+"""
+
+import importlib.util
+import os
+import pathlib
+import re
+import resource
+import shutil
+import socket
+import subprocess
+import tempfile
+from unittest import mock
+
+from absl.testing import absltest
+from perfkitbenchmarker import errors
+
+from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_ext_dev import local_vm
+
+_DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
+_SPEC = importlib.util.spec_from_file_location(
+    'cockroach_double', _DOUBLE / 'cockroach.py'
+)
+double = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(double)
+
+CAPACITY = 40  # warehouses the double's cluster sustains
+
+
+def _FreePorts(n):
+  socks = [socket.socket() for _ in range(n)]
+  for s in socks:
+    s.bind(('127.0.0.1', 0))
+  ports = [s.getsockname()[1] for s in socks]
+  for s in socks:
+    s.close()
+  return ports
+
+
+def _Limits(soft, hard):
+  def Set():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+  return Set
+
+
+class CockroachDoubleTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.dir = tempfile.mkdtemp(prefix='pkb-ext-crdb-double-')
+    self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+    tarball, sha = double.BuildTarball(
+        self.dir, capacity_warehouses=CAPACITY, start_delay_s=0.3
+    )
+    self.sha = sha
+    root = os.path.join(self.dir, 'root')
+    os.makedirs(root)
+    subprocess.run(
+        ['tar', '-xzf', tarball, '-C', root, '--strip-components=1'],
+        check=True,
+    )
+    self.binary = os.path.join(root, 'cockroach')
+    self.enter_context(
+        mock.patch.object(cockroachdb, 'BinaryPath', return_value=self.binary)
+    )
+    self.ports = _FreePorts(3)
+    # A sudo that fails, as where the login user has no passwordless sudo.
+    self.nosudo = os.path.join(self.dir, 'nosudo')
+    os.makedirs(self.nosudo)
+    with open(os.path.join(self.nosudo, 'sudo'), 'w') as f:
+      f.write('#!/bin/sh\necho "sudo: a password is required" >&2\nexit 1\n')
+    os.chmod(os.path.join(self.nosudo, 'sudo'), 0o755)
+    self.stores = []
+
+  def _Bash(self, command, timeout=30, limits=(1024, 20000), sudo=True):
+    env = dict(os.environ)
+    if not sudo:
+      env['PATH'] = self.nosudo + ':' + env['PATH']
+    return subprocess.run(
+        ['bash', '-c', command],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_Limits(*limits),
+        env=env,
+        check=False,
+    )
+
+  def _Store(self, i):
+    store = os.path.join(self.dir, f'store{i}')
+    if store not in self.stores:
+      self.stores.append(store)
+      self.addCleanup(self._Bash, cockroachdb.StopCommand(store))
+    return store
+
+  def _Start(self, i, **kw):
+    # The package's ports are fixed (26257); here each node has a free one.
+    command = cockroachdb.StartCommand(
+        self._Store(i), '127.0.0.1', ['127.0.0.1'] * 3
+    )
+    command = command.replace(
+        f'--listen-addr=127.0.0.1:{cockroachdb.SQL_PORT}',
+        f'--listen-addr=127.0.0.1:{self.ports[i]}',
+    ).replace(
+        f'--join={",".join(["127.0.0.1:26257"] * 3)}',
+        '--join=' + ','.join(f'127.0.0.1:{p}' for p in self.ports),
+    )
+    return self._Bash(command, **kw)
+
+  def _Url(self, i):
+    return f'postgresql://root@127.0.0.1:{self.ports[i]}?sslmode=disable'
+
+  def _Sql(self, i, statement):
+    return self._Bash(
+        cockroachdb.SqlCommand('127.0.0.1', statement).replace(
+            ':26257', f':{self.ports[i]}'
+        )
+    )
+
+  def _Cluster(self, warehouses):
+    for i in range(3):
+      proc = self._Start(i)
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+    proc = self._Sql(2, 'SELECT 1')
+    self.assertEqual(proc.returncode, 1)  # not initialised yet
+    self.assertIn('waiting for the cluster to be initialized', proc.stderr)
+    proc = self._Bash(
+        cockroachdb.InitCommand('127.0.0.1').replace(
+            ':26257', f':{self.ports[0]}'
+        )
+    )
+    self.assertEqual(proc.stdout.strip(), 'Cluster successfully initialized')
+    proc = self._Bash(
+        tpcc_engines.ImportCommand(warehouses, '127.0.0.1').replace(
+            ':26257', f':{self.ports[0]}'
+        )
+    )
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+
+  def _RunCommand(self, loaded, active, duration='2s'):
+    command = tpcc_engines.WorkloadRunCommand(
+        loaded, active, '0s', duration, ['127.0.0.1']
+    )
+    urls = ' '.join(f"'{self._Url(i)}'" for i in range(3))
+    return re.sub(r"'postgresql://[^']*'", lambda _: urls, command, count=1)
+
+  def testBareStartKeepsTheCallersPipeOpenTheStartCommandReturns(self):
+    bare = cockroachdb.NodeCommand(
+        self._Store(0), '127.0.0.1', ['127.0.0.1']
+    ).replace(':26257', f':{self.ports[0]}')
+    # As over ssh: the caller reads the command's output to its end.
+    with self.assertRaises(subprocess.TimeoutExpired):
+      self._Bash(bare, timeout=8)
+    pid_file = cockroachdb.PidFile(self._Store(0))
+    with open(pid_file) as f:
+      pid = int(f.read())
+    os.kill(pid, 0)  # the node was ready: it is the pipe that is held
+    self._Bash(cockroachdb.StopCommand(self._Store(0)))
+    self.assertFalse(os.path.exists(pid_file))
+
+    proc = self._Start(0, timeout=30)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    with open(pid_file) as f:
+      pid = int(f.read())
+    os.kill(pid, 0)
+    with open(cockroachdb.StartLog(self._Store(0))) as f:
+      self.assertIn('CockroachDB node starting', f.read())
+    with socket.create_connection(('127.0.0.1', self.ports[0]), timeout=5):
+      pass
+
+  def testClusterRunsStepsAlongItsCapacityCurve(self):
+    self._Cluster(60)
+    proc = self._Sql(2, 'SELECT 1')  # node 3 learnt of init from its peers
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    verdicts = []
+    for active in (20, 40, 60):
+      proc = self._Bash(self._RunCommand(60, active), timeout=60)
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+      result = tpcc_parser.Parse(proc.stdout)
+      self.assertAlmostEqual(result.implied_warehouses, active, delta=0.5)
+      self.assertGreaterEqual(result.elapsed_s, 1.8)
+      m = tpcc_engines.ToMeasurement(proc.stdout, 0, active, 2)
+      self.assertIsNone(m.error)
+      step = stepping.Judge(stepping.RULES['report'], active, m)
+      verdicts.append((active, step.passed))
+    self.assertEqual(verdicts, [(20, True), (40, True), (60, False)])
+
+  def testWorkloadNeedsTwoConnectionsPerWarehouse(self):
+    self._Cluster(60)
+    # An ssh session's usual soft limit is low; here 64 < 2 x 60.
+    bare = self._RunCommand(60, 60, '1s')
+    proc = self._Bash(bare, limits=(64, 4096))
+    self.assertEqual(proc.returncode, 1)
+    self.assertIn('socket: too many open files', proc.stderr)
+    # A step's "no result" says why, in the tool's words.
+    m = tpcc_engines.ToMeasurement(proc.stderr, 1, 60, 1)
+    self.assertRegex(
+        m.error,
+        r'\(exit status 1\); its last output line: Error: dial tcp'
+        r' 127\.0\.0\.1:\d+: socket: too many open files$',
+    )
+    # The engine's prelude raises the soft limit in the same shell.
+    prelude = cockroachdb.RaiseOpenFilesCommand(
+        cockroachdb.WorkloadOpenFiles(60), 'workload'
+    )
+    proc = self._Bash(f'{{ {prelude}; }} && {bare}', limits=(64, 4096))
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(tpcc_parser.Parse(proc.stdout).tool, 'cockroach')
+    # A hard limit that neither ulimit nor sudo can lift: a clear failure,
+    # and the workload does not run.
+    proc = self._Bash(
+        f'{{ {prelude}; }} && {bare}', limits=(64, 256), sudo=False
+    )
+    self.assertEqual(proc.returncode, 1)
+    self.assertIn(
+        'cloud_report_open_files: workload needs 1144 open files; the soft'
+        ' limit is 64 (hard 256)',
+        proc.stderr,
+    )
+    self.assertNotIn('too many open files', proc.stderr)
+
+  def testStartRaisesTheNodesLimitOrSaysWhyNot(self):
+    proc = self._Start(0, limits=(1024, 4096), sudo=False)
+    self.assertEqual(proc.returncode, 1)
+    self.assertIn(
+        'cloud_report_open_files: cockroach start needs 15000 open files',
+        proc.stderr,
+    )
+    self.assertFalse(os.path.exists(cockroachdb.PidFile(self._Store(0))))
+    # Bare, the double refuses a hard limit below cockroach's minimum.
+    bare = cockroachdb.NodeCommand(
+        self._Store(1), '127.0.0.1', ['127.0.0.1']
+    ).replace(':26257', f':{self.ports[1]}')
+    proc = self._Bash(f'{bare} </dev/null 2>&1', limits=(1024, 1024))
+    self.assertEqual(proc.returncode, 1)
+    self.assertIn(
+        'hard open file descriptor limit of 1024 is under the minimum'
+        ' required 1956',
+        proc.stdout,
+    )
+
+  def testAFailedStartRaisesWithTheLogTails(self):
+    taken = socket.socket()
+    taken.bind(('127.0.0.1', 0))
+    taken.listen(1)
+    self.addCleanup(taken.close)
+    vm = local_vm.LocalVm('db1', work_dir=self.dir)
+    with mock.patch.object(cockroachdb, 'SQL_PORT', taken.getsockname()[1]):
+      with self.assertRaisesRegex(
+          errors.Benchmarks.PrepareException,
+          r'(?s)db1: cockroach start failed \(exit status 1\)\. Log tails'
+          r' \(.*/logs/cockroach-start\.log, cockroach\.log\):\n.*'
+          r'bind: Address already in use',
+      ):
+        cockroachdb.StartNode(vm, self._Store(0), ['127.0.0.1'], timeout_s=30)
+
+  def testSigtermStopsTheNode(self):
+    proc = self._Start(0)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    with open(cockroachdb.PidFile(self._Store(0))) as f:
+      pid = int(f.read())
+    proc = self._Bash(cockroachdb.StopCommand(self._Store(0)))
+    self.assertEqual(proc.returncode, 0)
+    with self.assertRaises(ProcessLookupError):
+      os.kill(pid, 0)
+    with self.assertRaises(OSError):
+      socket.create_connection(('127.0.0.1', self.ports[0]), timeout=2)
+    with open(os.path.join(self._Store(0), 'logs', 'cockroach.log')) as f:
+      self.assertIn('received signal SIGTERM', f.read())
+
+
+if __name__ == '__main__':
+  absltest.main()
