@@ -30,6 +30,7 @@ from absl.testing import parameterized
 from pkb_ext_dev import bench
 from pkb_ext_dev import bench_fidelity
 from pkb_ext_dev import bench_publish
+from pkb_ext_dev import bench_stepping
 from pkb_ext import cli
 
 _KEYS = {
@@ -38,6 +39,7 @@ _KEYS = {
     'coremark_ratio',
     'overhead_pct',
     'bisect_step_ratio',
+    'tpcc_search_minutes_ratio',
     'ndjson_samples_per_s',
     'bq_publish_100k_s',
 }
@@ -83,6 +85,8 @@ class VerdictTest(parameterized.TestCase):
       ('overhead_pct', 10.01, 'MISS'),
       ('bisect_step_ratio', 0.5, 'PASS'),
       ('bisect_step_ratio', 0.51, 'MISS'),
+      ('tpcc_search_minutes_ratio', 0.40, 'PASS'),
+      ('tpcc_search_minutes_ratio', 0.41, 'MISS'),
       ('ndjson_samples_per_s', 5.0, '-'),
       ('netperf_rr_ratio', None, 'n/a'),
   )
@@ -184,6 +188,35 @@ class RunTest(absltest.TestCase):
     verdict = doc['details']['verdicts']['bisect_step_ratio']
     self.assertIn(verdict, ('PASS', 'MISS'))
     self.assertRegex(out, rf'bisect_step_ratio .* {verdict}')
+    drifting = stepping['drifting']
+    self.assertTrue(drifting['probe_agrees'])
+    self.assertAlmostEqual(
+        doc['tpcc_search_minutes_ratio'],
+        drifting['minutes']['probe'] / drifting['minutes']['linear'],
+    )
+    verdict = doc['details']['verdicts']['tpcc_search_minutes_ratio']
+    self.assertIn(verdict, ('PASS', 'MISS'))
+    self.assertRegex(out, rf'tpcc_search_minutes_ratio .* <= 0.4  {verdict}')
+
+  def testProbeDisagreeingWithLinearIsAnErrorNotAFigure(self):
+    def Disagrees(out):
+      del out
+      return {
+          'bisect_step_ratio': 0.5,
+          'tpcc_search_minutes_ratio': None,
+          'drifting': {
+              'probe_agrees': False,
+              'disagreements': {'probe': [(3000, 9, 3250)]},
+          },
+      }
+
+    with mock.patch.object(bench_stepping, 'Run', side_effect=Disagrees):
+      rc, out, _ = _Cli(['--out', self.out, '--only', 'stepping'])
+    self.assertEqual(rc, 1)
+    doc = self._Read()
+    self.assertIsNone(doc['tpcc_search_minutes_ratio'])
+    self.assertIn('1 simulated machine', doc['details']['errors']['stepping'])
+    self.assertRegex(out, r'tpcc_search_minutes_ratio +ERROR')
 
   def testPublishWithFewSamplesLeavesThe100kFigureOut(self):
     def Fake(out, n):
