@@ -87,7 +87,9 @@ class VerdictTest(parameterized.TestCase):
       ('bisect_step_ratio', 0.51, 'MISS'),
       ('tpcc_search_minutes_ratio', 0.40, 'PASS'),
       ('tpcc_search_minutes_ratio', 0.41, 'MISS'),
-      ('ndjson_samples_per_s', 5.0, '-'),
+      ('ndjson_samples_per_s', 5.0, 'MISS'),
+      ('ndjson_samples_per_s', 100_000, 'PASS'),
+      ('bq_publish_100k_s', 5.0, '-'),
       ('netperf_rr_ratio', None, 'n/a'),
   )
   def testVerdict(self, figure, value, want):
@@ -197,6 +199,7 @@ class RunTest(absltest.TestCase):
     verdict = doc['details']['verdicts']['tpcc_search_minutes_ratio']
     self.assertIn(verdict, ('PASS', 'MISS'))
     self.assertRegex(out, rf'tpcc_search_minutes_ratio .* <= 0.4  {verdict}')
+    self.assertRegex(out, r'ndjson_samples_per_s +not run +>= 100,000  n/a')
 
   def testProbeDisagreeingWithLinearIsAnErrorNotAFigure(self):
     def Disagrees(out):
