@@ -126,6 +126,16 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
   notes = []
   cpus = details.get('machine', {}).get('cpus')
   for phase, result in sorted(details.get('fidelity', {}).items()):
+    ci = result.get('pair_ratio_ci95')
+    if ci:
+      where = result.get('device_kind') or result.get('device') or ''
+      notes.append(
+          f'note: {phase} ratio {result["ratio"]:.4f} = median of'
+          f' {len(result["pair_ratios"])} pair ratios; their mean'
+          f' {result["pair_ratio_mean"]:.4f}, 95 % CI {ci[0]:.4f} to'
+          f' {ci[1]:.4f}, CV {result["pair_ratio_cv_pct"]:.1f} %'
+          + (f' ({where})' if where else '')
+      )
     cv = result.get('pair_ratio_cv_pct')
     if cv is not None and cv > noisy_cv_pct:
       notes.append(
@@ -222,7 +232,14 @@ def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
     return
   static_vm_file = cloud_.EnsureUp(log)
   results = bench_fidelity.Measure(
-      static_vm_file, wanted, args.seconds, args.pairs, log=log
+      static_vm_file,
+      wanted,
+      args.seconds,
+      args.pairs,
+      log=log,
+      fio_device=args.fio_device,
+      fio_pairs=args.fio_pairs,
+      fio_seconds=args.fio_seconds,
   )
   details['fidelity'] = results
   for figure, phase in (('fio_iops_ratio', 'io'),
@@ -406,6 +423,21 @@ def BuildParser() -> argparse.ArgumentParser:
       '--seconds', type=int, default=10, help='seconds per fio/netperf run'
   )
   parser.add_argument(
+      '--fio-device',
+      default='tmpfs',
+      choices=('tmpfs', 'disk'),
+      help=(
+          "fio fidelity's device: a loop device over /dev/shm (quiet) or"
+          " db1's data disk"
+      ),
+  )
+  parser.add_argument(
+      '--fio-pairs', type=int, default=20, help='phase/raw pairs for fio'
+  )
+  parser.add_argument(
+      '--fio-seconds', type=int, default=3, help='seconds per fio run'
+  )
+  parser.add_argument(
       '--samples',
       type=int,
       default=100_000,
@@ -424,9 +456,13 @@ def Main(argv: list[str]) -> int:
   except ValueError as e:
     print(f'pkb-ext bench: {e}', file=sys.stderr)
     return 2
-  if args.pairs < 1 or args.seconds < 1 or args.samples < 1:
-    print('pkb-ext bench: --pairs, --seconds and --samples must be >= 1',
-          file=sys.stderr)  # fmt: skip
+  if min(args.pairs, args.seconds, args.samples, args.fio_seconds) < 1:
+    print('pkb-ext bench: --pairs, --seconds, --fio-seconds and --samples'
+          ' must be >= 1', file=sys.stderr)  # fmt: skip
+    return 2
+  if args.fio_pairs < 2:
+    print('pkb-ext bench: --fio-pairs must be >= 2 (a confidence interval'
+          ' needs two pairs)', file=sys.stderr)  # fmt: skip
     return 2
 
   def Log(line):

@@ -134,11 +134,52 @@ class FidelitySummaryTest(absltest.TestCase):
     self.assertFalse(got['pass'])
     self.assertIsNone(got['pair_ratio_cv_pct'])
 
+  def testConfidenceInterval(self):
+    # Mean 0.95, sd 0.0158 over 5 pairs: t(4) = 2.776.
+    got = bench_fidelity.Summary(
+        phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
+    )
+    lo, hi = got['pair_ratio_ci95']
+    self.assertAlmostEqual(got['pair_ratio_mean'], 0.95)
+    half = 2.776 * 0.015811 / 5**0.5
+    self.assertAlmostEqual(lo, 0.95 - half, places=4)
+    self.assertAlmostEqual(hi, 0.95 + half, places=4)
+    self.assertLess(hi, 1.0)  # below 1 beyond noise
+    self.assertIsNone(bench_fidelity.ConfidenceInterval([1.0]))
+
+  def testT975(self):
+    self.assertEqual(bench_fidelity.T975(1), 12.706)
+    self.assertEqual(bench_fidelity.T975(19), 2.093)
+    self.assertEqual(bench_fidelity.T975(35), 2.042)  # df 30's, wider
+    self.assertEqual(bench_fidelity.T975(500), 1.96)
+    with self.assertRaises(ValueError):
+      bench_fidelity.T975(0)
+
+  def testNotesPrintTheIntervalWithTheRatio(self):
+    result = bench_fidelity.Summary(
+        phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
+    ) | {'device_kind': 'tmpfs loop (direct I/O)'}
+    (note,) = bench.Notes({'fidelity': {'io': result}})
+    self.assertRegex(
+        note,
+        r'^note: io ratio 0.9500 = median of 5 pair ratios; their mean'
+        r' 0.9500, 95 % CI 0.93\d\d to 0.96\d\d, CV 1.7 % \(tmpfs loop',
+    )
+
+  def testCliRefusesTooFewFioPairs(self):
+    rc, _, err = _Cli(['--out', '/dev/null', '--only', 'fio',
+                       '--fio-pairs', '1'])  # fmt: skip
+    self.assertEqual(rc, 2)
+    self.assertIn('--fio-pairs must be >= 2', err)
+
   def testNotesFlagNoisyFidelity(self):
     details = {
         'machine': {'cpus': 2},
         'fidelity': {
-            'io': {'pair_ratio_cv_pct': 30.0, 'loadavg_1m_before': 6.5},
+            'io': {
+                'pair_ratio_cv_pct': 30.0,
+                'loadavg_1m_before': 6.5,
+            },  # no CI
             'net': {'pair_ratio_cv_pct': 1.0, 'loadavg_1m_before': 0.2},
             'cpu': {'error': 'RunError: x'},
         },
