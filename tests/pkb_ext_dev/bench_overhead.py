@@ -43,7 +43,7 @@ for seconds, so these fixed costs dominate its wall time by construction.
 Breakdown (FixedCosts): per phase (Prepare + Run + Cleanup, windows from
 PKB's log lines `cloud_report: phase P: STAGE done in S s`) and outside the
 phases (pkb.py's start, provisioning, teardown): wall, tool and harness
-seconds and the ssh/scp commands PKB issued (its `Running: ssh ...` lines).
+seconds and the ssh/scp commands PKB ran (its `Ran: {ssh ...}` lines).
 
 At the report's durations (AtReport) the same harness seconds are set
 against the tool time the smoke run's tool runs would take with the
@@ -262,7 +262,7 @@ _PHASE_LINE = re.compile(
 
 
 _LOG_LINE = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) ')
-_SSH = re.compile(r' Running: (ssh|scp) ')
+_SSH = re.compile(r' Ran: \{(ssh|scp) ')
 
 
 def _LogTime(line: str) -> float | None:
@@ -287,7 +287,8 @@ def PhaseWindows(log_text: str) -> list[tuple[str, str, float, float]]:
 
 
 def SshTimes(log_text: str) -> list[float]:
-  """When PKB issued each ssh or scp command (its `Running:` lines)."""
+  """When each ssh or scp command PKB ran ended (its `Ran: {ssh ...}` lines
+  in the run's pkb.log)."""
   out = []
   for line in log_text.splitlines():
     if _SSH.search(line):

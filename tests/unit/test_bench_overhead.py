@@ -115,13 +115,13 @@ class FixedCostsTest(absltest.TestCase):
   def setUp(self):
     super().setUp()
     self.log = (
-        _Line('2026-11-22 07:20:00,000', 'Running: ssh -A -p 22 u@h hostname')
-        + _Line('2026-11-22 07:20:02,500', 'Running: ssh -A -p 22 u@h lscpu')
-        + _Line('2026-11-22 07:20:03,000', 'Running: scp -P 22 a u@h:b')
-        + _Line('2026-11-22 07:20:04,000', 'Running: sudo losetup -a')
+        _Line('2026-11-22 07:20:00,000', 'Ran: {ssh -A -p 22 u@h hostname}')
+        + _Line('2026-11-22 07:20:02,500', 'Ran: {ssh -A -p 22 u@h lscpu}')
+        + _Line('2026-11-22 07:20:03,000', 'Ran: {scp -P 22 a u@h:b}')
+        + _Line('2026-11-22 07:20:04,000', 'Ran: {ssh-keygen -t rsa}')
         + _Line('2026-11-22 07:20:09,000',
                 'cloud_report: phase cpu: Prepare done in 7.0 s')
-        + _Line('2026-11-22 07:20:12,000', 'Running: ssh -A -p 22 u@h x',
+        + _Line('2026-11-22 07:20:12,000', 'Ran: {ssh -A -p 22 u@h x}',
                 'Thread-3')
         + _Line('2026-11-22 07:20:20,000',
                 'cloud_report: phase cpu: Run done in 10.0 s')
