@@ -300,11 +300,11 @@ def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
   defaults and the smoke preset's values."""
   from absl import flags  # pylint: disable=g-import-not-at-top
 
-  from pkb_ext import bench_overhead  # pylint: disable=g-import-not-at-top
-  from pkb_ext import phases  # pylint: disable=g-import-not-at-top
+  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
   from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
 
-  phases.Landed()  # defines the phases' flags
+  phases.LoadAll()  # defines the phases' flags
   smoke_flags = dict(f[2:].split('=', 1) for f in presets.PresetFlags('smoke'))
   report, smoke = {}, {}
   for name, flag in bench_overhead.REPORT_SETTINGS.items():

@@ -188,7 +188,7 @@ def _Fill(path: str, size_bytes: int) -> None:
 
 def MeasureIoOnTmpfs(db, seconds: int, pairs: int) -> dict:
   """MeasureIo on a filled loop device over a file in /dev/shm."""
-  from pkb_ext.testing import loop_device  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import loop_device  # pylint: disable=g-import-not-at-top
 
   reason = loop_device.Unavailable()
   if reason:

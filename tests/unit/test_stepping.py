@@ -315,7 +315,7 @@ class ProbeTest(parameterized.TestCase):
 
 
 class DriftingMachineTest(absltest.TestCase):
-  """probe against linear on machines that drift (pkb_ext.bench_stepping)."""
+  """probe against linear on machines that drift (pkb_ext_dev.bench_stepping)."""
 
   def testProbeGivesLinearsAnswerOnEveryMachine(self):
     passed_short_failed_full = 0
