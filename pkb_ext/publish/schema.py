@@ -26,8 +26,6 @@ import math
 import os
 from typing import Any, Iterable, Mapping
 
-from perfkitbenchmarker import publisher as pkb_publisher
-
 from pkb_ext import labels as labels_lib
 
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'schema.json')
