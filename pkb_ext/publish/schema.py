@@ -117,14 +117,35 @@ def Load(path: str = SCHEMA_PATH) -> TableSpec:
 
 
 def FormatTimestamp(epoch_seconds: float) -> str:
-  """Returns a TIMESTAMP literal BigQuery loads from JSON (microseconds)."""
-  when = datetime.datetime.fromtimestamp(float(epoch_seconds), tz=_UTC)
-  if when.year >= 1000:  # isoformat zero-pads the year; %Y does not
-    return when.isoformat(' ', 'microseconds')
-  return when.strftime('%Y-%m-%d %H:%M:%S.%f+00:00')
+  """Returns a TIMESTAMP literal BigQuery loads from JSON (microseconds).
+
+  The same text as datetime.fromtimestamp(t, UTC).strftime('%Y-%m-%d
+  %H:%M:%S.%f+00:00'): the microseconds rounded half to even as
+  fromtimestamp rounds them, the date and time of the whole second
+  formatted once per second (samples come many to a second).
+  """
+  fraction, whole = math.modf(float(epoch_seconds))
+  micros = round(fraction * 1e6)
+  if micros >= 1_000_000:
+    micros -= 1_000_000
+    whole += 1.0
+  elif micros < 0:
+    micros += 1_000_000
+    whole -= 1.0
+  second = int(whole)
+  prefix = _SECONDS.get(second)
+  if prefix is None:
+    when = datetime.datetime.fromtimestamp(second, tz=_UTC)
+    prefix = when.strftime('%Y-%m-%d %H:%M:%S')
+    if len(_SECONDS) >= _MAX_SECONDS:
+      _SECONDS.clear()
+    _SECONDS[second] = prefix
+  return f'{prefix}.{micros:06d}+00:00'
 
 
 _UTC = datetime.timezone.utc
+_SECONDS: dict[int, str] = {}  # whole second -> its date and time
+_MAX_SECONDS = 100_000
 # The columns in the order RowFromSample builds them.
 _ROW_ORDER = (
     'timestamp',

@@ -18,6 +18,7 @@ import enum
 import json
 import math
 import os
+import random
 import shutil
 import tempfile
 
@@ -238,6 +239,22 @@ class FastPathTest(parameterized.TestCase):
   )  # fmt: skip
   def testTimestamps(self, ts):
     self._Check(_PkbSample(timestamp=ts))
+
+  def testTimestampsLikeDatetime(self):
+    # Half-microsecond edges (rounded half to even), negative times, years
+    # below 1000, and values anywhere in range.
+    rng = random.Random(7)
+    values = [rng.uniform(-6e10, 2.5e11) for _ in range(3000)]
+    values += [x + 0.5e-6 * j for x in (0.0, 1.0, -1.0, 1612137600.0)
+               for j in range(-5, 6)]  # fmt: skip
+    for ts in values:
+      want = datetime.datetime.fromtimestamp(
+          ts, tz=datetime.timezone.utc
+      ).strftime('%Y-%m-%d %H:%M:%S.%f+00:00')
+      self.assertEqual(schema.FormatTimestamp(ts), want, ts)
+    for bad in (math.nan, math.inf):
+      with self.assertRaises((ValueError, OverflowError)):
+        schema.FormatTimestamp(bad)
 
 
 class CheckRowTest(absltest.TestCase):
