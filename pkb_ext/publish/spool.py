@@ -23,14 +23,15 @@ Read reports every bad line (up to MAX_REPORTED_LINES of them), each with
 its file and line number: not JSON, not a row, or a value BigQuery cannot
 hold (NaN, infinity).
 
-Append writes the lines with orjson when it is installed (a declared
-dependency; several times faster than the json module), in one call for all
-rows where it can, and with the json module otherwise or for rows orjson
-refuses (e.g. an integer beyond 64 bits). Both write the same JSON values
-with sorted keys; Read parses either and re-encodes each row with the json
-module, so a load job's bytes do not depend on which wrote the spool. Rows
-are as schema.RowFromSample makes them, without NaN or infinity (orjson
-would write null for them).
+AppendSamples (what the publisher uses) converts samples to rows and writes
+the lines with orjson when it is installed (a declared dependency; several
+times faster than the json module), in one call for all rows where it can,
+and with the json module otherwise or for rows orjson refuses (e.g. an
+integer beyond 64 bits); its rows hold no NaN or infinity, which orjson
+would write as null. Append (rows given as they are) uses the json module,
+which refuses them. Both write the same JSON values with sorted keys; Read
+parses either and re-encodes each row with the json module, so a load job's
+bytes do not depend on which wrote the spool.
 """
 
 import dataclasses
@@ -170,10 +171,22 @@ def KeyRows(
 def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
   """Appends rows to the spool and fsyncs it (and a new file's directory).
 
+  Rows are encoded with the json module, which refuses NaN and infinity.
+
+  Raises:
+    SpoolError: if the spool cannot be written.
+    ValueError: if a row holds NaN or infinity.
+  """
+  lines = ''.join(_Dumps(r) + '\n' for r in KeyRows(rows, batch_size))
+  _Write(path, lines.encode())
+
+
+def _Write(path: str, lines: bytes) -> None:
+  """Appends NDJSON lines to the spool; fsyncs it and a new file's directory.
+
   Raises:
     SpoolError: if the spool cannot be written.
   """
-  lines = _Lines(KeyRows(rows, batch_size))
   directory = os.path.dirname(os.path.abspath(path))
   try:
     os.makedirs(directory, exist_ok=True)
@@ -199,9 +212,11 @@ def AppendSamples(
 ) -> int:
   """Converts PKB samples to rows and Appends them; returns the row count.
 
-  Python's cyclic garbage collector is paused meanwhile (the rows hold no
-  cycles; a run's hundred thousand new dicts would otherwise trigger full
-  collections over every object of the process).
+  The rows are RowFromSample's, which hold no NaN or infinity, so they are
+  encoded with orjson where it can (_Lines). Python's cyclic garbage
+  collector is paused meanwhile (the rows hold no cycles; a run's hundred
+  thousand new dicts would otherwise trigger full collections over every
+  object of the process).
 
   Raises:
     schema.SchemaError: if a sample lacks a required value.
@@ -211,7 +226,7 @@ def AppendSamples(
   gc.disable()
   try:
     rows = [schema.RowFromSample(s) for s in samples]
-    Append(path, rows, batch_size)
+    _Write(path, _Lines(KeyRows(rows, batch_size)))
   finally:
     if paused:
       gc.enable()

@@ -165,10 +165,10 @@ class SpoolTest(parameterized.TestCase):
     with open(self.path, encoding='utf-8') as f:
       return f.read().splitlines()
 
-  def testLinesAreTheJsonModulesValues(self):
-    rows = _Rows(40)
-    spool.Append(self.path, rows, batch_size=16)
-    keyed = spool.KeyRows(rows, 16)
+  def testAppendSamplesWritesTheJsonModulesValues(self):
+    samples = synthetic.MakeSamples(40, run_uri='run-a')
+    spool.AppendSamples(self.path, samples, 16)
+    keyed = spool.KeyRows([schema.RowFromSample(s) for s in samples], 16)
     lines = self._Lines()
     self.assertLen(lines, 40)
     self.assertEqual([json.loads(line) for line in lines], keyed)
@@ -176,7 +176,9 @@ class SpoolTest(parameterized.TestCase):
       self.assertEqual(list(json.loads(line)), sorted(row))  # keys sorted
     self.assertEqual(
         spool.Read([self.path], 16).batches[0].payload,
-        ''.join(spool._Dumps(r) + '\n' for r in rows[:16]).encode(),
+        ''.join(
+            spool._Dumps(schema.RowFromSample(s)) + '\n' for s in samples[:16]
+        ).encode(),
     )
 
   @parameterized.named_parameters(
@@ -190,30 +192,33 @@ class SpoolTest(parameterized.TestCase):
   def testAwkwardRows(self, metadata):
     rows = _Rows(3)
     rows[1] = rows[1] | {'metadata': rows[1]['metadata'] | metadata}
-    spool.Append(self.path, rows, batch_size=4)
-    lines = self._Lines()
+    keyed = spool.KeyRows(rows, 4)
+    lines = spool._Lines(keyed).decode().splitlines()
     self.assertLen(lines, 3)
-    self.assertEqual(
-        [json.loads(line) for line in lines], spool.KeyRows(rows, 4)
-    )
+    self.assertEqual([json.loads(line) for line in lines], keyed)
 
   def testRowsWithOtherFirstKeys(self):
     rows = [{'b': 1, 'sample_uri': 'u1'}, {'a': 2, 'sample_uri': 'u2'}]
-    spool.Append(self.path, rows, batch_size=4)
     self.assertEqual(
-        [json.loads(line) for line in self._Lines()], spool.KeyRows(rows, 4)
+        [json.loads(l) for l in spool._Lines(rows).decode().splitlines()],
+        rows,
     )
+
+  def testAppendRefusesNaNLikeTheJsonModule(self):
+    row = _Rows(1)[0] | {'value': float('nan')}
+    with self.assertRaises(ValueError):
+      spool.Append(self.path, [row], batch_size=4)
 
   def testEncoder(self):
     self.assertRegex(spool.Encoder(), r'^(orjson \d|json \(stdlib\))')
 
   @mock.patch.object(spool, 'orjson', None)
   def testWithoutOrjson(self):
-    rows = _Rows(5)
-    spool.Append(self.path, rows, batch_size=4)
+    rows = spool.KeyRows(_Rows(5), 4)
     self.assertEqual(spool.Encoder(), 'json (stdlib)')
     self.assertEqual(
-        self._Lines(), [spool._Dumps(r) for r in spool.KeyRows(rows, 4)]
+        spool._Lines(rows),
+        ''.join(spool._Dumps(r) + '\n' for r in rows).encode(),
     )
 
   def testAppendSamplesConvertsAndRestoresTheCollector(self):
