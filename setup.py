@@ -127,7 +127,7 @@ setuptools.setup(
             '*/*.go',
         ],
     },
-    install_requires=['absl-py', 'PyYAML', 'numpy'],
+    install_requires=['absl-py', 'PyYAML', 'numpy', 'orjson>=3.9'],
     extras_require=_EXTRAS | {'test': sorted(set().union(*_EXTRAS.values()))},
     entry_points={'console_scripts': ['pkb-ext=pkb_ext.cli:main']},
     cmdclass={'build_py': BuildPy, 'editable_wheel': EditableWheel},

@@ -25,6 +25,18 @@ made after every failing one. Over the report's grid (2,500 to 5,000 by 250)
 it needs 43 steps where linear needs 76 for one machine per edge, but more
 than linear when the edge is the start or the start fails.
 
+`probe` saves time rather than steps: it bisects the same grid with short
+runs (probes), then confirms the edge N the probes found with full-length
+runs: a full pass at N and a full fail at the next level (none needed when
+N is the maximum; a full fail at the start when no level passes). A short
+run can pass where a full one fails (latency creeping up over a long run)
+or fail where it passes (warm-up), so a confirmation that disagrees with
+its probe is not an error: the search goes on at full length, one level at
+a time, from there, and ends only on a full pass next to a full fail. Its
+answer is therefore the one full-length steps give, as long as a full run
+that fails at N warehouses also fails above N (bisect's assumption too);
+probes only choose where the full-length runs start.
+
 Everything here but StateStore is pure. Next() decides the next level from
 the history of (level, passed); Search() drives a measure callback with it,
 judges each measurement with a PassRule and saves the history after every
@@ -48,7 +60,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 LINEAR = 'linear'
 BISECT = 'bisect'
-STRATEGIES = (LINEAR, BISECT)
+PROBE = 'probe'
+STRATEGIES = (LINEAR, BISECT, PROBE)
 
 # Metrics a measurement may carry (all floats); pass rules refer to these.
 METRIC_KEYS = (
@@ -116,7 +129,40 @@ class Decision:
 
   next_level: int | None
   max_passing: int | None  # the edge so far (final when next_level is None)
-  confirm: bool = False  # next_level re-runs the edge to confirm it
+  confirm: bool = False  # next_level is run to confirm the edge
+  probe: bool = False  # next_level is run as a short probe
+
+
+# A history entry: (level, passed) of a full-length run, or
+# (level, passed, probe) with probe True for a short probe.
+History = Sequence[tuple]
+
+
+def _Grid(plan: Plan) -> dict[int, int]:
+  return {level: i for i, level in enumerate(plan.levels)}
+
+
+def _Bracket(
+    plan: Plan, history: Sequence[tuple[int, bool]]
+) -> tuple[int, int]:
+  """(lo, hi): indexes of the highest pass below the lowest fail.
+
+  lo is -1 when no level below the lowest failing one passed, hi is
+  len(levels) when none failed; the edge lies in levels[lo .. hi - 1].
+  """
+  index = _Grid(plan)
+  latest = {}
+  for level, passed in history:
+    if level not in index:
+      raise StateError(
+          f'level {level} is not on the grid {plan.start}, {plan.start} +'
+          f' {plan.step}, ..., {plan.levels[-1]}'
+      )
+    latest[index[level]] = passed
+  fails = [i for i, passed in latest.items() if not passed]
+  hi = min(fails) if fails else len(plan.levels)
+  passes = [i for i, passed in latest.items() if passed and i < hi]
+  return (max(passes) if passes else -1), hi
 
 
 def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
@@ -140,23 +186,11 @@ def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
 
 def _BisectNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
   levels = plan.levels
-  index = {level: i for i, level in enumerate(levels)}
-  latest = {}
-  for level, passed in history:
-    if level not in index:
-      raise StateError(
-          f'level {level} is not on the grid {levels[0]}, {levels[0]} +'
-          f' {plan.step}, ..., {levels[-1]}'
-      )
-    latest[index[level]] = passed
   # lo: highest level known to pass (-1: none); hi: lowest known to fail
   # (len(levels): none). The edge lies in [lo, hi - 1]; halve that range,
   # rounding up: with the confirmation rule below this is, over the report's
   # grid, the fewest steps any bisection needs (43 for its 11 edges).
-  fails = [i for i, passed in latest.items() if not passed]
-  hi = min(fails) if fails else len(levels)
-  passes = [i for i, passed in latest.items() if passed and i < hi]
-  lo = max(passes) if passes else -1
+  lo, hi = _Bracket(plan, history)
   best = levels[lo] if lo >= 0 else None
   if hi - lo > 1:
     return Decision(levels[(lo + hi + 1) // 2], best)
@@ -168,20 +202,64 @@ def _BisectNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
   return Decision(levels[lo], best, confirm=True)
 
 
-def Next(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
+def _ProbeNext(
+    plan: Plan, history: Sequence[tuple[int, bool, bool]]
+) -> Decision:
+  levels = plan.levels
+  full = [(level, passed) for level, passed, probe in history if not probe]
+  probes = [(level, passed) for level, passed, probe in history if probe]
+  lo, hi = _Bracket(plan, full)
+  best = levels[lo] if lo >= 0 else None
+  # Done: a full pass next to a full fail, a full pass at the maximum, or a
+  # full fail at the start.
+  if hi - lo == 1 and (lo >= 0 or hi == 0):
+    return Decision(None, best)
+  if not full:
+    # Probe phase: bisect the grid with probes until they bracket the edge.
+    p_lo, p_hi = _Bracket(plan, probes)
+    if p_hi - p_lo > 1:
+      return Decision(levels[(p_lo + p_hi + 1) // 2], None, probe=True)
+    # Confirm the probes' edge (the start when every probe failed).
+    return Decision(levels[max(p_lo, 0)], None, confirm=True)
+  # Full length from here: up from the highest full pass, else down from
+  # the lowest full fail, one level at a time.
+  if lo >= 0:
+    return Decision(levels[lo + 1], best, confirm=True)
+  return Decision(levels[hi - 1], best, confirm=True)
+
+
+def _History(history: History) -> list[tuple[int, bool, bool]]:
+  out = []
+  for entry in history:
+    level, passed, *rest = entry
+    out.append((int(level), bool(passed), bool(rest[0]) if rest else False))
+  return out
+
+
+def Next(plan: Plan, history: History) -> Decision:
   """Returns the next level to run, or that the search is over.
 
   Args:
     plan: the grid and strategy.
-    history: (level, passed) of every step run so far, in order.
+    history: (level, passed) or (level, passed, probe) of every step run so
+      far, in order; probe is True for a short probe.
 
   Raises:
     StateError: the history cannot come from this plan.
   """
-  history = [(int(level), bool(passed)) for level, passed in history]
+  history = _History(history)
+  if plan.strategy == PROBE:
+    return _ProbeNext(plan, history)
+  probed = sorted({level for level, _, probe in history if probe})
+  if probed:
+    raise StateError(
+        f'{plan.strategy} stepping runs no probes; the history has probes at'
+        f' {probed} (strategy {PROBE})'
+    )
+  full = [(level, passed) for level, passed, _ in history]
   if plan.strategy == LINEAR:
-    return _LinearNext(plan, history)
-  return _BisectNext(plan, history)
+    return _LinearNext(plan, full)
+  return _BisectNext(plan, full)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,6 +392,14 @@ class Step:
   error: str | None = None
   confirm: bool = False
   extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  probe: bool = False  # a short probe, not a full-length run
+
+  @property
+  def kind(self) -> str:
+    """probe, confirmation (a full run confirming an edge) or full."""
+    if self.probe:
+      return 'probe'
+    return 'confirmation' if self.confirm else 'full'
 
   def ToJson(self) -> dict[str, Any]:
     return dataclasses.asdict(self) | {
@@ -331,6 +417,7 @@ class Step:
         error=d.get('error'),
         confirm=bool(d.get('confirm', False)),
         extra=dict(d.get('extra', {})),
+        probe=bool(d.get('probe', False)),
     )
 
 
@@ -339,6 +426,7 @@ def Judge(
     level: int,
     measurement: Measurement,
     confirm: bool = False,
+    probe: bool = False,
 ) -> Step:
   """Returns the verdict of one run under a rule."""
   if measurement.error:
@@ -353,6 +441,7 @@ def Judge(
       error=measurement.error,
       confirm=confirm,
       extra=dict(measurement.extra),
+      probe=probe,
   )
 
 
@@ -363,6 +452,7 @@ def Rejudge(rule: PassRule, step: Step) -> Step:
       step.level,
       Measurement(step.metrics, step.error, step.extra),
       step.confirm,
+      step.probe,
   )
 
 
@@ -381,10 +471,14 @@ class Result:
     return len(self.steps)
 
   @property
+  def probes_used(self) -> int:
+    return sum(1 for s in self.steps if s.probe)
+
+  @property
   def step_at_max(self) -> Step | None:
-    """The latest passing step at the max passing level."""
+    """The latest full-length passing step at the max passing level."""
     for step in reversed(self.steps):
-      if step.level == self.max_passing and step.passed:
+      if step.level == self.max_passing and step.passed and not step.probe:
         return step
     return None
 
@@ -454,9 +548,9 @@ class StateStore:
       raise
 
 
-def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool]]:
-  """The (level, passed) history of the steps that produced a result."""
-  return [(s.level, s.passed) for s in steps if not s.error]
+def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool, bool]]:
+  """The (level, passed, probe) history of the steps with a result."""
+  return [(s.level, s.passed, s.probe) for s in steps if not s.error]
 
 
 def Search(
@@ -466,17 +560,21 @@ def Search(
     store: StateStore | None = None,
     on_step: Callable[[int, Step], None] | None = None,
     no_result_retries: int = 0,
+    probe_measure: Callable[[int, int], Measurement] | None = None,
 ) -> Result:
   """Runs the search to its end, resuming from the store's history.
 
   Args:
     plan: grid and strategy.
     rule: the pass rule (saved steps are re-judged with it).
-    measure: measure(level, iteration) runs one step (iteration is 1-based).
+    measure: measure(level, iteration) runs one full-length step (iteration
+      is 1-based).
     store: where the history is kept; None keeps it in memory only.
     on_step: called with (iteration, step) after each new step is saved.
     no_result_retries: how many times a level that produced no result is run
       again (in this call) before NoResultError.
+    probe_measure: like measure, for a short probe; required by the probe
+      strategy.
 
   Returns:
     The Result. Its steps include the runs without a result.
@@ -487,6 +585,8 @@ def Search(
   """
   if no_result_retries < 0:
     raise ValueError(f'no_result_retries {no_result_retries} is negative')
+  if plan.strategy == PROBE and probe_measure is None:
+    raise ValueError(f'the {PROBE} strategy needs a probe_measure callback')
   steps = [Rejudge(rule, s) for s in (store.Load() if store else [])]
   resumed = len(steps)
   tries = 0
@@ -495,8 +595,15 @@ def Search(
     if decision.next_level is None:
       return Result(plan, rule, tuple(steps), decision.max_passing, resumed)
     iteration = len(steps) + 1
-    measurement = measure(decision.next_level, iteration)
-    step = Judge(rule, decision.next_level, measurement, decision.confirm)
+    run = probe_measure if decision.probe else measure
+    measurement = run(decision.next_level, iteration)
+    step = Judge(
+        rule,
+        decision.next_level,
+        measurement,
+        decision.confirm,
+        decision.probe,
+    )
     steps.append(step)
     if store:
       store.Save(steps)

@@ -18,7 +18,8 @@ The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 result is the largest passing count and its tpmC. Prepare loads the maximum
 warehouse count through the engine (cloud_report.tpcc_engines: cockroach,
 the report's, or postgres + go-tpc); Run steps with
-cloud_report.stepping (linear, the report's, or bisect) and the pass rule
+cloud_report.stepping (linear, the report's; bisect; or probe: short probes
+find the edge, full-length runs confirm it) and the pass rule
 (`report`: p90 < 5 s; `crl_script`: efc > 85 % and p95 < 10 s; or
 custom:...).
 
@@ -67,7 +68,16 @@ _STRATEGY = flags.DEFINE_enum(
     list(stepping.STRATEGIES),
     'linear: the report, +step until the first failing step; bisect: the'
     ' same grid searched by bisection from its middle, then the edge'
-    ' confirmed by a run.',
+    ' confirmed by a run; probe: the grid bisected with short runs'
+    ' (--cloud_report_tpcc_probe_duration), then a full-length pass at the'
+    ' edge and a full-length fail above it, going on at full length where'
+    ' a full run disagrees with its probe.',
+)
+_PROBE_DURATION = flags.DEFINE_string(
+    'cloud_report_tpcc_probe_duration',
+    '5m',
+    'Measured time of a probe step (strategy probe), after the same ramp as'
+    ' a full step.',
 )
 _START = flags.DEFINE_integer(
     'cloud_report_tpcc_start_warehouses',
@@ -292,6 +302,7 @@ def _CheckGrid(values) -> bool:
 
 for _name in (
     'cloud_report_tpcc_duration',
+    'cloud_report_tpcc_probe_duration',
     'cloud_report_tpcc_load_timeout',
     'cloud_report_tpcc_gotpc_interval',
 ):
@@ -322,6 +333,7 @@ class Params:
   step: int = 250
   max_warehouses: int = 3500
   duration: str = '30m'
+  probe_duration: str = '5m'
   ramp: str = '1m'
   pass_rule: str = 'report'
   state_dir: str | None = None
@@ -349,6 +361,7 @@ class Params:
         step=_STEP.value,
         max_warehouses=_MAX.value,
         duration=_DURATION.value,
+        probe_duration=_PROBE_DURATION.value,
         ramp=_RAMP.value,
         pass_rule=_PASS_RULE.value,
         state_dir=_STATE_DIR.value,
@@ -377,6 +390,10 @@ class Params:
     return engines.DurationSeconds(self.duration)
 
   @property
+  def probe_duration_s(self) -> int:
+    return engines.DurationSeconds(self.probe_duration)
+
+  @property
   def ramp_s(self) -> int:
     return engines.DurationSeconds(self.ramp)
 
@@ -393,12 +410,19 @@ class Params:
 
 def Fingerprint(params: Params, engine) -> dict:
   """What makes two steps' measurements comparable (saved with the state)."""
-  return {
-      'engine': engine.name,
-      'warehouses_loaded': params.max_warehouses,
-      'duration': params.duration,
-      'ramp': params.ramp,
-  } | engine.Fingerprint()
+  probe = {}
+  if params.strategy == stepping.PROBE:
+    probe = {'probe_duration': params.probe_duration}
+  return (
+      {
+          'engine': engine.name,
+          'warehouses_loaded': params.max_warehouses,
+          'duration': params.duration,
+          'ramp': params.ramp,
+      }
+      | probe
+      | engine.Fingerprint()
+  )
 
 
 def ConfigKey(
@@ -490,23 +514,30 @@ def Prepare(topology) -> None:
 
 def Search(params: Params, engine, topology, store=None) -> stepping.Result:
   """Runs (or resumes) the stepping search with an engine."""
+  # The same engine with the probe's duration: a probe is a step run shorter.
+  probe_params = dataclasses.replace(params, duration=params.probe_duration)
+  probe_engine = engines.Select(engine.name, probe_params, topology)
 
-  def Measure(warehouses: int, iteration: int) -> stepping.Measurement:
-    logging.info(
-        'tpcc: step %d: %d active warehouses for %s (%s ramp)',
-        iteration,
-        warehouses,
-        params.duration,
-        params.ramp,
-    )
-    output, status = engine.RunStep(topology, warehouses, iteration)
-    return engines.ToMeasurement(
-        output,
-        status,
-        warehouses,
-        params.duration_s,
-        engine.StepExtra(warehouses),
-    )
+  def Measurer(run_params: Params, run_engine, kind: str):
+    def Measure(warehouses: int, iteration: int) -> stepping.Measurement:
+      logging.info(
+          'tpcc: step %d (%s): %d active warehouses for %s (%s ramp)',
+          iteration,
+          kind,
+          warehouses,
+          run_params.duration,
+          run_params.ramp,
+      )
+      output, status = run_engine.RunStep(topology, warehouses, iteration)
+      return engines.ToMeasurement(
+          output,
+          status,
+          warehouses,
+          run_params.duration_s,
+          run_engine.StepExtra(warehouses),
+      )
+
+    return Measure
 
   def OnStep(iteration: int, step: stepping.Step) -> None:
     logging.info('tpcc: step %d at %d: %s', iteration, step.level, step.reason)
@@ -514,10 +545,11 @@ def Search(params: Params, engine, topology, store=None) -> stepping.Result:
   return stepping.Search(
       params.plan,
       params.rule,
-      Measure,
+      Measurer(params, engine, 'full length'),
       store,
       OnStep,
       no_result_retries=params.step_retries,
+      probe_measure=Measurer(probe_params, probe_engine, 'probe'),
   )
 
 
@@ -539,11 +571,27 @@ def ToSamples(
   } | dict(metadata or {})
   if engine.name == engines.POSTGRES:
     common['efficiency_basis'] = tpcc_samples.EfficiencyBasis(params.gotpc_wait)
+  if params.strategy == stepping.PROBE:
+    common['probe_duration_s'] = params.probe_duration_s
   out = []
   for i, step in enumerate(result.steps, 1):
-    md = common | {'resumed': i <= result.resumed_steps}
+    md = common | {
+        'resumed': i <= result.resumed_steps,
+        'step_kind': step.kind,  # probe, confirmation or full
+        'probe_run': step.probe,
+    }
+    if step.probe:
+      md['duration_s'] = params.probe_duration_s
     out.extend(tpcc_samples.StepSamples(step, i, md))
-  out.extend(tpcc_samples.SummarySamples(result, common))
+  summary = common | {
+      'probes_used': result.probes_used,
+      'step_seconds': sum(
+          params.ramp_s
+          + (params.probe_duration_s if s.probe else params.duration_s)
+          for s in result.steps
+      ),
+  }
+  out.extend(tpcc_samples.SummarySamples(result, summary))
   return out
 
 

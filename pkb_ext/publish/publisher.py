@@ -200,12 +200,11 @@ class CloudReportPublisher(pkb_publisher.SamplePublisher):
         params.spool_dir or vm_util.GetTempDir(), flags.FLAGS.run_uri
     )
     try:
-      rows = [schema.RowFromSample(s) for s in samples]
-      spool.Append(path, rows, params.batch_size)
+      count = spool.AppendSamples(path, samples, params.batch_size)
     except (schema.SchemaError, spool.SpoolError) as e:
       logging.error('pkb_ext cannot spool %d samples: %s', len(samples), e)
       return
-    logging.info('pkb_ext spooled %d samples to %s', len(rows), path)
+    logging.info('pkb_ext spooled %d samples to %s', count, path)
     if params.table is None:
       return
     try:

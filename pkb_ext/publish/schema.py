@@ -26,8 +26,6 @@ import math
 import os
 from typing import Any, Iterable, Mapping
 
-from perfkitbenchmarker import publisher as pkb_publisher
-
 from pkb_ext import labels as labels_lib
 
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'schema.json')
@@ -39,6 +37,12 @@ _TYPE_ALIASES = {
     'STRUCT': 'RECORD',
 }
 _PLAIN = frozenset({str, int, bool})
+_SCALARS = frozenset({str, int, bool, type(None)})
+_SCALARS_AND_FLOAT = _SCALARS | {float}
+_STR = frozenset({str})
+# Sorted keys and labels format per metadata key tuple (see _Shape).
+_SHAPES: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
+_MAX_SHAPES = 4096
 
 
 class SchemaError(ValueError):
@@ -113,11 +117,52 @@ def Load(path: str = SCHEMA_PATH) -> TableSpec:
 
 
 def FormatTimestamp(epoch_seconds: float) -> str:
-  """Returns a TIMESTAMP literal BigQuery loads from JSON (microseconds)."""
-  when = datetime.datetime.fromtimestamp(
-      float(epoch_seconds), tz=datetime.timezone.utc
-  )
-  return when.strftime('%Y-%m-%d %H:%M:%S.%f+00:00')
+  """Returns a TIMESTAMP literal BigQuery loads from JSON (microseconds).
+
+  The same text as datetime.fromtimestamp(t, UTC).strftime('%Y-%m-%d
+  %H:%M:%S.%f+00:00'): the microseconds rounded half to even as
+  fromtimestamp rounds them, the date and time of the whole second
+  formatted once per second (samples come many to a second).
+  """
+  fraction, whole = math.modf(float(epoch_seconds))
+  micros = round(fraction * 1e6)
+  if micros >= 1_000_000:
+    micros -= 1_000_000
+    whole += 1.0
+  elif micros < 0:
+    micros += 1_000_000
+    whole -= 1.0
+  second = int(whole)
+  prefix = _SECONDS.get(second)
+  if prefix is None:
+    when = datetime.datetime.fromtimestamp(second, tz=_UTC)
+    prefix = when.strftime('%Y-%m-%d %H:%M:%S')
+    if len(_SECONDS) >= _MAX_SECONDS:
+      _SECONDS.clear()
+    _SECONDS[second] = prefix
+  return f'{prefix}.{micros:06d}+00:00'
+
+
+_UTC = datetime.timezone.utc
+_SECONDS: dict[int, str] = {}  # whole second -> its date and time
+_MAX_SECONDS = 100_000
+# The columns in the order RowFromSample builds them.
+_ROW_ORDER = (
+    'timestamp',
+    'test',
+    'metric',
+    'value',
+    'unit',
+    'official',
+    'owner',
+    'run_uri',
+    'sample_uri',
+    'labels',
+    'product_name',
+    'metadata',
+    'cloud',
+    'schema_version',
+)
 
 
 def _Jsonable(value: Any) -> Any:
@@ -143,6 +188,51 @@ def _Jsonable(value: Any) -> Any:
   return str(value)
 
 
+def _Shape(keys: tuple[Any, ...]) -> tuple[tuple[str, ...], str] | None:
+  """(sorted keys, labels format) of a metadata dict's keys, cached; None
+  unless every key is a str.
+
+  The format is PKB's labels string with a %s per value:
+  '|a:%s|,|b:%s|' % (a's value, b's value) == GetLabelsFromDict. The key
+  types are checked when a key tuple is first seen (a later equal tuple is
+  taken to hold the same strs).
+  """
+  shape = _SHAPES.get(keys)
+  if shape is None:
+    if not set(map(type, keys)) <= _STR:
+      return None
+    ordered = tuple(sorted(keys))
+    labels = ','.join(f'|{k.replace("%", "%%")}:%s|' for k in ordered)
+    if len(_SHAPES) >= _MAX_SHAPES:
+      _SHAPES.clear()
+    shape = _SHAPES[keys] = (ordered, labels)
+  return shape
+
+
+def _FlatMetadata(
+    metadata: dict[Any, Any],
+) -> tuple[dict[str, Any], str] | None:
+  """(_Jsonable(metadata), its labels) for a flat dict of str keys and JSON
+  scalars (the common case, checked with C loops); None otherwise."""
+  shape = _Shape(tuple(metadata))
+  if shape is None:
+    return None
+  kinds = set(map(type, metadata.values()))
+  if not kinds <= _SCALARS:
+    if not kinds <= _SCALARS_AND_FLOAT:
+      return None
+    floats = [v for v in metadata.values() if type(v) is float]
+    if not all(map(math.isfinite, floats)):
+      return None  # _Jsonable writes NaN and infinity as strings
+  ordered, labels = shape
+  return dict(metadata), labels % tuple(map(metadata.__getitem__, ordered))
+
+
+def _Labels(metadata: Mapping[str, Any]) -> str:
+  """PKB's labels string (publisher.GetLabelsFromDict)."""
+  return ','.join([f'|{k!s}:{metadata[k]!s}|' for k in sorted(metadata)])
+
+
 def _Metadata(sample: Mapping[str, Any]) -> dict[str, Any]:
   return labels_lib.MetadataOf(sample)
 
@@ -164,32 +254,49 @@ def RowFromSample(
     SchemaError: if a required value is missing.
   """
   spec = spec or Load()
-  metadata = _Jsonable(_Metadata(sample))
-  for name in ('metric', 'timestamp', 'run_uri', 'sample_uri'):
-    if sample.get(name) in (None, ''):
-      raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
-  value = sample.get('value')
+  get = sample.get
+  metadata = get('metadata')
+  flat = _FlatMetadata(metadata) if type(metadata) is dict else None
+  if flat is None:
+    metadata = _Jsonable(_Metadata(sample))
+    labels = _Labels(metadata)
+  else:
+    metadata, labels = flat
+  required = (
+      get('metric'),
+      get('timestamp'),
+      get('run_uri'),
+      get('sample_uri'),
+  )
+  if None in required or '' in required:
+    for name in ('metric', 'timestamp', 'run_uri', 'sample_uri'):
+      if get(name) in (None, ''):
+        raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
+  metric, timestamp, run_uri, sample_uri = required
+  value = get('value')
   value = float(value) if value is not None else None
   if value is not None and not math.isfinite(value):
     value = None
-  official = sample.get('official')
+  official = get('official')
   cloud = metadata.get('cloud')
   row = {
-      'timestamp': FormatTimestamp(sample['timestamp']),
-      'test': sample.get('test'),
-      'metric': str(sample['metric']),
+      'timestamp': FormatTimestamp(timestamp),
+      'test': get('test'),
+      'metric': str(metric),
       'value': value,
-      'unit': sample.get('unit'),
+      'unit': get('unit'),
       'official': None if official is None else bool(official),
-      'owner': sample.get('owner'),
-      'run_uri': str(sample['run_uri']),
-      'sample_uri': str(sample['sample_uri']),
-      'labels': pkb_publisher.GetLabelsFromDict(metadata),
-      'product_name': sample.get('product_name'),
+      'owner': get('owner'),
+      'run_uri': str(run_uri),
+      'sample_uri': str(sample_uri),
+      'labels': labels,
+      'product_name': get('product_name'),
       'metadata': metadata,
       'cloud': None if cloud is None else str(cloud),
       'schema_version': spec.version,
   }
+  if spec.names == _ROW_ORDER:
+    return row
   return {name: row.get(name) for name in spec.names}
 
 

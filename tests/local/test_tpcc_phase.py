@@ -16,12 +16,15 @@
 LocalVmTest runs the postgres engine's own commands on this machine through
 pkb_ext_dev.local_vm.LocalVm: initdb/pg_ctl as user postgres in a private
 directory, on 127.0.0.1 at an unusual port, `go-tpc tpcc prepare` of 3
-warehouses, then 3 steps of 1, 2 and 3 active warehouses, each judged. The
-server is stopped through its data directory (pg_ctl), never by name.
+warehouses, then 3 steps of 1, 2 and 3 active warehouses, each judged, and the probe
+strategy on the same database (4 s probes), which must find linear's
+maximum. The server is stopped through its data directory (pg_ctl), never by
+name.
 Through stock pkb.py on a local cloud it runs in
 tests/local/test_local_cloud.py (the suite smoke run's tpcc samples).
 """
 
+import dataclasses
 import math
 import os
 import shutil
@@ -141,6 +144,47 @@ class LocalVmTest(absltest.TestCase):
     self.assertEqual(len(self.client.commands), before)
     self.assertEqual(again.max_passing, result.max_passing)
     self.assertEqual(again.resumed_steps, 3)
+
+    self._ProbeFindsLinearsMaximum(result)
+
+  def _ProbeFindsLinearsMaximum(self, linear):
+    """probe on the same database: linear's maximum, with short probes."""
+    params = dataclasses.replace(
+        self.params, strategy='probe', probe_duration='4s'
+    )
+    before = len(self.client.commands)
+    result = tpcc.Search(params, self.engine, self.topology)
+    self.assertEqual(result.max_passing, linear.max_passing)
+    self.assertTrue(any(s.probe for s in result.steps))
+    runs = [c for c in self.client.commands[before:] if ' tpcc run ' in c]
+    measured = runs[1::2]  # each step: a ramp run, then the measured run
+    self.assertLen(measured, result.steps_used)
+    for step, command in zip(result.steps, measured):
+      self.assertIn(f'--time {"4s" if step.probe else "10s"}', command)
+      self.assertEqual(step.kind, 'probe' if step.probe else 'confirmation')
+      self.assertIsNone(step.error, step.reason)
+    self.assertFalse(result.step_at_max.probe)
+
+    # A rule that every 4 s probe passes and every 10 s run fails: the
+    # probes' edge is wrong, the full-length runs overrule it, and the
+    # answer is linear's on its full-length steps under the same rule.
+    rule = 'custom:elapsed_s<8'
+    linear_answer = stepping.Next(
+        stepping.Plan('linear', 1, 1, 2),
+        stepping.Verdicts(
+            [stepping.Rejudge(stepping.ParseRule(rule), s)
+             for s in linear.steps if s.level <= 2]
+        ),
+    ).max_passing  # fmt: skip
+    self.assertIsNone(linear_answer)
+    short = dataclasses.replace(params, pass_rule=rule, max_warehouses=2)
+    result = tpcc.Search(short, self.engine, self.topology)
+    self.assertEqual(
+        [(s.kind, s.level, s.passed) for s in result.steps],
+        [('probe', 2, True), ('confirmation', 2, False),
+         ('confirmation', 1, False)],
+    )  # fmt: skip
+    self.assertEqual(result.max_passing, linear_answer)
 
   def testAStoppedServerGivesNoResultWithItsReason(self):
     self.engine.Prepare(self.topology)

@@ -538,6 +538,34 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     ]
     self.assertEqual(confirm, [False, False, True])
 
+  @flagsaver.flagsaver(
+      cloud_report_tpcc_strategy='probe',
+      cloud_report_tpcc_probe_duration='3m',
+  )
+  def testProbe(self):
+    playback = _Client()
+    spec, _, _ = _Topology(playback)
+    samples = benchmark.Run(spec)
+    # Probes bisect the grid (3750 passes, 4000 fails), then full-length
+    # runs confirm: a pass at 3750 and a fail at 4000.
+    self.assertEqual([n for n, _ in playback.runs], [3750, 4000, 3750, 4000])
+    durations = [
+        re.search(r'--duration=(\w+)', c).group(1) for _, c in playback.runs
+    ]
+    self.assertEqual(durations, ['3m', '3m', '12m', '12m'])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3750)
+    self.assertEqual(best.metadata['probes_used'], 2)
+    self.assertEqual(best.metadata['step_seconds'], 2 * 300 + 2 * 840)
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual(
+        [(s.metadata['step_kind'], s.metadata['duration_s']) for s in passed],
+        [('probe', 180), ('probe', 180),
+         ('confirmation', 720), ('confirmation', 720)],
+    )  # fmt: skip
+    (at_max,) = _ByMetric(samples, 'tpcc_max_passing_tpmc')
+    self.assertEqual(at_max.metadata['iteration'], 3)  # the full run
+
   def testResumesAfterACrashWithoutRepeatingSteps(self):
     spec, _, _ = _Topology(_Client(fail_at=4000))
     with self.assertRaisesRegex(Exception, 'connection lost'):

@@ -45,9 +45,11 @@ FIGURES = {
     'fio_iops_ratio': ('fio', '>=', 0.97),
     'netperf_rr_ratio': ('netperf', '>=', 0.97),
     'coremark_ratio': ('coremark', '>=', 0.97),
-    'overhead_pct': ('overhead', '<=', 10.0),
+    'harness_s_per_run': ('overhead', None, None),
+    'harness_pct_at_report': ('overhead', '<=', 10.0),
     'bisect_step_ratio': ('stepping', '<=', 0.5),
-    'ndjson_samples_per_s': ('publish', None, None),
+    'tpcc_search_minutes_ratio': ('stepping', '<=', 0.40),
+    'ndjson_samples_per_s': ('publish', '>=', 100_000),
     'bq_publish_100k_s': ('publish', None, None),
 }
 PARTS = ('fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish')
@@ -101,7 +103,7 @@ def Verdict(figure: str, value) -> str:
 
 def Table(figures: dict, errors: dict) -> str:
   """The printed table: figure, value, target, verdict, note."""
-  lines = [f'{"figure":22} {"value":>14} {"target":>8}  verdict']
+  lines = [f'{"figure":26} {"value":>14} {"target":>10}  verdict']
   for name, (part, op, target) in FIGURES.items():
     value = figures.get(name)
     text = 'not run' if value is None else f'{value:,.4g}'
@@ -109,12 +111,12 @@ def Table(figures: dict, errors: dict) -> str:
       text = f'{value:,.0f}'
     if value is None and part in errors:
       text = 'ERROR'
-    goal = f'{op} {target:g}' if op else ''
+    goal = f'{op} {target:,.6g}' if op else ''
     note = (
         f'  ({errors[part][:70]})' if value is None and part in errors else ''
     )
     lines.append(
-        f'{name:22} {text:>14} {goal:>8}  {Verdict(name, value)}{note}'
+        f'{name:26} {text:>14} {goal:>10}  {Verdict(name, value)}{note}'
     )
   return '\n'.join(lines)
 
@@ -124,6 +126,16 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
   notes = []
   cpus = details.get('machine', {}).get('cpus')
   for phase, result in sorted(details.get('fidelity', {}).items()):
+    ci = result.get('pair_ratio_ci95')
+    if ci:
+      where = result.get('device_kind') or result.get('device') or ''
+      notes.append(
+          f'note: {phase} ratio {result["ratio"]:.4f} = median of'
+          f' {len(result["pair_ratios"])} pair ratios; their mean'
+          f' {result["pair_ratio_mean"]:.4f}, 95 % CI {ci[0]:.4f} to'
+          f' {ci[1]:.4f}, CV {result["pair_ratio_cv_pct"]:.1f} %'
+          + (f' ({where})' if where else '')
+      )
     cv = result.get('pair_ratio_cv_pct')
     if cv is not None and cv > noisy_cv_pct:
       notes.append(
@@ -134,10 +146,29 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
   overhead = details.get('overhead')
   if overhead and 'harness_pct' in overhead:
     notes.append(
-        f'note: overhead run {overhead["wall_s"]:.0f} s, measured tool runs'
+        f'note: smoke run {overhead["wall_s"]:.0f} s, measured tool runs'
         f' {overhead["measured_tool_s"]:.0f} s, all tool runs'
-        f' {overhead["all_tool_s"]:.0f} s (harness alone'
-        f' {overhead["harness_pct"]:.1f} %)'
+        f' {overhead["all_tool_s"]:.0f} s: harness'
+        f' {overhead["harness_s"]:.1f} s ({overhead["harness_pct"]:.1f} % of'
+        f' the smoke run; overhead_pct {overhead["overhead_pct"]:.1f})'
+    )
+  fixed = (overhead or {}).get('fixed_costs')
+  if fixed:
+    parts = [
+        f'{name} {e["harness_s"]:.1f} s/{e["ssh_commands"]} ssh'
+        for name, e in [*fixed['phases'].items(),
+                        ('outside phases', fixed['outside_phases'])]
+    ]  # fmt: skip
+    notes.append(
+        'note: harness seconds/ssh commands per phase: ' + ', '.join(parts)
+    )
+  at_report = (overhead or {}).get('at_report')
+  if at_report:
+    notes.append(
+        f"note: at the report's settings the same tool runs take"
+        f' {at_report["tool_s"]:,.0f} s: harness'
+        f' {at_report["harness_share_pct"]:.2f} % (an upper bound: the'
+        " smoke run's step and test counts)"
     )
   return notes
 
@@ -201,7 +232,14 @@ def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
     return
   static_vm_file = cloud_.EnsureUp(log)
   results = bench_fidelity.Measure(
-      static_vm_file, wanted, args.seconds, args.pairs, log=log
+      static_vm_file,
+      wanted,
+      args.seconds,
+      args.pairs,
+      log=log,
+      fio_device=args.fio_device,
+      fio_pairs=args.fio_pairs,
+      fio_seconds=args.fio_seconds,
   )
   details['fidelity'] = results
   for figure, phase in (('fio_iops_ratio', 'io'),
@@ -228,7 +266,13 @@ def _Overhead(cloud_, args, figures, details, log) -> None:
   work = tempfile.mkdtemp(prefix='pkb-ext-bench-overhead-', dir=args.work_dir)
   run_uri = 'bo' + format(int(time.time()) % 10**8, 'x')
   log(f'overhead: cloud_report_2021 smoke run (run_uri {run_uri}, {work})...')
-  result = bench_overhead.SmokeRun(cloud_.env, cloud_.namespaces, work, run_uri)
+  result = bench_overhead.SmokeRun(
+      cloud_.env,
+      cloud_.namespaces,
+      work,
+      run_uri,
+      settings=ReportSettings(),
+  )
   ran = {r.split(' ')[0] for r in result['tool_runs']}
   landed = phases.LoadAll()
   result['phases_without_tool_runs'] = [
@@ -246,7 +290,30 @@ def _Overhead(cloud_, args, figures, details, log) -> None:
         'no tool run seen for phase(s) '
         + ', '.join(result['phases_without_tool_runs']),
     )
-  figures['overhead_pct'] = result['overhead_pct']
+  figures['harness_s_per_run'] = result['harness_s']
+  if 'at_report' in result:
+    figures['harness_pct_at_report'] = result['at_report']['harness_share_pct']
+
+
+def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
+  """(report, smoke) values of bench_overhead.REPORT_SETTINGS: the flags'
+  defaults and the smoke preset's values."""
+  from absl import flags  # pylint: disable=g-import-not-at-top
+
+  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
+  from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
+
+  phases.LoadAll()  # defines the phases' flags
+  smoke_flags = dict(f[2:].split('=', 1) for f in presets.PresetFlags('smoke'))
+  report, smoke = {}, {}
+  for name, flag in bench_overhead.REPORT_SETTINGS.items():
+    if flag not in flags.FLAGS:  # its phase has not landed
+      continue
+    default = flags.FLAGS[flag].default
+    report[name] = str(default)
+    smoke[name] = smoke_flags.get(flag, str(default))
+  return report, smoke
 
 
 def _Stepping(figures, details, log) -> None:
@@ -257,6 +324,14 @@ def _Stepping(figures, details, log) -> None:
   log(out.getvalue().rstrip())
   details['stepping'] = result
   figures['bisect_step_ratio'] = result['bisect_step_ratio']
+  drifting = result['drifting']
+  if not drifting['probe_agrees']:
+    raise _PartError(
+        'stepping',
+        "tpcc_search_minutes_ratio: probe missed linear's answer on"
+        f' {len(drifting["disagreements"]["probe"])} simulated machine(s)',
+    )
+  figures['tpcc_search_minutes_ratio'] = result['tpcc_search_minutes_ratio']
 
 
 def _Publish(args, figures, details, log) -> None:
@@ -348,6 +423,21 @@ def BuildParser() -> argparse.ArgumentParser:
       '--seconds', type=int, default=10, help='seconds per fio/netperf run'
   )
   parser.add_argument(
+      '--fio-device',
+      default='tmpfs',
+      choices=('tmpfs', 'disk'),
+      help=(
+          "fio fidelity's device: a loop device over /dev/shm (quiet) or"
+          " db1's data disk"
+      ),
+  )
+  parser.add_argument(
+      '--fio-pairs', type=int, default=20, help='phase/raw pairs for fio'
+  )
+  parser.add_argument(
+      '--fio-seconds', type=int, default=3, help='seconds per fio run'
+  )
+  parser.add_argument(
       '--samples',
       type=int,
       default=100_000,
@@ -366,9 +456,13 @@ def Main(argv: list[str]) -> int:
   except ValueError as e:
     print(f'pkb-ext bench: {e}', file=sys.stderr)
     return 2
-  if args.pairs < 1 or args.seconds < 1 or args.samples < 1:
-    print('pkb-ext bench: --pairs, --seconds and --samples must be >= 1',
-          file=sys.stderr)  # fmt: skip
+  if min(args.pairs, args.seconds, args.samples, args.fio_seconds) < 1:
+    print('pkb-ext bench: --pairs, --seconds, --fio-seconds and --samples'
+          ' must be >= 1', file=sys.stderr)  # fmt: skip
+    return 2
+  if args.fio_pairs < 2:
+    print('pkb-ext bench: --fio-pairs must be >= 2 (a confidence interval'
+          ' needs two pairs)', file=sys.stderr)  # fmt: skip
     return 2
 
   def Log(line):

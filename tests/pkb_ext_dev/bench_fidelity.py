@@ -21,11 +21,18 @@ phase's phase/raw pairs in ABBA order on the same host:
 
   fio_iops_ratio    rd-iops IOPS through the io phase (job file, command,
                     parser, samples) / a plain `fio --rw=randread ...` line,
-                    on db1's data disk;
+                    run on db1 against a loop device over a file in
+                    /dev/shm (RAM: no other job's disk I/O reaches it; made
+                    and filled here, detached after), or with
+                    device='disk' on db1's data disk;
   netperf_rr_ratio  TCP_RR transactions/s through the net phase / a plain
                     `netperf -t TCP_RR`, client -> db1;
   coremark_ratio    the all-core CoreMark score through the cpu phase / the
                     same binary started by hand, on db1.
+
+Each figure is the median of the pair ratios; with it go the pair ratios'
+CV and the 95 % confidence interval of their mean (Student's t), which says
+whether a ratio below 1 is a difference between the two runs or noise.
 """
 
 import contextlib
@@ -37,6 +44,33 @@ import tempfile
 import time
 
 TARGET = 0.97
+FIO_DEVICES = ('tmpfs', 'disk')
+FIO_LOOP_BYTES = 512 << 20
+# Student's t, 97.5th percentile, by degrees of freedom (then 1.96).
+_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
+         7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179,
+         13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101,
+         19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064,
+         25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042,
+         40: 2.021, 60: 2.000, 120: 1.980}  # fmt: skip
+
+
+def T975(df: int) -> float:
+  """Student's t quantile 0.975 (the next lower tabulated df above 30)."""
+  if df < 1:
+    raise ValueError(f'degrees of freedom must be >= 1, got {df}')
+  if df > 120:
+    return 1.96
+  return _T975[max(k for k in _T975 if k <= df)]
+
+
+def ConfidenceInterval(values) -> tuple[float, float] | None:
+  """95 % confidence interval of the mean (Student's t); None below 2."""
+  if len(values) < 2:
+    return None
+  mean = statistics.fmean(values)
+  half = T975(len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
+  return mean - half, mean + half
 
 
 def _ParsePkbFlags(work_dir: str, run_uri: str) -> None:
@@ -107,6 +141,7 @@ def Summary(phase, raw, seconds: float, phase_ratio: float | None = None):
   """
   pairs = [p / r for p, r in zip(phase, raw)]
   ratio = statistics.median(pairs)
+  ci = ConfidenceInterval(pairs)
   return {
       'ratio': ratio,
       'target': TARGET,
@@ -117,6 +152,8 @@ def Summary(phase, raw, seconds: float, phase_ratio: float | None = None):
       'raw': [round(v, 2) for v in raw],
       'pair_ratios': [round(r, 4) for r in pairs],
       'pair_ratio_cv_pct': _Cv(pairs),
+      'pair_ratio_mean': statistics.fmean(pairs),
+      'pair_ratio_ci95': None if ci is None else [round(v, 4) for v in ci],
       'phase_cv_pct': _Cv(phase),
       'raw_cv_pct': _Cv(raw),
       'seconds': round(seconds, 1),
@@ -136,6 +173,32 @@ def MeasureIo(db, device: str, seconds: int, pairs: int) -> dict:
   f = fidelity.MeasureStorage(db, device, runtime_s=seconds, repeats=pairs)
   out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
   out.update(host=db.ip_address, device=device, unit='IOPS')
+  return out
+
+
+def _Fill(path: str, size_bytes: int) -> None:
+  """Writes data over the whole device (reads of holes measure nothing)."""
+  chunk = os.urandom(1 << 20)
+  with open(path, 'wb') as f:
+    for _ in range(size_bytes // len(chunk)):
+      f.write(chunk)
+    f.flush()
+    os.fsync(f.fileno())
+
+
+def MeasureIoOnTmpfs(db, seconds: int, pairs: int) -> dict:
+  """MeasureIo on a filled loop device over a file in /dev/shm."""
+  from pkb_ext_dev import loop_device  # pylint: disable=g-import-not-at-top
+
+  reason = loop_device.Unavailable()
+  if reason:
+    raise RuntimeError(f'no tmpfs loop device: {reason}')
+  with loop_device.LoopDevice(
+      FIO_LOOP_BYTES, prefix='pkb-ext-bench-fio-', directory='/dev/shm'
+  ) as loop:
+    _Fill(loop.image, FIO_LOOP_BYTES)
+    out = MeasureIo(db, loop.device, seconds, pairs)
+  out.update(device_kind='tmpfs loop (direct I/O)', device_bytes=FIO_LOOP_BYTES)
   return out
 
 
@@ -165,6 +228,9 @@ def Measure(
     seconds: int = 10,
     pairs: int = 3,
     log=print,
+    fio_device: str = 'tmpfs',
+    fio_pairs: int | None = None,
+    fio_seconds: int | None = None,
 ) -> dict:
   """Measures the fidelity ratios on a local cloud; returns details.
 
@@ -175,6 +241,10 @@ def Measure(
       >= 10 s).
     pairs: phase/raw pairs per tool.
     log: prints a progress line.
+    fio_device: tmpfs (a loop device over /dev/shm) or disk (db1's data
+      disk).
+    fio_pairs: pairs for fio (default: pairs).
+    fio_seconds: length of each fio run (default: seconds).
 
   Returns:
     {'io': {...}, 'net': {...}, 'cpu': {...}} with 'ratio' each, or 'error'.
@@ -185,9 +255,16 @@ def Measure(
   if len(vms) < 2:
     raise ValueError(f'{static_vm_file}: need a client and a db host')
   client, db = vms[0], vms[1]
+  if fio_device not in FIO_DEVICES:
+    raise ValueError(f'fio device {fio_device!r}: choose from {FIO_DEVICES}')
   device = db.disk_specs[0].device_path if db.disk_specs else None
+  io_pairs, io_seconds = fio_pairs or pairs, fio_seconds or seconds
   jobs = {
-      'io': lambda: MeasureIo(db, device, seconds, pairs),
+      'io': lambda: (
+          MeasureIoOnTmpfs(db, io_seconds, io_pairs)
+          if fio_device == 'tmpfs'
+          else MeasureIo(db, device, io_seconds, io_pairs)
+      ),
       'net': lambda: MeasureNet(client, db, seconds, pairs),
       'cpu': lambda: MeasureCpu(db, pairs),
   }
@@ -199,7 +276,8 @@ def Measure(
     for name in ('io', 'net', 'cpu'):
       if name not in only:
         continue
-      log(f'fidelity {name}: {pairs} phase/raw pairs on the local cloud...')
+      n = io_pairs if name == 'io' else pairs
+      log(f'fidelity {name}: {n} phase/raw pairs on the local cloud...')
       load = os.getloadavg()[0]
       try:
         results[name] = jobs[name]()

@@ -32,12 +32,28 @@ process of the cloud's hosts (their network namespaces) while it runs:
              run one after the other, so overlap is rare, never counted
              twice);
 
-  overhead_pct = 100 * (W - T(measured)) / W        the issue's figure
-  harness_pct  = 100 * (W - T(measured + method)) / W
+  harness_s    = W - T(measured + method)            the fixed costs
+  overhead_pct = 100 * (W - T(measured)) / W
+  harness_pct  = 100 * harness_s / W
 
-Everything else is overhead: PKB's start, its static-VM preparation (ssh
+Everything else is harness: PKB's start, its static-VM preparation (ssh
 checks, lscpu, ...), CoreMark's build, PostgreSQL's start, pushing files,
-every ssh round trip, parsing, spooling and cleanup.
+every ssh round trip, parsing, spooling and cleanup. A smoke run's tools run
+for seconds, so these fixed costs dominate its wall time by construction.
+Breakdown (FixedCosts): per phase (Prepare + Run + Cleanup, windows from
+PKB's log lines `cloud_report: phase P: STAGE done in S s`) and outside the
+phases (pkb.py's start, provisioning, teardown): wall, tool and harness
+seconds and the ssh/scp commands PKB ran (its `Ran: {ssh ...}` lines).
+
+At the report's durations (AtReport) the same harness seconds are set
+against the tool time the smoke run's tool runs would take with the
+report's settings (flag defaults): CoreMark runs times report runs / smoke
+runs; each measured fio job the report's runtime + ramp; each netperf run
+the report's duration; each measured go-tpc step the report's step
+duration, each ramp run its ramp; the rest (fio's fill, go-tpc's load, the
+TTFB worker) as measured. That counts the smoke run's number of steps and
+tests, not the report's (more), and loads 3 warehouses, not thousands, so
+the share is an upper bound.
 """
 
 import dataclasses
@@ -245,6 +261,163 @@ _PHASE_LINE = re.compile(
 )
 
 
+_LOG_LINE = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) ')
+_SSH = re.compile(r' Ran: \{(ssh|scp) ')
+
+
+def _LogTime(line: str) -> float | None:
+  """Epoch seconds of a PKB log line (logged in local time), or None."""
+  m = _LOG_LINE.match(line)
+  if not m:
+    return None
+  return time.mktime(time.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')) + (
+      int(m.group(2)) / 1000
+  )
+
+
+def PhaseWindows(log_text: str) -> list[tuple[str, str, float, float]]:
+  """(phase, stage, start, end) of each phase stage, from PKB's log."""
+  out = []
+  for line in log_text.splitlines():
+    m = _PHASE_LINE.match(line)
+    when = _LogTime(line) if m else None
+    if when is not None:
+      out.append((m.group(2), m.group(3), when - float(m.group(4)), when))
+  return out
+
+
+def SshTimes(log_text: str) -> list[float]:
+  """When each ssh or scp command PKB ran ended (its `Ran: {ssh ...}` lines
+  in the run's pkb.log)."""
+  out = []
+  for line in log_text.splitlines():
+    if _SSH.search(line):
+      when = _LogTime(line)
+      if when is not None:
+        out.append(when)
+  return out
+
+
+def _Clip(runs: Sequence[ToolRun], start: float, end: float) -> float:
+  return UnionSeconds((max(r.start, start), min(r.end, end)) for r in runs)
+
+
+def FixedCosts(
+    wall_s: float,
+    runs: Sequence[ToolRun],
+    windows: Sequence[tuple[str, str, float, float]],
+    ssh_times: Sequence[float],
+) -> dict:
+  """Harness seconds and ssh commands per phase and outside the phases.
+
+  Args:
+    wall_s: pkb.py's wall time.
+    runs: the tool runs.
+    windows: PhaseWindows of its log.
+    ssh_times: SshTimes of its log.
+  """
+  phases = {}
+  inside = []
+  for phase, _, start, end in windows:
+    entry = phases.setdefault(
+        phase, {'wall_s': 0.0, 'tool_s': 0.0, 'ssh_commands': 0}
+    )
+    entry['wall_s'] += end - start
+    entry['tool_s'] += _Clip(runs, start, end)
+    entry['ssh_commands'] += sum(1 for t in ssh_times if start <= t <= end)
+    inside.append((start, end))
+  for entry in phases.values():
+    entry['harness_s'] = entry['wall_s'] - entry['tool_s']
+  in_phases = UnionSeconds(inside)
+  tool_in_phases = sum(e['tool_s'] for e in phases.values())
+  ssh_in_phases = sum(e['ssh_commands'] for e in phases.values())
+  outside_tool = UnionSeconds((r.start, r.end) for r in runs) - tool_in_phases
+  outside = {
+      'wall_s': wall_s - in_phases,
+      'tool_s': max(0.0, outside_tool),
+      'ssh_commands': len(ssh_times) - ssh_in_phases,
+  }
+  outside['harness_s'] = outside['wall_s'] - outside['tool_s']
+  rounded = {
+      name: {k: round(v, 2) for k, v in entry.items()}
+      for name, entry in sorted(phases.items())
+  }
+  return {
+      'phases': rounded,
+      'outside_phases': {k: round(v, 2) for k, v in outside.items()},
+      'ssh_commands': len(ssh_times),
+  }
+
+
+# Settings the report's tool time is computed from: name -> flag.
+REPORT_SETTINGS = {
+    'coremark_runs': 'cloud_report_coremark_runs',
+    'fio_runtime_s': 'cloud_report_fio_runtime_s',
+    'fio_ramp_s': 'cloud_report_fio_ramp_time_s',
+    'netperf_duration_s': 'cloud_report_netperf_duration_s',
+    'tpcc_duration': 'cloud_report_tpcc_duration',
+    'tpcc_ramp': 'cloud_report_tpcc_ramp',
+}
+
+
+def _Seconds(value) -> float:
+  text = str(value).strip()
+  units = {'s': 1, 'm': 60, 'h': 3600}
+  if text and text[-1] in units:
+    return float(text[:-1]) * units[text[-1]]
+  return float(text)
+
+
+def AtReport(
+    runs: Sequence[ToolRun],
+    harness_s: float,
+    report: dict[str, str],
+    smoke: dict[str, str],
+) -> dict:
+  """The harness's share of a run at the report's settings (an upper bound).
+
+  Args:
+    runs: the smoke run's tool runs.
+    harness_s: its harness seconds (taken as fixed costs).
+    report: REPORT_SETTINGS name -> the report's value (flag default).
+    smoke: the same names -> the smoke run's values.
+  """
+
+  def Report(name):
+    return _Seconds(report[name]) if name in report else None
+
+  total = 0.0
+  by_tool = {}
+  for r in runs:
+    key = f'{r.tool} ({r.kind})'
+    s = None
+    if r.tool == 'coremark' and 'coremark_runs' in smoke:
+      runs_ = Report('coremark_runs')
+      s = (
+          None
+          if runs_ is None
+          else r.seconds * runs_ / _Seconds(smoke['coremark_runs'])
+      )
+    elif r.tool == 'fio' and r.kind == MEASURED:
+      runtime, ramp = Report('fio_runtime_s'), Report('fio_ramp_s')
+      s = None if runtime is None else runtime + (ramp or 0.0)
+    elif r.tool == 'netperf':
+      s = Report('netperf_duration_s')
+    elif r.tool == 'go-tpc' and ' tpcc run' in r.cmdline:
+      s = Report('tpcc_duration' if r.kind == MEASURED else 'tpcc_ramp')
+    if s is None:  # as measured
+      s = r.seconds
+    by_tool[key] = by_tool.get(key, 0.0) + s
+    total += s
+  return {
+      'tool_s': round(total, 1),
+      'harness_s': round(harness_s, 2),
+      'harness_share_pct': 100.0 * harness_s / (harness_s + total),
+      'tool_s_by_tool': {k: round(v, 1) for k, v in sorted(by_tool.items())},
+      'settings': {'report': dict(report), 'smoke': dict(smoke)},
+  }
+
+
 def PhaseSeconds(log_text: str) -> dict[str, float]:
   """Seconds of each phase's Prepare/Run/Cleanup, from PKB's log."""
   out = {}
@@ -262,6 +435,7 @@ def SmokeRun(
     run_uri: str,
     extra_flags: Sequence[str] = (),
     timeout_s: float = 3600,
+    settings: tuple[dict[str, str], dict[str, str]] | None = None,
 ) -> dict:
   """Runs the smoke suite with stock pkb.py under the tracer; returns figures.
 
@@ -272,6 +446,8 @@ def SmokeRun(
     run_uri: PKB's run_uri.
     extra_flags: more pkb.py flags.
     timeout_s: the run's limit.
+    settings: (report, smoke) values of REPORT_SETTINGS for AtReport; None
+      leaves at_report out.
   """
   bin_dir = os.path.dirname(sys.executable)
   flag_file = os.path.join(work_dir, 'flags')
@@ -302,11 +478,23 @@ def SmokeRun(
   runs = tracer.Stop()
   with open(log_path, errors='replace') as f:
     log_text = f.read()
-  result = Overhead(wall, [r for r in runs if r.start >= started - 1])
+  runs = [r for r in runs if r.start >= started - 1]
+  result = Overhead(wall, runs)
+  debug_log = os.path.join(work_dir, 'pkb', 'runs', run_uri, 'pkb.log')
+  try:
+    with open(debug_log, errors='replace') as f:
+      ssh_log = f.read()
+  except OSError:
+    ssh_log = log_text
   result.update(
       pkb_returncode=rc,
       pkb_log=log_path,
       phase_seconds=PhaseSeconds(log_text),
       hosts_traced=sorted(namespaces),
+      fixed_costs=FixedCosts(
+          wall, runs, PhaseWindows(log_text), SshTimes(ssh_log)
+      ),
   )
+  if settings:
+    result['at_report'] = AtReport(runs, result['harness_s'], *settings)
   return result

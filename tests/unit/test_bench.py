@@ -30,14 +30,17 @@ from absl.testing import parameterized
 from pkb_ext_dev import bench
 from pkb_ext_dev import bench_fidelity
 from pkb_ext_dev import bench_publish
+from pkb_ext_dev import bench_stepping
 from pkb_ext import cli
 
 _KEYS = {
     'fio_iops_ratio',
     'netperf_rr_ratio',
     'coremark_ratio',
-    'overhead_pct',
+    'harness_s_per_run',
+    'harness_pct_at_report',
     'bisect_step_ratio',
+    'tpcc_search_minutes_ratio',
     'ndjson_samples_per_s',
     'bq_publish_100k_s',
 }
@@ -79,11 +82,16 @@ class VerdictTest(parameterized.TestCase):
       ('fio_iops_ratio', 0.97, 'PASS'),
       ('fio_iops_ratio', 0.9699, 'MISS'),
       ('coremark_ratio', 1.2, 'PASS'),
-      ('overhead_pct', 10.0, 'PASS'),
-      ('overhead_pct', 10.01, 'MISS'),
+      ('harness_pct_at_report', 10.0, 'PASS'),
+      ('harness_pct_at_report', 10.01, 'MISS'),
+      ('harness_s_per_run', 30.0, '-'),
       ('bisect_step_ratio', 0.5, 'PASS'),
       ('bisect_step_ratio', 0.51, 'MISS'),
-      ('ndjson_samples_per_s', 5.0, '-'),
+      ('tpcc_search_minutes_ratio', 0.40, 'PASS'),
+      ('tpcc_search_minutes_ratio', 0.41, 'MISS'),
+      ('ndjson_samples_per_s', 5.0, 'MISS'),
+      ('ndjson_samples_per_s', 100_000, 'PASS'),
+      ('bq_publish_100k_s', 5.0, '-'),
       ('netperf_rr_ratio', None, 'n/a'),
   )
   def testVerdict(self, figure, value, want):
@@ -96,8 +104,8 @@ class VerdictTest(parameterized.TestCase):
     rows = {line.split()[0]: line for line in table.splitlines()[1:]}
     self.assertEqual(set(rows), set(bench.FIGURES))
     self.assertIn('MISS', rows['bisect_step_ratio'])
-    self.assertIn('ERROR', rows['overhead_pct'])
-    self.assertIn('pkb.py exited 1', rows['overhead_pct'])
+    self.assertIn('ERROR', rows['harness_s_per_run'])
+    self.assertIn('pkb.py exited 1', rows['harness_pct_at_report'])
     self.assertIn('not run', rows['coremark_ratio'])
 
 
@@ -126,11 +134,52 @@ class FidelitySummaryTest(absltest.TestCase):
     self.assertFalse(got['pass'])
     self.assertIsNone(got['pair_ratio_cv_pct'])
 
+  def testConfidenceInterval(self):
+    # Mean 0.95, sd 0.0158 over 5 pairs: t(4) = 2.776.
+    got = bench_fidelity.Summary(
+        phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
+    )
+    lo, hi = got['pair_ratio_ci95']
+    self.assertAlmostEqual(got['pair_ratio_mean'], 0.95)
+    half = 2.776 * 0.015811 / 5**0.5
+    self.assertAlmostEqual(lo, 0.95 - half, places=4)
+    self.assertAlmostEqual(hi, 0.95 + half, places=4)
+    self.assertLess(hi, 1.0)  # below 1 beyond noise
+    self.assertIsNone(bench_fidelity.ConfidenceInterval([1.0]))
+
+  def testT975(self):
+    self.assertEqual(bench_fidelity.T975(1), 12.706)
+    self.assertEqual(bench_fidelity.T975(19), 2.093)
+    self.assertEqual(bench_fidelity.T975(35), 2.042)  # df 30's, wider
+    self.assertEqual(bench_fidelity.T975(500), 1.96)
+    with self.assertRaises(ValueError):
+      bench_fidelity.T975(0)
+
+  def testNotesPrintTheIntervalWithTheRatio(self):
+    result = bench_fidelity.Summary(
+        phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
+    ) | {'device_kind': 'tmpfs loop (direct I/O)'}
+    (note,) = bench.Notes({'fidelity': {'io': result}})
+    self.assertRegex(
+        note,
+        r'^note: io ratio 0.9500 = median of 5 pair ratios; their mean'
+        r' 0.9500, 95 % CI 0.93\d\d to 0.96\d\d, CV 1.7 % \(tmpfs loop',
+    )
+
+  def testCliRefusesTooFewFioPairs(self):
+    rc, _, err = _Cli(['--out', '/dev/null', '--only', 'fio',
+                       '--fio-pairs', '1'])  # fmt: skip
+    self.assertEqual(rc, 2)
+    self.assertIn('--fio-pairs must be >= 2', err)
+
   def testNotesFlagNoisyFidelity(self):
     details = {
         'machine': {'cpus': 2},
         'fidelity': {
-            'io': {'pair_ratio_cv_pct': 30.0, 'loadavg_1m_before': 6.5},
+            'io': {
+                'pair_ratio_cv_pct': 30.0,
+                'loadavg_1m_before': 6.5,
+            },  # no CI
             'net': {'pair_ratio_cv_pct': 1.0, 'loadavg_1m_before': 0.2},
             'cpu': {'error': 'RunError: x'},
         },
@@ -146,14 +195,33 @@ class FidelitySummaryTest(absltest.TestCase):
             'wall_s': 400.4,
             'measured_tool_s': 300.2,
             'all_tool_s': 350.0,
+            'harness_s': 50.4,
             'harness_pct': 12.46,
+            'overhead_pct': 25.03,
+            'fixed_costs': {
+                'phases': {'cpu': {'harness_s': 10.04, 'ssh_commands': 12}},
+                'outside_phases': {'harness_s': 20.0, 'ssh_commands': 30},
+            },
+            'at_report': {'tool_s': 9000.0, 'harness_share_pct': 0.556},
         }
     }
     self.assertEqual(
         bench.Notes(details),
         [
-            'note: overhead run 400 s, measured tool runs 300 s, all tool'
-            ' runs 350 s (harness alone 12.5 %)'
+            (
+                'note: smoke run 400 s, measured tool runs 300 s, all tool runs'
+                ' 350 s: harness 50.4 s (12.5 % of the smoke run; overhead_pct'
+                ' 25.0)'
+            ),
+            (
+                'note: harness seconds/ssh commands per phase: cpu 10.0 s/12'
+                ' ssh, outside phases 20.0 s/30 ssh'
+            ),
+            (
+                "note: at the report's settings the same tool runs take 9,000"
+                " s: harness 0.56 % (an upper bound: the smoke run's step and"
+                ' test counts)'
+            ),
         ],
     )
     self.assertEqual(bench.Notes({'overhead': {'error': 'x'}}), [])
@@ -184,6 +252,36 @@ class RunTest(absltest.TestCase):
     verdict = doc['details']['verdicts']['bisect_step_ratio']
     self.assertIn(verdict, ('PASS', 'MISS'))
     self.assertRegex(out, rf'bisect_step_ratio .* {verdict}')
+    drifting = stepping['drifting']
+    self.assertTrue(drifting['probe_agrees'])
+    self.assertAlmostEqual(
+        doc['tpcc_search_minutes_ratio'],
+        drifting['minutes']['probe'] / drifting['minutes']['linear'],
+    )
+    verdict = doc['details']['verdicts']['tpcc_search_minutes_ratio']
+    self.assertIn(verdict, ('PASS', 'MISS'))
+    self.assertRegex(out, rf'tpcc_search_minutes_ratio .* <= 0.4  {verdict}')
+    self.assertRegex(out, r'ndjson_samples_per_s +not run +>= 100,000  n/a')
+
+  def testProbeDisagreeingWithLinearIsAnErrorNotAFigure(self):
+    def Disagrees(out):
+      del out
+      return {
+          'bisect_step_ratio': 0.5,
+          'tpcc_search_minutes_ratio': None,
+          'drifting': {
+              'probe_agrees': False,
+              'disagreements': {'probe': [(3000, 9, 3250)]},
+          },
+      }
+
+    with mock.patch.object(bench_stepping, 'Run', side_effect=Disagrees):
+      rc, out, _ = _Cli(['--out', self.out, '--only', 'stepping'])
+    self.assertEqual(rc, 1)
+    doc = self._Read()
+    self.assertIsNone(doc['tpcc_search_minutes_ratio'])
+    self.assertIn('1 simulated machine', doc['details']['errors']['stepping'])
+    self.assertRegex(out, r'tpcc_search_minutes_ratio +ERROR')
 
   def testPublishWithFewSamplesLeavesThe100kFigureOut(self):
     def Fake(out, n):
@@ -222,7 +320,7 @@ class RunTest(absltest.TestCase):
                          '--state-dir', state])  # fmt: skip
     self.assertEqual(rc, 1)
     self.assertIn('needs root', err)
-    self.assertIsNone(self._Read()['overhead_pct'])
+    self.assertIsNone(self._Read()['harness_s_per_run'])
 
   def testBadStateDirIsAnErrorOfTheLocalParts(self):
     rc, _, err = _Cli(['--out', self.out, '--only', 'fio,stepping',

@@ -106,6 +106,97 @@ class FiguresTest(absltest.TestCase):
     )
 
 
+def _Line(when, text, thread='MainThread'):
+  return f'{when} r {thread} cloud_report_2021(1/1) INFO     {text}\n'
+
+
+class FixedCostsTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.log = (
+        _Line('2026-11-22 07:20:00,000', 'Ran: {ssh -A -p 22 u@h hostname}')
+        + _Line('2026-11-22 07:20:02,500', 'Ran: {ssh -A -p 22 u@h lscpu}')
+        + _Line('2026-11-22 07:20:03,000', 'Ran: {scp -P 22 a u@h:b}')
+        + _Line('2026-11-22 07:20:04,000', 'Ran: {ssh-keygen -t rsa}')
+        + _Line('2026-11-22 07:20:09,000',
+                'cloud_report: phase cpu: Prepare done in 7.0 s')
+        + _Line('2026-11-22 07:20:12,000', 'Ran: {ssh -A -p 22 u@h x}',
+                'Thread-3')
+        + _Line('2026-11-22 07:20:20,000',
+                'cloud_report: phase cpu: Run done in 10.0 s')
+    )  # fmt: skip
+    self.t0 = time.mktime(
+        time.strptime('2026-11-22 07:20:00', '%Y-%m-%d %H:%M:%S')
+    )
+
+  def testWindowsAndSshTimes(self):
+    windows = bo.PhaseWindows(self.log)
+    self.assertEqual(
+        [(p, s, a - self.t0, b - self.t0) for p, s, a, b in windows],
+        [('cpu', 'Prepare', 2.0, 9.0), ('cpu', 'Run', 10.0, 20.0)],
+    )
+    self.assertEqual(
+        [t - self.t0 for t in bo.SshTimes(self.log)], [0.0, 2.5, 3.0, 12.0]
+    )
+
+  def testPerPhaseAndOutside(self):
+    t0 = self.t0
+    runs = [
+        bo.ToolRun('db1', 'coremark', _M, t0 + 12, t0 + 18, 'c'),
+        bo.ToolRun('db1', 'coremark', _M, t0 + 19, t0 + 25, 'c'),  # 1 s in
+        bo.ToolRun('db1', 'fio', _X, t0 - 5, t0 - 1, 'outside'),
+    ]
+    got = bo.FixedCosts(
+        30.0, runs, bo.PhaseWindows(self.log), bo.SshTimes(self.log)
+    )
+    self.assertEqual(
+        got['phases'],
+        {'cpu': {'wall_s': 17.0, 'tool_s': 7.0, 'ssh_commands': 3,
+                 'harness_s': 10.0}},
+    )  # fmt: skip
+    # 30 s of wall, 17 in the phase; tools outside: 4 s + 5 s of the second
+    # CoreMark run; ssh outside: the one at 0 s (2.5 and 3 are inside).
+    self.assertEqual(
+        got['outside_phases'],
+        {'wall_s': 13.0, 'tool_s': 9.0, 'ssh_commands': 1, 'harness_s': 4.0},
+    )
+    self.assertEqual(got['ssh_commands'], 4)
+
+
+class AtReportTest(absltest.TestCase):
+
+  REPORT = {'coremark_runs': '10', 'fio_runtime_s': '120', 'fio_ramp_s': '2',
+            'netperf_duration_s': '60', 'tpcc_duration': '30m',
+            'tpcc_ramp': '1m'}  # fmt: skip
+  SMOKE = {'coremark_runs': '1', 'fio_runtime_s': '5', 'fio_ramp_s': '1',
+           'netperf_duration_s': '5', 'tpcc_duration': '20s',
+           'tpcc_ramp': '2s'}  # fmt: skip
+
+  def testScalesEachToolRunToTheReportsSettings(self):
+    runs = [
+        bo.ToolRun('db1', 'coremark', _M, 0, 3, 'c'),
+        bo.ToolRun('db1', 'fio', _X, 0, 7, 'fill'),
+        bo.ToolRun('db1', 'fio', _M, 0, 6.5, 'rd-iops'),
+        bo.ToolRun('c', 'netperf', _M, 0, 15, 'rr'),
+        bo.ToolRun('c', 'go-tpc', _X, 0, 9, 'go-tpc tpcc prepare'),
+        bo.ToolRun('c', 'go-tpc', _X, 0, 2.1, 'go-tpc tpcc run --time 2s'),
+        bo.ToolRun('c', 'go-tpc', _M, 0, 20.3, 'go-tpc tpcc run --time 20s'),
+        bo.ToolRun('c', 'ttfb_worker', _M, 0, 4, 'w'),
+    ]
+    got = bo.AtReport(runs, 30.0, self.REPORT, self.SMOKE)
+    want = 30 + 7 + 122 + 60 + 9 + 60 + 1800 + 4
+    self.assertEqual(got['tool_s'], want)
+    self.assertAlmostEqual(got['harness_share_pct'], 100 * 30 / (30 + want))
+    self.assertEqual(got['tool_s_by_tool']['go-tpc (measured)'], 1800)
+
+  def testMissingSettingsCountAsMeasured(self):
+    runs = [bo.ToolRun('c', 'netperf', _M, 0, 15, 'rr')]
+    got = bo.AtReport(runs, 5.0, {}, {})
+    self.assertEqual(got['tool_s'], 15)
+    self.assertAlmostEqual(got['harness_share_pct'], 25)
+
+
 class TracerTest(absltest.TestCase):
   """The tracer on this process's own network namespace, for real."""
 

@@ -13,9 +13,12 @@
 # limitations under the License.
 """Tests for schema.json and the sample -> row conversion."""
 
+import datetime
+import enum
 import json
 import math
 import os
+import random
 import shutil
 import tempfile
 
@@ -148,6 +151,110 @@ class RowFromSampleTest(parameterized.TestCase):
                   'iteration', 'report_version'):  # fmt: skip
         self.assertIn(key, row['metadata'])
       schema.CheckRow(row)
+
+
+def _ReferenceRow(sample):
+  """The row as the straightforward conversion makes it: every metadata
+  value through _Jsonable, PKB's own GetLabelsFromDict, strftime."""
+  metadata = schema._Jsonable(schema._Metadata(sample))
+  value = sample.get('value')
+  value = float(value) if value is not None else None
+  if value is not None and not math.isfinite(value):
+    value = None
+  official = sample.get('official')
+  when = datetime.datetime.fromtimestamp(
+      float(sample['timestamp']), tz=datetime.timezone.utc
+  )
+  return {
+      'timestamp': when.strftime('%Y-%m-%d %H:%M:%S.%f+00:00'),
+      'test': sample.get('test'),
+      'metric': str(sample['metric']),
+      'value': value,
+      'unit': sample.get('unit'),
+      'official': None if official is None else bool(official),
+      'owner': sample.get('owner'),
+      'run_uri': str(sample['run_uri']),
+      'sample_uri': str(sample['sample_uri']),
+      'labels': pkb_publisher.GetLabelsFromDict(metadata),
+      'product_name': sample.get('product_name'),
+      'metadata': metadata,
+      'cloud': metadata.get('cloud'),
+      'schema_version': schema.Load().version,
+  }
+
+
+class _Color(str, enum.Enum):
+  RED = 'red'
+
+
+class FastPathTest(parameterized.TestCase):
+  """RowFromSample's fast path gives the reference row, byte for byte."""
+
+  def _Check(self, sample):
+    got, want = schema.RowFromSample(sample), _ReferenceRow(sample)
+    self.assertEqual(got, want)
+    self.assertEqual(
+        json.dumps(got, sort_keys=True), json.dumps(want, sort_keys=True)
+    )
+    self.assertEqual(list(got), list(schema.Load().names))
+
+  def testSyntheticSamples(self):
+    for s in synthetic.MakeSamples(200, seed=3):
+      self._Check(s)
+
+  @parameterized.named_parameters(
+      ('floats', {'a': 1.5, 'b': -0.0, 'c': 1e300, 'd': 3}),
+      ('non_finite', {'a': math.nan, 'b': 1.0}),
+      ('bools_and_none', {'t': True, 'f': False, 'n': None, 'i': 1}),
+      ('percent_in_key', {'a%sb': 'x', '%': '%s', 'c:d|': '|,|'}),
+      ('unicode', {'zone': 'europe-wést1', 'é': 'ü\n'}),
+      ('nested', {'a': {'y': 1, 'x': [1, 2]}, 'b': 2}),
+      ('int_keys', {1: 'a', 2: 'b'}),
+      ('mixed_keys', {1: 'a', 'b': 'c'}),
+      ('enum_value', {'color': _Color.RED}),
+      ('empty', {}),
+  )
+  def testMetadata(self, metadata):
+    self._Check(_PkbSample(metadata=metadata))
+
+  def testSameKeysInAnotherOrderAndOtherTypes(self):
+    # Key tuples are cached; one with the same keys but other value types
+    # or order must still convert like the reference.
+    self._Check(_PkbSample(metadata={'a': 1, 'b': 'x'}))
+    self._Check(_PkbSample(metadata={'b': 'y', 'a': 2}))
+    self._Check(_PkbSample(metadata={'a': [1], 'b': 'x'}))
+    self._Check(_PkbSample(metadata={'a': math.inf, 'b': 'x'}))
+    self._Check(_PkbSample(metadata={1: 1, 'b': 'x'}))
+    self._Check(_PkbSample(metadata={True: 1, 'b': 'x'}))
+
+  def testMetadataIsACopy(self):
+    sample = _PkbSample(metadata={'a': 1})
+    row = schema.RowFromSample(sample)
+    sample['metadata']['a'] = 2
+    self.assertEqual(row['metadata'], {'a': 1})
+
+  @parameterized.parameters(
+      0.0, 0.5, 1612137600.0000005, 1612137600.9999996, -1.25, -0.0000004,
+      253402300799.0, -30610224000.0, -62135596800.0,
+  )  # fmt: skip
+  def testTimestamps(self, ts):
+    self._Check(_PkbSample(timestamp=ts))
+
+  def testTimestampsLikeDatetime(self):
+    # Half-microsecond edges (rounded half to even), negative times, years
+    # below 1000, and values anywhere in range.
+    rng = random.Random(7)
+    values = [rng.uniform(-6e10, 2.5e11) for _ in range(3000)]
+    values += [x + 0.5e-6 * j for x in (0.0, 1.0, -1.0, 1612137600.0)
+               for j in range(-5, 6)]  # fmt: skip
+    for ts in values:
+      want = datetime.datetime.fromtimestamp(
+          ts, tz=datetime.timezone.utc
+      ).strftime('%Y-%m-%d %H:%M:%S.%f+00:00')
+      self.assertEqual(schema.FormatTimestamp(ts), want, ts)
+    for bad in (math.nan, math.inf):
+      with self.assertRaises((ValueError, OverflowError)):
+        schema.FormatTimestamp(bad)
 
 
 class CheckRowTest(absltest.TestCase):

@@ -13,6 +13,7 @@
 # limitations under the License.
 """Tests for the NDJSON spool: durable appends and stable batches."""
 
+import gc
 import json
 import os
 import shutil
@@ -159,6 +160,85 @@ class SpoolTest(parameterized.TestCase):
     os.rename(self.path, blocker)
     with self.assertRaisesRegex(spool.SpoolError, 'cannot write spool'):
       spool.Append(os.path.join(blocker, 'x.ndjson'), _Rows(1), batch_size=4)
+
+  def _Lines(self):
+    with open(self.path, encoding='utf-8') as f:
+      return f.read().splitlines()
+
+  def testAppendSamplesWritesTheJsonModulesValues(self):
+    samples = synthetic.MakeSamples(40, run_uri='run-a')
+    spool.AppendSamples(self.path, samples, 16)
+    keyed = spool.KeyRows([schema.RowFromSample(s) for s in samples], 16)
+    lines = self._Lines()
+    self.assertLen(lines, 40)
+    self.assertEqual([json.loads(line) for line in lines], keyed)
+    for line, row in zip(lines, keyed):
+      self.assertEqual(list(json.loads(line)), sorted(row))  # keys sorted
+    self.assertEqual(
+        spool.Read([self.path], 16).batches[0].payload,
+        ''.join(
+            spool._Dumps(schema.RowFromSample(s)) + '\n' for s in samples[:16]
+        ).encode(),
+    )
+
+  @parameterized.named_parameters(
+      # A nested list of objects whose first key is the rows' first key: its
+      # '},{"cloud":' must not split a row.
+      ('nested_boundary', {'x': [{'cloud': 1}, {'cloud': 2}]}),
+      ('boundary_in_a_string', {'x': '},{"cloud":', 'y': '"},{"cloud":'}),
+      ('int_beyond_64_bits', {'x': 2**70}),
+      ('unicode', {'zone': 'europe-wést1', 'emoji': '\U0001f600'}),
+  )
+  def testAwkwardRows(self, metadata):
+    rows = _Rows(3)
+    rows[1] = rows[1] | {'metadata': rows[1]['metadata'] | metadata}
+    keyed = spool.KeyRows(rows, 4)
+    lines = spool._Lines(keyed).decode().splitlines()
+    self.assertLen(lines, 3)
+    self.assertEqual([json.loads(line) for line in lines], keyed)
+
+  def testRowsWithOtherFirstKeys(self):
+    rows = [{'b': 1, 'sample_uri': 'u1'}, {'a': 2, 'sample_uri': 'u2'}]
+    self.assertEqual(
+        [json.loads(l) for l in spool._Lines(rows).decode().splitlines()],
+        rows,
+    )
+
+  def testAppendRefusesNaNLikeTheJsonModule(self):
+    row = _Rows(1)[0] | {'value': float('nan')}
+    with self.assertRaises(ValueError):
+      spool.Append(self.path, [row], batch_size=4)
+
+  def testEncoder(self):
+    self.assertRegex(spool.Encoder(), r'^(orjson \d|json \(stdlib\))')
+
+  @mock.patch.object(spool, 'orjson', None)
+  def testWithoutOrjson(self):
+    rows = spool.KeyRows(_Rows(5), 4)
+    self.assertEqual(spool.Encoder(), 'json (stdlib)')
+    self.assertEqual(
+        spool._Lines(rows),
+        ''.join(spool._Dumps(r) + '\n' for r in rows).encode(),
+    )
+
+  def testAppendSamplesConvertsAndRestoresTheCollector(self):
+    samples = synthetic.MakeSamples(5, run_uri='run-a')
+    self.assertTrue(gc.isenabled())
+    self.assertEqual(spool.AppendSamples(self.path, samples, 4), 5)
+    self.assertTrue(gc.isenabled())
+    self.assertEqual(
+        spool.Read([self.path], 4).batches[0].rows,
+        tuple(schema.RowFromSample(s) for s in samples[:4]),
+    )
+    with self.assertRaises(schema.SchemaError):
+      spool.AppendSamples(self.path, [{'value': 1}], 4)
+    self.assertTrue(gc.isenabled())
+    gc.disable()
+    try:
+      spool.AppendSamples(self.path, samples[:1], 4)
+      self.assertFalse(gc.isenabled())  # left as it was
+    finally:
+      gc.enable()
 
   def testBatchSizeMustBePositive(self):
     with self.assertRaises(ValueError):

@@ -172,6 +172,198 @@ class CapacityCurveTest(parameterized.TestCase):
     self.assertIn('bisect_step_ratio', out.getvalue())
 
 
+def _Split(full_edge, probe_edge):
+  """(measure, probe_measure, runs): full runs pass up to full_edge, short
+  probes up to probe_edge (p90 1 s below, 9 s above)."""
+  runs = []
+
+  def Make(edge, kind):
+    def Measure(level, iteration):
+      runs.append((kind, level, iteration))
+      return stepping.Measurement({'p90_ms': 1000.0 if level <= edge else 9e3})
+
+    return Measure
+
+  return Make(full_edge, 'full'), Make(probe_edge, 'probe'), runs
+
+
+def _ProbeSearch(full_edge, probe_edge, **plan):
+  measure, probe_measure, runs = _Split(full_edge, probe_edge)
+  result = stepping.Search(
+      _Plan('probe', **plan), REPORT, measure, probe_measure=probe_measure
+  )
+  return result, runs
+
+
+def _Trail(result):
+  return [
+      (s.kind, s.level, s.passed) for s in result.steps
+  ]  # fmt: skip
+
+
+class ProbeTest(parameterized.TestCase):
+
+  def testShortProbePassesWhereTheFullRunFails(self):
+    # Short runs pass up to 3500, full-length ones only up to 3000 (latency
+    # creeps up over a full run): the probes' edge is 3500, and the search
+    # goes on at full length from there down to linear's answer.
+    result, runs = _ProbeSearch(full_edge=3000, probe_edge=3500)
+    measure, _, _ = _Split(3000, 3500)
+    linear = stepping.Search(_Plan('linear'), REPORT, measure)
+    self.assertEqual(linear.max_passing, 3000)
+    self.assertEqual(result.max_passing, linear.max_passing)
+    self.assertEqual(
+        _Trail(result),
+        [
+            ('probe', 3750, False),  # the middle of the grid first
+            ('probe', 3000, True),
+            ('probe', 3500, True),  # passes short; fails at full length
+            ('confirmation', 3500, False),  # disagrees with its probe
+            ('confirmation', 3250, False),
+            ('confirmation', 3000, True),  # a full pass next to a full fail
+        ],
+    )
+    probe_passed = {s.level for s in result.steps if s.probe and s.passed}
+    full_failed = {s.level for s in result.steps if s.confirm and not s.passed}
+    self.assertEqual(probe_passed & full_failed, {3500})
+    self.assertEqual(result.probes_used, 3)
+    self.assertEqual(
+        [kind for kind, _, _ in runs], ['probe'] * 3 + ['full'] * 3
+    )
+    self.assertIs(result.step_at_max, result.steps[-1])
+
+  def testShortProbeFailsWhereTheFullRunPasses(self):
+    # Warm-up: probes fail above 2750, full runs pass up to 3250.
+    result, _ = _ProbeSearch(full_edge=3250, probe_edge=2750)
+    self.assertEqual(result.max_passing, 3250)
+    self.assertEqual(
+        [(k, l, p) for k, l, p in _Trail(result) if k == 'confirmation'],
+        [
+            ('confirmation', 2750, True),
+            ('confirmation', 3000, True),
+            ('confirmation', 3250, True),
+            ('confirmation', 3500, False),
+        ],
+    )
+
+  def testAgreeingProbesNeedTwoFullRuns(self):
+    result, _ = _ProbeSearch(full_edge=4250, probe_edge=4250)
+    self.assertEqual(result.max_passing, 4250)
+    self.assertEqual(
+        [(s.level, s.passed) for s in result.steps if not s.probe],
+        [(4250, True), (4500, False)],
+    )
+
+  def testMaximumNeedsOneFullRun(self):
+    result, _ = _ProbeSearch(full_edge=9999, probe_edge=9999)
+    self.assertEqual(result.max_passing, 5000)
+    self.assertEqual(
+        [(s.level, s.passed) for s in result.steps if not s.probe],
+        [(5000, True)],
+    )
+
+  def testNothingPassesEndsOnAFullFailAtTheStart(self):
+    result, _ = _ProbeSearch(full_edge=0, probe_edge=0)
+    self.assertIsNone(result.max_passing)
+    self.assertEqual(
+        [(s.level, s.passed) for s in result.steps if not s.probe],
+        [(2500, False)],
+    )
+    self.assertIsNone(result.step_at_max)
+
+  def testProbePassAloneIsNotTheAnswer(self):
+    # Every probe passes, every full run fails: no probe's pass counts.
+    result, _ = _ProbeSearch(full_edge=0, probe_edge=9999)
+    self.assertIsNone(result.max_passing)
+    self.assertEqual(result.steps[-1].level, 2500)
+    self.assertFalse(result.steps[-1].passed)
+
+  @parameterized.parameters(
+      (full, probe)
+      for full in (0, 2500, 2750, 3500, 4750, 5000)
+      for probe in (0, 2500, 3000, 4000, 5000)
+  )
+  def testSameAnswerAsLinear(self, full, probe):
+    measure, _, _ = _Split(full, probe)
+    linear = stepping.Search(_Plan('linear'), REPORT, measure)
+    result, _ = _ProbeSearch(full, probe)
+    self.assertEqual(result.max_passing, linear.max_passing)
+
+  def testSmallGrid(self):
+    result, _ = _ProbeSearch(full_edge=5, probe_edge=5, start=5, maximum=5)
+    self.assertEqual(result.max_passing, 5)
+    self.assertEqual(
+        _Trail(result), [('probe', 5, True), ('confirmation', 5, True)]
+    )
+
+  def testNeedsAProbeCallback(self):
+    with self.assertRaisesRegex(ValueError, 'probe_measure'):
+      stepping.Search(_Plan('probe'), REPORT, lambda l, i: None)
+
+  def testOtherStrategiesRefuseProbeHistory(self):
+    with self.assertRaisesRegex(stepping.StateError, 'probes at \\[3750\\]'):
+      stepping.Next(_Plan('bisect'), [(3750, True, True)])
+
+  def testResumesFromLinearHistoryAtFullLength(self):
+    d = stepping.Next(_Plan('probe'), [(2500, True), (2750, True)])
+    self.assertEqual((d.next_level, d.probe, d.confirm), (3000, False, True))
+
+  def testStepJsonKeepsTheKind(self):
+    result, _ = _ProbeSearch(full_edge=3000, probe_edge=3500)
+    again = [stepping.Step.FromJson(s.ToJson()) for s in result.steps]
+    self.assertEqual(again, list(result.steps))
+
+
+class DriftingMachineTest(absltest.TestCase):
+  """probe against linear on machines that drift (pkb_ext_dev.bench_stepping)."""
+
+  def testProbeGivesLinearsAnswerOnEveryMachine(self):
+    passed_short_failed_full = 0
+    for edge, machine in bench_stepping.DriftingMachines(per_edge=2):
+      linear = bench_stepping.SearchMachine('linear', machine)
+      probe = bench_stepping.SearchMachine('probe', machine)
+      self.assertEqual(probe.max_passing, linear.max_passing, (edge, machine))
+      full = {s.level: s.passed for s in probe.steps if not s.probe}
+      passed_short_failed_full += sum(
+          1
+          for s in probe.steps
+          if s.probe and s.passed and full.get(s.level) is False
+      )
+    self.assertGreater(passed_short_failed_full, 0)
+
+  def testShortRunsSeeTheFastEarlyMinutes(self):
+    machine = bench_stepping.MachineWithEdge(
+        3100, creep=0.12, warmup=0.0, noise=0.0, seed='x'
+    )
+    self.assertLess(machine.P90Ms(3000, 30), 5000)
+    self.assertGreater(machine.P90Ms(3150, 30), 5000)
+    self.assertLess(machine.P90Ms(3150, 5), 5000)  # a probe would pass
+    short, full = machine.Run(3150, 5), machine.Run(3150, 30)
+    self.assertLess(short.metrics['p90_ms'], 5000)
+    self.assertGreater(full.metrics['p90_ms'], 5000)
+
+  def testRunsAreSeededPerLevelLengthAndRepeat(self):
+    _, machine = bench_stepping.DriftingMachines(per_edge=1)[3]
+    self.assertEqual(machine.Run(3000, 5), machine.Run(3000, 5))
+    self.assertNotEqual(
+        machine.Run(3000, 5, 0).metrics, machine.Run(3000, 5, 1).metrics
+    )
+
+  def testMinutesRatio(self):
+    out = io.StringIO()
+    totals = bench_stepping.Run(out, per_edge=2)
+    drifting = totals['drifting']
+    self.assertTrue(drifting['probe_agrees'])
+    self.assertEqual(
+        totals['tpcc_search_minutes_ratio'], drifting['minutes_ratio']
+    )
+    self.assertLess(drifting['minutes']['probe'], drifting['minutes']['linear'])
+    self.assertEqual(
+        drifting['minutes']['linear'], drifting['steps']['linear'] * 31
+    )
+    self.assertIn('tpcc_search_minutes_ratio', out.getvalue())
+
+
 class PassRuleTest(parameterized.TestCase):
 
   def testReport(self):

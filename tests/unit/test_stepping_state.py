@@ -124,6 +124,36 @@ class StateStoreTest(absltest.TestCase):
     with self.assertRaisesRegex(stepping.StateError, 'in order'):
       stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
 
+  def testProbeSearchResumesWithoutRepeatingSteps(self):
+    plan = stepping.Plan('probe', 2500, 250, 5000)
+    # Full runs pass up to 3250, probes (a higher curve) up to 3500.
+    full, probes = _Recorder(3400), _Recorder(3600, interrupt_at=2)
+    clean = stepping.Search(
+        plan, self.rule, _Recorder(3400), probe_measure=_Recorder(3600)
+    )
+    with self.assertRaises(_Interrupted):
+      stepping.Search(
+          plan, self.rule, full, self._Store(), probe_measure=probes
+      )
+    self.assertEqual(probes.calls, [(3750, 1), (3000, 2)])
+    with open(self.path) as f:
+      saved = json.load(f)['steps']
+    self.assertEqual([s['probe'] for s in saved], [True, True])
+
+    full, probes = _Recorder(3400), _Recorder(3600)
+    result = stepping.Search(
+        plan, self.rule, full, self._Store(), probe_measure=probes
+    )
+    self.assertEqual(probes.calls, [(3500, 3)])  # 3750 and 3000 not re-run
+    self.assertEqual(full.calls, [(3500, 4), (3250, 5)])
+    self.assertEqual(result.resumed_steps, 2)
+    self.assertEqual(result.steps, clean.steps)
+    self.assertEqual(result.max_passing, 3250)
+    self.assertEqual(
+        [s.kind for s in result.steps],
+        ['probe', 'probe', 'probe', 'confirmation', 'confirmation'],
+    )
+
   def testCorruptFile(self):
     with open(self.path, 'w') as f:
       f.write('{"version": 1, "steps": [')
