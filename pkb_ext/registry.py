@@ -23,7 +23,7 @@ under the same name, and calling it again is a no-op.
 
 `pkb.py --helpmatch=cloud_report` prints the flags of the modules whose name
 matches `cloud_report`. Some of our flags are defined in modules named
-otherwise (pkb_ext.publish.publisher, pkb_ext.linux_packages.cockroachdb), so
+otherwise (pkb_ext.publish.publisher, pkb_cloud_report.linux_packages.cloud_report_cockroachdb), so
 Register() also lists each cloud_report_ flag of such a module under the name
 `cloud_report flags of MODULE`; the flag is still defined by MODULE.
 """

@@ -156,6 +156,10 @@ REGISTRY_STEPS = {
     '_RegisterPublishers': (
         "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
     ),
+    '_RegisterFlagHelp': (
+        'left out: upstream every module that defines cloud_report flags has'
+        ' cloud_report in its name, which --helpmatch=cloud_report matches'
+    ),
 }
 _AUTHOR = ('pkb-ext upstream', 'pkb-ext-upstream@localhost')
 

@@ -50,7 +50,7 @@ from perfkitbenchmarker import vm_util
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
-from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 
 PHASE = 'tpcc'
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'

@@ -49,7 +49,7 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
-from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage as io_phase

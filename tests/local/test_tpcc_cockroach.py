@@ -49,7 +49,7 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.local import sshd
 from pkb_ext_dev import faults
 from pkb_ext_dev import local_cloud

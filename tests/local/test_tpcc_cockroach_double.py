@@ -36,7 +36,7 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import local_vm

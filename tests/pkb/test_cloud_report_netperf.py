@@ -251,7 +251,10 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         ' failed: establish control',
     ):
       benchmark.Run(spec)
-    self.assertIn('kill "$pid"', server_cmd.all_commands.splitlines()[-1])
+    stop = server_cmd.all_commands.splitlines()[-1]
+    self.assertIn('pid=$(cat pkb_ext_netperf/netserver-', stop)
+    self.assertIn('kill $pids', stop)
+    self.assertNotIn('killall', stop)
 
   @flagsaver.flagsaver(cloud_report_netperf_streams=['2'])
   def testFailedStreamOfMany(self):

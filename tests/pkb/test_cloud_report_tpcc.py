@@ -37,7 +37,7 @@ from perfkitbenchmarker import linux_virtual_machine
 
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
-from pkb_cloud_report.linux_packages import cockroachdb
+from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb

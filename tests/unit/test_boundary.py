@@ -172,7 +172,7 @@ class WheelTest(absltest.TestCase):
         'pkb_ext/upstream.py',
         'pkb_cloud_report/benchmarks/cloud_report_2021_benchmark.py',
         'pkb_cloud_report/benchmarks/cloud_report/phases.py',
-        'pkb_cloud_report/linux_packages/cockroachdb.py',
+        'pkb_cloud_report/linux_packages/cloud_report_cockroachdb.py',
         'pkb_ext/configs/fio/cloud_report_2021.fio.j2',
     ):
       self.assertIn(name, self.names)

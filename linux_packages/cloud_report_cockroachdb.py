@@ -62,7 +62,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import vm_util
 
-PACKAGE_NAME = 'cockroachdb'
+PACKAGE_NAME = 'cloud_report_cockroachdb'
 DEFAULT_VERSION = 'v20.2.7'
 # (version, arch) -> sha256 of the official tarball (see module docstring).
 PINNED_SHA256 = {
