@@ -133,8 +133,17 @@ class PresetsTest(absltest.TestCase):
             'minio': {
                 'endpoint': 'http://10.247.73.10:9000',
                 'access_key': 'a',
-                'secret_key': 'b',
-            }
+                'secret_key': 'minio-secret',
+            },
+            'azurite': {
+                'endpoint': 'http://10.247.73.10:10000/pkbextlocal',
+                'account': 'pkbextlocal',
+                'key': 'azurite-secret',
+            },
+        },
+        'object_storage': {
+            'credentials_file': '/srv/x/object-storage.env',
+            'python': '/opt/pkb-ext/bin/object-storage-sdk/bin/python',
         },
     }
     out = presets.LocalCloudFlags(state)
@@ -146,10 +155,26 @@ class PresetsTest(absltest.TestCase):
         '--cloud_report_go_tpc_path=/opt/pkb-ext/bin/go-tpc',
     ):
       self.assertIn(flag, out)
-    if 'cloud_report_object_storage_endpoint' in flags.FLAGS:
-      self.assertIn(
-          '--cloud_report_object_storage_endpoint=http://10.247.73.10:9000', out
-      )
+    self.assertIn(
+        '--cloud_report_object_storage_endpoint=http://10.247.73.10:9000', out
+    )
+    self.assertIn('--cloud_report_object_storage_provider=s3', out)
+    self.assertIn(
+        '--cloud_report_object_storage_credentials_file='
+        '/srv/x/object-storage.env',
+        out,
+    )
+    azure = presets.LocalCloudFlags(state, 'azure')
+    self.assertIn('--cloud_report_object_storage_provider=azure', azure)
+    self.assertIn(
+        '--cloud_report_object_storage_endpoint='
+        'http://10.247.73.10:10000/pkbextlocal',
+        azure,
+    )
+    for flag in out + azure:  # keys never travel as flag values
+      self.assertNotIn('secret', flag)
+    with self.assertRaisesRegex(ValueError, 'runs no fake-gcs'):
+      presets.LocalCloudFlags(state, 'gcs')
 
 
 class ResultsTest(absltest.TestCase):
