@@ -643,7 +643,11 @@ class AzureEndpointBuckets:
             'account_name': creds.azure_account,
             'account_key': creds.azure_key,
         },
+        # Storage's default backoff starts at 15 s; an unreachable endpoint
+        # should fail in seconds.
         retry_total=2,
+        initial_backoff=1,
+        increment_base=2,
         connection_timeout=10,
     )
 
@@ -770,15 +774,14 @@ def Run(topology) -> list:
   where = Where(provider, params, region, vm.CLOUD)
   bucket = BucketName(flags.FLAGS.run_uri or 'norunuri')
   buckets = _Buckets(vm, params, provider, region)
+  try:
+    buckets.Make(bucket)
+  except Exception as e:  # pylint: disable=broad-except
+    raise ObjectStorageError(
+        f'object storage {where}: cannot create bucket {bucket}: ' + OneLine(e)
+    ) from e
   _LIVE[bucket] = buckets
   try:
-    try:
-      buckets.Make(bucket)
-    except Exception as e:  # pylint: disable=broad-except
-      raise ObjectStorageError(
-          f'object storage {where}: cannot create bucket {bucket}: '
-          + OneLine(e)
-      ) from e
     config = WorkerConfig(
         params,
         provider,

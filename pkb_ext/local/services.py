@@ -103,7 +103,7 @@ def MinioEndpoint(plan: layout.Plan) -> str:
   return Endpoint(plan, BY_PROVIDER['s3'])
 
 
-def _Healthy(service: Service, endpoint: str) -> bool:
+def Healthy(service: Service, endpoint: str) -> bool:
   """Whether the service answers HTTP (Azurite: any status will do)."""
   url = {
       'minio': endpoint + '/minio/health/live',
@@ -202,7 +202,7 @@ def EnsureService(plan: layout.Plan, state: dict, service: Service) -> dict:
   """Starts a service on the client host unless it runs; returns its record."""
   record = state.setdefault('services', {}).get(service.name) or {}
   endpoint = Endpoint(plan, service)
-  if system.IsAlive(record.get('pid'), record.get('start')) and _Healthy(
+  if system.IsAlive(record.get('pid'), record.get('start')) and Healthy(
       service, endpoint
   ):
     return record
@@ -231,7 +231,7 @@ def EnsureService(plan: layout.Plan, state: dict, service: Service) -> dict:
   out = sshd.Ssh(plan, host, _Command(service, host, env_file)).stdout
   pid = _RootPid(host, int(out.split()[-1]), service)
   deadline = time.monotonic() + 90
-  while not _Healthy(service, endpoint):
+  while not Healthy(service, endpoint):
     if time.monotonic() > deadline or system.StartTime(pid) is None:
       log = sshd.Ssh(
           plan, host, f'tail -20 ~/{service.name}.log', check=False
