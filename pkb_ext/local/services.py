@@ -148,11 +148,12 @@ def _RootPid(
 def _Command(service: Service, host: layout.Host, env_file: str) -> str:
   """The shell command that starts the service in the background."""
   program = f'{local.BIN_DIR}/{service.program}'
+  prelude = ''
   if service.name == 'minio':
+    prelude = 'mkdir -p ~/minio-data && '
     run = (
-        f'mkdir -p ~/minio-data && {program} server --quiet --address'
-        f' {host.ip}:{service.port} --console-address 127.0.0.1:9001'
-        ' ~/minio-data'
+        f'{program} server --quiet --address {host.ip}:{service.port}'
+        ' --console-address 127.0.0.1:9001 ~/minio-data'
     )
   elif service.name == 'fake-gcs':
     url = f'http://{host.ip}:{service.port}'
@@ -162,13 +163,16 @@ def _Command(service: Service, host: layout.Host, env_file: str) -> str:
         f' {host.ip}:{service.port} -log-level warn'
     )
   else:
+    prelude = 'mkdir -p ~/azurite-data && '
     run = (
-        f'mkdir -p ~/azurite-data && node {program} --blobHost {host.ip}'
-        f' --blobPort {service.port} --location ~/azurite-data --silent'
-        ' --disableTelemetry --skipApiVersionCheck'
+        f'node {program} --blobHost {host.ip} --blobPort {service.port}'
+        ' --location ~/azurite-data --silent --disableTelemetry'
+        ' --skipApiVersionCheck'
     )
+  # Only the service runs in the background, its output in its log, so the
+  # ssh session ends at `echo $!`.
   return (
-      f'set -a && . ~/{env_file} && set +a; nohup {run}'
+      f'{prelude}set -a && . ~/{env_file} && set +a; nohup {run}'
       f' > ~/{service.name}.log 2>&1 < /dev/null & echo $!'
   )
 
