@@ -828,7 +828,11 @@ def Samples(
             samples_lib.METRICS,
             'cloud_report_phase_error',
             1,
-            {'error': f'worker exit {rc}: {why}'[:1000], 'partial': True},
+            {
+                'error': f'worker exit {rc}: {why}'[:1000],
+                'partial': True,
+                'provider': result.header.provider,
+            },
         )
     )
   return out

@@ -344,9 +344,20 @@ class AzureAdapter:
     blob_client.download_blob(max_concurrency=1).readinto(sink)
 
   def Delete(self, client, keys):
+    """Deletes in batches of 256, or blob by blob where batches fail.
+
+    The SDK puts the account in a batch's sub-request paths only for a
+    localhost or 127.0.0.1 account URL, so an emulator (Azurite) reached at
+    any other address refuses every batch; single deletes work everywhere.
+    """
     container = client.get_container_client(self.bucket)
     for i in range(0, len(keys), 256):
-      container.delete_blobs(*keys[i : i + 256])
+      chunk = keys[i : i + 256]
+      try:
+        container.delete_blobs(*chunk)
+      except Exception:  # pylint: disable=broad-except
+        for key in chunk:
+          container.delete_blob(key)
 
 
 ADAPTERS = {'s3': S3Adapter, 'gcs': GcsAdapter, 'azure': AzureAdapter}

@@ -121,9 +121,12 @@ class Emulator:
           ),
       }
       env['AZURITE_ACCOUNTS'] = 'ostest:' + self.keys['AZURE_STORAGE_KEY']
+      # Not 127.0.0.1, which the Azure SDK treats specially (batch paths),
+      # as it does not treat the local cloud's client host.
+      url = f'http://127.0.0.2:{port}'
       argv = [
           'node', str(BIN / services.AZURITE_MAIN),
-          '--blobHost', '127.0.0.1', '--blobPort', str(port),
+          '--blobHost', '127.0.0.2', '--blobPort', str(port),
           '--location', self.dir, '--silent',
           '--disableTelemetry', '--skipApiVersionCheck',
       ]  # fmt: skip
