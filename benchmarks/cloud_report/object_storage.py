@@ -24,8 +24,8 @@ into percentiles and throughput samples.
 Buckets: on AWS, GCP and Azure the bucket is made and deleted through PKB's
 object storage service layer (S3Service, GoogleCloudStorageService,
 AzureBlobStorageService) in the client VM's region. With
---cloud_report_object_storage_endpoint (an emulator on the local cloud:
-MinIO, fake-gcs-server or Azurite) the worker speaks
+--cloud_report_object_storage_endpoint (an S3, GCS or Azure Blob service
+or emulator, such as MinIO, fake-gcs-server or Azurite) the worker speaks
 --cloud_report_object_storage_provider (s3, gcs or azure; s3 by default)
 to that endpoint, and the bucket (Azure: container) is made and deleted
 through the same provider's SDK from the PKB host: PKB's services shell out
@@ -166,7 +166,7 @@ _ENDPOINT = flags.DEFINE_string(
     None,
     'URL of an object storage endpoint that speaks '
     '--cloud_report_object_storage_provider (e.g. MinIO, fake-gcs-server or '
-    'Azurite on the local cloud; for azure, the account URL). When set, the '
+    'Azurite; for azure, the account URL). When set, the '
     'bucket is made with that SDK from the PKB host, instead of in the '
     "client cloud's object storage.",
 )
