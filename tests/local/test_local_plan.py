@@ -29,6 +29,7 @@ from pkb_ext.local import hostfs
 from pkb_ext.local import layout
 from pkb_ext.local import presets
 from pkb_ext.local import results
+from pkb_ext.local import services
 
 
 class PlanTest(parameterized.TestCase):
@@ -175,6 +176,59 @@ class PresetsTest(absltest.TestCase):
       self.assertNotIn('secret', flag)
     with self.assertRaisesRegex(ValueError, 'runs no fake-gcs'):
       presets.LocalCloudFlags(state, 'gcs')
+
+
+class ServicesTest(absltest.TestCase):
+  """The emulators' commands and keys file (pure parts, no root)."""
+
+  def setUp(self):
+    super().setUp()
+    self.plan = layout.Plan(state_dir='/srv/pkb-ext-test-state')
+    self.host = self.plan.Host(services.SERVICE_HOST)
+
+  def testEachEmulatorStartsOfflineOnTheClientWithoutKeysOnItsCommandLine(
+      self,
+  ):
+    record = {'secret_key': 'minio-secret', 'key': 'azurite-secret'}
+    for service in services.SERVICES:
+      keys, env_text = services._Environment(service, record)
+      command = services._Command(service, self.host, 'ENV')
+      self.assertIn(f'{self.host.ip}', command)
+      self.assertIn(str(service.port), command)
+      self.assertTrue(command.endswith('< /dev/null & echo $!'), command)
+      for secret in ('minio-secret', 'azurite-secret'):
+        self.assertNotIn(secret, command)
+      if service.name == 'azurite':
+        self.assertIn('--disableTelemetry', command)
+        self.assertIn('--skipApiVersionCheck', command)
+        self.assertEqual(
+            env_text, 'AZURITE_ACCOUNTS=pkbextlocal:azurite-secret\n'
+        )
+        self.assertTrue(
+            services.Endpoint(self.plan, service).endswith(':10000/pkbextlocal')
+        )
+      if service.name == 'minio':
+        self.assertEqual(keys['secret_key'], 'minio-secret')
+
+  def testCredentialsFileParsesAsThePhaseReadsIt(self):
+    from pkb_cloud_report.benchmarks.cloud_report import object_storage  # pylint: disable=g-import-not-at-top
+
+    state = {
+        'services': {
+            'minio': {'access_key': 'u', 'secret_key': 's3-secret'},
+            'azurite': {'account': 'pkbextlocal', 'key': 'YXp1cml0ZQ=='},
+            'fake-gcs': {'project': 'pkb-ext-local'},
+        }
+    }
+    creds = object_storage.ParseCredentials(services.CredentialsText(state))
+    self.assertEqual(
+        creds.WorkerExtra('s3'), {'access_key': 'u', 'secret_key': 's3-secret'}
+    )
+    self.assertEqual(
+        creds.WorkerExtra('azure'),
+        {'azure_account': 'pkbextlocal', 'azure_key': 'YXp1cml0ZQ=='},
+    )
+    self.assertEqual(creds.WorkerExtra('gcs'), {'project': 'pkb-ext-local'})
 
 
 class ResultsTest(absltest.TestCase):
