@@ -706,7 +706,12 @@ def Prepare(topology) -> None:
   module = _SDK_IMPORT[provider]
   check = f'{params.python} -c "import {module}"'
   vm.RemoteCommand(f'mkdir -p {WORK_DIR}')
-  if vm.RemoteCommandWithReturnCode(check, ignore_failure=True)[2]:
+  # A cloud VM always gets the pinned SDK (PKB's PrepareVM installs the
+  # latest boto3); with an endpoint an interpreter that has it is used as is.
+  if (
+      not params.endpoint
+      or vm.RemoteCommandWithReturnCode(check, ignore_failure=True)[2]
+  ):
     requirements = f'{WORK_DIR}/requirements-{provider}.txt'
     vm.PushDataFile(REQUIREMENTS_DATA.format(provider=provider), requirements)
     vm.Install('pip')

@@ -369,6 +369,21 @@ class RunTest(absltest.TestCase):
         f'{object_storage.WORK_DIR}/requirements-gcs.txt',
     )
 
+  def testACloudVmAlwaysGetsThePinnedSdk(self):
+    vm = _Vm()
+    vm.CLOUD = 'AWS'
+    vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)  # boto3 there
+    with mock.patch.object(object_storage, 'PkbBuckets'):
+      object_storage.Prepare(self._Topology(vm))
+    vm.RemoteCommand.assert_any_call(
+        f'sudo python3 -m pip install -q -r {object_storage.WORK_DIR}/'
+        'requirements-s3.txt'
+    )
+    pins = pathlib.Path(object_storage.__file__).parents[2] / (
+        'configs/object_storage/requirements-s3.txt'
+    )
+    self.assertIn('boto3==', pins.read_text())
+
 
 class PkbBucketsTest(absltest.TestCase):
 
