@@ -125,6 +125,8 @@ setuptools.setup(
             '*/*.mod',
             '*/*.sum',
             '*/*.go',
+            # the TTFB worker's pinned SDKs (pip requirements)
+            '*/*.txt',
         ],
     },
     install_requires=['absl-py', 'PyYAML', 'numpy', 'orjson>=3.9'],

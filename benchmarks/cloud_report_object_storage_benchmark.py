@@ -15,8 +15,9 @@
 
 The object_storage phase of cloud_report_2021 on its own: from a client VM
 to a bucket in its region (PKB's S3, GCS or Azure Blob service, or an
-S3-compatible endpoint such as MinIO with
---cloud_report_object_storage_endpoint), TTFB percentiles of PUTs and GETs
+endpoint given by --cloud_report_object_storage_endpoint and
+--cloud_report_object_storage_provider, such as MinIO, fake-gcs-server or
+Azurite), TTFB percentiles of PUTs and GETs
 on new and reused connections, single-stream throughput per object size and
 aggregate throughput per concurrency level. Unlike PKB's
 object_storage_service benchmark, which times whole requests, it separates

@@ -18,9 +18,13 @@
 #   PKB_EXT_LOCAL_STATE     the local cloud's state dir (default cache/local)
 #   PKB_EXT_LOCAL_PREFIX, PKB_EXT_LOCAL_SUBNET  a second cloud's names/subnet
 #
+# The suite runs with the object storage phase on MinIO (s3); then, if that
+# phase is selected, the phase alone runs once more on fake-gcs-server (gcs)
+# and once on Azurite (azure), so the samples hold all three providers.
+#
 # out/ receives samples.ndjson (one phase sample a line: metric, value, unit,
 # metadata, timestamp, run_uri), spool/ (pkb_ext's publisher spool, if it has
-# landed), pkb_samples.json (PKB's --json_path), pkb.log and report/.
+# landed), pkb_samples*.json (PKB's --json_path), pkb*.log and report/.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -53,7 +57,7 @@ VENV=$ROOT/.venv
 OUT=${PKB_EXT_OUT:-$ROOT/out}
 mkdir -p "$OUT"
 rm -rf "$OUT/spool" "$OUT/report"
-rm -f "$OUT/samples.ndjson" "$OUT/pkb_samples.json" "$OUT/pkb.log"
+rm -f "$OUT/samples.ndjson" "$OUT"/pkb_samples*.json "$OUT"/pkb*.log
 started=$(date +%s)
 
 log "== pkb-ext local up"
@@ -70,27 +74,56 @@ log "phases: ${EXPECT:-none}; preset: $PRESET"
 
 WORK=$(mktemp -d /tmp/pkb-ext-local.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-FLAGFILE=$WORK/flags  # holds the MinIO keys: not in out/
+FLAGFILE=$WORK/flags  # names the keys file; the keys stay in it
 (umask 077 && "$VENV/bin/pkb-ext" local flags --preset="$PRESET" \
   --spool-dir="$OUT/spool" > "$FLAGFILE" 2>"$WORK/flags.err") \
   || { cat "$WORK/flags.err" >&2; die "pkb-ext local flags failed"; }
-grep -v -e '_secret_key=' -e '_access_key=' "$FLAGFILE" | sed 's/^/[local]   /'
+sed 's/^/[local]   /' "$FLAGFILE"
+
+# Runs pkb.py; $1 names the run (out/pkb_samples$1.json, out/pkb$1.log).
+run_pkb() {
+  local tag=$1 flagfile=$2; shift 2
+  set +e
+  "$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 --flagfile="$flagfile" \
+    --temp_dir="$WORK/pkb$tag" --json_path="$OUT/pkb_samples$tag.json" \
+    "$@" 2>&1 | grep --line-buffered -E \
+    'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
+  local rc=${PIPESTATUS[0]}
+  set -e
+  cp "$WORK/pkb$tag"/runs/*/pkb.log "$OUT/pkb$tag.log" 2>/dev/null || true
+  [ "$rc" -eq 0 ] || log "pkb.py exited $rc; its log: $OUT/pkb$tag.log"
+  return "$rc"
+}
 
 log "== pkb.py --benchmarks=cloud_report_2021 ${PKB_ARGS[*]}"
-set +e
-"$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 --flagfile="$FLAGFILE" \
-  --temp_dir="$WORK/pkb" --json_path="$OUT/pkb_samples.json" \
-  "${PKB_ARGS[@]}" 2>&1 | grep --line-buffered -E \
-  'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
-pkb_rc=${PIPESTATUS[0]}
-set -e
+pkb_rc=0
+run_pkb "" "$FLAGFILE" "${PKB_ARGS[@]}" || pkb_rc=$?
+
+case ",$EXPECT," in
+  *,object_storage,*)
+    OTHER_ARGS=()
+    for arg in "${PKB_ARGS[@]}"; do
+      case "$arg" in --cloud_report_phases=*) ;; *) OTHER_ARGS+=("$arg") ;; esac
+    done
+    for provider in gcs azure; do
+      if ! (umask 077 && "$VENV/bin/pkb-ext" local flags --preset="$PRESET" \
+          --object-storage="$provider" --spool-dir="$OUT/spool" \
+          > "$WORK/flags-$provider" 2>"$WORK/flags.err"); then
+        log "no $provider object storage: $(tail -1 "$WORK/flags.err")"
+        pkb_rc=1
+        continue
+      fi
+      log "== pkb.py object_storage on $provider"
+      run_pkb "-$provider" "$WORK/flags-$provider" \
+        --cloud_report_phases=object_storage "${OTHER_ARGS[@]}" || pkb_rc=$?
+    done
+    ;;
+esac
 run_done=$(date +%s)
-cp "$WORK"/pkb/runs/*/pkb.log "$OUT/pkb.log" 2>/dev/null || true
-[ "$pkb_rc" -eq 0 ] || log "pkb.py exited $pkb_rc; its log: $OUT/pkb.log"
 
 log "== results"
 inputs=()
-for f in "$OUT"/spool/*.ndjson "$OUT/pkb_samples.json"; do
+for f in "$OUT"/spool/*.ndjson "$OUT"/pkb_samples*.json; do
   [ -s "$f" ] && inputs+=("$f")
 done
 results_rc=1

@@ -24,11 +24,26 @@ into percentiles and throughput samples.
 Buckets: on AWS, GCP and Azure the bucket is made and deleted through PKB's
 object storage service layer (S3Service, GoogleCloudStorageService,
 AzureBlobStorageService) in the client VM's region. With
---cloud_report_object_storage_endpoint (MinIO on the local cloud, any
-S3-compatible store) the worker speaks S3 to that endpoint, and the bucket is
-made and deleted with boto3 from the PKB host: PKB's S3Service shells out to
-the aws CLI, which PKB's host may not have and which it calls with no
-endpoint option, and it tags buckets, which MinIO does not need.
+--cloud_report_object_storage_endpoint (an S3, GCS or Azure Blob service
+or emulator, such as MinIO, fake-gcs-server or Azurite) the worker speaks
+--cloud_report_object_storage_provider (s3, gcs or azure; s3 by default)
+to that endpoint, and the bucket (Azure: container) is made and deleted
+through the same provider's SDK from the PKB host: PKB's services shell out
+to the clouds' CLIs, which PKB's host may not have and which take no
+endpoint.
+
+Credentials never travel as flag values (PKB logs every flag value). For an
+endpoint they come from --cloud_report_object_storage_credentials_file, a
+file only its owner may read, or else from this process's environment, under
+the SDKs' usual names: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (s3),
+AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY (azure), GOOGLE_CLOUD_PROJECT
+(gcs; an endpoint gets anonymous access). They reach the worker in its
+config file, which is private to the VM user and removed after the run.
+
+Errors that stop the phase are one line naming the provider and where it
+was reached (the endpoint, or the cloud's service and region): an
+unreachable endpoint or wrong keys fail at bucket creation, a bucket that
+vanished fails the worker.
 
 Credentials: the worker on the client VM uses the VM's own. On AWS that is
 the instance profile (--aws_ec2_instance_profile), on GCP the VM's service
@@ -52,6 +67,7 @@ import json
 import logging
 import os
 import re
+import stat
 import tempfile
 from urllib import parse as urlparse
 
@@ -81,6 +97,17 @@ _SDK_IMPORT = {
     's3': 'boto3',
     'gcs': 'google.cloud.storage',
     'azure': 'azure.storage.blob',
+}
+PROVIDERS = ('s3', 'gcs', 'azure')
+# Pinned SDKs the worker needs, per provider (pip requirements in configs/).
+REQUIREMENTS_DATA = 'object_storage/requirements-{provider}.txt'
+# Credential names in the credentials file and the environment.
+CREDENTIAL_NAMES = {
+    'AWS_ACCESS_KEY_ID': 'access_key',
+    'AWS_SECRET_ACCESS_KEY': 'secret_key',
+    'AZURE_STORAGE_ACCOUNT': 'azure_account',
+    'AZURE_STORAGE_KEY': 'azure_key',
+    'GOOGLE_CLOUD_PROJECT': 'project',
 }
 _UNITS = {'': 1, 'b': 1, 'kib': 1 << 10, 'mib': 1 << 20, 'gib': 1 << 30}
 _SIZE = re.compile(r'^\s*(\d+)\s*([a-zA-Z]*)\s*$')
@@ -137,20 +164,27 @@ _PREFIX = flags.DEFINE_string(
 _ENDPOINT = flags.DEFINE_string(
     'cloud_report_object_storage_endpoint',
     None,
-    'URL of an S3-compatible endpoint (e.g. MinIO on the local cloud). When '
-    'set, the worker uses S3 there and the bucket is made with boto3 from '
-    "the PKB host, instead of the client cloud's object storage.",
+    'URL of an object storage endpoint that speaks '
+    '--cloud_report_object_storage_provider (e.g. MinIO, fake-gcs-server or '
+    'Azurite; for azure, the account URL). When set, the '
+    'bucket is made with that SDK from the PKB host, instead of in the '
+    "client cloud's object storage.",
 )
-_ACCESS_KEY = flags.DEFINE_string(
-    'cloud_report_object_storage_access_key',
+_PROVIDER = flags.DEFINE_enum(
+    'cloud_report_object_storage_provider',
     None,
-    "Access key for --cloud_report_object_storage_endpoint (default: boto3's "
-    'credential chain on the host and on the VM).',
+    list(PROVIDERS),
+    'Object storage API of --cloud_report_object_storage_endpoint (default '
+    "s3). Without an endpoint, the client cloud's own (AWS s3, GCP gcs, "
+    'Azure azure), which this flag may only restate.',
 )
-_SECRET_KEY = flags.DEFINE_string(
-    'cloud_report_object_storage_secret_key',
+_CREDENTIALS_FILE = flags.DEFINE_string(
+    'cloud_report_object_storage_credentials_file',
     None,
-    'Secret key for --cloud_report_object_storage_endpoint.',
+    "File of NAME=VALUE lines with the endpoint's credentials "
+    '(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AZURE_STORAGE_ACCOUNT, '
+    'AZURE_STORAGE_KEY, GOOGLE_CLOUD_PROJECT); only its owner may read it. '
+    "Default: those names in PKB's environment.",
 )
 _PYTHON = flags.DEFINE_string(
     'cloud_report_object_storage_python',
@@ -204,11 +238,95 @@ _Checker(_CONCURRENCY.name, _CheckLevels)
 _Checker(_CONCURRENCY_SIZE.name, ParseSize)
 _Checker(_PREFIX.name, _CheckPrefix)
 _Checker(_ENDPOINT.name, _CheckEndpoint)
-flags.register_multi_flags_validator(
-    [_ACCESS_KEY.name, _SECRET_KEY.name],
-    lambda d: bool(d[_ACCESS_KEY.name]) == bool(d[_SECRET_KEY.name]),
-    message=f'--{_ACCESS_KEY.name} and --{_SECRET_KEY.name} go together',
-)
+_Checker(_CREDENTIALS_FILE.name, lambda p: p and ReadCredentialsFile(p))
+
+
+@dataclasses.dataclass(frozen=True)
+class Credentials:
+  """Endpoint credentials; repr() shows which are set, never their values."""
+
+  access_key: str | None = dataclasses.field(default=None, repr=False)
+  secret_key: str | None = dataclasses.field(default=None, repr=False)
+  azure_account: str | None = None
+  azure_key: str | None = dataclasses.field(default=None, repr=False)
+  project: str | None = None
+
+  def WorkerExtra(self, provider: str) -> dict:
+    """The worker config's credential keys for a provider (set ones only)."""
+    names = {
+        's3': ('access_key', 'secret_key'),
+        'gcs': ('project',),
+        'azure': ('azure_account', 'azure_key'),
+    }[provider]
+    return {n: getattr(self, n) for n in names if getattr(self, n)}
+
+  def Secrets(self) -> list[str]:
+    return [v for v in (self.secret_key, self.azure_key) if v]
+
+
+def ParseCredentials(text: str, source: str = 'credentials') -> Credentials:
+  """Parses NAME=VALUE lines (# comments, blank lines); pure.
+
+  Raises:
+    ValueError: a line that is not NAME=VALUE, an unknown or repeated name,
+      or half of a key pair. The message names the line, never a value.
+  """
+  values = {}
+  for n, line in enumerate(text.splitlines(), 1):
+    line = line.strip()
+    if not line or line.startswith('#'):
+      continue
+    name, sep, value = line.partition('=')
+    name = name.strip().removeprefix('export ').strip()
+    if not sep or not name:
+      raise ValueError(f'{source} line {n}: not NAME=VALUE')
+    if name not in CREDENTIAL_NAMES:
+      raise ValueError(
+          f'{source} line {n}: unknown name {name!r}; use '
+          + ', '.join(CREDENTIAL_NAMES)
+      )
+    if CREDENTIAL_NAMES[name] in values:
+      raise ValueError(f'{source} line {n}: {name} given twice')
+    values[CREDENTIAL_NAMES[name]] = value.strip().strip('"\'')
+  return _CheckPairs(Credentials(**values), source)
+
+
+def _CheckPairs(creds: Credentials, source: str) -> Credentials:
+  for a, b, names in (
+      ('access_key', 'secret_key', 'AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY'),
+      ('azure_account', 'azure_key', 'AZURE_STORAGE_ACCOUNT/AZURE_STORAGE_KEY'),
+  ):
+    if bool(getattr(creds, a)) != bool(getattr(creds, b)):
+      raise ValueError(f'{source}: {names} go together')
+  return creds
+
+
+def ReadCredentialsFile(path: str) -> Credentials:
+  """Reads a credentials file that only its owner may read."""
+  try:
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+      raise ValueError(f'{path} is not a regular file')
+    if info.st_mode & 0o077:
+      raise ValueError(
+          f'{path} is readable by others (mode {info.st_mode & 0o777:o}): '
+          f'chmod 600 {path}'
+      )
+    with open(path) as f:
+      text = f.read()
+  except OSError as e:
+    raise ValueError(f'cannot read {path}: {e.strerror}') from e
+  return ParseCredentials(text, path)
+
+
+def CredentialsFromEnvironment(environ=None) -> Credentials:
+  environ = os.environ if environ is None else environ
+  values = {
+      field: environ[name]
+      for name, field in CREDENTIAL_NAMES.items()
+      if environ.get(name)
+  }
+  return _CheckPairs(Credentials(**values), 'the environment')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,8 +342,8 @@ class Params:
   concurrency_object_bytes: int = 32 << 20
   prefix: str = 'cloud-report-2021/'
   endpoint: str | None = None
-  access_key: str | None = None
-  secret_key: str | None = None
+  provider: str | None = None
+  credentials: Credentials = Credentials()
   python: str = 'python3'
 
   @classmethod
@@ -240,8 +358,12 @@ class Params:
         concurrency_object_bytes=ParseSize(_CONCURRENCY_SIZE.value),
         prefix=_PREFIX.value,
         endpoint=_ENDPOINT.value or None,
-        access_key=_ACCESS_KEY.value,
-        secret_key=_SECRET_KEY.value,
+        provider=_PROVIDER.value,
+        credentials=(
+            ReadCredentialsFile(_CREDENTIALS_FILE.value)
+            if _CREDENTIALS_FILE.value
+            else CredentialsFromEnvironment()
+        ),
         python=_PYTHON.value,
     )
 
@@ -325,13 +447,43 @@ def CheckPrerequisites(benchmark_config) -> list[str]:
 def ProviderOf(vm, params: Params) -> str:
   """Returns s3, gcs or azure: the endpoint's protocol or the VM's cloud."""
   if params.endpoint:
-    return 's3'
+    return params.provider or 's3'
   if vm.CLOUD not in _PROVIDER_OF_CLOUD:
     raise ValueError(
         'the object storage phase has no object storage for cloud '
-        f'{vm.CLOUD!r}; set --{_ENDPOINT.name} to an S3-compatible endpoint'
+        f'{vm.CLOUD!r}; set --{_ENDPOINT.name} (and --{_PROVIDER.name}) to '
+        'an object storage endpoint'
     )
-  return _PROVIDER_OF_CLOUD[vm.CLOUD]
+  own = _PROVIDER_OF_CLOUD[vm.CLOUD]
+  if params.provider and params.provider != own:
+    raise ValueError(
+        f'--{_PROVIDER.name}={params.provider} needs --{_ENDPOINT.name}: on '
+        f"{vm.CLOUD} the phase uses {own} through PKB's service"
+    )
+  return own
+
+
+def Where(provider: str, params: Params, region: str, cloud: str = '') -> str:
+  """Names the object storage reached, for errors: provider and endpoint."""
+  if params.endpoint:
+    return f'{provider} at {params.endpoint}'
+  return f'{provider} ({cloud or "cloud"} service, region {region})'
+
+
+def OneLine(error: BaseException | str, limit: int = 300) -> str:
+  """The first non-empty line of an error, shortened (pure)."""
+  text = str(error)
+  lines = [l.strip() for l in text.splitlines() if l.strip()]
+  first = lines[0] if lines else ''
+  if isinstance(error, BaseException):
+    first = (
+        f'{type(error).__name__}: {first}' if first else type(error).__name__
+    )
+  return first if len(first) <= limit else first[: limit - 3] + '...'
+
+
+class ObjectStorageError(RuntimeError):
+  """The phase cannot measure: one line naming provider and endpoint."""
 
 
 def RegionOf(vm) -> str:
@@ -400,21 +552,25 @@ class PkbBuckets:
     return {'azure_account': account.name, 'azure_key': account.key}
 
 
-class EndpointBuckets:
+class S3EndpointBuckets:
   """A bucket on an S3-compatible endpoint, through boto3 on this host."""
 
   def __init__(self, params: Params, region: str):
     import boto3  # pylint: disable=g-import-not-at-top
     from botocore import config  # pylint: disable=g-import-not-at-top
 
-    self._params = params
+    creds = params.credentials
     self.client = boto3.client(
         's3',
         endpoint_url=params.endpoint,
-        aws_access_key_id=params.access_key,
-        aws_secret_access_key=params.secret_key,
+        aws_access_key_id=creds.access_key,
+        aws_secret_access_key=creds.secret_key,
         region_name=region or 'us-east-1',
-        config=config.Config(s3={'addressing_style': 'path'}),
+        config=config.Config(
+            s3={'addressing_style': 'path'},
+            retries={'max_attempts': 3},
+            connect_timeout=10,
+        ),
     )
 
   def Make(self, bucket: str) -> None:
@@ -436,23 +592,98 @@ class EndpointBuckets:
     except self.client.exceptions.NoSuchBucket:
       logging.info('object_storage: bucket %s is already gone', bucket)
 
-  def WorkerExtra(self) -> dict:
-    if not self._params.access_key:
-      return {}
-    return {
-        'access_key': self._params.access_key,
-        'secret_key': self._params.secret_key,
-    }
 
+class GcsEndpointBuckets:
+  """A bucket on a GCS endpoint (fake-gcs-server), anonymous, from here."""
+
+  def __init__(self, params: Params, region: str):
+    from google.auth import credentials  # pylint: disable=g-import-not-at-top
+    from google.cloud import storage  # pylint: disable=g-import-not-at-top
+
+    self._region = region
+    self.client = storage.Client(
+        project=params.credentials.project or 'pkb-ext',
+        credentials=credentials.AnonymousCredentials(),
+        client_options={'api_endpoint': params.endpoint},
+    )
+
+  def Make(self, bucket: str) -> None:
+    self.client.create_bucket(bucket, retry=None, timeout=30)
+
+  def Delete(self, bucket: str) -> None:
+    """Deletes every object, then the bucket; a missing bucket is fine."""
+    from google.api_core import exceptions  # pylint: disable=g-import-not-at-top
+
+    try:
+      handle = self.client.bucket(bucket)
+      for blob in self.client.list_blobs(bucket, timeout=30):
+        handle.blob(blob.name).delete(timeout=30)
+      handle.delete(timeout=30)
+    except exceptions.NotFound:
+      logging.info('object_storage: bucket %s is already gone', bucket)
+
+
+class AzureEndpointBuckets:
+  """A container on an Azure Blob endpoint (Azurite), with the shared key."""
+
+  def __init__(self, params: Params, region: str):
+    del region
+    from azure.storage import blob  # pylint: disable=g-import-not-at-top
+
+    creds = params.credentials
+    if not creds.azure_account:
+      raise ObjectStorageError(
+          f'object storage azure at {params.endpoint}: no account: set '
+          'AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY in '
+          f'--{_CREDENTIALS_FILE.name} or the environment'
+      )
+    self.client = blob.BlobServiceClient(
+        account_url=params.endpoint,
+        credential={
+            'account_name': creds.azure_account,
+            'account_key': creds.azure_key,
+        },
+        # Storage's default backoff starts at 15 s; an unreachable endpoint
+        # should fail in seconds.
+        retry_total=2,
+        initial_backoff=1,
+        increment_base=2,
+        connection_timeout=10,
+    )
+
+  def Make(self, bucket: str) -> None:
+    self.client.create_container(bucket)
+
+  def Delete(self, bucket: str) -> None:
+    """Deletes the container and its blobs; a missing one is fine."""
+    from azure.core import exceptions  # pylint: disable=g-import-not-at-top
+
+    try:
+      self.client.delete_container(bucket)
+    except exceptions.ResourceNotFoundError:
+      logging.info('object_storage: container %s is already gone', bucket)
+
+
+_ENDPOINT_BUCKETS = {
+    's3': S3EndpointBuckets,
+    'gcs': GcsEndpointBuckets,
+    'azure': AzureEndpointBuckets,
+}
 
 # Buckets made and not yet deleted in this process: name -> buckets object.
 _LIVE = {}
 
 
-def _Buckets(vm, params: Params, region: str):
+def _Buckets(vm, params: Params, provider: str, region: str):
   if params.endpoint:
-    return EndpointBuckets(params, region)
+    return _ENDPOINT_BUCKETS[provider](params, region)
   return PkbBuckets(vm.CLOUD, region)
+
+
+def _WorkerExtra(buckets, params: Params, provider: str) -> dict:
+  if isinstance(buckets, PkbBuckets):
+    return buckets.WorkerExtra()
+  return params.credentials.WorkerExtra(provider)
 
 
 def _DeleteBucket(name: str) -> None:
@@ -462,7 +693,7 @@ def _DeleteBucket(name: str) -> None:
 
 
 def Prepare(topology) -> None:
-  """Installs the provider SDK for the VM's python3 and pushes the worker."""
+  """Installs the provider's pinned SDK if missing and pushes the worker."""
   vm = topology.RequireClient(PHASE)
   params = Params.FromFlags()
   provider = ProviderOf(vm, params)
@@ -474,19 +705,25 @@ def Prepare(topology) -> None:
     PkbBuckets(vm.CLOUD, RegionOf(vm)).service.PrepareVM(vm)
   module = _SDK_IMPORT[provider]
   check = f'{params.python} -c "import {module}"'
-  if vm.RemoteCommandWithReturnCode(check, ignore_failure=True)[2]:
-    if provider == 'azure':
-      vm.Install('pip')
-      vm.RemoteCommand('sudo pip3 install azure-storage-blob')
-    else:
-      vm.Install({'s3': 'boto3', 'gcs': 'google_cloud_storage'}[provider])
+  vm.RemoteCommand(f'mkdir -p {WORK_DIR}')
+  # A cloud VM always gets the pinned SDK (PKB's PrepareVM installs the
+  # latest boto3); with an endpoint an interpreter that has it is used as is.
+  if (
+      not params.endpoint
+      or vm.RemoteCommandWithReturnCode(check, ignore_failure=True)[2]
+  ):
+    requirements = f'{WORK_DIR}/requirements-{provider}.txt'
+    vm.PushDataFile(REQUIREMENTS_DATA.format(provider=provider), requirements)
+    vm.Install('pip')
+    vm.RemoteCommand(
+        f'sudo {params.python} -m pip install -q -r {requirements}'
+    )
     _, stderr, rc = vm.RemoteCommandWithReturnCode(check, ignore_failure=True)
     if rc:
       raise RuntimeError(
           f'{params.python} on {vm.name} cannot import {module} after '
           f'installing it: {stderr.strip()[-300:]}'
       )
-  vm.RemoteCommand(f'mkdir -p {WORK_DIR}')
   vm.PushDataFile(WORKER_DATA, f'{WORK_DIR}/ttfb_worker.py')
 
 
@@ -529,33 +766,61 @@ def _Archive(text: str) -> None:
 
 
 def Run(topology) -> list:
-  """Makes the bucket, runs the worker, deletes the bucket; returns samples."""
+  """Makes the bucket, runs the worker, deletes the bucket; returns samples.
+
+  Raises:
+    ObjectStorageError: (one line, naming provider and endpoint) the bucket
+      could not be made, or the worker measured nothing.
+  """
   vm = topology.RequireClient(PHASE)
   params = Params.FromFlags()
   provider = ProviderOf(vm, params)
   region = RegionOf(vm)
+  where = Where(provider, params, region, vm.CLOUD)
   bucket = BucketName(flags.FLAGS.run_uri or 'norunuri')
-  buckets = _Buckets(vm, params, region)
-  _LIVE[bucket] = buckets
+  buckets = _Buckets(vm, params, provider, region)
   try:
     buckets.Make(bucket)
+  except Exception as e:  # pylint: disable=broad-except
+    raise ObjectStorageError(
+        f'object storage {where}: cannot create bucket {bucket}: ' + OneLine(e)
+    ) from e
+  _LIVE[bucket] = buckets
+  try:
     config = WorkerConfig(
-        params, provider, bucket, region, buckets.WorkerExtra()
+        params,
+        provider,
+        bucket,
+        region,
+        _WorkerExtra(buckets, params, provider),
     )
     text, rc, stderr = _RunWorker(vm, params, config)
-  finally:
-    _DeleteBucket(bucket)
-  return Samples(text, rc, stderr, region)
+  except BaseException:
+    try:  # the first error is the one to report; Cleanup retries this
+      _DeleteBucket(bucket)
+    except Exception as e:  # pylint: disable=broad-except
+      logging.warning('object_storage: bucket %s not deleted: %s', bucket, e)
+    raise
+  _DeleteBucket(bucket)
+  return Samples(text, rc, stderr, region, where)
 
 
-def Samples(text: str, rc: int, stderr: str, region: str = '') -> list:
+def Samples(
+    text: str, rc: int, stderr: str, region: str = '', where: str = ''
+) -> list:
   """Parses the worker's output into samples (see module docstring)."""
+  where = where or 'object storage'
   try:
     result = ttfb.Parse(text)
   except ttfb.ParseError as e:
-    raise RuntimeError(
-        f'object storage worker exited {rc} with no usable output: {e}; '
-        f'stderr: {stderr[-500:]}'
+    logging.error('object_storage: worker stderr: %s', stderr[-2000:])
+    reason = _AbortReason(text)
+    if not reason:
+      tail = stderr.strip().splitlines()
+      reason = tail[-1] if tail else str(e)
+    raise ObjectStorageError(
+        f'object storage {where}: worker exited {rc}, nothing measured: '
+        + OneLine(reason)
     ) from e
   out = os_samples.FromResult(result)
   for s in out:
@@ -568,10 +833,26 @@ def Samples(text: str, rc: int, stderr: str, region: str = '') -> list:
             samples_lib.METRICS,
             'cloud_report_phase_error',
             1,
-            {'error': f'worker exit {rc}: {why}'[:1000], 'partial': True},
+            {
+                'error': f'worker exit {rc}: {why}'[:1000],
+                'partial': True,
+                'provider': result.header.provider,
+            },
         )
     )
   return out
+
+
+def _AbortReason(text: str) -> str:
+  """The worker's abort record's error, if its output has one."""
+  for line in reversed(text.splitlines()):
+    try:
+      record = json.loads(line)
+    except ValueError:
+      continue
+    if isinstance(record, dict) and record.get('kind') == 'abort':
+      return str(record.get('error') or '')
+  return ''
 
 
 def Cleanup(topology) -> None:

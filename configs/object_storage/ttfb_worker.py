@@ -241,20 +241,33 @@ class S3Adapter:
 
 
 class GcsAdapter:
-  """google-cloud-storage, with one set of credentials for all clients."""
+  """google-cloud-storage, with one set of credentials for all clients.
+
+  With an endpoint (an emulator such as fake-gcs-server) the clients are
+  anonymous and google.auth.default() is never called, so no credential
+  lookup or metadata server probe happens; without one they use the VM's
+  default credentials (its service account).
+  """
 
   def __init__(self, cfg):
-    import google.auth  # pylint: disable=g-import-not-at-top
     from google.cloud import storage  # pylint: disable=g-import-not-at-top
 
     self._storage = storage
     self.sdk = ('google-cloud-storage', getattr(storage, '__version__', '?'))
     self.bucket = cfg['bucket']
-    self._credentials, project = google.auth.default()
-    self._project = cfg.get('project') or project
-    self._options = (
-        {'api_endpoint': cfg['endpoint']} if cfg.get('endpoint') else None
-    )
+    if cfg.get('endpoint'):
+      from google.auth import credentials  # pylint: disable=g-import-not-at-top
+
+      self._credentials = credentials.AnonymousCredentials()
+      # None (not omitted) keeps the client from looking for a project.
+      self._project = cfg.get('project') or None
+      self._options = {'api_endpoint': cfg['endpoint']}
+    else:
+      import google.auth  # pylint: disable=g-import-not-at-top
+
+      self._credentials, project = google.auth.default()
+      self._project = cfg.get('project') or project
+      self._options = None
 
   def NewClient(self):
     return self._storage.Client(
@@ -290,6 +303,7 @@ class AzureAdapter:
     self.sdk = ('azure-storage-blob', getattr(blob, '__version__', '?'))
     self.bucket = cfg['bucket']
     account = cfg['azure_account']
+    # An endpoint is the account's URL (Azurite: http://host:10000/account).
     self._url = (
         cfg.get('endpoint') or f'https://{account}.blob.core.windows.net'
     )
@@ -304,7 +318,23 @@ class AzureAdapter:
     )
 
   def DropConnections(self, client):
-    client.close()  # the transport reopens a session on the next request
+    """Closes the pooled connections; the client stays open.
+
+    client.close() would close the transport itself, and azure-core (1.41+)
+    then refuses every later request ("HTTP transport has already been
+    closed"). Closing the requests session's adapters empties their pools
+    instead: the next request opens a new connection.
+    """
+    transport = client._pipeline._transport  # pylint: disable=protected-access
+    while hasattr(transport, '_transport'):  # child clients' wrappers
+      transport = transport._transport  # pylint: disable=protected-access
+    session = getattr(transport, 'session', None)
+    if session is None:
+      if not hasattr(transport, 'session'):
+        raise TypeError(f'{type(transport).__name__} has no session')
+      return  # not opened yet: nothing pooled
+    for adapter in session.adapters.values():
+      adapter.close()
 
   def Put(self, client, key, data):
     client.get_blob_client(self.bucket, key).upload_blob(data, overwrite=True)
@@ -314,9 +344,20 @@ class AzureAdapter:
     blob_client.download_blob(max_concurrency=1).readinto(sink)
 
   def Delete(self, client, keys):
+    """Deletes in batches of 256, or blob by blob where batches fail.
+
+    The SDK puts the account in a batch's sub-request paths only for a
+    localhost or 127.0.0.1 account URL, so an emulator (Azurite) reached at
+    any other address refuses every batch; single deletes work everywhere.
+    """
     container = client.get_container_client(self.bucket)
     for i in range(0, len(keys), 256):
-      container.delete_blobs(*keys[i : i + 256])
+      chunk = keys[i : i + 256]
+      try:
+        container.delete_blobs(*chunk)
+      except Exception:  # pylint: disable=broad-except
+        for key in chunk:
+          container.delete_blob(key)
 
 
 ADAPTERS = {'s3': S3Adapter, 'gcs': GcsAdapter, 'azure': AzureAdapter}

@@ -90,7 +90,10 @@ def BuildParser() -> argparse.ArgumentParser:
       '--no-minio',
       dest='minio',
       action='store_false',
-      help='do not run MinIO (the object store) on the client host',
+      help=(
+          'do not run the object storage emulators (MinIO, fake-gcs-server,'
+          ' Azurite) on the client host'
+      ),
   )
   sub.add_parser('down', help='remove everything up made (root)')
   status = sub.add_parser('status', help='show what runs')
@@ -99,6 +102,15 @@ def BuildParser() -> argparse.ArgumentParser:
       'flags', help='print PKB flags (one a line) that run on this cloud'
   )
   flag_cmd.add_argument('--preset', default='smoke')
+  flag_cmd.add_argument(
+      '--object-storage',
+      default='s3',
+      choices=('s3', 'gcs', 'azure'),
+      help=(
+          'which emulator the object storage phase uses: s3 (MinIO), gcs'
+          ' (fake-gcs-server) or azure (Azurite); default %(default)s'
+      ),
+  )
   flag_cmd.add_argument(
       '--spool-dir', help='also spool samples here (--cloud_report_spool_dir)'
   )
@@ -149,7 +161,9 @@ def _PrintStatus(report: dict) -> None:
         print(f'          {p["pid"]:>7} {p["comm"]:15} {p["cmdline"]}')
 
 
-def _Flags(state_dir: str, preset: str, spool_dir: str | None) -> int:
+def _Flags(
+    state_dir: str, preset: str, spool_dir: str | None, provider: str = 's3'
+) -> int:
   from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
 
   plan = layout.Plan(state_dir=state_dir)
@@ -158,7 +172,7 @@ def _Flags(state_dir: str, preset: str, spool_dir: str | None) -> int:
         f'no local cloud at {state_dir}: run `pkb-ext local up` first'
     )
   state = cloud.LoadState(plan)
-  out = presets.LocalCloudFlags(state) + presets.PresetFlags(preset)
+  out = presets.LocalCloudFlags(state, provider) + presets.PresetFlags(preset)
   if spool_dir:
     out += presets.SpoolFlags(spool_dir)
   for flag in out:
@@ -185,7 +199,9 @@ def Main(argv: list[str]) -> int:
       cloud.Down(cloud.PlanOf(args.state_dir))
       return 0
     if args.command == 'flags':
-      return _Flags(args.state_dir, args.preset, args.spool_dir)
+      return _Flags(
+          args.state_dir, args.preset, args.spool_dir, args.object_storage
+      )
     if args.command == 'results':
       from pkb_ext.local import results  # pylint: disable=g-import-not-at-top
 

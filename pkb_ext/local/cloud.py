@@ -167,7 +167,8 @@ def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
   Args:
     plan: what to build.
     log: prints a progress line.
-    minio: also run MinIO (the local cloud's object store) on the client.
+    minio: also run the object storage emulators (MinIO, fake-gcs-server,
+      Azurite) on the client.
   """
   system.RequireRoot()
   with _Locked(plan):
@@ -226,9 +227,10 @@ def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
     SaveState(plan, state)
     _Verify(plan, state)
     if minio:
-      record = services.EnsureMinio(plan, state)
-      SaveState(plan, state)
-      log(f'MinIO: {record["endpoint"]} (pid {record["pid"]})')
+      try:
+        services.EnsureObjectStorage(plan, state, log)
+      finally:
+        SaveState(plan, state)
     log(f'static VM file: {plan.static_vm_file}')
     return state
 
@@ -269,7 +271,11 @@ def Down(plan: layout.Plan, log=print) -> list[str]:
       if os.path.isdir(path):
         shutil.rmtree(path)
         removed.append(f'dir {path}')
-    for path in (plan.static_vm_file, plan.state_file):
+    for path in (
+        plan.static_vm_file,
+        services.CredentialsPath(plan),
+        plan.state_file,
+    ):
       if os.path.exists(path):
         os.remove(path)
         removed.append(f'file {path}')

@@ -44,7 +44,7 @@ SMOKE = {
     # object_storage (report: 1,000 TTFB requests, 100 downloads per size)
     'cloud_report_object_storage_latency_requests': '20',
     'cloud_report_object_storage_downloads_per_size': '3',
-    'cloud_report_object_storage_sizes': '16KiB,1MiB,8MiB',
+    'cloud_report_object_storage_sizes': '16KiB,1MiB,32MiB',
     'cloud_report_object_storage_concurrency': '1,5',
     'cloud_report_object_storage_concurrency_rounds': '1',
     'cloud_report_object_storage_concurrency_object_size': '1MiB',
@@ -81,8 +81,19 @@ def PresetFlags(preset: str) -> list[str]:
   return [f'--{k}={v}' for k, v in SMOKE.items() if k in flags.FLAGS]
 
 
-def LocalCloudFlags(state: dict) -> list[str]:
-  """Returns the flags that point PKB and the phases at the local cloud."""
+def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
+  """Returns the flags that point PKB and the phases at the local cloud.
+
+  Args:
+    state: the local cloud's state.
+    provider: the object storage emulator the phase uses: s3 (MinIO), gcs
+      (fake-gcs-server) or azure (Azurite).
+
+  Raises:
+    ValueError: the local cloud does not run that provider's emulator.
+  """
+  from pkb_ext.local import services  # pylint: disable=g-import-not-at-top
+
   phases.LoadAll()  # defines the phases' flags
   out = [f'--static_vm_file={state["static_vm_file"]}']
   # What the hosts have instead of what a cloud VM would install: Debian's
@@ -94,14 +105,29 @@ def LocalCloudFlags(state: dict) -> list[str]:
       'cloud_report_go_tpc_path': local.BinaryPath('go-tpc'),
   }
   out += [f'--{k}={v}' for k, v in tools.items() if k in flags.FLAGS]
-  minio = state.get('services', {}).get('minio')
-  if minio:
+  running = state.get('services', {})
+  if provider not in services.BY_PROVIDER:
+    raise ValueError(f'unknown object storage provider {provider!r}')
+  name = services.BY_PROVIDER[provider].name
+  if running and name not in running:
+    raise ValueError(
+        f'the local cloud runs no {name} ({provider}): see `pkb-ext local'
+        ' up` and scripts/setup.d/55-object-storage-emulators.sh'
+    )
+  object_storage = state.get('object_storage') or {}
+  if name in running:
+    # Keys stay in the credentials file: PKB logs every flag value.
     candidates = {
-        'cloud_report_object_storage_endpoint': minio['endpoint'],
-        'cloud_report_object_storage_access_key': minio['access_key'],
-        'cloud_report_object_storage_secret_key': minio['secret_key'],
+        'cloud_report_object_storage_provider': provider,
+        'cloud_report_object_storage_endpoint': running[name]['endpoint'],
+        'cloud_report_object_storage_credentials_file': object_storage.get(
+            'credentials_file'
+        ),
+        'cloud_report_object_storage_python': object_storage.get('python'),
     }
-    out += [f'--{k}={v}' for k, v in candidates.items() if k in flags.FLAGS]
+    out += [
+        f'--{k}={v}' for k, v in candidates.items() if v and k in flags.FLAGS
+    ]
   return out
 
 

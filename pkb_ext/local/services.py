@@ -11,17 +11,29 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The local cloud's own services: MinIO, its S3 object store.
+"""The local cloud's own services: object storage emulators.
 
 A cloud offers object storage as a service, so the local cloud does too:
-`up` starts MinIO (the binary from $CACHE/bin, seen at BIN_DIR on the hosts)
-on the client host, as the hosts' user, over ssh like anything else that
-runs there, with its data in the client's home. The object storage phase
-reaches it through --cloud_report_object_storage_endpoint and the keys, which
-`pkb-ext local flags` prints. Services the benchmark deploys itself
-(PostgreSQL on db1, go-tpc on the client) are the phases' business.
+`up` starts, on the client host, as the hosts' user, over ssh like anything
+else that runs there, with their data in the client's home:
+  minio            S3 (MinIO), port 9000;
+  fake-gcs         GCS (fake-gcs-server, in-memory), port 4443;
+  azurite          Azure Blob (Azurite's blob service), port 10000, with
+                   --disableTelemetry and --skipApiVersionCheck (the Azure
+                   SDK may speak a newer API version than Azurite knows).
+Their programs come from $CACHE/bin (seen at BIN_DIR on the hosts; built or
+installed by scripts/setup.d). Each is known by its PID, checked by its
+start time, and ends with its host at `down`. Keys are generated here and
+reach the services through stdin (never a command line) and the object
+storage phase through a credentials file (mode 0600) in the state dir,
+whose path `pkb-ext local flags` prints; the keys never appear as flag
+values. None of the emulators models a cloud's throttling or network.
+Services the benchmark deploys itself (PostgreSQL on db1, go-tpc on the
+client) are the phases' business.
 """
 
+import base64
+import dataclasses
 import os
 import secrets
 import time
@@ -34,104 +46,273 @@ from pkb_ext.local import network
 from pkb_ext.local import sshd
 from pkb_ext.local import system
 
-MINIO_HOST = 'client'
+SERVICE_HOST = 'client'
+MINIO_HOST = SERVICE_HOST
 MINIO_PORT = 9000
 MINIO_USER = 'pkbext-local'
-_ENV_FILE = '.pkb-ext-minio.env'
+FAKE_GCS_PORT = 4443
+AZURITE_PORT = 10000
+AZURITE_ACCOUNT = 'pkbextlocal'
+GCS_PROJECT = 'pkb-ext-local'
+AZURITE_MAIN = 'azurite/node_modules/azurite/dist/src/blob/main.js'
+SDK_PYTHON = 'object-storage-sdk/bin/python'
+CREDENTIALS_FILE = 'object-storage.env'
+
+
+@dataclasses.dataclass(frozen=True)
+class Service:
+  """How to run one object storage emulator on the client host."""
+
+  name: str
+  provider: str  # the object storage phase's provider: s3, gcs, azure
+  program: str  # under $CACHE/bin (BIN_DIR on the hosts)
+  comm: str  # its process name, once started
+  port: int
+  setup: str  # the setup step that provides the program
+
+
+SERVICES = (
+    Service('minio', 's3', 'minio', 'minio', MINIO_PORT, '50-go-tools'),
+    Service(
+        'fake-gcs',
+        'gcs',
+        'fake-gcs-server',
+        'fake-gcs-server',
+        FAKE_GCS_PORT,
+        '55-object-storage-emulators',
+    ),
+    Service(
+        'azurite',
+        'azure',
+        AZURITE_MAIN,
+        'node',
+        AZURITE_PORT,
+        '55-object-storage-emulators',
+    ),
+)
+BY_PROVIDER = {s.provider: s for s in SERVICES}
+
+
+def Endpoint(plan: layout.Plan, service: Service) -> str:
+  """The URL the phase is given (for Azurite, the account's URL)."""
+  url = f'http://{plan.Host(SERVICE_HOST).ip}:{service.port}'
+  return url + f'/{AZURITE_ACCOUNT}' if service.name == 'azurite' else url
 
 
 def MinioEndpoint(plan: layout.Plan) -> str:
-  return f'http://{plan.Host(MINIO_HOST).ip}:{MINIO_PORT}'
+  return Endpoint(plan, BY_PROVIDER['s3'])
 
 
-def _Healthy(endpoint: str) -> bool:
+def Healthy(service: Service, endpoint: str) -> bool:
+  """Whether the service answers HTTP (Azurite: any status will do)."""
+  url = {
+      'minio': endpoint + '/minio/health/live',
+      'fake-gcs': endpoint + '/storage/v1/b',
+      'azurite': endpoint + '?comp=list',
+  }[service.name]
   try:
-    with urllib.request.urlopen(
-        endpoint + '/minio/health/live', timeout=1
-    ) as resp:
+    with urllib.request.urlopen(url, timeout=1) as resp:
       return resp.status == 200
+  except urllib.error.HTTPError as e:
+    return service.name == 'azurite' and e.code in (400, 403)
   except (urllib.error.URLError, OSError):
     return False
 
 
-def _RootPid(host: layout.Host, nspid: int, wait_s: float = 15) -> int:
+def _RootPid(
+    host: layout.Host, nspid: int, service: Service, wait_s: float = 15
+) -> int:
   """This machine's PID of a process known by its PID on a host.
 
   The PID that `nohup ... & echo $!` prints is a shell until it execs
-  nohup and then minio; on a loaded machine that takes a moment, so the
-  process is looked for until it is minio, has gone, or wait_s passed.
+  nohup and then the service; on a loaded machine that takes a moment, so
+  the process is looked for until it is the service, has gone, or wait_s
+  passed.
   """
   deadline = time.monotonic() + wait_s
   while True:
     pids = [
         p for p in network.NetnsPids(host.netns) if system.NsPid(p) == nspid
     ]
-    if pids and system.Comm(pids[0]) == 'minio':
+    if pids and system.Comm(pids[0]) == service.comm:
       return pids[0]
     if not pids or time.monotonic() > deadline:
       break
     time.sleep(0.2)
   raise system.LocalCloudError(
-      f'MinIO (pid {nspid} on {host.name}) exited at start; see ~/minio.log'
-      f' on {host.name}'
+      f'{service.name} (pid {nspid} on {host.name}) exited at start; see'
+      f' ~/{service.name}.log on {host.name}'
   )
 
 
-def EnsureMinio(plan: layout.Plan, state: dict) -> dict:
-  """Starts MinIO on the client host unless it runs; returns its record."""
-  record = state.setdefault('services', {}).get('minio') or {}
-  endpoint = MinioEndpoint(plan)
-  if system.IsAlive(record.get('pid'), record.get('start')) and _Healthy(
-      endpoint
+def _Command(service: Service, host: layout.Host, env_file: str) -> str:
+  """The shell command that starts the service in the background."""
+  program = f'{local.BIN_DIR}/{service.program}'
+  prelude = ''
+  if service.name == 'minio':
+    prelude = 'mkdir -p ~/minio-data && '
+    run = (
+        f'{program} server --quiet --address {host.ip}:{service.port}'
+        ' --console-address 127.0.0.1:9001 ~/minio-data'
+    )
+  elif service.name == 'fake-gcs':
+    url = f'http://{host.ip}:{service.port}'
+    run = (
+        f'{program} -scheme http -host {host.ip} -port {service.port}'
+        f' -backend memory -external-url {url} -public-host'
+        f' {host.ip}:{service.port} -log-level warn'
+    )
+  else:
+    prelude = 'mkdir -p ~/azurite-data && '
+    run = (
+        f'node {program} --blobHost {host.ip} --blobPort {service.port}'
+        ' --location ~/azurite-data --silent --disableTelemetry'
+        ' --skipApiVersionCheck'
+    )
+  # Only the service runs in the background, its output in its log, so the
+  # ssh session ends at `echo $!`.
+  return (
+      f'{prelude}set -a && . ~/{env_file} && set +a; nohup {run}'
+      f' > ~/{service.name}.log 2>&1 < /dev/null & echo $!'
+  )
+
+
+def _Environment(service: Service, record: dict) -> tuple[dict, str]:
+  """(secrets kept in the record, the env file's text) of a service."""
+  if service.name == 'minio':
+    keys = {
+        'access_key': MINIO_USER,
+        'secret_key': record.get('secret_key') or secrets.token_hex(16),
+    }
+    text = (
+        f'MINIO_ROOT_USER={keys["access_key"]}\n'
+        f'MINIO_ROOT_PASSWORD={keys["secret_key"]}\nMINIO_BROWSER=off\n'
+    )
+  elif service.name == 'azurite':
+    keys = {
+        'account': AZURITE_ACCOUNT,
+        'key': (
+            record.get('key')
+            or base64.b64encode(secrets.token_bytes(32)).decode()
+        ),
+    }
+    text = f'AZURITE_ACCOUNTS={keys["account"]}:{keys["key"]}\n'
+  else:
+    keys, text = {'project': GCS_PROJECT}, ''
+  return keys, text
+
+
+def EnsureService(plan: layout.Plan, state: dict, service: Service) -> dict:
+  """Starts a service on the client host unless it runs; returns its record."""
+  record = state.setdefault('services', {}).get(service.name) or {}
+  endpoint = Endpoint(plan, service)
+  if system.IsAlive(record.get('pid'), record.get('start')) and Healthy(
+      service, endpoint
   ):
     return record
-  if not os.path.exists(os.path.join(plan.bin_dir, 'minio')):
+  if not os.path.exists(os.path.join(plan.bin_dir, service.program)):
     raise system.LocalCloudError(
-        f'{plan.bin_dir}/minio missing: run scripts/setup.sh (its step'
-        ' 50-go-tools builds MinIO), or `up --no-minio`'
+        f'{plan.bin_dir}/{service.program} missing: run scripts/setup.sh (its'
+        f' step {service.setup}), or `up --no-minio`'
     )
-  host = plan.Host(MINIO_HOST)
-  # A MinIO left from an earlier start would hold the port. Anything in the
+  host = plan.Host(SERVICE_HOST)
+  # One left from an earlier start would hold the port. Anything in the
   # client's namespace was started through our hosts, so it is ours to end.
+  marker = f'{local.BIN_DIR}/{service.program}'
   stray = [
       (p, system.StartTime(p))
       for p in network.NetnsPids(host.netns)
-      if system.Comm(p) == 'minio'
+      if marker in system.CmdLine(p)
   ]
   system.Terminate(stray)
-  secret = record.get('secret_key') or secrets.token_hex(16)
+  keys, env_text = _Environment(service, record)
+  env_file = f'.pkb-ext-{service.name}.env'
   # Keys go through stdin, so the command log does not hold them.
   system.Run(
-      sshd.SshArgv(plan, host, f'umask 077 && cat > ~/{_ENV_FILE}'),
-      input_text=(
-          f'MINIO_ROOT_USER={MINIO_USER}\nMINIO_ROOT_PASSWORD={secret}\n'
-          'MINIO_BROWSER=off\n'
-      ),
+      sshd.SshArgv(plan, host, f'umask 077 && cat > ~/{env_file}'),
+      input_text=env_text,
   )
-  out = sshd.Ssh(
-      plan,
-      host,
-      f'mkdir -p ~/minio-data && set -a && . ~/{_ENV_FILE} && set +a; '
-      f'nohup {local.BIN_DIR}/minio server --quiet '
-      f'--address {host.ip}:{MINIO_PORT} --console-address 127.0.0.1:9001 '
-      '~/minio-data > ~/minio.log 2>&1 < /dev/null & echo $!',
-  ).stdout
-  pid = _RootPid(host, int(out.split()[-1]))
-  deadline = time.monotonic() + 60
-  while not _Healthy(endpoint):
+  out = sshd.Ssh(plan, host, _Command(service, host, env_file)).stdout
+  pid = _RootPid(host, int(out.split()[-1]), service)
+  deadline = time.monotonic() + 90
+  while not Healthy(service, endpoint):
     if time.monotonic() > deadline or system.StartTime(pid) is None:
-      log = sshd.Ssh(plan, host, 'tail -20 ~/minio.log', check=False).stdout
+      log = sshd.Ssh(
+          plan, host, f'tail -20 ~/{service.name}.log', check=False
+      ).stdout
       raise system.LocalCloudError(
-          f'MinIO on {host.name} did not become healthy at {endpoint}: {log}'
+          f'{service.name} on {host.name} did not become healthy at'
+          f' {endpoint}: {log}'
       )
     time.sleep(0.25)
   record = {
       'pid': pid,
       'start': system.StartTime(pid),
       'host': host.name,
+      'provider': service.provider,
       'endpoint': endpoint,
-      'access_key': MINIO_USER,
-      'secret_key': secret,
+      **keys,
   }
-  state['services']['minio'] = record
+  state['services'][service.name] = record
   return record
+
+
+def EnsureMinio(plan: layout.Plan, state: dict) -> dict:
+  """Starts MinIO on the client host unless it runs; returns its record."""
+  return EnsureService(plan, state, BY_PROVIDER['s3'])
+
+
+def CredentialsText(state: dict) -> str:
+  """The credentials file of the running services (NAME=VALUE lines)."""
+  services = state.get('services', {})
+  lines = ['# Object storage keys of the local cloud; mode 0600.']
+  if 'minio' in services:
+    lines += [
+        f'AWS_ACCESS_KEY_ID={services["minio"]["access_key"]}',
+        f'AWS_SECRET_ACCESS_KEY={services["minio"]["secret_key"]}',
+    ]
+  if 'azurite' in services:
+    lines += [
+        f'AZURE_STORAGE_ACCOUNT={services["azurite"]["account"]}',
+        f'AZURE_STORAGE_KEY={services["azurite"]["key"]}',
+    ]
+  if 'fake-gcs' in services:
+    lines.append(f'GOOGLE_CLOUD_PROJECT={services["fake-gcs"]["project"]}')
+  return '\n'.join(lines) + '\n'
+
+
+def CredentialsPath(plan: layout.Plan) -> str:
+  return os.path.join(plan.state_dir, CREDENTIALS_FILE)
+
+
+def EnsureObjectStorage(plan: layout.Plan, state: dict, log=print) -> None:
+  """Starts every emulator whose program is there; writes the keys file.
+
+  MinIO is required; fake-gcs-server and Azurite are skipped with a warning
+  when setup has not provided them (the phase then runs on S3 alone).
+  """
+  for service in SERVICES:
+    program = os.path.join(plan.bin_dir, service.program)
+    if service.name != 'minio' and not os.path.exists(program):
+      log(
+          f'warning: {program} missing (scripts/setup.d/{service.setup}.sh):'
+          f' no {service.provider} object storage'
+      )
+      state.setdefault('services', {}).pop(service.name, None)
+      continue
+    record = EnsureService(plan, state, service)
+    log(f'{service.name}: {record["endpoint"]} (pid {record["pid"]})')
+  path = CredentialsPath(plan)
+  fd = os.open(path + '.tmp', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+  with os.fdopen(fd, 'w') as f:
+    os.fchmod(f.fileno(), 0o600)
+    f.write(CredentialsText(state))
+  os.replace(path + '.tmp', path)
+  python = os.path.join(plan.bin_dir, SDK_PYTHON)
+  state['object_storage'] = {
+      'credentials_file': path,
+      # The hosts' interpreter with the pinned SDKs, if setup made it.
+      'python': (
+          f'{local.BIN_DIR}/{SDK_PYTHON}' if os.path.exists(python) else None
+      ),
+  }

@@ -75,7 +75,10 @@ class LocalCloudTest(absltest.TestCase):
     status = self.cloud.Status()
     self.assertTrue(status['up'])
     self.assertTrue(all(h['sshd_alive'] for h in status['hosts']))
-    self.assertTrue(status['services']['minio']['alive'])
+    for service in ('minio', 'fake-gcs', 'azurite'):
+      self.assertTrue(status['services'][service]['alive'], service)
+    keys = self.cloud.State()['object_storage']['credentials_file']
+    self.assertEqual(os.stat(keys).st_mode & 0o777, 0o600)
 
   def test_2_static_vm_file(self):
     with open(self.cloud.State()['static_vm_file']) as f:
@@ -253,7 +256,56 @@ class LocalCloudTest(absltest.TestCase):
       self.assertTrue(all(r['metadata'].get('cloud') for r in rows), phase)
     self._AssertCpuSamples(by_phase.get('cpu', []))
     self._AssertTpccSamples(by_phase.get('tpcc', []))
+    self._AssertObjectStorageSamples(by_phase.get('object_storage', []))
     self._AssertNoPackageManager(marks)
+    self._AssertNoSecrets(out)
+
+  def _AssertObjectStorageSamples(self, rows):
+    """One run per emulator: the same samples, provider differing."""
+    shapes = {}
+    for r in rows:
+      shapes.setdefault(r['metadata']['provider'], set()).add((
+          r['metric'],
+          r['unit'],
+          tuple(sorted(set(r['metadata']) - {'sdk_version'})),
+      ))
+    self.assertEqual(sorted(shapes), ['azure', 'gcs', 's3'])
+    self.assertEqual(shapes['gcs'], shapes['s3'])
+    self.assertEqual(shapes['azure'], shapes['s3'])
+    for provider in shapes:
+      conns = {
+          r['metadata'].get('connection')
+          for r in rows
+          if r['metadata']['provider'] == provider
+          and r['metric'] == 'object_storage_ttfb'
+      }
+      self.assertEqual(conns - {None}, {'new', 'reused'}, provider)
+
+  def _AssertNoSecrets(self, out):
+    """No object storage key in any log, sample, spool or report of the run."""
+    with open(self.cloud.State()['object_storage']['credentials_file']) as f:
+      keys = [
+          line.split('=', 1)[1].strip()
+          for line in f
+          if line.startswith(('AWS_SECRET_ACCESS_KEY=', 'AZURE_STORAGE_KEY='))
+      ]
+    self.assertLen(keys, 2)
+    files = [
+        os.path.join(d, name) for d, _, names in os.walk(out) for name in names
+    ]
+    files += [
+        os.path.join(self.cloud.plan.HostDir(h), 'log', name)
+        for h in _HOSTS
+        for name in ('commands.log', 'guard.log', 'sudo.log')
+    ]
+    self.assertTrue(any(f.endswith('pkb.log') for f in files), files)
+    for path in files:
+      if not os.path.exists(path):
+        continue
+      with open(path, 'rb') as f:
+        text = f.read()
+      for key in keys:
+        self.assertNotIn(key.encode(), text, f'a key is in {path}')
 
   def _AssertCpuSamples(self, rows):
     """The smoke preset's 1 CoreMark run per mode, each a real score."""

@@ -29,6 +29,7 @@ from pkb_ext.local import hostfs
 from pkb_ext.local import layout
 from pkb_ext.local import presets
 from pkb_ext.local import results
+from pkb_ext.local import services
 
 
 class PlanTest(parameterized.TestCase):
@@ -133,8 +134,17 @@ class PresetsTest(absltest.TestCase):
             'minio': {
                 'endpoint': 'http://10.247.73.10:9000',
                 'access_key': 'a',
-                'secret_key': 'b',
-            }
+                'secret_key': 'minio-secret',
+            },
+            'azurite': {
+                'endpoint': 'http://10.247.73.10:10000/pkbextlocal',
+                'account': 'pkbextlocal',
+                'key': 'azurite-secret',
+            },
+        },
+        'object_storage': {
+            'credentials_file': '/srv/x/object-storage.env',
+            'python': '/opt/pkb-ext/bin/object-storage-sdk/bin/python',
         },
     }
     out = presets.LocalCloudFlags(state)
@@ -146,10 +156,79 @@ class PresetsTest(absltest.TestCase):
         '--cloud_report_go_tpc_path=/opt/pkb-ext/bin/go-tpc',
     ):
       self.assertIn(flag, out)
-    if 'cloud_report_object_storage_endpoint' in flags.FLAGS:
-      self.assertIn(
-          '--cloud_report_object_storage_endpoint=http://10.247.73.10:9000', out
-      )
+    self.assertIn(
+        '--cloud_report_object_storage_endpoint=http://10.247.73.10:9000', out
+    )
+    self.assertIn('--cloud_report_object_storage_provider=s3', out)
+    self.assertIn(
+        '--cloud_report_object_storage_credentials_file='
+        '/srv/x/object-storage.env',
+        out,
+    )
+    azure = presets.LocalCloudFlags(state, 'azure')
+    self.assertIn('--cloud_report_object_storage_provider=azure', azure)
+    self.assertIn(
+        '--cloud_report_object_storage_endpoint='
+        'http://10.247.73.10:10000/pkbextlocal',
+        azure,
+    )
+    for flag in out + azure:  # keys never travel as flag values
+      self.assertNotIn('secret', flag)
+    with self.assertRaisesRegex(ValueError, 'runs no fake-gcs'):
+      presets.LocalCloudFlags(state, 'gcs')
+
+
+class ServicesTest(absltest.TestCase):
+  """The emulators' commands and keys file (pure parts, no root)."""
+
+  def setUp(self):
+    super().setUp()
+    self.plan = layout.Plan(state_dir='/srv/pkb-ext-test-state')
+    self.host = self.plan.Host(services.SERVICE_HOST)
+
+  def testEachEmulatorStartsOfflineOnTheClientWithoutKeysOnItsCommandLine(
+      self,
+  ):
+    record = {'secret_key': 'minio-secret', 'key': 'azurite-secret'}
+    for service in services.SERVICES:
+      keys, env_text = services._Environment(service, record)
+      command = services._Command(service, self.host, 'ENV')
+      self.assertIn(f'{self.host.ip}', command)
+      self.assertIn(str(service.port), command)
+      self.assertTrue(command.endswith('< /dev/null & echo $!'), command)
+      for secret in ('minio-secret', 'azurite-secret'):
+        self.assertNotIn(secret, command)
+      if service.name == 'azurite':
+        self.assertIn('--disableTelemetry', command)
+        self.assertIn('--skipApiVersionCheck', command)
+        self.assertEqual(
+            env_text, 'AZURITE_ACCOUNTS=pkbextlocal:azurite-secret\n'
+        )
+        self.assertTrue(
+            services.Endpoint(self.plan, service).endswith(':10000/pkbextlocal')
+        )
+      if service.name == 'minio':
+        self.assertEqual(keys['secret_key'], 'minio-secret')
+
+  def testCredentialsFileParsesAsThePhaseReadsIt(self):
+    from pkb_cloud_report.benchmarks.cloud_report import object_storage  # pylint: disable=g-import-not-at-top
+
+    state = {
+        'services': {
+            'minio': {'access_key': 'u', 'secret_key': 's3-secret'},
+            'azurite': {'account': 'pkbextlocal', 'key': 'YXp1cml0ZQ=='},
+            'fake-gcs': {'project': 'pkb-ext-local'},
+        }
+    }
+    creds = object_storage.ParseCredentials(services.CredentialsText(state))
+    self.assertEqual(
+        creds.WorkerExtra('s3'), {'access_key': 'u', 'secret_key': 's3-secret'}
+    )
+    self.assertEqual(
+        creds.WorkerExtra('azure'),
+        {'azure_account': 'pkbextlocal', 'azure_key': 'YXp1cml0ZQ=='},
+    )
+    self.assertEqual(creds.WorkerExtra('gcs'), {'project': 'pkb-ext-local'})
 
 
 class ResultsTest(absltest.TestCase):

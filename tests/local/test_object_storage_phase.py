@@ -11,15 +11,18 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The object storage phase for real: LocalVm as the client, MinIO on loopback.
+"""The object storage phase for real, on MinIO, fake-gcs-server and Azurite.
 
-The test starts its own MinIO (the binary scripts/setup.d/50-go-tools.sh
-builds into $CACHE/bin/minio) on 127.0.0.1 on a free port, with its own data
-directory and credentials, and stops it by PID. The worker runs with Debian's
-/usr/bin/python3 and python3-boto3, as on the local cloud's hosts. Skipped
-when either is missing.
+LocalVm is the client; the test starts its own emulators (the programs that
+scripts/setup.d builds into $CACHE/bin) on 127.0.0.1 on free ports, with
+their own data and keys, and stops them by PID. The worker runs with the
+SDK venv of the local cloud's hosts ($CACHE/bin/object-storage-sdk, pinned
+by configs/object_storage/requirements-*.txt). Skipped when any is missing.
+Through stock pkb.py on the local cloud's hosts the phase runs against each
+emulator in tests/local/test_local_cloud.py (scripts/local.sh).
 """
 
+import base64
 import json
 import os
 import pathlib
@@ -29,39 +32,42 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
-import urllib.request
+from unittest import mock
 
 from absl import flags
 from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
+from azure.core import exceptions as azure_exceptions
+from azure.storage import blob as azure_blob
 import boto3
 from botocore import config as botocore_config
 from botocore import exceptions as botocore_exceptions
+from google.auth import credentials as google_credentials
+from google.cloud import storage as gcs
+from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
+from perfkitbenchmarker import linux_packages
 
 from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
+from pkb_ext.local import services
 from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS
-MINIO = pathlib.Path(paths.CacheDir()) / 'bin' / 'minio'
-PYTHON = '/usr/bin/python3'
+BIN = pathlib.Path(paths.CacheDir()) / 'bin'
+PYTHON = str(BIN / services.SDK_PYTHON)
+WORKER = (
+    pathlib.Path(paths.RepoRoot()) / 'configs/object_storage/ttfb_worker.py'
+)
 OUTPUT = f'{object_storage.WORK_DIR}/ttfb.jsonl'
-
-
-def _HasBoto3(python):
-  return (
-      os.path.exists(python)
-      and subprocess.run(
-          [python, '-c', 'import boto3'], capture_output=True, check=False
-      ).returncode
-      == 0
-  )
+PROVIDERS = ('s3', 'gcs', 'azure')
 
 
 def _FreePort():
@@ -70,60 +76,117 @@ def _FreePort():
     return s.getsockname()[1]
 
 
-class Minio:
-  """A private MinIO on loopback, stopped by PID."""
+class Emulator:
+  """One emulator on loopback, with its own data and keys; stopped by PID."""
 
-  def __init__(self):
-    self.dir = tempfile.mkdtemp(prefix='pkb-ext-os-minio-')
-    self.port = _FreePort()
-    self.endpoint = f'http://127.0.0.1:{self.port}'
-    self.access_key = 'ostest' + secrets.token_hex(4)
-    self.secret_key = secrets.token_hex(16)
-    env = dict(
-        os.environ,
-        MINIO_ROOT_USER=self.access_key,
-        MINIO_ROOT_PASSWORD=self.secret_key,
-        MINIO_BROWSER='off',
-    )
-    self._log = open(os.path.join(self.dir, 'minio.log'), 'w')
+  def __init__(self, provider):
+    self.provider = provider
+    self.service = services.BY_PROVIDER[provider]
+    self.dir = tempfile.mkdtemp(prefix=f'pkb-ext-os-{provider}-')
+    port = _FreePort()
+    url = f'http://127.0.0.1:{port}'
+    env = dict(os.environ)
+    self.keys = {}
+    if provider == 's3':
+      self.keys = {
+          'AWS_ACCESS_KEY_ID': 'ostest' + secrets.token_hex(4),
+          'AWS_SECRET_ACCESS_KEY': secrets.token_hex(16),
+      }
+      env.update(
+          MINIO_ROOT_USER=self.keys['AWS_ACCESS_KEY_ID'],
+          MINIO_ROOT_PASSWORD=self.keys['AWS_SECRET_ACCESS_KEY'],
+          MINIO_BROWSER='off',
+      )
+      argv = [
+          str(BIN / 'minio'), 'server', '--quiet',
+          '--address', f'127.0.0.1:{port}',
+          '--console-address', f'127.0.0.1:{_FreePort()}',
+          os.path.join(self.dir, 'data'),
+      ]  # fmt: skip
+      self.endpoint = url
+    elif provider == 'gcs':
+      argv = [
+          str(BIN / 'fake-gcs-server'), '-scheme', 'http',
+          '-host', '127.0.0.1', '-port', str(port), '-backend', 'memory',
+          '-external-url', url, '-public-host', f'127.0.0.1:{port}',
+          '-log-level', 'warn',
+      ]  # fmt: skip
+      self.keys = {'GOOGLE_CLOUD_PROJECT': 'pkb-ext-test'}
+      self.endpoint = url
+    else:
+      self.keys = {
+          'AZURE_STORAGE_ACCOUNT': 'ostest',
+          'AZURE_STORAGE_KEY': (
+              base64.b64encode(secrets.token_bytes(32)).decode()
+          ),
+      }
+      env['AZURITE_ACCOUNTS'] = 'ostest:' + self.keys['AZURE_STORAGE_KEY']
+      # Not 127.0.0.1, which the Azure SDK treats specially (batch paths),
+      # as it does not treat the local cloud's client host.
+      url = f'http://127.0.0.2:{port}'
+      argv = [
+          'node', str(BIN / services.AZURITE_MAIN),
+          '--blobHost', '127.0.0.2', '--blobPort', str(port),
+          '--location', self.dir, '--silent',
+          '--disableTelemetry', '--skipApiVersionCheck',
+      ]  # fmt: skip
+      self.endpoint = f'{url}/ostest'
+    self._log = open(os.path.join(self.dir, 'emulator.log'), 'w')
     self.proc = subprocess.Popen(
-        [
-            str(MINIO), 'server', '--quiet',
-            '--address', f'127.0.0.1:{self.port}',
-            '--console-address', f'127.0.0.1:{_FreePort()}',
-            os.path.join(self.dir, 'data'),
-        ],
-        env=env, stdout=self._log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while True:
-      try:
-        with urllib.request.urlopen(
-            f'{self.endpoint}/minio/health/live', timeout=2
-        ):
-          break
-      except OSError:
-        if self.proc.poll() is not None or time.monotonic() > deadline:
-          self.Stop()
-          raise RuntimeError(f'MinIO did not start; see {self.dir}/minio.log')
-        time.sleep(0.2)
-    self.client = boto3.client(
-        's3',
-        endpoint_url=self.endpoint,
-        aws_access_key_id=self.access_key,
-        aws_secret_access_key=self.secret_key,
-        region_name='us-east-1',
-        config=botocore_config.Config(s3={'addressing_style': 'path'}),
+        argv, env=env, stdout=self._log, stderr=subprocess.STDOUT
     )
+    deadline = time.monotonic() + 90
+    while not services.Healthy(self.service, self.endpoint):
+      if self.proc.poll() is not None or time.monotonic() > deadline:
+        self.Stop()
+        raise RuntimeError(f'{provider} emulator did not start: {argv}')
+      time.sleep(0.2)
+
+  def Credentials(self):
+    return object_storage.ParseCredentials(
+        ''.join(f'{k}={v}\n' for k, v in self.keys.items())
+    )
+
+  def Client(self):
+    """This emulator's SDK client, made as the phase makes its own."""
+    params = object_storage.Params(
+        endpoint=self.endpoint,
+        provider=self.provider,
+        credentials=self.Credentials(),
+    )
+    return object_storage._ENDPOINT_BUCKETS[self.provider](params, '').client
 
   def BucketExists(self, name):
-    try:
-      self.client.head_bucket(Bucket=name)
-      return True
-    except botocore_exceptions.ClientError as e:
-      if e.response['Error']['Code'] in ('404', 'NoSuchBucket'):
-        return False
-      raise
+    client = self.Client()
+    if self.provider == 's3':
+      try:
+        client.head_bucket(Bucket=name)
+        return True
+      except botocore_exceptions.ClientError as e:
+        if e.response['Error']['Code'] in ('404', 'NoSuchBucket'):
+          return False
+        raise
+    if self.provider == 'gcs':
+      return client.bucket(name).exists()
+    return client.get_container_client(name).exists()
+
+  def Objects(self, name):
+    client = self.Client()
+    if self.provider == 's3':
+      return client.list_objects_v2(Bucket=name).get('KeyCount', 0)
+    if self.provider == 'gcs':
+      return len(list(client.list_blobs(name)))
+    return len(list(client.get_container_client(name).list_blobs()))
+
+  def DeleteBucket(self, name):
+    object_storage._ENDPOINT_BUCKETS[self.provider](
+        object_storage.Params(
+            endpoint=self.endpoint,
+            provider=self.provider,
+            credentials=self.Credentials(),
+        ),
+        '',
+    ).Delete(name)
 
   def Stop(self):
     if self.proc.poll() is None:
@@ -159,9 +222,7 @@ class KillingVm(local_vm.LocalVm):
         raise AssertionError('the worker ended before it could be killed')
       time.sleep(0.02)
     bucket = json.loads(open(out).readline())['bucket']
-    self.objects_when_killed = self._minio.client.list_objects_v2(
-        Bucket=bucket
-    ).get('KeyCount', 0)
+    self.objects_when_killed = self._minio.Objects(bucket)
     children = pathlib.Path(f'/proc/{shell.pid}/task/{shell.pid}/children')
     for pid in children.read_text().split():
       os.kill(int(pid), signal.SIGKILL)  # the worker, which this test started
@@ -176,26 +237,64 @@ def _LineCount(path):
     return sum(1 for _ in f)
 
 
-_MINIO = None
+class BucketRemovingVm(local_vm.LocalVm):
+  """Deletes the bucket just before the worker starts: a missing bucket."""
+
+  def __init__(self, emulator, **kwargs):
+    super().__init__(**kwargs)
+    self._emulator = emulator
+
+  def RobustRemoteCommand(self, command, ignore_failure=False, timeout=None):
+    if 'ttfb_worker.py' in command:
+      self._emulator.DeleteBucket(object_storage.BucketName(FLAGS.run_uri))
+    return super().RobustRemoteCommand(command, ignore_failure, timeout)
+
+
+def _LineCount(path):
+  with open(path) as f:
+    return sum(1 for _ in f)
+
+
+EMULATORS = {}
+_CREDENTIALS = None
 
 
 def setUpModule():
-  global _MINIO
-  if not MINIO.exists():
+  global _CREDENTIALS
+  missing = [
+      str(p)
+      for p in (
+          BIN / 'minio',
+          BIN / 'fake-gcs-server',
+          BIN / services.AZURITE_MAIN,
+          pathlib.Path(PYTHON),
+      )
+      if not p.exists()
+  ]
+  if missing or not shutil.which('node'):
     raise absltest.SkipTest(
-        f'no MinIO at {MINIO} (scripts/setup.d/50-go-tools.sh)'
+        f'missing {missing or "node"}: run scripts/setup.sh (setup.d/50, 55)'
     )
-  if not _HasBoto3(PYTHON):
-    raise absltest.SkipTest(f'{PYTHON} cannot import boto3 (python3-boto3)')
-  _MINIO = Minio()
+  try:
+    for provider in PROVIDERS:
+      EMULATORS[provider] = Emulator(provider)
+  except Exception:
+    tearDownModule()
+    raise
+  fd, _CREDENTIALS = tempfile.mkstemp(prefix='pkb-ext-os-keys-')
+  with os.fdopen(fd, 'w') as f:
+    for emulator in EMULATORS.values():
+      f.writelines(f'{k}={v}\n' for k, v in emulator.keys.items())
 
 
 def tearDownModule():
-  if _MINIO is not None:
-    _MINIO.Stop()
+  for emulator in EMULATORS.values():
+    emulator.Stop()
+  if _CREDENTIALS:
+    os.remove(_CREDENTIALS)
 
 
-class PhaseOnMinioTest(parameterized.TestCase):
+class _PhaseTestCase(parameterized.TestCase):
 
   def setUp(self):
     super().setUp()
@@ -204,87 +303,98 @@ class PhaseOnMinioTest(parameterized.TestCase):
     self.enter_context(
         flagsaver.flagsaver(
             run_uri=self.run_uri,
-            cloud_report_object_storage_endpoint=_MINIO.endpoint,
-            cloud_report_object_storage_access_key=_MINIO.access_key,
-            cloud_report_object_storage_secret_key=_MINIO.secret_key,
+            cloud_report_object_storage_credentials_file=_CREDENTIALS,
             cloud_report_object_storage_python=PYTHON,
-            cloud_report_object_storage_latency_requests=40,
-            cloud_report_object_storage_sizes=['16KiB', '1MiB', '8MiB'],
-            cloud_report_object_storage_downloads_per_size=3,
-            cloud_report_object_storage_concurrency=['1', '4'],
+            cloud_report_object_storage_latency_requests=10,
+            cloud_report_object_storage_sizes=['16KiB', '32MiB'],
+            cloud_report_object_storage_downloads_per_size=2,
+            cloud_report_object_storage_concurrency=['1', '3'],
             cloud_report_object_storage_concurrency_rounds=1,
             cloud_report_object_storage_concurrency_object_size='1MiB',
         )
     )
     self.bucket = object_storage.BucketName(self.run_uri)
 
-  def _Topology(self, vm):
+  def On(self, provider, **more):
+    """Points the phase at one emulator (flags restored after the test)."""
+    emulator = EMULATORS[provider]
+    values = {
+        'cloud_report_object_storage_endpoint': emulator.endpoint,
+        'cloud_report_object_storage_provider': provider,
+    }
+    self.enter_context(flagsaver.flagsaver(**(values | more)))
+    return emulator
+
+  def Vm(self, cls=local_vm.LocalVm, **kwargs):
+    vm = cls(name='client', **kwargs)
+    self.addCleanup(shutil.rmtree, vm.work_dir, True)
+    return vm
+
+  def Topology(self, vm):
     return phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
 
-  def testTtfbAndThroughputSamplesAndTheBucketIsGone(self):
-    vm = local_vm.LocalVm(name='client')
-    self.addCleanup(shutil.rmtree, vm.work_dir, True)
-    topology = self._Topology(vm)
-    object_storage.Prepare(topology)
-    try:
-      samples = object_storage.Run(topology)
-      raw = ttfb.Parse(open(os.path.join(vm.work_dir, OUTPUT)).read())
-      self.assertFalse(_MINIO.BucketExists(self.bucket))
-    finally:
-      object_storage.Cleanup(topology)
-    self.assertFalse(os.path.exists(os.path.join(vm.work_dir, OUTPUT)))
-    self.assertEqual(
-        (raw.header.sdk, raw.header.endpoint), ('boto3', _MINIO.endpoint)
-    )
 
-    def Stats(metric, **meta):
-      return {
-          s.metadata['statistic']: s.value
+class PhaseOnEmulatorsTest(_PhaseTestCase):
+
+  def testSameSamplesFromEveryProviderAndTheBucketIsGone(self):
+    shapes = {}
+    for provider in PROVIDERS:
+      emulator = self.On(provider)
+      vm = self.Vm()
+      topology = self.Topology(vm)
+      object_storage.Prepare(topology)
+      try:
+        samples = object_storage.Run(topology)
+        raw = ttfb.Parse(open(os.path.join(vm.work_dir, OUTPUT)).read())
+      finally:
+        object_storage.Cleanup(topology)
+      self.assertFalse(emulator.BucketExists(self.bucket), provider)
+      self.assertEqual(raw.header.endpoint, emulator.endpoint)
+      self.assertNotIn('cloud_report_phase_error', {s.metric for s in samples})
+      self.assertEqual({s.metadata['provider'] for s in samples}, {provider})
+      shapes[provider] = sorted(
+          (s.metric, s.unit, tuple(sorted(set(s.metadata) - {'sdk_version'})))
           for s in samples
-          if s.metric == metric
-          and all(s.metadata.get(k) == v for k, v in meta.items())
-      }
-
-    for op in ('get', 'put'):
-      for conn in ('new', 'reused'):
-        stats = Stats(
-            'object_storage_ttfb', workload='latency', op=op, connection=conn
-        )
-        for p in ('p50', 'p90', 'p99', 'p99.9'):
-          self.assertGreater(stats[p], 0, (op, conn, p))
-    for size in (16 << 10, 1 << 20, 8 << 20):
-      for op in ('get', 'put'):
-        self.assertGreater(
-            Stats('object_storage_throughput', op=op, object_size_bytes=size)[
-                'p50'
-            ],
-            0,
-        )
-    for level in (1, 4):
-      self.assertGreater(
-          Stats(
-              'object_storage_aggregate_throughput', op='get', concurrency=level
-          )['mean'],
-          0,
       )
-    self.assertNotIn('cloud_report_phase_error', {s.metric for s in samples})
-    # The first byte of an 8 MiB object comes before its last.
-    big = [r for r in raw.requests if r.op == 'get' and r.size == 8 << 20]
-    self.assertLen(big, 3)
-    for r in big:
-      self.assertEqual(r.src, 'http')
-      self.assertLess(r.ttfb_ms, r.total_ms)
-    # New-connection requests opened one; reused ones none.
-    latency = [r for r in raw.requests if r.workload == 'latency']
-    self.assertTrue(all(r.connects == (r.want == 'new') for r in latency))
+      stats = _Stats(samples)
+      for op in ('get', 'put'):
+        for conn in ('new', 'reused'):
+          ttfb_stats = stats(
+              'object_storage_ttfb', workload='latency', op=op, connection=conn
+          )
+          for p in ('p50', 'p90', 'p99', 'p99.9'):
+            self.assertGreater(ttfb_stats[p], 0, (provider, op, conn, p))
+        for size in (16 << 10, 32 << 20):
+          self.assertGreater(
+              stats('object_storage_throughput', op=op, object_size_bytes=size)[
+                  'p50'
+              ],
+              0,
+              (provider, op, size),
+          )
+      # New-connection requests opened one (the pool was closed, the client
+      # kept); reused ones none.
+      latency = [r for r in raw.requests if r.workload == 'latency']
+      self.assertLen(latency, 40, provider)
+      for r in latency:
+        self.assertEqual(r.connects, int(r.want == 'new'), (provider, r))
+        self.assertEqual(r.conn, r.want, (provider, r))
+      # The first byte of a 32 MiB object comes before its last.
+      big = [r for r in raw.requests if r.op == 'get' and r.size == 32 << 20]
+      self.assertLen(big, 2)
+      for r in big:
+        self.assertEqual(r.src, 'http')
+        self.assertLess(r.ttfb_ms, r.total_ms)
+    self.assertEqual(shapes['gcs'], shapes['s3'])
+    self.assertEqual(shapes['azure'], shapes['s3'])
 
   @parameterized.named_parameters(
       ('worker_killed', False), ('ssh_lost_after_kill', True)
   )
   def testFailureMidRunDeletesEveryObjectAndTheBucket(self, then_raise):
-    vm = KillingVm(_MINIO, after_lines=60, then_raise=then_raise, name='client')
-    self.addCleanup(shutil.rmtree, vm.work_dir, True)
-    topology = self._Topology(vm)
+    minio = self.On('s3')
+    vm = self.Vm(KillingVm, minio=minio, after_lines=15, then_raise=then_raise)
+    topology = self.Topology(vm)
     object_storage.Prepare(topology)
     try:
       if then_raise:
@@ -305,18 +415,16 @@ class PhaseOnMinioTest(parameterized.TestCase):
     finally:
       object_storage.Cleanup(topology)
     self.assertGreater(vm.objects_when_killed, 0)  # it was mid-run
-    self.assertFalse(_MINIO.BucketExists(self.bucket))
-    names = [b['Name'] for b in _MINIO.client.list_buckets()['Buckets']]
-    self.assertNotIn(self.bucket, names)
+    self.assertFalse(minio.BucketExists(self.bucket))
 
   def testStandaloneBenchmarkStampsTheClientsMetadata(self):
-    vm = local_vm.LocalVm(name='client')
-    self.addCleanup(shutil.rmtree, vm.work_dir, True)
+    self.On('azure')
+    vm = self.Vm()
     spec = type('Spec', (), {'vm_groups': {'client': [vm]}})()
     with flagsaver.flagsaver(
         cloud_report_object_storage_sizes=['64KiB'],
         cloud_report_object_storage_concurrency=[],
-        cloud_report_object_storage_latency_requests=5,
+        cloud_report_object_storage_latency_requests=2,
     ):
       benchmark.Prepare(spec)
       try:
@@ -327,8 +435,221 @@ class PhaseOnMinioTest(parameterized.TestCase):
     for s in samples:
       self.assertEqual(s.metadata['phase'], 'object_storage')
       self.assertEqual(s.metadata['cloud'], 'Local')
-      self.assertEqual(s.metadata['machine_type'], 'local')
-    self.assertFalse(_MINIO.BucketExists(self.bucket))
+      self.assertEqual(s.metadata['provider'], 'azure')
+    self.assertFalse(EMULATORS['azure'].BucketExists(self.bucket))
+
+
+def _Stats(samples):
+  def Stats(metric, **meta):
+    return {
+        s.metadata['statistic']: s.value
+        for s in samples
+        if s.metric == metric
+        and all(s.metadata.get(k) == v for k, v in meta.items())
+    }
+
+  return Stats
+
+
+class WorkerRegressionTest(absltest.TestCase):
+  """The worker alone on the real emulators (the bugs mocks hid)."""
+
+  def _Run(self, provider, env=None, **cfg):
+    emulator = EMULATORS[provider]
+    bucket = 'pkb-ext-os-' + secrets.token_hex(4)
+    params = object_storage.Params(
+        endpoint=emulator.endpoint,
+        provider=provider,
+        credentials=emulator.Credentials(),
+    )
+    buckets = object_storage._ENDPOINT_BUCKETS[provider](params, '')
+    buckets.Make(bucket)
+    self.addCleanup(buckets.Delete, bucket)
+    work = self.create_tempdir().full_path
+    config = object_storage.WorkerConfig(
+        object_storage.Params(
+            endpoint=emulator.endpoint,
+            latency_requests=25,
+            sizes=(),
+            concurrency=(),
+            **cfg,
+        ),
+        provider,
+        bucket,
+        'local-1',
+        params.credentials.WorkerExtra(provider),
+    )
+    with open(os.path.join(work, 'worker.json'), 'w') as f:
+      json.dump(config, f)
+    proc = subprocess.run(
+        [PYTHON, str(WORKER), '--config', 'worker.json', '--out', 'out.jsonl'],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+        check=False,
+    )  # fmt: skip
+    with open(os.path.join(work, 'out.jsonl')) as f:
+      records = [json.loads(line) for line in f]
+    return proc, records
+
+  def testAzureNewConnectionsKeepTheClientOpen(self):
+    # azure-core >= 1.41 refuses every request on a client once closed.
+    proc, records = self._Run('azure')
+    self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+    new = [r for r in records if r.get('want') == 'new']
+    self.assertLen(new, 50)
+    for r in new:
+      self.assertTrue(r['ok'], r.get('error'))
+      self.assertEqual((r['how'], r['connects']), ('closed_pool', 1))
+    self.assertEqual(records[-1]['kind'], 'end')
+    self.assertEqual(records[-1]['errors'], 0)
+
+  def testGcsOnAnEndpointLooksForNoCredentials(self):
+    # A stand-in metadata server on loopback counts who asks it for
+    # credentials; the host has no other Google credentials.
+    server = socket.socket()
+    server.bind(('127.0.0.1', 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    self.addCleanup(server.close)
+    asked, stop = [], threading.Event()
+
+    def Accept():
+      while not stop.is_set():
+        try:
+          conn, _ = server.accept()
+        except OSError:
+          continue
+        asked.append(1)
+        conn.close()
+
+    thread = threading.Thread(target=Accept, daemon=True)
+    thread.start()
+    self.addCleanup(thread.join)
+    self.addCleanup(stop.set)
+    metadata = f'127.0.0.1:{server.getsockname()[1]}'
+    home = self.create_tempdir().full_path
+    env = {
+        'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+        'HOME': home,
+        'GCE_METADATA_HOST': metadata,
+        'GCE_METADATA_IP': metadata,
+        'CLOUDSDK_CONFIG': home,
+    }
+    proc, records = self._Run('gcs', env=env)
+    self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+    self.assertEqual(records[-1]['kind'], 'end')
+    self.assertEqual(records[-1]['errors'], 0)
+    self.assertEqual(asked, [])
+
+
+class BadInputTest(_PhaseTestCase):
+  """Each fails the phase with one line naming the provider and endpoint."""
+
+  def _Fails(self, provider, vm=None, message='', **more):
+    endpoint = more.get('cloud_report_object_storage_endpoint')
+    emulator = self.On(provider, **more)
+    endpoint = endpoint or emulator.endpoint
+    vm = vm or self.Vm()
+    topology = self.Topology(vm)
+    object_storage.Prepare(topology)
+    try:
+      with self.assertRaises(object_storage.ObjectStorageError) as cm:
+        object_storage.Run(topology)
+    finally:
+      object_storage.Cleanup(topology)
+    text = str(cm.exception)
+    self.assertNotIn('\n', text)
+    self.assertIn(f'object storage {provider} at {endpoint}: ', text)
+    self.assertRegex(text, message)
+    self.assertEqual(object_storage._LIVE, {})
+    return text
+
+  @parameterized.parameters(*PROVIDERS)
+  def testUnreachableEndpoint(self, provider):
+    dead = f'http://127.0.0.1:{_FreePort()}'
+    if provider == 'azure':
+      dead += '/ostest'
+    self._Fails(
+        provider,
+        message='cannot create bucket',
+        cloud_report_object_storage_endpoint=dead,
+    )
+
+  @parameterized.parameters('s3', 'azure')
+  def testWrongKeys(self, provider):
+    emulator = EMULATORS[provider]
+    wrong = self.create_tempfile(
+        content=''.join(
+            f'{k}={v}\n'
+            for k, v in emulator.keys.items()
+            if not k.endswith(('SECRET_ACCESS_KEY', 'STORAGE_KEY'))
+        )
+        + (
+            'AWS_SECRET_ACCESS_KEY=' + secrets.token_hex(16)
+            if provider == 's3'
+            else 'AZURE_STORAGE_KEY='
+            + base64.b64encode(secrets.token_bytes(32)).decode()
+        )
+        + '\n'
+    ).full_path
+    os.chmod(wrong, 0o600)
+    text = self._Fails(
+        provider,
+        message=r'cannot create bucket .*(SignatureDoesNotMatch|'
+        r'AccessDenied|InvalidAccessKeyId|authenticat|Authorization)',
+        cloud_report_object_storage_credentials_file=wrong,
+    )
+    for secret in emulator.Credentials().Secrets():
+      self.assertNotIn(secret, text)
+
+  @parameterized.parameters(*PROVIDERS)
+  def testMissingBucket(self, provider):
+    emulator = EMULATORS[provider]
+    self._Fails(
+        provider,
+        vm=self.Vm(BucketRemovingVm, emulator=emulator),
+        message=r'worker exited 3, nothing measured: .*'
+        r'(NoSuchBucket|[Nn]ot [Ff]ound|ContainerNotFound|does not exist)',
+    )
+
+  def testOtherPhasesSamplesAreKept(self):
+    if not data.ResourceExists(coremark.TARBALL):
+      self.skipTest(f'{coremark.TARBALL} not in the data search path')
+    dead = f'http://127.0.0.1:{_FreePort()}/ostest'
+    self.On('azure', cloud_report_object_storage_endpoint=dead)
+    vm = self.Vm()
+    self.enter_context(
+        mock.patch.object(linux_packages, 'INSTALL_DIR', vm.work_dir)
+    )
+    topology = phases.Topology(
+        db_vms=(vm,), client_vm=vm, run_metadata=_RunMetadata(vm)
+    )
+    kept = {}
+    with flagsaver.flagsaver(
+        cloud_report_coremark_runs=1, cloud_report_coremark_iterations=2000
+    ):
+      with self.assertRaises(phases.PhaseError) as cm:
+        phases.RunAll(
+            topology,
+            ['object_storage', 'cpu'],
+            on_samples=kept.__setitem__,
+            prepare=True,
+        )
+      phases.CleanupAll(
+          phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None),
+          ['object_storage', 'cpu'],
+      )
+    self.assertIn(
+        f'object_storage: ObjectStorageError: object storage azure at {dead}:',
+        str(cm.exception),
+    )
+    self.assertEqual(list(kept), ['cpu'])
+    self.assertTrue(any(s.metric == 'coremark_score' for s in kept['cpu']))
+
+
+def _RunMetadata(vm):
+  from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib  # pylint: disable=g-import-not-at-top
+
+  return topology_lib.RunMetadataFromVm(vm)
 
 
 if __name__ == '__main__':

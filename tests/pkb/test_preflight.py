@@ -193,7 +193,11 @@ class ObjectStoragePrepareTest(pkb_common_test_case.PkbCommonTestCase):
     installed = [c.args[0] for c in vm.Install.call_args_list]
     self.assertIn('awscli', installed)
     self.assertIn('boto3', installed)
-    vm.PushDataFile.assert_called_once()
+    # Then the worker, and the pinned SDK over PKB's latest boto3.
+    self.assertEqual(
+        [c.args[0] for c in vm.PushDataFile.call_args_list],
+        ['object_storage/requirements-s3.txt', 'object_storage/ttfb_worker.py'],
+    )
 
 
 class LocalVolumesTest(pkb_common_test_case.PkbCommonTestCase):

@@ -14,6 +14,7 @@
 """Tests of the object storage phase: flags, worker config, bucket lifetime."""
 
 import json
+import os
 import pathlib
 from unittest import mock
 
@@ -70,6 +71,7 @@ class FlagsTest(parameterized.TestCase):
       ('cloud_report_object_storage_prefix', '/abs/', 'relative'),
       ('cloud_report_object_storage_prefix', 'a/../b', 'relative'),
       ('cloud_report_object_storage_endpoint', 'ftp://x', 'http'),
+      ('cloud_report_object_storage_credentials_file', '/nonexistent', 'read'),
   )
   def testValidatorsNameTheFlag(self, name, value, message):
     with flagsaver.flagsaver():
@@ -78,10 +80,50 @@ class FlagsTest(parameterized.TestCase):
       ):
         setattr(FLAGS, name, value)
 
-  def testKeysGoTogether(self):
+  def testCredentialsFileMustBePrivate(self):
+    path = self.create_tempfile(
+        content='AWS_ACCESS_KEY_ID=ak\nAWS_SECRET_ACCESS_KEY=sk-secret\n'
+    ).full_path
+    os.chmod(path, 0o644)
     with flagsaver.flagsaver():
-      with self.assertRaisesRegex(flags.IllegalFlagValueError, 'go together'):
-        FLAGS.cloud_report_object_storage_access_key = 'k'
+      with self.assertRaisesRegex(
+          flags.IllegalFlagValueError, 'readable by others.*chmod 600'
+      ) as cm:
+        FLAGS.cloud_report_object_storage_credentials_file = path
+    self.assertNotIn('sk-secret', str(cm.exception))
+    os.chmod(path, 0o600)
+    with flagsaver.flagsaver(cloud_report_object_storage_credentials_file=path):
+      creds = object_storage.Params.FromFlags().credentials
+    self.assertEqual((creds.access_key, creds.secret_key), ('ak', 'sk-secret'))
+    self.assertNotIn('sk-secret', repr(object_storage.Params.FromFlags()))
+
+  @parameterized.parameters(
+      ('AWS_ACCESS_KEY_ID=a\n', 'go together'),
+      ('AZURE_STORAGE_KEY=k\n', 'go together'),
+      ('just-a-secret-value\n', 'line 1: not NAME=VALUE'),
+      (
+          '# c\nAWS_SESSION_TOKEN=t\n',
+          "line 2: unknown name 'AWS_SESSION_TOKEN'",
+      ),
+      ('GOOGLE_CLOUD_PROJECT=a\nGOOGLE_CLOUD_PROJECT=b\n', 'given twice'),
+  )
+  def testBadCredentialsNameTheLineNotTheValue(self, text, message):
+    with self.assertRaisesRegex(ValueError, message) as cm:
+      object_storage.ParseCredentials(text, 'f')
+    self.assertNotIn('secret-value', str(cm.exception))
+
+  def testCredentialsFromTheEnvironment(self):
+    creds = object_storage.CredentialsFromEnvironment({
+        'AZURE_STORAGE_ACCOUNT': 'acct',
+        'AZURE_STORAGE_KEY': 'a2V5',
+        'HOME': '/root',
+    })
+    self.assertEqual(
+        creds.WorkerExtra('azure'),
+        {'azure_account': 'acct', 'azure_key': 'a2V5'},
+    )
+    self.assertEqual(creds.WorkerExtra('s3'), {})
+    self.assertEqual(creds.Secrets(), ['a2V5'])
 
   def testEmptyListsSkipWorkloads(self):
     with flagsaver.flagsaver(
@@ -136,6 +178,28 @@ class PureHelpersTest(absltest.TestCase):
         ),
         's3',
     )
+    for provider in object_storage.PROVIDERS:
+      self.assertEqual(
+          object_storage.ProviderOf(
+              vm,
+              object_storage.Params(endpoint='http://m', provider=provider),
+          ),
+          provider,
+      )
+    vm.CLOUD = 'AWS'
+    with self.assertRaisesRegex(ValueError, 'provider=gcs needs'):
+      object_storage.ProviderOf(vm, object_storage.Params(provider='gcs'))
+    self.assertEqual(
+        object_storage.ProviderOf(vm, object_storage.Params(provider='s3')),
+        's3',
+    )
+
+  def testOneLine(self):
+    error = ValueError('Connection refused\nRequestId: x\nTime: y')
+    self.assertEqual(
+        object_storage.OneLine(error), 'ValueError: Connection refused'
+    )
+    self.assertLen(object_storage.OneLine('x' * 1000), 300)
 
   def testRegionOf(self):
     self.assertEqual(
@@ -197,8 +261,7 @@ class RunTest(absltest.TestCase):
     vm = _Vm()
     samples = object_storage.Run(self._Topology(vm))
     self.assertEqual(
-        [c[0] for c in self.store.method_calls],
-        ['Make', 'WorkerExtra', 'Delete'],
+        [c[0] for c in self.store.method_calls], ['Make', 'Delete']
     )
     self.store.Delete.assert_called_once_with('pkb-ext-os-abc123')
     self.assertEqual(object_storage._LIVE, {})
@@ -250,7 +313,11 @@ class RunTest(absltest.TestCase):
 
   def testUnusableOutputFailsThePhaseAfterDeleting(self):
     vm = _Vm(worker_rc='2\n', output='')
-    with self.assertRaisesRegex(RuntimeError, 'exited 2 with no usable output'):
+    with self.assertRaisesRegex(
+        object_storage.ObjectStorageError,
+        r'^object storage s3 \(AWS service, region us-east-1\): worker exited'
+        r' 2, nothing measured: ',
+    ):
       object_storage.Run(self._Topology(vm))
     self.store.Delete.assert_called_once()
 
@@ -264,10 +331,23 @@ class RunTest(absltest.TestCase):
         cloud_report_object_storage_endpoint='http://m:9000'
     ):
       object_storage.Prepare(self._Topology(vm))
-    vm.Install.assert_called_once_with('boto3')
-    vm.PushDataFile.assert_called_once_with(
-        'object_storage/ttfb_worker.py',
-        f'{object_storage.WORK_DIR}/ttfb_worker.py',
+    vm.Install.assert_called_once_with('pip')
+    vm.RemoteCommand.assert_any_call(
+        f'sudo python3 -m pip install -q -r {object_storage.WORK_DIR}/'
+        'requirements-s3.txt'
+    )
+    self.assertEqual(
+        vm.PushDataFile.call_args_list,
+        [
+            mock.call(
+                'object_storage/requirements-s3.txt',
+                f'{object_storage.WORK_DIR}/requirements-s3.txt',
+            ),
+            mock.call(
+                'object_storage/ttfb_worker.py',
+                f'{object_storage.WORK_DIR}/ttfb_worker.py',
+            ),
+        ],
     )
 
   def testPrepareFailsClearlyWhenTheSdkStaysMissing(self):
@@ -284,7 +364,25 @@ class RunTest(absltest.TestCase):
       ):
         object_storage.Prepare(self._Topology(vm))
     buckets.return_value.service.PrepareVM.assert_called_once_with(vm)
-    vm.Install.assert_called_once_with('google_cloud_storage')
+    vm.PushDataFile.assert_any_call(
+        'object_storage/requirements-gcs.txt',
+        f'{object_storage.WORK_DIR}/requirements-gcs.txt',
+    )
+
+  def testACloudVmAlwaysGetsThePinnedSdk(self):
+    vm = _Vm()
+    vm.CLOUD = 'AWS'
+    vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)  # boto3 there
+    with mock.patch.object(object_storage, 'PkbBuckets'):
+      object_storage.Prepare(self._Topology(vm))
+    vm.RemoteCommand.assert_any_call(
+        f'sudo python3 -m pip install -q -r {object_storage.WORK_DIR}/'
+        'requirements-s3.txt'
+    )
+    pins = pathlib.Path(object_storage.__file__).parents[2] / (
+        'configs/object_storage/requirements-s3.txt'
+    )
+    self.assertIn('boto3==', pins.read_text())
 
 
 class PkbBucketsTest(absltest.TestCase):

@@ -33,6 +33,7 @@ from unittest import mock
 from absl.testing import absltest
 from azure.storage import blob as azure_blob
 import google.auth
+from google.auth import credentials as google_credentials
 from google.cloud import storage
 
 import pkb_ext.configs
@@ -230,6 +231,29 @@ class GcsPathTest(_ServerTestCase):
       self.assertIs(kwargs.kwargs['credentials'], self.credentials)
     # Every object the worker wrote was deleted through the SDK.
     self.assertEqual(self.server.objects, {})
+
+  def testAnEndpointIsAnonymousAndNeverLooksForCredentials(self):
+    google.auth.default.side_effect = AssertionError('credentials looked up')
+    rc, text = _Run(
+        _Config(
+            'gcs',
+            latency_requests=1,
+            sizes=[],
+            concurrency=[],
+            endpoint='http://127.0.0.1:4443',
+        )
+    )
+    self.assertEqual(rc, 0, text[-500:])
+    google.auth.default.assert_not_called()
+    for call in self.client_class.call_args_list:
+      self.assertIsInstance(
+          call.kwargs['credentials'], google_credentials.AnonymousCredentials
+      )
+      self.assertIsNone(call.kwargs['project'])
+      self.assertEqual(
+          call.kwargs['client_options'],
+          {'api_endpoint': 'http://127.0.0.1:4443'},
+      )
 
   def testNoClientSideChecksum(self):
     _Run(_Config('gcs', latency_requests=1, sizes=[], concurrency=[]))
