@@ -149,6 +149,7 @@ def _CheckSha256(values) -> bool:
 
 
 def _CheckArchFlags(values) -> bool:
+  """Validates --cloud_report_cockroachdb_arch with the version flags."""
   arch = values['cloud_report_cockroachdb_arch']
   if arch not in ARCHS:
     return True
@@ -283,15 +284,18 @@ def ArchOfMachineType(cloud: str | None, machine_type: str | None):
     return None
   try:
     if cloud == 'AWS':
-      from perfkitbenchmarker.providers.aws import aws_virtual_machine  # pylint: disable=g-import-not-at-top
+      # pylint: disable=g-import-not-at-top,import-outside-toplevel
+      from perfkitbenchmarker.providers.aws import aws_virtual_machine
 
       arm = aws_virtual_machine.GetArmArchitecture(machine_type)
     elif cloud == 'GCP':
-      from perfkitbenchmarker.providers.gcp import gce_virtual_machine  # pylint: disable=g-import-not-at-top
+      # pylint: disable=g-import-not-at-top,import-outside-toplevel
+      from perfkitbenchmarker.providers.gcp import gce_virtual_machine
 
       arm = gce_virtual_machine.GetArmArchitecture(machine_type)
     elif cloud == 'Azure':
-      from perfkitbenchmarker.providers.azure import azure_virtual_machine  # pylint: disable=g-import-not-at-top
+      # pylint: disable=g-import-not-at-top,import-outside-toplevel
+      from perfkitbenchmarker.providers.azure import azure_virtual_machine
 
       arm = azure_virtual_machine._MachineTypeIsArm(machine_type)  # pylint: disable=protected-access
     else:
@@ -320,6 +324,7 @@ def BinaryPath() -> str:
 
 
 def MachineArch(vm) -> str:
+  """Returns the VM's architecture as the release names it (amd64, arm64)."""
   out, _ = vm.RemoteCommand('uname -m')
   machine = out.strip()
   if machine not in ARCH_OF_MACHINE:

@@ -528,7 +528,8 @@ class PkbBuckets:
   """A bucket through PKB's object storage service of the VM's cloud."""
 
   def __init__(self, cloud: str, region: str):
-    from perfkitbenchmarker import object_storage_service  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from perfkitbenchmarker import object_storage_service
 
     importlib.import_module(_SERVICE_MODULE[cloud])
     self.service = object_storage_service.GetObjectStorageClass(cloud)()
@@ -556,8 +557,9 @@ class S3EndpointBuckets:
   """A bucket on an S3-compatible endpoint, through boto3 on this host."""
 
   def __init__(self, params: Params, region: str):
-    import boto3  # pylint: disable=g-import-not-at-top
-    from botocore import config  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    import boto3
+    from botocore import config
 
     creds = params.credentials
     self.client = boto3.client(
@@ -597,8 +599,9 @@ class GcsEndpointBuckets:
   """A bucket on a GCS endpoint (fake-gcs-server), anonymous, from here."""
 
   def __init__(self, params: Params, region: str):
-    from google.auth import credentials  # pylint: disable=g-import-not-at-top
-    from google.cloud import storage  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from google.auth import credentials
+    from google.cloud import storage
 
     self._region = region
     self.client = storage.Client(
@@ -612,7 +615,8 @@ class GcsEndpointBuckets:
 
   def Delete(self, bucket: str) -> None:
     """Deletes every object, then the bucket; a missing bucket is fine."""
-    from google.api_core import exceptions  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from google.api_core import exceptions
 
     try:
       handle = self.client.bucket(bucket)
@@ -628,7 +632,8 @@ class AzureEndpointBuckets:
 
   def __init__(self, params: Params, region: str):
     del region
-    from azure.storage import blob  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from azure.storage import blob
 
     creds = params.credentials
     if not creds.azure_account:
@@ -656,7 +661,8 @@ class AzureEndpointBuckets:
 
   def Delete(self, bucket: str) -> None:
     """Deletes the container and its blobs; a missing one is fine."""
-    from azure.core import exceptions  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from azure.core import exceptions
 
     try:
       self.client.delete_container(bucket)

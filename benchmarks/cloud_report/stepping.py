@@ -166,6 +166,7 @@ def _Bracket(
 
 
 def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
+  """The next decision of the report's linear search."""
   levels = plan.levels
   ran = [level for level, _ in history]
   if ran != list(levels[: len(ran)]):
@@ -185,6 +186,7 @@ def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
 
 
 def _BisectNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
+  """The next decision of bisection over the grid (see module docstring)."""
   levels = plan.levels
   # lo: highest level known to pass (-1: none); hi: lowest known to fail
   # (len(levels): none). The edge lies in [lo, hi - 1]; halve that range,
@@ -205,6 +207,7 @@ def _BisectNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
 def _ProbeNext(
     plan: Plan, history: Sequence[tuple[int, bool, bool]]
 ) -> Decision:
+  """The next decision of the probe search: short probes, then full runs."""
   levels = plan.levels
   full = [(level, passed) for level, passed, probe in history if not probe]
   probes = [(level, passed) for level, passed, probe in history if probe]
@@ -499,6 +502,7 @@ class StateStore:
     self.fingerprint = json.loads(json.dumps(dict(fingerprint), sort_keys=True))
 
   def Load(self) -> list[Step]:
+    """Returns the saved steps ([] if none); refuses a different search."""
     try:
       with open(self.path, encoding='utf-8') as f:
         state = json.load(f)
@@ -525,6 +529,7 @@ class StateStore:
       raise StateError(f'{self.path}: bad step record: {e}') from e
 
   def Save(self, steps: Sequence[Step]) -> None:
+    """Writes the steps atomically (a temporary file, then a rename)."""
     state = {
         'version': self.VERSION,
         'run_id': self.run_id,

@@ -449,6 +449,7 @@ def ConfigKey(
 
 
 def _VmGroups(config) -> list[dict[str, Any]]:
+  """The vm_groups of a benchmark config, as plain data for its key."""
   out = []
   for name, group in sorted((getattr(config, 'vm_groups', None) or {}).items()):
     vm_spec = getattr(group, 'vm_spec', None)
@@ -596,6 +597,7 @@ def ToSamples(
 
 
 def Run(topology) -> list:
+  """Runs (or resumes) the TPC-C search; returns its samples."""
   params = Params.FromFlags()
   engine = engines.Select(params.engine, params, topology)
   run_uri, config_key = RunKey()

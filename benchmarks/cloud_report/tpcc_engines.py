@@ -54,7 +54,7 @@ from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage as io_phase
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
-from pkb_cloud_report.benchmarks.cloud_report import topology
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
 
 COCKROACH = 'cockroach'
@@ -161,7 +161,7 @@ def _RunLogged(vm, command: str, log_path: str, timeout: float, prelude=None):
 def _DiskDevice(disk) -> str | None:
   """The disk's device path, or None where PKB cannot tell it."""
   try:
-    return topology.DevicePath(disk)
+    return topology_lib.DevicePath(disk)
   except Exception:  # pylint: disable=broad-except
     return None
 
@@ -174,7 +174,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
   MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
   in the login user's home), with a warning.
   """
-  disk = topology.DataDisk(vm)
+  disk = topology_lib.DataDisk(vm)
   mount = getattr(disk, 'mount_point', None) if disk else None
   if mount:
     return posixpath.join(mount, name)
@@ -190,7 +190,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
 
 
 def _RawDataDevice(vm) -> str | None:
-  disk = topology.DataDisk(vm)
+  disk = topology_lib.DataDisk(vm)
   if disk is None or getattr(disk, 'mount_point', None):
     return None
   return _DiskDevice(disk)
@@ -244,6 +244,7 @@ class CockroachEngine:
     }
 
   def Prepare(self, topology) -> None:
+    """Installs CockroachDB, starts the cluster and imports the fixtures."""
     client = topology.RequireClient(PHASE)
     vms = list(topology.db_vms)
     # Directly, not vm.Install: that does nothing where install_packages is
@@ -390,6 +391,7 @@ class PostgresEngine:
     )
 
   def Prepare(self, topology) -> None:
+    """Installs PostgreSQL and go-tpc, starts the server, loads the tables."""
     db, client = topology.first_db, topology.RequireClient(PHASE)
     if getattr(db, 'install_packages', True) and hasattr(db, 'InstallPackages'):
       db.InstallPackages('postgresql')
@@ -455,6 +457,7 @@ class PostgresEngine:
     )
 
   def RunStep(self, topology, warehouses: int, iteration: int):
+    """Runs a ramp (if any) then one step; returns (output tail, status)."""
     client = topology.RequireClient(PHASE)
     prefix = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh'
     if self.params.ramp_s:
