@@ -85,6 +85,7 @@ _KEEP_GOING = flags.DEFINE_boolean(
 
 
 def _CheckPhases(names) -> bool:
+  """Validates --cloud_report_phases before anything is provisioned."""
   if names is not None and not names:
     raise flags.ValidationError(
         '--cloud_report_phases is empty: it would provision the VMs and run'

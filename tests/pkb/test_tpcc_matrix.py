@@ -40,7 +40,15 @@ pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
-TAR = '/opt/pkb/cloud_report_cockroachdb/cockroach-v20.2.7.linux-amd64.tgz'
+ROOT = '/opt/pkb/cloud_report_cockroachdb'
+TAR = f'{ROOT}/cockroach-v20.2.7.linux-amd64.tgz'
+# What the package's Install leaves on each node (cockroachdb.InstalledInfo).
+INSTALL_RECORD = json.dumps({
+    'version': 'v20.2.7',
+    'arch': 'amd64',
+    'sha256': SHA,
+    'sha256_source': 'pinned',
+})
 OUTPUTS = {
     str(n): (
         (
@@ -138,6 +146,7 @@ class TpccMatrixResumeTest(pkb_common_test_case.PkbCommonTestCase):
         stock_pkb.StaticVms(4, local_disks=['/dev/vdb']),
         answers=[
             (f'sha256sum {TAR}', f'{SHA}  {TAR}\n'),
+            (f'cat {ROOT}/install.json', INSTALL_RECORD),
             ('echo end-of-probe', PROBE_SAFE),
         ],
         flags=flags,
