@@ -40,7 +40,6 @@ fio.sh did), which the phase then reads; Cleanup removes those files.
 
 import dataclasses
 import logging
-import math
 import os
 import re
 import shlex
@@ -234,22 +233,13 @@ def _CheckSize(name):
   return Check
 
 
-def _CheckFinite(name):
-  def Check(value) -> bool:
-    if value is not None and not math.isfinite(value):
-      raise flags.ValidationError(f'--{name}={value}: must be a finite number')
-    return True
-
-  return Check
-
-
 flags.register_validator('cloud_report_fio_jobs', _CheckJobs)
 for _field in dataclasses.fields(Params):
   if isinstance(getattr(_DEFAULTS, _field.name), float) and (
       _field.name in _HELP
   ):
     _name = f'cloud_report_fio_{_field.name}'
-    flags.register_validator(_name, _CheckFinite(_name))
+    flags.register_validator(_name, topology_lib.FiniteValidator(_name))
 for _name in ('bw_block_size', 'block_size', 'fill_block_size', 'size'):
   flags.register_validator(f'cloud_report_fio_{_name}', _CheckSize(_name))
 

@@ -13,7 +13,10 @@
 # limitations under the License.
 """Builds a phases.Topology from a PKB benchmark spec."""
 
+import math
 import re
+
+from absl import flags
 
 from pkb_cloud_report.benchmarks.cloud_report import REPORT_VERSION
 from pkb_cloud_report.benchmarks.cloud_report import phases
@@ -22,6 +25,17 @@ from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
 _AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
 _GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')
 _AZURE_ZONE = re.compile(r'^([a-z0-9]+)-\d+$')
+
+
+def FiniteValidator(name: str):
+  """Returns an absl flag validator refusing nan and inf for flag `name`."""
+
+  def Check(value) -> bool:
+    if value is not None and not math.isfinite(value):
+      raise flags.ValidationError(f'--{name}={value}: must be a finite number')
+    return True
+
+  return Check
 
 
 def DataDisk(vm):

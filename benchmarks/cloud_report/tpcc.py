@@ -48,6 +48,7 @@ from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-impo
 from perfkitbenchmarker import vm_util
 
 from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
@@ -270,15 +271,6 @@ def _CheckRule(value) -> bool:
   return True
 
 
-def _CheckFinite(name):
-  def Check(value) -> bool:
-    if value is not None and not math.isfinite(value):
-      raise flags.ValidationError(f'--{name}={value}: must be a finite number')
-    return True
-
-  return Check
-
-
 def _CheckOptions(values) -> bool:
   bad = [v for v in values if '=' not in v or ' ' in v or "'" in v]
   if bad:
@@ -313,7 +305,9 @@ flags.register_validator(
 )
 flags.register_validator(
     'cloud_report_tpcc_gotpc_threads_per_warehouse',
-    _CheckFinite('cloud_report_tpcc_gotpc_threads_per_warehouse'),
+    topology_lib.FiniteValidator(
+        'cloud_report_tpcc_gotpc_threads_per_warehouse'
+    ),
 )
 flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
 flags.register_validator('cloud_report_tpcc_postgres_options', _CheckOptions)
