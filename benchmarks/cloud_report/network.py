@@ -43,6 +43,7 @@ from typing import Sequence
 from absl import flags
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.linux_packages import cloud_report_netperf as netperf_pkg
 from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as netperf_parser
@@ -383,10 +384,11 @@ def ConcurrentCommand(commands: Sequence[str]) -> str:
   times; the summed throughput is PKB's netperf convention all the same.
   """
   d = '"$d"'
-  starts = ' '.join(
-      f'({c} >{d}/{i}.out 2>{d}/{i}.err; echo $? >{d}/{i}.rc) &'
+  runs = [
+      remote.ExitStatusTo(f'{c} >{d}/{i}.out 2>{d}/{i}.err', f'{d}/{i}.rc')
       for i, c in enumerate(commands)
-  )
+  ]
+  starts = ' '.join(f'({run}) &' for run in runs)
   n = len(commands)
   return (
       f'd=$(mktemp -d) || exit 1; {starts} wait; '

@@ -75,6 +75,7 @@ from absl import flags
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
@@ -517,11 +518,11 @@ def WorkerConfig(params, provider, bucket, region, extra=None) -> dict:
 
 def WorkerCommand(params: Params) -> str:
   """Runs the worker; its exit code goes to worker.rc (pure)."""
-  return (
-      f'cd {WORK_DIR} && {{ {params.python} ttfb_worker.py '
-      '--config worker.json --out ttfb.jsonl 2> worker.stderr; '
-      'echo $? > worker.rc; }'
+  worker = (
+      f'{params.python} ttfb_worker.py --config worker.json --out ttfb.jsonl'
+      ' 2> worker.stderr'
   )
+  return f'cd {WORK_DIR} && {{ {remote.ExitStatusTo(worker, "worker.rc")}; }}'
 
 
 class PkbBuckets:

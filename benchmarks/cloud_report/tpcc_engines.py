@@ -47,6 +47,7 @@ from typing import Any, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
@@ -139,13 +140,15 @@ def _RunLogged(vm, command: str, log_path: str, timeout: float, prelude=None):
   shell, its output in the same log; when it fails, command does not run.
   """
   log = shlex.quote(log_path)
+  status = shlex.quote(log_path + '.status')
   run = f'{command} > {log} 2>&1'
   if prelude:
     run = f'{{ {prelude}; }} > {log} 2>&1 && {command} >> {log} 2>&1'
   wrapped = (
       f'mkdir -p {shlex.quote(posixpath.dirname(log_path))}; '
-      f'{run}; rc=$?; tail -n {OUTPUT_TAIL_LINES} {log}; '
-      'echo cloud_report_tpcc_exit_status=$rc'
+      f'{remote.ExitStatusTo(f"{{ {run}; }}", status)};'
+      f' tail -n {OUTPUT_TAIL_LINES} {log};'
+      f' echo cloud_report_tpcc_exit_status=$(cat {status})'
   )
   out, _ = vm.RobustRemoteCommand(wrapped, timeout=timeout)
   matches = _EXIT.findall(out)
