@@ -65,7 +65,7 @@ SMOKE = {
 
 
 def PresetFlags(preset: str) -> list[str]:
-  """Returns --name=value for the preset's flags that landed phases define.
+  """Returns --name=value for the preset's flags that the phases define.
 
   Args:
     preset: one of PRESETS.

@@ -194,10 +194,8 @@ _CLOUD_DIR = os.path.join(paths.CacheDir(), 'local-io-test')
 
 
 def _CloudUnavailable():
-  try:
-    from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    return f'pkb_ext.local has not landed ({e})'
+  from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
+
   reason = local_cloud.Unavailable()
   if reason:
     return reason

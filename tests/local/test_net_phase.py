@@ -316,14 +316,11 @@ class LoopbackUnderLoadTest(LoopbackTest):
 
 # --- The local cloud. ---
 
-try:
-  from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
-  from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
-  from pkb_ext_dev.ssh_host_vm import HostVm  # pylint: disable=g-import-not-at-top
+from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
+from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
+from pkb_ext_dev.ssh_host_vm import HostVm  # pylint: disable=g-import-not-at-top
 
-  _CLOUD_REASON = local_cloud.Unavailable() or _NO_NETPERF
-except ImportError as e:
-  _CLOUD_REASON = f'the local cloud (pkb_ext.local) has not landed: {e}'
+_CLOUD_REASON = local_cloud.Unavailable() or _NO_NETPERF
 
 PREFIX = 'pkbnet'
 SUBNET = '10.247.79.0/24'

@@ -308,8 +308,6 @@ def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
   smoke_flags = dict(f[2:].split('=', 1) for f in presets.PresetFlags('smoke'))
   report, smoke = {}, {}
   for name, flag in bench_overhead.REPORT_SETTINGS.items():
-    if flag not in flags.FLAGS:  # its phase has not landed
-      continue
     default = flags.FLAGS[flag].default
     report[name] = str(default)
     smoke[name] = smoke_flags.get(flag, str(default))
