@@ -20,8 +20,6 @@ and compared, row by row, with DuckDB running the sqlglot transpilation of
 the same files on the fixture NDJSON.
 """
 
-import datetime
-import math
 import os
 import shutil
 import tempfile
@@ -57,19 +55,7 @@ VIEWS = (
 )
 
 
-def _Normal(value):
-  if isinstance(value, float):
-    return None if math.isnan(value) else round(value, 9)
-  if isinstance(value, datetime.datetime):
-    return value.replace(tzinfo=None)
-  return value
-
-
-def _Rows(rows):
-  return sorted(
-      (tuple(sorted((k, _Normal(v)) for k, v in r.items())) for r in rows),
-      key=repr,
-  )
+_Rows = bq_emulator.ComparableRows
 
 
 class AnalysisEmulatorTest(absltest.TestCase):

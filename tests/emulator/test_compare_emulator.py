@@ -23,9 +23,7 @@ comparison, the persistent views and `pkb-ext compare` on the tables.
 
 import contextlib
 import copy
-import datetime
 import io
-import math
 import os
 import shutil
 import tempfile
@@ -69,19 +67,7 @@ def SideB() -> list[dict]:
   return rows
 
 
-def _Normal(value):
-  if isinstance(value, float):
-    return None if math.isnan(value) else round(value, 9)
-  if isinstance(value, datetime.datetime):
-    return value.replace(tzinfo=None)
-  return value
-
-
-def _Rows(rows):
-  return sorted(
-      (tuple(sorted((k, _Normal(v)) for k, v in r.items())) for r in rows),
-      key=repr,
-  )
+_Rows = bq_emulator.ComparableRows
 
 
 class CompareEmulatorTest(absltest.TestCase):

@@ -47,7 +47,6 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import data
-from perfkitbenchmarker import errors
 
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.local import sshd
@@ -71,24 +70,6 @@ _NODE = re.compile(r'cloud_report_cockroachdb/cockroach (start|workload)')
 
 class SshVm(ssh_host_vm.HostVm):
   """A local-cloud host with what the cockroachdb package calls."""
-
-  def RemoteCommandWithReturnCode(
-      self, command, ignore_failure=False, timeout=None, **kw
-  ):
-    del kw
-    self.commands.append(command)
-    proc = subprocess.run(
-        sshd.SshArgv(self._plan, self._plan.Host(self.name), command),
-        capture_output=True,
-        text=True,
-        timeout=timeout or 600,
-        check=False,
-    )
-    if proc.returncode and not ignore_failure:
-      raise errors.VirtualMachine.RemoteCommandError(
-          f'{command!r} on {self.name} exited {proc.returncode}'
-      )
-    return proc.stdout, proc.stderr, proc.returncode
 
   def PushFile(self, source_path, remote_path=''):
     with open(source_path, 'rb') as f:

@@ -27,6 +27,8 @@ that went down and came back.
 
 import contextlib
 import ctypes
+import datetime
+import math
 import os
 import shutil
 import signal
@@ -225,3 +227,22 @@ class Emulator:
 
   def __exit__(self, *exc_info) -> None:
     self.Close()
+
+
+def ComparableRows(rows) -> list:
+  """Rows as sorted tuples, floats rounded, NaN as None, datetimes naive.
+
+  Makes the same query's rows from DuckDB and the emulator comparable.
+  """
+
+  def Normal(value):
+    if isinstance(value, float):
+      return None if math.isnan(value) else round(value, 9)
+    if isinstance(value, datetime.datetime):
+      return value.replace(tzinfo=None)
+    return value
+
+  return sorted(
+      (tuple(sorted((k, Normal(v)) for k, v in r.items())) for r in rows),
+      key=repr,
+  )

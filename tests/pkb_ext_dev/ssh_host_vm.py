@@ -42,7 +42,9 @@ class HostVm:
     self.ip_address = self.internal_ip
     self.commands = []
 
-  def RemoteCommand(self, command, ignore_failure=False, timeout=None, **kw):
+  def RemoteCommandWithReturnCode(
+      self, command, ignore_failure=False, timeout=None, **kw
+  ):
     del kw
     self.commands.append(command)
     proc = subprocess.run(
@@ -57,7 +59,13 @@ class HostVm:
           f'{command!r} on {self.name} exited {proc.returncode}:'
           f' {proc.stderr.strip()}'
       )
-    return proc.stdout, proc.stderr
+    return proc.stdout, proc.stderr, proc.returncode
+
+  def RemoteCommand(self, command, ignore_failure=False, timeout=None, **kw):
+    stdout, stderr, _ = self.RemoteCommandWithReturnCode(
+        command, ignore_failure=ignore_failure, timeout=timeout, **kw
+    )
+    return stdout, stderr
 
   def Install(self, package_name):
     raise errors.Setup.InvalidSetupError(
