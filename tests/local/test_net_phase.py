@@ -41,6 +41,7 @@ from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import network as net
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import fidelity as fidelity_lib
+from pkb_ext_dev import load
 
 FLAGS = flags.FLAGS
 CONTROL_PORT = 23941  # unusual ports, ours alone
@@ -275,43 +276,32 @@ class LoopbackTest(_PhaseAsserts):
 
 
 _HOG_SECONDS = 600  # a bound: the hogs end by themselves even if orphaned
-_HOG = (
-    'import time\n'
-    f'end = time.monotonic() + {_HOG_SECONDS}\n'
-    'while time.monotonic() < end:\n'
-    '  pass\n'
-)
 
 
 @absltest.skipIf(_NO_NETPERF, _NO_NETPERF)
 class LoopbackUnderLoadTest(LoopbackTest):
-  """LoopbackTest again while two busy loops keep the CPUs busy.
+  """LoopbackTest again while two more busy loops keep the CPUs busy.
 
-  The hogs are this class's own processes: started in setUpClass, stopped
-  by PID in tearDownClass, and each ends by itself after _HOG_SECONDS.
+  The hogs (pkb_ext_dev.load) are this class's own processes: started in
+  setUpClass, stopped by PID in tearDownClass, and each ends by itself after
+  _HOG_SECONDS.
   """
 
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.hogs = [
-        subprocess.Popen([sys.executable, '-c', _HOG]) for _ in range(2)
-    ]
-    logging.info('CPU hogs %s; load %s', [h.pid for h in cls.hogs],
-                 os.getloadavg())  # fmt: skip
+    cls.hogs = load.CpuHogs(2, seconds=_HOG_SECONDS).Start()
+    logging.info('CPU hogs %s; load %s', cls.hogs.pids, os.getloadavg())
 
   @classmethod
   def tearDownClass(cls):
-    for hog in cls.hogs:
-      hog.kill()
-      hog.wait()
+    logging.info('%s', cls.hogs.Stop(check=False).Summary())
     super().tearDownClass()
 
   def tearDown(self):
     super().tearDown()
     logging.info('load under the hogs: %s', os.getloadavg())
-    for hog in self.hogs:
-      self.assertIsNone(hog.poll(), 'a CPU hog ended early')
+    self.assertTrue(self.hogs.Alive(), 'a CPU hog ended early')
 
 
 # --- The local cloud. ---

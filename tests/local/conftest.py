@@ -1,0 +1,75 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The local tier runs under load: a CPU hog for the whole tier.
+
+Before the tier's first test, PKB_EXT_LOCAL_HOGS busy loops start (default
+1: on two CPUs, half the machine; 0 turns them off); after its last test
+they are stopped by PID, and that test's teardown fails if a hog ended
+early (each ends by itself after HOG_BOUND_S, should pytest die) or got less
+than a fifth of a core: then the tier did not run under load. The summary
+(hogs, CPU seconds, load averages) is printed in the test session's output.
+"""
+
+import os
+import pathlib
+
+from pkb_ext_dev import load
+
+HOGS_ENV = 'PKB_EXT_LOCAL_HOGS'
+HOG_BOUND_S = 45 * 60
+_HERE = pathlib.Path(__file__).resolve().parent
+_hogs: load.CpuHogs | None = None
+
+
+def _InTier(item) -> bool:
+  return _HERE in pathlib.Path(str(item.path)).resolve().parents
+
+
+def _Count() -> int:
+  text = os.environ.get(HOGS_ENV, '1')
+  try:
+    count = int(text)
+  except ValueError:
+    count = -1
+  if count < 0:
+    raise ValueError(f'{HOGS_ENV}={text!r}: give a whole number >= 0')
+  return count
+
+
+def pytest_runtest_setup(item):
+  global _hogs
+  if _hogs is None and _InTier(item):
+    _hogs = load.CpuHogs(_Count(), seconds=HOG_BOUND_S).Start()
+    _Say(item, f'local tier under load: {_hogs.count} CPU hog(s) started')
+
+
+def pytest_runtest_teardown(item, nextitem):
+  global _hogs
+  if _hogs is None or not _hogs.count:
+    return
+  if nextitem is not None and _InTier(nextitem):
+    return
+  hogs, _hogs = _hogs, load.CpuHogs(0, seconds=1)  # stopped: not again
+  try:
+    report = hogs.Stop(check=True)
+  except load.HogError as e:
+    _Say(item, f'local tier under load: {e}')
+    raise
+  _Say(item, f'local tier under load: {report.Summary()}')
+
+
+def _Say(item, line: str) -> None:
+  reporter = item.config.pluginmanager.get_plugin('terminalreporter')
+  if reporter is not None:
+    reporter.write_line(line)
