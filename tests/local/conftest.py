@@ -18,7 +18,7 @@ Before the tier's first test, PKB_EXT_LOCAL_HOGS busy loops start (default
 they are stopped by PID, and that test's teardown fails if a hog ended
 early (each ends by itself after HOG_BOUND_S, should pytest die) or got less
 than a fifth of a core: then the tier did not run under load. The summary
-(hogs, CPU seconds, load averages) is printed in the test session's output.
+(hogs, CPU seconds, load averages) is printed in the session's summary.
 """
 
 import os
@@ -30,6 +30,7 @@ HOGS_ENV = 'PKB_EXT_LOCAL_HOGS'
 HOG_BOUND_S = 45 * 60
 _HERE = pathlib.Path(__file__).resolve().parent
 _hogs: load.CpuHogs | None = None
+_said: list[str] = []
 
 
 def _InTier(item) -> bool:
@@ -51,7 +52,7 @@ def pytest_runtest_setup(item):
   global _hogs
   if _hogs is None and _InTier(item):
     _hogs = load.CpuHogs(_Count(), seconds=HOG_BOUND_S).Start()
-    _Say(item, f'local tier under load: {_hogs.count} CPU hog(s) started')
+    _said.append(f'local tier under load: {_hogs.count} CPU hog(s) started')
 
 
 def pytest_runtest_teardown(item, nextitem):
@@ -64,12 +65,12 @@ def pytest_runtest_teardown(item, nextitem):
   try:
     report = hogs.Stop(check=True)
   except load.HogError as e:
-    _Say(item, f'local tier under load: {e}')
+    _said.append(f'local tier under load: FAILED: {e}')
     raise
-  _Say(item, f'local tier under load: {report.Summary()}')
+  _said.append(f'local tier under load: {report.Summary()}')
 
 
-def _Say(item, line: str) -> None:
-  reporter = item.config.pluginmanager.get_plugin('terminalreporter')
-  if reporter is not None:
-    reporter.write_line(line)
+def pytest_terminal_summary(terminalreporter):
+  # Lines written during a test's teardown would be captured with its output.
+  for line in _said:
+    terminalreporter.write_line(line)
