@@ -205,8 +205,8 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
         for tool, v in harness['per_tool_median_s'].items()
     ]
     notes.append(
-        'note: vs_pkb harness seconds (median per pkb.py run, ours vs'
-        ' PKB): ' + ', '.join(parts)
+        'note: vs_pkb harness seconds (median per pkb.py run, ours vs PKB): '
+        + ', '.join(parts)
     )
   at_report = (overhead or {}).get('at_report')
   if at_report:

@@ -333,7 +333,9 @@ def _Describe(vm, path: str, version_cmd: str | None) -> dict:
   entry = {'host': vm.name, 'path': path, 'binary': facts.get('real'),
            'sha256': facts.get('sha256')}  # fmt: skip
   if version_cmd:
-    v, _ = vm.RemoteCommand(f'{version_cmd} 2>&1 | head -1', ignore_failure=True)
+    v, _ = vm.RemoteCommand(
+        f'{version_cmd} 2>&1 | head -1', ignore_failure=True
+    )
     entry['version'] = v.strip()
   return entry
 
@@ -366,7 +368,9 @@ def StageNetperf(vms) -> list[dict]:
   for vm in vms:
     _Link(vm, netperf.NETPERF_PATH, 'netperf')
     _Link(vm, netperf.NETSERVER_PATH, 'netserver')
-    out.append(_Describe(vm, netperf.NETPERF_PATH, f'{netperf.NETPERF_PATH} -V'))
+    out.append(
+        _Describe(vm, netperf.NETPERF_PATH, f'{netperf.NETPERF_PATH} -V')
+    )
     out.append(_Describe(vm, netperf.NETSERVER_PATH, None))
   return out
 
@@ -394,11 +398,19 @@ def StageCoreMark(db) -> dict:
       f'sudo rm -rf {q} && sudo mkdir -p {parent} && sudo tar xzf'
       f' {remote_tar} -C {parent} && sudo chown -R "$(id -u):$(id -g)" {q}'
       f' && test -f {q}/{coremark_benchmark.COREMARK_BUILDFILE} &&'
-      f' sha256sum {remote_tar} && rm -f {remote_tar}',
+      f' sha256sum {remote_tar} && rm -f {remote_tar} && cd {q} &&'
+      ' find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum |'
+      ' sha256sum',
   )
+  tar_sha, tree_sha = out.split()[0], out.split()[-2]
+  if tree_sha != cm.TREE_SHA256:
+    raise RuntimeError(
+        f'{tree} on {db.name}: file tree sha256 {tree_sha}, expected'
+        f' {cm.TREE_SHA256} (CoreMark {cm.VERSION})'
+    )
   return {'host': db.name, 'path': tree, 'tarball': cm.TARBALL,
-          'tarball_sha256': out.split()[0],
-          'expected_sha256': cm.TARBALL_SHA256}  # fmt: skip
+          'tarball_sha256': tar_sha, 'expected_sha256': cm.TARBALL_SHA256,
+          'tree_sha256': tree_sha}  # fmt: skip
 
 
 def PkbNetservers(ps_output: str, path: str, ports) -> list[int]:
@@ -436,6 +448,25 @@ def StopPkbNetservers(server) -> list[int]:
 # --- runs ---
 
 
+def EndLeftovers(pkb_temp: str) -> list[int]:
+  """Ends this machine's processes a pkb.py run left (its ssh
+  ControlMasters, ControlPersist=30m), told by its own temp dir in their
+  command line; returns their PIDs."""
+  import signal  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+
+  needle = (pkb_temp.rstrip('/') + '/').encode()
+  pids = []
+  for pid in (p for p in os.listdir('/proc') if p.isdigit()):
+    try:
+      with open(f'/proc/{pid}/cmdline', 'rb') as f:
+        if needle in f.read():
+          os.kill(int(pid), signal.SIGTERM)
+          pids.append(int(pid))
+    except OSError:
+      continue
+  return pids
+
+
 class _Runner:
   """Runs pkb.py on the cloud, one benchmark at a time, under the tracer."""
 
@@ -443,6 +474,7 @@ class _Runner:
     self.env = cloud_env
     self.namespaces = namespaces
     self.work = work
+    self.short_dir = tempfile.mkdtemp(prefix='vp', dir='/tmp')
     self.log = log
     self.count = 0
 
@@ -452,17 +484,21 @@ class _Runner:
     from pkb_ext_dev import bench_overhead
 
     self.count += 1
-    run_uri = 'vp' + format(int(time.time() * 10) % 16**6, 'x') + str(
-        self.count % 10
+    run_uri = (
+        'vp' + format(int(time.time() * 10) % 16**6, 'x') + str(self.count % 10)
     )
     work = os.path.join(self.work, f'{self.count:02d}-{benchmark}')
     os.makedirs(work)
+    # PKB's ssh ControlPath lives under its temp dir: keep it short (a Unix
+    # socket path has at most 107 bytes).
+    pkb_temp = os.path.join(self.short_dir, f'{self.count:02d}')
+    os.symlink(pkb_temp, os.path.join(work, 'pkb'))
     json_path = os.path.join(work, 'samples.json')
     bin_dir = os.path.dirname(sys.executable)
     argv = [sys.executable, os.path.join(bin_dir, 'pkb.py'),
             f'--benchmarks={benchmark}',
             f'--static_vm_file={static_vm_file}',
-            f'--temp_dir={work}/pkb', f'--json_path={json_path}',
+            f'--temp_dir={pkb_temp}', f'--json_path={json_path}',
             f'--run_uri={run_uri}', *flags]  # fmt: skip
     log_path = os.path.join(work, 'pkb.out')
     tracer = bench_overhead.ProcessTracer(self.namespaces).Start()
@@ -474,6 +510,7 @@ class _Runner:
       ).returncode  # fmt: skip
     wall = time.time() - started
     runs = [r for r in tracer.Stop() if r.start >= started - 1]
+    EndLeftovers(pkb_temp)
     samples = []
     if os.path.exists(json_path):
       with open(json_path) as f:
@@ -514,7 +551,7 @@ def _MeasureTool(tool, ctx, settings, log) -> dict:
   from pkb_cloud_report.benchmarks.cloud_report import storage_guard
   from pkb_ext_dev import fidelity
 
-  runner, files, client, db = ctx['runner'], ctx['files'], ctx['client'], ctx['db']
+  runner, files, db = ctx['runner'], ctx['files'], ctx['db']
   harness = {OURS: [], PKB: []}
   runs = {OURS: [], PKB: []}
 
@@ -604,8 +641,10 @@ def Measure(
   }  # fmt: skip
   details = {
       'work_dir': work,
-      'settings': dataclasses.asdict(settings)
-      | {'coremark_iterations_per_thread': ctx['iterations']},
+      'settings': (
+          dataclasses.asdict(settings)
+          | {'coremark_iterations_per_thread': ctx['iterations']}
+      ),
       'hosts': {'client': client.ip_address, 'db': db.ip_address},
       'tools': {},
       'errors': {},
