@@ -470,11 +470,11 @@ def EndLeftovers(pkb_temp: str) -> list[int]:
 class _Runner:
   """Runs pkb.py on the cloud, one benchmark at a time, under the tracer."""
 
-  def __init__(self, cloud_env, namespaces, work, log):
+  def __init__(self, cloud_env, namespaces, work, short_dir, log):
     self.env = cloud_env
     self.namespaces = namespaces
     self.work = work
-    self.short_dir = tempfile.mkdtemp(prefix='vp', dir='/tmp')
+    self.short_dir = short_dir
     self.log = log
     self.count = 0
 
@@ -489,8 +489,6 @@ class _Runner:
     )
     work = os.path.join(self.work, f'{self.count:02d}-{benchmark}')
     os.makedirs(work)
-    # PKB's ssh ControlPath lives under its temp dir: keep it short (a Unix
-    # socket path has at most 107 bytes).
     pkb_temp = os.path.join(self.short_dir, f'{self.count:02d}')
     os.symlink(pkb_temp, os.path.join(work, 'pkb'))
     json_path = os.path.join(work, 'samples.json')
@@ -632,10 +630,12 @@ def Measure(
   if len(entries) < 2:
     raise ValueError(f'{static_vm_file}: need a client and a db host')
   client_entry, db_entry = entries[0], entries[1]
-  vms = bench_fidelity.LocalCloudVms(static_vm_file, work, 'vpstage')
+  # PKB's temp dirs (ssh ControlPath sockets: at most 107 bytes) go here.
+  short_dir = tempfile.mkdtemp(prefix='vp', dir='/tmp')
+  vms = bench_fidelity.LocalCloudVms(static_vm_file, short_dir, 'vpstage')
   client, db = vms[0], vms[1]
   ctx = {
-      'runner': _Runner(cloud_env, namespaces, work, log),
+      'runner': _Runner(cloud_env, namespaces, work, short_dir, log),
       'client': client, 'db': db, 'staged': {},
       'iterations': CoreMarkIterations(),
   }  # fmt: skip
