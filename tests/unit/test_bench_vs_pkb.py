@@ -41,6 +41,8 @@ class FlagsTest(parameterized.TestCase):
     self.assertIn('run', stages.split('=')[1].split(','))
     self.assertIn('--netperf_test_length=7', flags)
     self.assertIn('--netperf_warmup_test_length=0', flags)
+    # The stock netperf on the hosts prints no histogram PKB can parse.
+    self.assertIn('--netperf_enable_histograms=false', flags)
 
   def testSameSettingsOnBothSides(self):
     s = vp.Settings(seconds=9, fio_ramp_s=2)
@@ -65,6 +67,8 @@ class FlagsTest(parameterized.TestCase):
     flags = vp.PkbFlags('fio', vp.Settings(), '/w/rd-iops.fio')
     self.assertIn('--fio_jobfile=/w/rd-iops.fio', flags)
     self.assertIn('--fio_target_mode=against_device_without_fill', flags)
+    # The report's job file has no percentile_list for PKB's parser.
+    self.assertIn('--fio_include_latency_percentiles=false', flags)
 
   @parameterized.parameters(vp.PkbFlags, vp.OurFlags)
   def testUnknownTool(self, function):
