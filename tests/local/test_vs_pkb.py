@@ -21,6 +21,9 @@ processes the tracer saw and which binaries they were), and that only
 PKB's own netservers were stopped: a sentinel netserver started on db1
 before the run, in its own process group, is alive after it. The ratios'
 targets are not asserted: one short pair on a shared machine is noise.
+CoreMark takes most of its time: PKB's coremark benchmark fixes the
+iterations per thread (ITERATIONS_PER_CPU) and runs CoreMark twice
+(performance and validation run), and our run uses the same count.
 """
 
 import json
