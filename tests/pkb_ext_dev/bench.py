@@ -17,9 +17,10 @@
                 [--pairs N] [--seconds S] [--samples N]
 
 PARTS (comma-separated, default all): fio, netperf, coremark (or fidelity
-for the three), overhead, stepping, publish. fio, netperf, coremark and
-overhead run on the local cloud of --state-dir (brought up first if it is
-not up; needs root); stepping and publish run on this machine.
+for the three), overhead, stepping, publish, vs_pkb. fio, netperf,
+coremark, overhead and vs_pkb run on the local cloud of --state-dir
+(brought up first if it is not up; needs root); stepping and publish run
+on this machine.
 
 Prints a table (figure, value, target, PASS/MISS) and writes FILE: a JSON
 object with exactly the keys of FIGURES (null for a part not run or that
@@ -27,7 +28,7 @@ failed) plus `details` (every part's raw measurements, targets, verdicts,
 errors). Exits 1 if a part that was asked for produced no figure, else 0
 (a MISS is a measured result, not an error). How each figure is measured:
 pkb_ext_dev.bench_fidelity, pkb_ext_dev.bench_overhead, pkb_ext_dev.bench_stepping,
-pkb_ext_dev.bench_publish, and docs/faults.md.
+pkb_ext_dev.bench_publish, pkb_ext_dev.bench_vs_pkb, and docs/faults.md.
 """
 
 import argparse
@@ -51,10 +52,16 @@ FIGURES = {
     'tpcc_search_minutes_ratio': ('stepping', '<=', 0.40),
     'ndjson_samples_per_s': ('publish', '>=', 100_000),
     'bq_publish_100k_s': ('publish', None, None),
+    'vs_pkb_coremark_ratio': ('vs_pkb', 'in', (0.97, 1.03)),
+    'vs_pkb_fio_iops_ratio': ('vs_pkb', 'in', (0.97, 1.03)),
+    'vs_pkb_netperf_rr_ratio': ('vs_pkb', 'in', (0.97, 1.03)),
+    'vs_pkb_harness_s_ratio': ('vs_pkb', '<=', 1.0),
 }
-PARTS = ('fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish')
+PARTS = (
+    'fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish', 'vs_pkb'
+)  # fmt: skip
 ALIASES = {'fidelity': ('fio', 'netperf', 'coremark'), 'all': PARTS}
-_LOCAL_PARTS = ('fio', 'netperf', 'coremark', 'overhead')
+_LOCAL_PARTS = ('fio', 'netperf', 'coremark', 'overhead', 'vs_pkb')
 _FIDELITY = {'fio': 'io', 'netperf': 'net', 'coremark': 'cpu'}
 # Which tool's measured runs show that a phase ran in the overhead run.
 _PHASE_TOOLS = {
@@ -91,14 +98,34 @@ def ParseParts(text: str) -> list[str]:
 
 
 def Verdict(figure: str, value) -> str:
-  """PASS, MISS, '-' (no target) or 'n/a' (no value)."""
+  """PASS, MISS, '-' (no target) or 'n/a' (no value).
+
+  A target is `>= t`, `<= t` or `in (low, high)` (both ends included).
+  """
   _, op, target = FIGURES[figure]
   if value is None:
     return 'n/a'
   if op is None:
     return '-'
-  ok = value >= target if op == '>=' else value <= target
+  if op == 'in':
+    low, high = target
+    ok = low <= value <= high
+  elif op == '>=':
+    ok = value >= target
+  elif op == '<=':
+    ok = value <= target
+  else:
+    raise ValueError(f'{figure}: unknown comparison {op!r}')
   return 'PASS' if ok else 'MISS'
+
+
+def TargetText(op, target) -> str:
+  """A target as printed: '>= 0.97', '<= 10', '0.97..1.03' ('' for none)."""
+  if op is None:
+    return ''
+  if op == 'in':
+    return f'{target[0]:,.6g}..{target[1]:,.6g}'
+  return f'{op} {target:,.6g}'
 
 
 def Table(figures: dict, errors: dict) -> str:
@@ -111,7 +138,7 @@ def Table(figures: dict, errors: dict) -> str:
       text = f'{value:,.0f}'
     if value is None and part in errors:
       text = 'ERROR'
-    goal = f'{op} {target:,.6g}' if op else ''
+    goal = TargetText(op, target)
     note = (
         f'  ({errors[part][:70]})' if value is None and part in errors else ''
     )
@@ -161,6 +188,25 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
     ]  # fmt: skip
     notes.append(
         'note: harness seconds/ssh commands per phase: ' + ', '.join(parts)
+    )
+  vs_pkb = details.get('vs_pkb') or {}
+  for tool, result in sorted(vs_pkb.get('tools', {}).items()):
+    ci = result.get('pair_ratio_ci95')
+    notes.append(
+        f'note: vs_pkb {tool}: ours/PKB {result["ratio"]:.4f} = median of'
+        f' {len(result["pair_ratios"])} pair ratios'
+        + (f', 95 % CI {ci[0]:.4f} to {ci[1]:.4f}, CV'
+           f' {result["pair_ratio_cv_pct"]:.1f} %' if ci else '')  # fmt: skip
+    )
+  harness = vs_pkb.get('harness')
+  if harness:
+    parts = [
+        f'{tool} {v["ours"]:.1f} s vs {v["pkb"]:.1f} s'
+        for tool, v in harness['per_tool_median_s'].items()
+    ]
+    notes.append(
+        'note: vs_pkb harness seconds (median per pkb.py run, ours vs PKB): '
+        + ', '.join(parts)
     )
   at_report = (overhead or {}).get('at_report')
   if at_report:
@@ -314,6 +360,38 @@ def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
   return report, smoke
 
 
+def _VsPkb(cloud_, args, figures, details, log) -> None:
+  from pkb_ext_dev import bench_vs_pkb  # pylint: disable=g-import-not-at-top
+
+  static_vm_file = cloud_.EnsureUp(log)
+  settings = bench_vs_pkb.Settings(
+      pairs=args.vs_pkb_pairs,
+      seconds=args.vs_pkb_seconds,
+      fio_device=args.fio_device,
+      tools=tuple(t for t in args.vs_pkb_tools.split(',') if t),
+  )
+  result = bench_vs_pkb.Measure(
+      static_vm_file,
+      cloud_.env,
+      cloud_.namespaces,
+      settings,
+      log=log,
+      work_dir=args.work_dir,
+  )
+  details['vs_pkb'] = result
+  for figure, tool in (('vs_pkb_coremark_ratio', 'coremark'),
+                       ('vs_pkb_fio_iops_ratio', 'fio'),
+                       ('vs_pkb_netperf_rr_ratio', 'netperf')):  # fmt: skip
+    if tool in result['tools']:
+      figures[figure] = result['tools'][tool]['ratio']
+  if result['errors']:
+    raise _PartError(
+        'vs_pkb',
+        '; '.join(f'{t}: {m}' for t, m in result['errors'].items()),
+    )
+  figures['vs_pkb_harness_s_ratio'] = result['harness']['ratio']
+
+
 def _Stepping(figures, details, log) -> None:
   from pkb_ext_dev import bench_stepping  # pylint: disable=g-import-not-at-top
 
@@ -372,6 +450,7 @@ def Run(args, log=print) -> tuple[dict, dict, dict]:
       ('fidelity', lambda: _Fidelity(cloud_, parts, args, figures, details,
                                      errors, log)),
       ('overhead', lambda: _Overhead(cloud_, args, figures, details, log)),
+      ('vs_pkb', lambda: _VsPkb(cloud_, args, figures, details, log)),
       ('stepping', lambda: _Stepping(figures, details, log)),
       ('publish', lambda: _Publish(args, figures, details, log)),
   ]  # fmt: skip
@@ -392,7 +471,7 @@ def Run(args, log=print) -> tuple[dict, dict, dict]:
     details.setdefault('seconds', {})[name] = round(time.time() - started, 1)
   details['machine']['loadavg_after'] = os.getloadavg()
   details['targets'] = {
-      k: f'{op} {t:g}' for k, (_, op, t) in FIGURES.items() if op
+      k: TargetText(op, t) for k, (_, op, t) in FIGURES.items() if op
   }
   details['verdicts'] = {k: Verdict(k, v) for k, v in figures.items()}
   details['errors'] = errors
@@ -442,7 +521,23 @@ def BuildParser() -> argparse.ArgumentParser:
       help='samples to spool and publish (bq_publish_100k_s needs 100000)',
   )
   parser.add_argument(
-      '--work-dir', default=None, help='where the overhead run keeps its logs'
+      '--vs-pkb-pairs', type=int, default=3, help='ours/PKB pairs per tool'
+  )
+  parser.add_argument(
+      '--vs-pkb-seconds',
+      type=int,
+      default=5,
+      help='vs_pkb: seconds of each fio and netperf run',
+  )
+  parser.add_argument(
+      '--vs-pkb-tools',
+      default='coremark,fio,netperf',
+      help='vs_pkb: which of coremark, fio, netperf',
+  )
+  parser.add_argument(
+      '--work-dir',
+      default=None,
+      help='where the overhead and vs_pkb runs keep their logs',
   )
   return parser
 
@@ -454,9 +549,11 @@ def Main(argv: list[str]) -> int:
   except ValueError as e:
     print(f'pkb-ext bench: {e}', file=sys.stderr)
     return 2
-  if min(args.pairs, args.seconds, args.samples, args.fio_seconds) < 1:
-    print('pkb-ext bench: --pairs, --seconds, --fio-seconds and --samples'
-          ' must be >= 1', file=sys.stderr)  # fmt: skip
+  if min(args.pairs, args.seconds, args.samples, args.fio_seconds,
+         args.vs_pkb_pairs, args.vs_pkb_seconds) < 1:  # fmt: skip
+    print('pkb-ext bench: --pairs, --seconds, --fio-seconds, --samples,'
+          ' --vs-pkb-pairs and --vs-pkb-seconds must be >= 1',
+          file=sys.stderr)  # fmt: skip
     return 2
   if args.fio_pairs < 2:
     print('pkb-ext bench: --fio-pairs must be >= 2 (a confidence interval'

@@ -113,7 +113,7 @@ def LocalCloudVms(static_vm_file: str, work_dir: str, run_uri: str) -> list:
   return vms
 
 
-def _CloseSshMasters(vms) -> None:
+def CloseSshMasters(vms) -> None:
   """Ends PKB's ControlMaster connections (ControlPersist would keep them)."""
   # pylint: disable=g-import-not-at-top
   from perfkitbenchmarker import vm_util
@@ -176,7 +176,7 @@ def MeasureIo(db, device: str, seconds: int, pairs: int) -> dict:
   return out
 
 
-def _Fill(path: str, size_bytes: int) -> None:
+def Fill(path: str, size_bytes: int) -> None:
   """Writes data over the whole device (reads of holes measure nothing)."""
   chunk = os.urandom(1 << 20)
   with open(path, 'wb') as f:
@@ -196,7 +196,7 @@ def MeasureIoOnTmpfs(db, seconds: int, pairs: int) -> dict:
   with loop_device.LoopDevice(
       FIO_LOOP_BYTES, prefix='pkb-ext-bench-fio-', directory='/dev/shm'
   ) as loop:
-    _Fill(loop.image, FIO_LOOP_BYTES)
+    Fill(loop.image, FIO_LOOP_BYTES)
     out = MeasureIo(db, loop.device, seconds, pairs)
   out.update(device_kind='tmpfs loop (direct I/O)', device_bytes=FIO_LOOP_BYTES)
   return out
@@ -287,5 +287,5 @@ def Measure(
   finally:
     root.setLevel(level)
     with contextlib.suppress(Exception):
-      _CloseSshMasters(vms)
+      CloseSshMasters(vms)
   return results

@@ -43,6 +43,10 @@ _KEYS = {
     'tpcc_search_minutes_ratio',
     'ndjson_samples_per_s',
     'bq_publish_100k_s',
+    'vs_pkb_coremark_ratio',
+    'vs_pkb_fio_iops_ratio',
+    'vs_pkb_netperf_rr_ratio',
+    'vs_pkb_harness_s_ratio',
 }
 
 
@@ -93,9 +97,45 @@ class VerdictTest(parameterized.TestCase):
       ('ndjson_samples_per_s', 100_000, 'PASS'),
       ('bq_publish_100k_s', 5.0, '-'),
       ('netperf_rr_ratio', None, 'n/a'),
+      # A range: both ends count.
+      ('vs_pkb_coremark_ratio', 0.97, 'PASS'),
+      ('vs_pkb_coremark_ratio', 1.03, 'PASS'),
+      ('vs_pkb_fio_iops_ratio', 1.0, 'PASS'),
+      ('vs_pkb_fio_iops_ratio', 0.9699, 'MISS'),
+      ('vs_pkb_netperf_rr_ratio', 1.0301, 'MISS'),
+      ('vs_pkb_netperf_rr_ratio', None, 'n/a'),
+      ('vs_pkb_harness_s_ratio', 1.0, 'PASS'),
+      ('vs_pkb_harness_s_ratio', 1.01, 'MISS'),
   )
   def testVerdict(self, figure, value, want):
     self.assertEqual(bench.Verdict(figure, value), want)
+
+  @parameterized.parameters(
+      ('>=', 0.97, '>= 0.97'),
+      ('<=', 100_000, '<= 100,000'),
+      ('in', (0.97, 1.03), '0.97..1.03'),
+      (None, None, ''),
+  )
+  def testTargetText(self, op, target, want):
+    self.assertEqual(bench.TargetText(op, target), want)
+
+  def testUnknownComparisonIsRefused(self):
+    with mock.patch.dict(bench.FIGURES, {'x': ('vs_pkb', '~', 1.0)}):
+      with self.assertRaisesRegex(ValueError, "unknown comparison '~'"):
+        bench.Verdict('x', 1.0)
+
+  def testTableShowsARangeTarget(self):
+    figures = dict.fromkeys(bench.FIGURES)
+    figures['vs_pkb_fio_iops_ratio'] = 1.05
+    figures['vs_pkb_coremark_ratio'] = 0.99
+    rows = {
+        line.split()[0]: line.split()
+        for line in bench.Table(figures, {}).splitlines()[1:]
+    }
+    self.assertEqual(rows['vs_pkb_fio_iops_ratio'][1:], ['1.05', '0.97..1.03',
+                                                         'MISS'])  # fmt: skip
+    self.assertEqual(rows['vs_pkb_coremark_ratio'][1:], ['0.99', '0.97..1.03',
+                                                         'PASS'])  # fmt: skip
 
   def testTableShowsErrorsAndNotRun(self):
     figures = dict.fromkeys(bench.FIGURES)

@@ -38,6 +38,9 @@ class ClassifyTest(parameterized.TestCase):
        '', ('netperf', _M)),
       ('coremark-all-pt', '/opt/pkb/cloud_report_coremark/bin/coremark-all-'
        'pthread-2 0x0 0x0 0x66 0 7 1 2000', '', ('coremark', _M)),
+      # PKB's coremark benchmark: its make runs ./coremark.exe.
+      ('coremark.exe', './coremark.exe 0x0 0x0 0x66 1000000 7 1 2000', '',
+       ('coremark', _M)),
       ('python3', '/usr/bin/python3 ttfb_worker.py --config worker.json --out'
        ' ttfb.jsonl', '', ('ttfb_worker', _M)),
       ('go-tpc', '/opt/pkb-ext/bin/go-tpc tpcc prepare -d postgres -H x'
