@@ -117,7 +117,9 @@ def _Line(row: Mapping[str, Any]) -> bytes:
   return (_Dumps(row) + '\n').encode()
 
 
-def _Lines(rows: Sequence[Mapping[str, Any]]) -> bytes:
+def _Lines(
+    rows: Sequence[Mapping[str, Any]], first_key: str | None = None
+) -> bytes:
   """The NDJSON lines of rows: _Line of each, joined.
 
   One orjson call for all rows when every row's first key (keys sorted) is
@@ -125,13 +127,21 @@ def _Lines(rows: Sequence[Mapping[str, Any]]) -> bytes:
   Only a nested list of objects whose first key is KEY could hold that
   sequence too (inside a string its quote would be escaped); then there are
   more of them than boundaries, and each row is encoded on its own.
+
+  Args:
+    rows: the rows.
+    first_key: every row's first key, if the caller knows that all rows have
+      the same keys (then they are not compared).
   """
   if orjson is None or not rows:
     return b''.join([_Line(r) for r in rows])
   try:
-    firsts = set(map(min, rows))
-    if len(firsts) == 1:
-      key = orjson.dumps(firsts.pop())
+    if first_key is None:
+      firsts = set(map(min, rows))
+      if len(firsts) == 1:
+        first_key = firsts.pop()
+    if first_key is not None:
+      key = orjson.dumps(first_key)
       array = orjson.dumps(rows, option=orjson.OPT_SORT_KEYS)
       boundary = b'},{' + key + b':'
       body = array[1:-1]
@@ -146,10 +156,10 @@ def _Digest(text: str) -> str:
   return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def KeyRows(
+def _Batches(
     rows: Sequence[Mapping[str, Any]], batch_size: int
-) -> list[dict[str, Any]]:
-  """Returns rows with their batch keys: a segment id, then a batch index.
+) -> list[tuple[str, Sequence[Mapping[str, Any]]]]:
+  """(batch key, its rows) of rows: a segment id, then a batch index.
 
   The segment id comes from the first row's sample_uri (unique per sample),
   so rows spooled by different calls never share a batch.
@@ -159,13 +169,21 @@ def KeyRows(
   if not rows:
     return []
   segment = _Digest(str(rows[0]['sample_uri']))
-  out = []
-  for start in range(0, len(rows), batch_size):
-    key = f'{segment}-{start // batch_size:05d}'
-    out.extend(
-        [{**row, BATCH_KEY: key} for row in rows[start : start + batch_size]]
-    )
-  return out
+  return [
+      (f'{segment}-{start // batch_size:05d}', rows[start : start + batch_size])
+      for start in range(0, len(rows), batch_size)
+  ]
+
+
+def KeyRows(
+    rows: Sequence[Mapping[str, Any]], batch_size: int
+) -> list[dict[str, Any]]:
+  """Returns copies of rows with their batch keys (see _Batches)."""
+  return [
+      {**row, BATCH_KEY: key}
+      for key, batch in _Batches(rows, batch_size)
+      for row in batch
+  ]
 
 
 def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
@@ -222,11 +240,15 @@ def AppendSamples(
     schema.SchemaError: if a sample lacks a required value.
     SpoolError: if the spool cannot be written.
   """
+  spec = schema.Load()
   paused = gc.isenabled()
   gc.disable()
   try:
-    rows = [schema.RowFromSample(s) for s in samples]
-    _Write(path, _Lines(KeyRows(rows, batch_size)))
+    rows = schema.RowsFromSamples(samples, spec)
+    for key, batch in _Batches(rows, batch_size):
+      for row in batch:
+        row[BATCH_KEY] = key  # the rows are new: keyed in place, not copied
+    _Write(path, _Lines(rows, min(spec.names + (BATCH_KEY,))))
   finally:
     if paused:
       gc.enable()
