@@ -902,16 +902,16 @@ def _AbortReason(text: str) -> str:
 
 def Cleanup(topology) -> None:
   """Deletes any bucket Run could not, and the worker's files."""
-  errors = []
+  failures = []
   for name in list(_LIVE):
     try:
       _DeleteBucket(name)
     except Exception as e:  # pylint: disable=broad-except
       logging.exception('object_storage: bucket %s not deleted', name)
-      errors.append(f'{name}: {e}')
+      failures.append(f'{name}: {e}')
   if topology.client_vm is not None:
     topology.client_vm.RemoteCommand(f'rm -rf {WORK_DIR}', ignore_failure=True)
-  if errors:
+  if failures:
     raise RuntimeError(
-        'object storage buckets left behind: ' + '; '.join(errors)
+        'object storage buckets left behind: ' + '; '.join(failures)
     )
