@@ -14,8 +14,9 @@
 """How many ssh round trips the phases' remote steps take.
 
 A recording VM answers commands by fragment and counts every RemoteCommand
-and RobustRemoteCommand (each is at least one ssh; PKB's robust one is
-three: start, wait, and the wait that prints the output).
+and RobustRemoteCommand (each is at least one ssh; PKB's robust one is at
+least three: the start, one or more waits, and the wait that prints the
+output).
 """
 
 import pathlib
@@ -28,6 +29,7 @@ from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
 
 FIO_DATA = pathlib.Path(__file__).parent.parent / 'data' / 'fio'
 
@@ -106,6 +108,38 @@ class IoRoundTripsTest(absltest.TestCase):
         errors.Benchmarks.RunError, r'fio job fill-disk-ignore .* fio: bad job'
     ):
       io.RunJobs(vm, io.Params(), '/dev/loop4', 'fio')
+
+
+class CoreMarkRoundTripsTest(absltest.TestCase):
+
+  TAR = '/opt/pkb/cloud_report_coremark/coremark-v1.01.tar.gz'
+
+  def _Vm(self, tar_sha=coremark.TARBALL_SHA256):
+    return RecordingVm([
+        ('xargs -0 sha256sum', f'{coremark.TREE_SHA256}  -\n'),
+        (
+            f'sha256sum {self.TAR}',
+            f'{tar_sha}  {self.TAR}\ncomment={coremark.COMMIT}\n',
+        ),
+    ])
+
+  def testVerifyIsTwoCommands(self):
+    vm = self._Vm()
+    coremark.Verify(vm, self.TAR, coremark.SOURCE_DATA_PATH)
+    checks, extract = vm.remote
+    self.assertIn(f'sha256sum {self.TAR} && ', checks)
+    self.assertIn("grep -ao 'comment=[0-9a-f]*'", checks)
+    self.assertNotIn('tar -xzf', checks)
+    self.assertIn('--strip-components=1 && cd ', extract)
+    self.assertTrue(extract.endswith('xargs -0 sha256sum | sha256sum'))
+
+  def testABadTarballIsNotExtracted(self):
+    vm = self._Vm(tar_sha='0' * 64)
+    with self.assertRaisesRegex(
+        errors.Setup.BadPreprovisionedDataError, 'sha256 is 0{64}'
+    ):
+      coremark.Verify(vm, self.TAR, coremark.SOURCE_DATA_PATH)
+    self.assertLen(vm.remote, 1)
 
 
 def _Engine(**overrides):
