@@ -78,6 +78,8 @@ SELECTORS = {
     ),
 }
 WORK_DIR = 'pkb_ext_netperf'  # relative: the login's home on a VM
+# The VM attribute where Prepare keeps the netperf it installed, for Run.
+_BINARIES_ATTR = 'cloud_report_netperf_binaries'
 
 
 def RequiredSelectors(test: str) -> list[str]:
@@ -430,9 +432,15 @@ def StartNetserver(vm, binaries: netperf_pkg.Binaries, port: int) -> int:
   return pid
 
 
-def StopNetserver(vm, port: int) -> str:
-  """Stops the phase's netserver by its recorded PID; returns what it did."""
-  stdout, _ = vm.RemoteCommand(StopNetserverCommand(port), ignore_failure=True)
+def StopNetserver(vm, port: int, remove_work_dir: bool = False) -> str:
+  """Stops the phase's netserver by its recorded PID; returns what it did.
+
+  With remove_work_dir the same command then removes WORK_DIR.
+  """
+  command = StopNetserverCommand(port)
+  if remove_work_dir:
+    command += f'; rm -rf {WORK_DIR}'
+  stdout, _ = vm.RemoteCommand(command, ignore_failure=True)
   logging.info('cloud_report net: netserver on %s port %d: %s', vm.name, port,
                stdout.strip() or 'none recorded')  # fmt: skip
   return stdout.strip()
@@ -494,10 +502,18 @@ def RunTest(client, server, binaries, params, test, streams, iteration):
   return net_samples.FromStreams(results, md, iteration)
 
 
+def _Binaries(vm, params: Params) -> netperf_pkg.Binaries:
+  """The netperf Prepare installed on vm (kept on the VM), else Locate's."""
+  found = getattr(vm, _BINARIES_ATTR, None)
+  if isinstance(found, netperf_pkg.Binaries):
+    return found
+  return netperf_pkg.Locate(vm, params.install)
+
+
 def RunPair(client, server, params: Params) -> list:
   """Runs every test and repetition from `client` to `server`'s netserver."""
-  client_bin = netperf_pkg.Locate(client, params.install)
-  server_bin = netperf_pkg.Locate(server, params.install)
+  client_bin = _Binaries(client, params)
+  server_bin = _Binaries(server, params)
   StartNetserver(server, server_bin, params.control_port)
   out = []
   try:
@@ -524,6 +540,7 @@ def Prepare(topology: phases.Topology) -> None:
   client = topology.RequireClient('net')
   for vm in (topology.first_db, client):
     binaries = netperf_pkg.Install(vm, params.install)
+    setattr(vm, _BINARIES_ATTR, binaries)  # Run needs no second probe
     logging.info('cloud_report net: %s: netperf %s at %s', vm.name,
                  binaries.version, binaries.netperf)  # fmt: skip
 
@@ -537,5 +554,4 @@ def Run(topology: phases.Topology) -> list:
 def Cleanup(topology: phases.Topology) -> None:
   """Stops a netserver a failed Run left (by PID) and removes our files."""
   server = topology.first_db
-  StopNetserver(server, Params.FromFlags().control_port)
-  server.RemoteCommand(f'rm -rf {WORK_DIR}', ignore_failure=True)
+  StopNetserver(server, Params.FromFlags().control_port, remove_work_dir=True)

@@ -73,6 +73,7 @@ from urllib import parse as urlparse
 
 from absl import flags
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
+from perfkitbenchmarker import errors
 from perfkitbenchmarker import vm_util
 
 from pkb_cloud_report.benchmarks.cloud_report import remote
@@ -525,6 +526,45 @@ def WorkerCommand(params: Params) -> str:
   return f'cd {WORK_DIR} && {{ {remote.ExitStatusTo(worker, "worker.rc")}; }}'
 
 
+_RC_MARK = '@@@ cloud_report ttfb worker exit '
+_STDERR_MARK = '@@@ cloud_report ttfb worker stderr'
+
+
+def RunAndCollectCommand(params: Params) -> str:
+  """WorkerCommand, then in the same command what Run reads back (pure).
+
+  Makes the pushed config private first (it may hold credentials) and
+  removes it after; then prints the worker's exit code, its output
+  (ttfb.jsonl) and the tail of its stderr, which ParseCollected splits. The
+  command fails only if the worker could not be started (no config, no
+  work directory): the worker's own failures are in what it prints. There
+  is no subshell: the worker is a child of the command's shell, as with
+  WorkerCommand alone.
+  """
+  w = WORK_DIR
+  return (
+      f'b=$PWD; chmod 600 {w}/worker.json && {WorkerCommand(params)}; s=$?;'
+      f' cd "$b"; rm -f {w}/worker.json;'
+      f' echo "{_RC_MARK}$(cat {w}/worker.rc 2>/dev/null)";'
+      f' cat {w}/ttfb.jsonl 2>/dev/null;'
+      f" printf '\\n{_STDERR_MARK}\\n'; tail -c 2000 {w}/worker.stderr"
+      ' 2>/dev/null; exit $s'
+  )
+
+
+def ParseCollected(out: str) -> tuple[str, int, str]:
+  """(worker output, exit code or -1, stderr tail) of RunAndCollectCommand's
+  output (pure)."""
+  _, _, rest = out.partition(_RC_MARK)
+  rc_text, _, rest = rest.partition('\n')
+  text, _, stderr = rest.partition(f'\n{_STDERR_MARK}\n')
+  try:
+    rc = int(rc_text.strip())
+  except ValueError:
+    rc = -1
+  return text, rc, stderr.strip()
+
+
 class PkbBuckets:
   """A bucket through PKB's object storage service of the VM's cloud."""
 
@@ -712,13 +752,18 @@ def Prepare(topology) -> None:
     PkbBuckets(vm.CLOUD, RegionOf(vm)).service.PrepareVM(vm)
   module = _SDK_IMPORT[provider]
   check = f'{params.python} -c "import {module}"'
-  vm.RemoteCommand(f'mkdir -p {WORK_DIR}')
+  mkdir = f'mkdir -p {WORK_DIR}'
   # A cloud VM always gets the pinned SDK (PKB's PrepareVM installs the
-  # latest boto3); with an endpoint an interpreter that has it is used as is.
-  if (
-      not params.endpoint
-      or vm.RemoteCommandWithReturnCode(check, ignore_failure=True)[2]
-  ):
+  # latest boto3); with an endpoint an interpreter that has it is used as is
+  # (checked in the command that makes the work directory).
+  if params.endpoint:
+    install = vm.RemoteCommandWithReturnCode(
+        f'{mkdir} && {check}', ignore_failure=True
+    )[2]
+  else:
+    vm.RemoteCommand(mkdir)
+    install = True
+  if install:
     requirements = f'{WORK_DIR}/requirements-{provider}.txt'
     vm.PushDataFile(REQUIREMENTS_DATA.format(provider=provider), requirements)
     vm.Install('pip')
@@ -744,21 +789,14 @@ def _RunWorker(vm, params: Params, config: dict) -> tuple[str, int, str]:
   finally:
     os.remove(f.name)
   try:
-    vm.RemoteCommand(f'chmod 600 {WORK_DIR}/worker.json')
-    vm.RobustRemoteCommand(WorkerCommand(params))
-  finally:  # the config may hold credentials
+    out, _ = vm.RobustRemoteCommand(RunAndCollectCommand(params))
+  except errors.VirtualMachine.RemoteCommandError:
+    # The command may not have got to removing the config (credentials).
     vm.RemoteCommand(f'rm -f {WORK_DIR}/worker.json', ignore_failure=True)
-  rc_text, _ = vm.RemoteCommand(f'cat {WORK_DIR}/worker.rc')
-  text, _ = vm.RemoteCommand(f'cat {WORK_DIR}/ttfb.jsonl', ignore_failure=True)
-  stderr, _ = vm.RemoteCommand(
-      f'tail -c 2000 {WORK_DIR}/worker.stderr', ignore_failure=True
-  )
-  try:
-    rc = int(rc_text.strip())
-  except ValueError:
-    rc = -1
+    raise
+  text, rc, stderr = ParseCollected(out)
   _Archive(text)
-  return text, rc, stderr.strip()
+  return text, rc, stderr
 
 
 def _Archive(text: str) -> None:
@@ -864,16 +902,16 @@ def _AbortReason(text: str) -> str:
 
 def Cleanup(topology) -> None:
   """Deletes any bucket Run could not, and the worker's files."""
-  errors = []
+  failures = []
   for name in list(_LIVE):
     try:
       _DeleteBucket(name)
     except Exception as e:  # pylint: disable=broad-except
       logging.exception('object_storage: bucket %s not deleted', name)
-      errors.append(f'{name}: {e}')
+      failures.append(f'{name}: {e}')
   if topology.client_vm is not None:
     topology.client_vm.RemoteCommand(f'rm -rf {WORK_DIR}', ignore_failure=True)
-  if errors:
+  if failures:
     raise RuntimeError(
-        'object storage buckets left behind: ' + '; '.join(errors)
+        'object storage buckets left behind: ' + '; '.join(failures)
     )

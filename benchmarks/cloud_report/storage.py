@@ -35,7 +35,9 @@ keep the fill job's output out of the reported results by construction, and
 let a failed job name itself instead of losing the whole run's JSON.
 fio runs through RobustRemoteCommand (the fill can take hours on 2,500 GB)
 and writes its JSON to cloud_report_fio_<job>.json on the VM (--output, as
-fio.sh did), which the phase then reads; Cleanup removes those files.
+fio.sh did); the same command then prints that file, so the JSON comes back
+as the command's output, with no second round trip. Cleanup removes those
+files.
 """
 
 import dataclasses
@@ -287,10 +289,13 @@ def OutputFile(job: str) -> str:
 
 
 def FioCommand(fio: str, target: str, job_file: str, job: str) -> str:
+  """Runs one job; its JSON stays in OutputFile(job) and is also the
+  command's stdout (no second round trip to read it)."""
   q, out = shlex.quote, shlex.quote(OutputFile(job))
   return (
       f'sudo rm -f {out} && sudo {fio} --output-format=json --output={out}'
       f' --filename={q(target)} --section={q(job)} {q(job_file)}'
+      f' && cat {out}'
   )
 
 
@@ -397,14 +402,13 @@ def _RunJob(vm, params, fio, target, job) -> fio_parser.Result:
     timeout = params.runtime_s + params.ramp_time_s + params.timeout_margin_s
   logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
   try:
-    vm.RobustRemoteCommand(
+    stdout, _ = vm.RobustRemoteCommand(
         FioCommand(fio, target, REMOTE_JOB_FILE, job), timeout=timeout
     )
   except errors.VirtualMachine.RemoteCommandError as e:
     raise errors.Benchmarks.RunError(
         FioFailure(job, f'{vm.name}:{target}', str(e))
     ) from e
-  stdout, _ = vm.RemoteCommand(f'cat {shlex.quote(OutputFile(job))}')
   return fio_parser.Parse(stdout)
 
 

@@ -67,6 +67,10 @@ DATABASE = 'tpcc'
 PG_USER = 'postgres'
 DATA_MOUNT = '/mnt/cloud_report_tpcc'  # a raw data disk's mount point
 PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'
+# Prints the newest PostgreSQL server's bin dir (Debian/Ubuntu layout).
+_NEWEST_PG_BIN = (
+    'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1'
+)
 MIN_ELAPSED_FRACTION = 0.9  # a run shorter than this was cut short
 WAREHOUSE_TOLERANCE = 0.02  # efficiency's implied warehouses vs requested
 OUTPUT_TAIL_LINES = 150
@@ -218,8 +222,11 @@ def MountDataDisk(vm) -> None:
   if out.strip() == 'mounted':
     return
   io_guard.Check(vm, device)
-  vm.RemoteCommand(io_phase.MkfsCommand(device, 'ext4', None))
-  vm.RemoteCommand(io_phase.MountCommand(device, DATA_MOUNT, 'discard'))
+  vm.RemoteCommand(
+      io_phase.MkfsCommand(device, 'ext4', None)
+      + ' && '
+      + io_phase.MountCommand(device, DATA_MOUNT, 'discard')
+  )
 
 
 def UnmountDataDisk(vm) -> None:
@@ -373,25 +380,32 @@ class PostgresEngine:
         db, 'cloud_report_postgres', PG_FALLBACK_DIR
     )
 
-  def BinDir(self, db) -> str:
-    if self.params.postgres_bin_dir:
-      return self.params.postgres_bin_dir
+  def Probe(self, db) -> tuple[str, int]:
+    """(server bin dir, MemTotal in kB) of db, from one command.
+
+    The bin dir is --cloud_report_tpcc_postgres_bin_dir, else the newest
+    /usr/lib/postgresql/*/bin.
+
+    Raises:
+      errors.Setup.InvalidSetupError: no PostgreSQL server is found.
+    """
     out, _ = db.RemoteCommand(
-        'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1'
+        f'echo "bin_dir=$({_NEWEST_PG_BIN})";'
+        ' awk \'/^MemTotal:/ {print "mem_kb=" $2}\' /proc/meminfo'
     )
-    if not out.strip():
+    values = dict(line.strip().partition('=')[::2] for line in out.splitlines())
+    bin_dir = self.params.postgres_bin_dir or values.get('bin_dir', '')
+    if not bin_dir:
       raise errors.Setup.InvalidSetupError(
           f'{db.name}: no PostgreSQL server in /usr/lib/postgresql/*/bin; set'
           ' --cloud_report_tpcc_postgres_bin_dir'
       )
-    return out.strip()
-
-  def _Ctl(self, db) -> 'PostgresCommands':
-    return PostgresCommands(
-        bin_dir=self.BinDir(db),
-        data_dir=self.DataDir(db),
-        port=self.params.postgres_port,
-    )
+    mem_kb = values.get('mem_kb', '')
+    if not mem_kb.isdigit():
+      raise errors.VirtualMachine.RemoteCommandError(
+          f'{db.name}: no MemTotal in /proc/meminfo: {out[-300:]!r}'
+      )
+    return bin_dir, int(mem_kb)
 
   def Prepare(self, topology) -> None:
     """Installs PostgreSQL and go-tpc, starts the server, loads the tables."""
@@ -402,8 +416,12 @@ class PostgresEngine:
     client.Install(go_tpc.PACKAGE_NAME)
     if not self.params.postgres_data_dir:
       MountDataDisk(db)
-    ctl = self._Ctl(db)
-    mem_kb, _ = db.RemoteCommand("awk '/^MemTotal:/ {print $2}' /proc/meminfo")
+    bin_dir, mem_kb = self.Probe(db)
+    ctl = PostgresCommands(
+        bin_dir=bin_dir,
+        data_dir=self.DataDir(db),
+        port=self.params.postgres_port,
+    )
     max_threads = max(
         self.Threads(self.params.max_warehouses),
         self.params.gotpc_load_threads,
@@ -411,10 +429,11 @@ class PostgresEngine:
     settings = [
         f'listen_addresses={db.internal_ip}',
         f'max_connections={max_threads + 20}',
-        f'shared_buffers={int(mem_kb.strip()) // 4}kB',
+        f'shared_buffers={mem_kb // 4}kB',
     ] + list(self.params.postgres_options)
-    for command in ctl.SetUpCommands(client.internal_ip, settings):
-      db.RemoteCommand(command)
+    db.RemoteCommand(
+        ' && '.join(ctl.SetUpCommands(client.internal_ip, settings))
+    )
     binary = go_tpc.Path(client)
     load = go_tpc.PrepareCommand(
         binary,
@@ -488,9 +507,15 @@ class PostgresEngine:
     return {}
 
   def Cleanup(self, topology) -> None:
+    """Stops and removes the server in one command (the bin dir looked up in
+    it), then unmounts the data disk Prepare mounted."""
     db = topology.first_db
-    for command in self._Ctl(db).TearDownCommands():
-      db.RemoteCommand(command)
+    ctl = PostgresCommands(
+        bin_dir=self.params.postgres_bin_dir or f'$({_NEWEST_PG_BIN})',
+        data_dir=self.DataDir(db),
+        port=self.params.postgres_port,
+    )
+    db.RemoteCommand(' && '.join(ctl.TearDownCommands()))
     if not self.params.postgres_data_dir:
       UnmountDataDisk(db)
 
@@ -514,7 +539,8 @@ class PostgresCommands:
     )
 
   def SetUpCommands(self, client_ip: str, settings) -> list[str]:
-    """From nothing (or a previous server of ours) to an empty tpcc DB."""
+    """From nothing (or a previous server of ours) to an empty tpcc DB, in
+    order (Prepare runs them as one command, joined with &&)."""
     d = shlex.quote(self.data_dir)
     hba = '\\n'.join([
         f'local all {PG_USER} peer',

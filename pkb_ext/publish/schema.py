@@ -23,8 +23,9 @@ import datetime
 import functools
 import json
 import math
+import operator
 import os
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pkb_ext import labels as labels_lib
 
@@ -41,7 +42,10 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 _SCALARS_AND_FLOAT = _SCALARS | {float}
 _STR = frozenset({str})
 # Sorted keys and labels format per metadata key tuple (see _Shape).
-_SHAPES: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
+_MetadataShape = tuple[
+    tuple[str, ...], str, Callable[[dict[str, Any]], tuple[Any, ...]]
+]
+_SHAPES: dict[tuple[str, ...], _MetadataShape] = {}
 _MAX_SHAPES = 4096
 
 
@@ -124,12 +128,18 @@ def FormatTimestamp(epoch_seconds: float) -> str:
   fromtimestamp rounds them, the date and time of the whole second
   formatted once per second (samples come many to a second).
   """
-  fraction, whole = math.modf(float(epoch_seconds))
+  if type(epoch_seconds) is not float:
+    epoch_seconds = float(epoch_seconds)
+  fraction, whole = math.modf(epoch_seconds)
   micros = round(fraction * 1e6)
-  if micros >= 1_000_000:
+  if 0 <= micros < 1_000_000:
+    prefix = _SECONDS.get(whole)  # an integral float hashes as its int
+    if prefix is not None:
+      return f'{prefix}.{micros:06d}+00:00'
+  elif micros >= 1_000_000:
     micros -= 1_000_000
     whole += 1.0
-  elif micros < 0:
+  else:
     micros += 1_000_000
     whole -= 1.0
   second = int(whole)
@@ -188,14 +198,15 @@ def _Jsonable(value: Any) -> Any:
   return str(value)
 
 
-def _Shape(keys: tuple[Any, ...]) -> tuple[tuple[str, ...], str] | None:
-  """(sorted keys, labels format) of a metadata dict's keys, cached; None
-  unless every key is a str.
+def _Shape(keys: tuple[Any, ...]) -> _MetadataShape | None:
+  """(sorted keys, labels format, values getter) of a metadata dict's keys,
+  cached; None unless every key is a str.
 
   The format is PKB's labels string with a %s per value:
-  '|a:%s|,|b:%s|' % (a's value, b's value) == GetLabelsFromDict. The key
-  types are checked when a key tuple is first seen (a later equal tuple is
-  taken to hold the same strs).
+  '|a:%s|,|b:%s|' % (a's value, b's value) == GetLabelsFromDict. The getter
+  returns a dict's values in sorted key order, as a tuple. The key types are
+  checked when a key tuple is first seen (a later equal tuple is taken to
+  hold the same strs).
   """
   shape = _SHAPES.get(keys)
   if shape is None:
@@ -203,29 +214,20 @@ def _Shape(keys: tuple[Any, ...]) -> tuple[tuple[str, ...], str] | None:
       return None
     ordered = tuple(sorted(keys))
     labels = ','.join(f'|{k.replace("%", "%%")}:%s|' for k in ordered)
+    if len(ordered) > 1:
+      values_of = operator.itemgetter(*ordered)
+    else:  # itemgetter of one key returns the value, of none is an error
+      values_of = functools.partial(_ValuesInOrder, ordered)
     if len(_SHAPES) >= _MAX_SHAPES:
       _SHAPES.clear()
-    shape = _SHAPES[keys] = (ordered, labels)
+    shape = _SHAPES[keys] = (ordered, labels, values_of)
   return shape
 
 
-def _FlatMetadata(
-    metadata: dict[Any, Any],
-) -> tuple[dict[str, Any], str] | None:
-  """(_Jsonable(metadata), its labels) for a flat dict of str keys and JSON
-  scalars (the common case, checked with C loops); None otherwise."""
-  shape = _Shape(tuple(metadata))
-  if shape is None:
-    return None
-  kinds = set(map(type, metadata.values()))
-  if not kinds <= _SCALARS:
-    if not kinds <= _SCALARS_AND_FLOAT:
-      return None
-    floats = [v for v in metadata.values() if type(v) is float]
-    if not all(map(math.isfinite, floats)):
-      return None  # _Jsonable writes NaN and infinity as strings
-  ordered, labels = shape
-  return dict(metadata), labels % tuple(map(metadata.__getitem__, ordered))
+def _ValuesInOrder(
+    ordered: tuple[str, ...], metadata: dict[str, Any]
+) -> tuple[Any, ...]:
+  return tuple(map(metadata.__getitem__, ordered))
 
 
 def _Labels(metadata: Mapping[str, Any]) -> str:
@@ -253,51 +255,108 @@ def RowFromSample(
   Raises:
     SchemaError: if a required value is missing.
   """
-  spec = spec or Load()
-  get = sample.get
-  metadata = get('metadata')
-  flat = _FlatMetadata(metadata) if type(metadata) is dict else None
-  if flat is None:
-    metadata = _Jsonable(_Metadata(sample))
-    labels = _Labels(metadata)
-  else:
-    metadata, labels = flat
-  required = (
-      get('metric'),
-      get('timestamp'),
-      get('run_uri'),
-      get('sample_uri'),
-  )
-  if None in required or '' in required:
-    for name in ('metric', 'timestamp', 'run_uri', 'sample_uri'):
-      if get(name) in (None, ''):
-        raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
-  metric, timestamp, run_uri, sample_uri = required
-  value = get('value')
-  value = float(value) if value is not None else None
-  if value is not None and not math.isfinite(value):
-    value = None
-  official = get('official')
-  cloud = metadata.get('cloud')
-  row = {
-      'timestamp': FormatTimestamp(timestamp),
-      'test': get('test'),
-      'metric': str(metric),
-      'value': value,
-      'unit': get('unit'),
-      'official': None if official is None else bool(official),
-      'owner': get('owner'),
-      'run_uri': str(run_uri),
-      'sample_uri': str(sample_uri),
-      'labels': labels,
-      'product_name': get('product_name'),
-      'metadata': metadata,
-      'cloud': None if cloud is None else str(cloud),
-      'schema_version': spec.version,
-  }
-  if spec.names == _ROW_ORDER:
-    return row
-  return {name: row.get(name) for name in spec.names}
+  return _Rows((sample,), spec or Load(), True)[0]
+
+
+def RowsFromSamples(
+    samples: Sequence[Mapping[str, Any]], spec: TableSpec | None = None
+) -> list[dict[str, Any]]:
+  """RowFromSample of each sample, for encoding them at once.
+
+  The rows are equal to RowFromSample's, but a row's metadata may be its
+  sample's own dict (a flat one, not copied): encode the rows before the
+  samples change.
+
+  Raises:
+    SchemaError: if a required value is missing.
+  """
+  return _Rows(samples, spec or Load(), False)
+
+
+def _Rows(
+    samples: Iterable[Mapping[str, Any]], spec: TableSpec, copy: bool
+) -> list[dict[str, Any]]:
+  """RowFromSample of each sample, in one loop (the per-row work inline).
+
+  A flat metadata dict (str keys, JSON scalars, no NaN or infinity) is the
+  row's metadata as it is (copied if `copy`), its labels formatted from the
+  cached shape (_Shape); any other goes through _Jsonable and _Labels. A
+  timestamp whose whole second was formatted before is formatted here,
+  any other by FormatTimestamp.
+  """
+  version = spec.version
+  reorder = spec.names != _ROW_ORDER
+  shapes, seconds = _SHAPES, _SECONDS
+  scalars, scalars_and_float = _SCALARS, _SCALARS_AND_FLOAT
+  modf, isfinite = math.modf, math.isfinite
+  rows = []
+  append = rows.append
+  for sample in samples:
+    get = sample.get
+    metadata = get('metadata')
+    labels = None
+    if type(metadata) is dict:
+      keys = tuple(metadata)
+      shape = shapes.get(keys) or _Shape(keys)
+      if shape is not None:
+        values = shape[2](metadata)
+        kinds = set(map(type, values))
+        if kinds <= scalars or (
+            kinds <= scalars_and_float
+            and all(map(isfinite, [v for v in values if type(v) is float]))
+        ):
+          labels = shape[1] % values
+          if copy:
+            metadata = dict(metadata)
+    if labels is None:  # _Jsonable writes NaN and infinity as strings
+      metadata = _Jsonable(_Metadata(sample))
+      labels = _Labels(metadata)
+    required = (
+        get('metric'),
+        get('timestamp'),
+        get('run_uri'),
+        get('sample_uri'),
+    )
+    if None in required or '' in required:
+      for name in ('metric', 'timestamp', 'run_uri', 'sample_uri'):
+        if get(name) in (None, ''):
+          raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
+    metric, timestamp, run_uri, sample_uri = required
+    prefix = None
+    if type(timestamp) is float:
+      fraction, whole = modf(timestamp)
+      micros = round(fraction * 1e6)
+      if 0 <= micros < 1_000_000:
+        prefix = seconds.get(whole)  # an integral float hashes as its int
+    if prefix is None:
+      timestamp = FormatTimestamp(timestamp)
+    else:
+      timestamp = f'{prefix}.{micros:06d}+00:00'
+    value = get('value')
+    if value is not None:
+      value = float(value)
+      if not isfinite(value):
+        value = None
+    official = get('official')
+    cloud = metadata.get('cloud')
+    row = {
+        'timestamp': timestamp,
+        'test': get('test'),
+        'metric': str(metric),
+        'value': value,
+        'unit': get('unit'),
+        'official': None if official is None else bool(official),
+        'owner': get('owner'),
+        'run_uri': str(run_uri),
+        'sample_uri': str(sample_uri),
+        'labels': labels,
+        'product_name': get('product_name'),
+        'metadata': metadata,
+        'cloud': None if cloud is None else str(cloud),
+        'schema_version': version,
+    }
+    append({name: row.get(name) for name in spec.names} if reorder else row)
+  return rows
 
 
 def CheckRow(row: Mapping[str, Any], spec: TableSpec | None = None) -> None:

@@ -117,39 +117,53 @@ def _Line(row: Mapping[str, Any]) -> bytes:
   return (_Dumps(row) + '\n').encode()
 
 
-def _Lines(rows: Sequence[Mapping[str, Any]]) -> bytes:
-  """The NDJSON lines of rows: _Line of each, joined.
+def _Lines(
+    rows: Sequence[Mapping[str, Any]], first_key: str | None = None
+) -> list[bytes | memoryview]:
+  """The NDJSON lines of rows, _Line of each, as buffers to write in order.
 
   One orjson call for all rows when every row's first key (keys sorted) is
   the same: the array's row boundaries, '},{"KEY":', become line breaks.
   Only a nested list of objects whose first key is KEY could hold that
-  sequence too (inside a string its quote would be escaped); then there are
-  more of them than boundaries, and each row is encoded on its own.
+  sequence too (inside a string its quote would be escaped). Only the first
+  len(rows) - 1 are replaced; if one of them was such a nested list, a row
+  boundary is left after the last line break, and then each row is encoded
+  on its own. The array's brackets are left out by a memoryview, not a copy.
+
+  Args:
+    rows: the rows.
+    first_key: every row's first key, if the caller knows that all rows have
+      the same keys (then they are not compared).
   """
   if orjson is None or not rows:
-    return b''.join([_Line(r) for r in rows])
+    return [_Line(r) for r in rows]
   try:
-    firsts = set(map(min, rows))
-    if len(firsts) == 1:
-      key = orjson.dumps(firsts.pop())
-      array = orjson.dumps(rows, option=orjson.OPT_SORT_KEYS)
+    if first_key is None:
+      firsts = set(map(min, rows))
+      if len(firsts) == 1:
+        first_key = firsts.pop()
+    if first_key is not None:
+      key = orjson.dumps(first_key)
       boundary = b'},{' + key + b':'
-      body = array[1:-1]
-      if body.count(boundary) == len(rows) - 1:
-        return body.replace(boundary, b'}\n{' + key + b':') + b'\n'
+      array = orjson.dumps(rows, option=orjson.OPT_SORT_KEYS).replace(
+          boundary, b'}\n{' + key + b':', len(rows) - 1
+      )
+      # orjson writes no line breaks of its own (a string's are escaped).
+      if array.find(boundary, array.rfind(b'\n') + 1) == -1:
+        return [memoryview(array)[1:-1], b'\n']
   except (orjson.JSONEncodeError, TypeError, ValueError):
     pass  # e.g. an integer beyond 64 bits, keys of mixed types
-  return b''.join([_Line(r) for r in rows])
+  return [_Line(r) for r in rows]
 
 
 def _Digest(text: str) -> str:
   return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def KeyRows(
+def _Batches(
     rows: Sequence[Mapping[str, Any]], batch_size: int
-) -> list[dict[str, Any]]:
-  """Returns rows with their batch keys: a segment id, then a batch index.
+) -> list[tuple[str, Sequence[Mapping[str, Any]]]]:
+  """(batch key, its rows) of rows: a segment id, then a batch index.
 
   The segment id comes from the first row's sample_uri (unique per sample),
   so rows spooled by different calls never share a batch.
@@ -159,13 +173,21 @@ def KeyRows(
   if not rows:
     return []
   segment = _Digest(str(rows[0]['sample_uri']))
-  out = []
-  for start in range(0, len(rows), batch_size):
-    key = f'{segment}-{start // batch_size:05d}'
-    out.extend(
-        [{**row, BATCH_KEY: key} for row in rows[start : start + batch_size]]
-    )
-  return out
+  return [
+      (f'{segment}-{start // batch_size:05d}', rows[start : start + batch_size])
+      for start in range(0, len(rows), batch_size)
+  ]
+
+
+def KeyRows(
+    rows: Sequence[Mapping[str, Any]], batch_size: int
+) -> list[dict[str, Any]]:
+  """Returns copies of rows with their batch keys (see _Batches)."""
+  return [
+      {**row, BATCH_KEY: key}
+      for key, batch in _Batches(rows, batch_size)
+      for row in batch
+  ]
 
 
 def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
@@ -178,10 +200,10 @@ def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
     ValueError: if a row holds NaN or infinity.
   """
   lines = ''.join(_Dumps(r) + '\n' for r in KeyRows(rows, batch_size))
-  _Write(path, lines.encode())
+  _Write(path, [lines.encode()])
 
 
-def _Write(path: str, lines: bytes) -> None:
+def _Write(path: str, lines: Sequence[bytes | memoryview]) -> None:
   """Appends NDJSON lines to the spool; fsyncs it and a new file's directory.
 
   Raises:
@@ -194,7 +216,7 @@ def _Write(path: str, lines: bytes) -> None:
     with open(path, 'ab') as f:
       if f.tell() and not _EndsWithNewline(path):
         f.write(b'\n')  # a torn last line stays apart, and is reported
-      f.write(lines)
+      f.writelines(lines)
       f.flush()
       os.fsync(f.fileno())
     if is_new:
@@ -222,11 +244,15 @@ def AppendSamples(
     schema.SchemaError: if a sample lacks a required value.
     SpoolError: if the spool cannot be written.
   """
+  spec = schema.Load()
   paused = gc.isenabled()
   gc.disable()
   try:
-    rows = [schema.RowFromSample(s) for s in samples]
-    _Write(path, _Lines(KeyRows(rows, batch_size)))
+    rows = schema.RowsFromSamples(samples, spec)
+    for key, batch in _Batches(rows, batch_size):
+      for row in batch:
+        row[BATCH_KEY] = key  # the rows are new: keyed in place, not copied
+    _Write(path, _Lines(rows, min(spec.names + (BATCH_KEY,))))
   finally:
     if paused:
       gc.enable()

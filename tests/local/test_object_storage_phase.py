@@ -214,7 +214,13 @@ class KillingVm(local_vm.LocalVm):
     if 'ttfb_worker.py' not in command:
       return super().RobustRemoteCommand(command, ignore_failure, timeout)
     self.commands.append(command)
-    shell = subprocess.Popen(['bash', '-c', command], cwd=self.work_dir)
+    # The command prints the worker's exit code and output once it ends.
+    shell = subprocess.Popen(
+        ['bash', '-c', command],
+        cwd=self.work_dir,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     out = os.path.join(self.work_dir, OUTPUT)
     deadline = time.monotonic() + 120
     while not (os.path.exists(out) and _LineCount(out) >= self._after):
@@ -226,10 +232,10 @@ class KillingVm(local_vm.LocalVm):
     children = pathlib.Path(f'/proc/{shell.pid}/task/{shell.pid}/children')
     for pid in children.read_text().split():
       os.kill(int(pid), signal.SIGKILL)  # the worker, which this test started
-    shell.wait(timeout=30)
+    stdout, _ = shell.communicate(timeout=30)
     if self._raise:
       raise errors.VirtualMachine.RemoteCommandError('ssh connection lost')
-    return '', ''
+    return stdout, ''
 
 
 def _LineCount(path):

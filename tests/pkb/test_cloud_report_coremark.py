@@ -51,8 +51,8 @@ def _Answers(tar_sha=pkg.TARBALL_SHA256, commit=pkg.COMMIT,
   """Command fragment -> [(stdout, stderr)] for MockRemoteCommand."""
   return {
       'xargs -0 sha256sum': [(f'{tree}  -\n', '')],
-      'sha256sum /opt': [(f'{tar_sha}  {TAR}\n', '')],
-      'head -c 1024': [(f'comment={commit}\n', '')],
+      # One command prints the tarball's sha256 and its pax commit.
+      'sha256sum /opt': [(f'{tar_sha}  {TAR}\ncomment={commit}\n', '')],
       'coremark-single 0x0': [(SINGLE, '')],
       f'coremark-all-pthread-{threads} 0x0': [(all_output, '')],
   }

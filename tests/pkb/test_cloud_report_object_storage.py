@@ -70,15 +70,15 @@ def _Vm(test, cloud, zone, worker_error=None):
       vm.pushed[remote] = json.load(f)
 
   vm.PushFile.side_effect = Push
+  test.MockRemoteCommand({}, vm)
+  # RunAndCollectCommand's output: the exit code, the worker's output and
+  # its stderr tail.
+  vm.RobustRemoteCommand.return_value = (
+      f'{object_storage._RC_MARK}0\n{OUTPUT}\n{object_storage._STDERR_MARK}\n',
+      '',
+  )
   if worker_error:
     vm.RobustRemoteCommand.side_effect = worker_error
-  test.MockRemoteCommand(
-      {
-          f'cat {WORK}/worker.rc': [('0\n', '')],
-          f'cat {WORK}/ttfb.jsonl': [(OUTPUT, '')],
-      },
-      vm,
-  )
   return vm
 
 

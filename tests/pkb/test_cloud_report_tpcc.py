@@ -440,18 +440,15 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     spec, dbs, _ = _Topology(_Client(), mount=None)
     benchmark.Prepare(spec)
     commands = dbs[0].commands
-    mkfs = commands.index(
+    # One command: the file system, then (only if made) the mount.
+    mkfs_and_mount = commands.index(
         'sudo mke2fs -F -E lazy_itable_init=0,discard -O ^has_journal -t ext4'
-        ' -b 4096 /dev/sdb'
-    )
-    mount = commands.index(
-        'sudo mkdir -p /mnt/cloud_report_tpcc && sudo mount -o discard'
-        ' /dev/sdb /mnt/cloud_report_tpcc && sudo chown "$(id -un):$(id -gn)"'
-        ' /mnt/cloud_report_tpcc'
+        ' -b 4096 /dev/sdb && sudo mkdir -p /mnt/cloud_report_tpcc && sudo'
+        ' mount -o discard /dev/sdb /mnt/cloud_report_tpcc && sudo chown'
+        ' "$(id -un):$(id -gn)" /mnt/cloud_report_tpcc'
     )
     start = next(i for i, c in enumerate(commands) if 'cockroach start' in c)
-    self.assertLess(mkfs, mount)
-    self.assertLess(mount, start)
+    self.assertLess(mkfs_and_mount, start)
     self.assertIn('--store=path=/mnt/cloud_report_tpcc/cockroach',
                   commands[start])  # fmt: skip
     benchmark.Cleanup(spec)

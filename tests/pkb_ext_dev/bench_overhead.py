@@ -41,9 +41,10 @@ checks, lscpu, ...), CoreMark's build, PostgreSQL's start, pushing files,
 every ssh round trip, parsing, spooling and cleanup. A smoke run's tools run
 for seconds, so these fixed costs dominate its wall time by construction.
 Breakdown (FixedCosts): per phase (Prepare + Run + Cleanup, windows from
-PKB's log lines `cloud_report: phase P: STAGE done in S s`) and outside the
-phases (pkb.py's start, provisioning, teardown): wall, tool and harness
-seconds and the ssh/scp commands PKB ran (its `Ran: {ssh ...}` lines).
+PKB's log lines `cloud_report: phase P: STAGE starting` and `... done in S
+s`) and outside the phases (pkb.py's start, provisioning, teardown): wall,
+tool and harness seconds and the ssh/scp commands PKB ran (its `Ran: {ssh
+...}` lines).
 
 At the report's durations (AtReport) the same harness seconds are set
 against the tool time the smoke run's tool runs would take with the
@@ -263,6 +264,10 @@ _PHASE_LINE = re.compile(
 )
 
 
+_START_LINE = re.compile(
+    r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*cloud_report: phase (\w+):'
+    r' (Prepare|Run|Cleanup) starting$'
+)
 _LOG_LINE = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) ')
 _SSH = re.compile(r' Ran: \{(ssh|scp) ')
 
@@ -278,13 +283,25 @@ def _LogTime(line: str) -> float | None:
 
 
 def PhaseWindows(log_text: str) -> list[tuple[str, str, float, float]]:
-  """(phase, stage, start, end) of each phase stage, from PKB's log."""
-  out = []
+  """(phase, stage, start, end) of each phase stage, from PKB's log.
+
+  A stage starts at its `P: STAGE starting` line (exact to the log's
+  millisecond; a short stage's `done in S s` is rounded to 0.1 s) and ends
+  at its `done` line; without a `starting` line it starts S before its end.
+  """
+  out, started = [], {}
   for line in log_text.splitlines():
+    m = _START_LINE.match(line)
+    if m:
+      started[(m.group(2), m.group(3))] = _LogTime(line)
+      continue
     m = _PHASE_LINE.match(line)
     when = _LogTime(line) if m else None
     if when is not None:
-      out.append((m.group(2), m.group(3), when - float(m.group(4)), when))
+      start = started.pop((m.group(2), m.group(3)), None)
+      if start is None:
+        start = when - float(m.group(4))
+      out.append((m.group(2), m.group(3), start, when))
   return out
 
 

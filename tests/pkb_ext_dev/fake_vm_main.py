@@ -60,21 +60,45 @@ _ANSWERS = (
 )
 
 
+def _StdoutFile(command):
+  """The --stdout file of PKB's execute_command.py/wait_for_command.py."""
+  words = command.split()
+  return words[words.index('--stdout') + 1] if '--stdout' in words else None
+
+
 class FakeShell:
-  """Answers remote commands from _ANSWERS and logs each one."""
+  """Answers remote commands from _ANSWERS and logs each one.
+
+  PKB's RobustRemoteCommand runs a command through execute_command.py (the
+  command is in its arguments) and returns what the last
+  wait_for_command.py --delete prints: the command's stdout. So the start
+  is answered with nothing and its answer is kept for that last wait; the
+  waits before it get 'Command finished.'.
+  """
 
   def __init__(self, log_path, answers=_ANSWERS):
     self._log_path = log_path
     self._answers = tuple(answers)
+    self._robust = {}  # --stdout file -> the started command's answer
+
+  def _Answer(self, command):
+    for fragment, stdout in self._answers:
+      if fragment in command:
+        return stdout
+    return ''
 
   def __call__(self, vm, command, *args, **kwargs):
     del args, kwargs
     with open(self._log_path, 'a') as f:
       f.write(json.dumps({'vm': vm.name, 'command': command}) + '\n')
-    for fragment, stdout in self._answers:
-      if fragment in command:
-        return stdout, '', 0
-    return '', '', 0
+    if 'execute_command.py' in command:
+      self._robust[_StdoutFile(command)] = self._Answer(command)
+      return '', '', 0
+    if 'wait_for_command.py' in command:
+      if '--delete' in command.split():
+        return self._robust.pop(_StdoutFile(command), ''), '', 0
+      return 'Command finished.\n', '', 0
+    return self._Answer(command), '', 0
 
 
 def main(argv):

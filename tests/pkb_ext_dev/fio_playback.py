@@ -19,8 +19,9 @@ shape of fake_vm_main.py's _ANSWERS and of PKB's MockRemoteCommand
 (see its PROVENANCE.md): fio 3.33 per-job JSON, and io_guard probe outputs.
 
 The phase runs fio through RobustRemoteCommand, whose wait script must print
-'Command finished.', and reads each job's JSON with `cat`, so the answers
-need no state.
+'Command finished.'; each job's command ends with `cat` of its JSON, so its
+answer is that JSON (fake_vm_main's FakeShell returns it from the last wait,
+as PKB's wait script returns the command's stdout).
 """
 
 import os

@@ -143,6 +143,29 @@ class FixedCostsTest(absltest.TestCase):
         [t - self.t0 for t in bo.SshTimes(self.log)], [0.0, 2.5, 3.0, 12.0]
     )
 
+  def testAStartingLineBeginsTheWindow(self):
+    # `done in 0.0 s` is rounded: the stage's own `starting` line, not
+    # end - S, holds the ssh commands of a short stage.
+    log = (
+        _Line('2026-11-22 07:20:00,000',
+              'cloud_report: phase net: Prepare starting')
+        + _Line('2026-11-22 07:20:00,020', 'Ran: {ssh -A -p 22 u@h probe}')
+        + _Line('2026-11-22 07:20:00,040', 'Ran: {ssh -A -p 22 u@h probe}')
+        + _Line('2026-11-22 07:20:00,045',
+                'cloud_report: phase net: Prepare done in 0.0 s')
+        + _Line('2026-11-22 07:20:01,000',
+                'cloud_report: phase net: Run done in 0.5 s')
+    )  # fmt: skip
+    windows = bo.PhaseWindows(log)
+    self.assertEqual(
+        [(p, s, round(a - self.t0, 3), round(b - self.t0, 3))
+         for p, s, a, b in windows],
+        [('net', 'Prepare', 0.0, 0.045), ('net', 'Run', 0.5, 1.0)],
+    )  # fmt: skip
+    got = bo.FixedCosts(2.0, [], windows, bo.SshTimes(log))
+    self.assertEqual(got['phases']['net']['ssh_commands'], 2)
+    self.assertEqual(got['outside_phases']['ssh_commands'], 0)
+
   def testPerPhaseAndOutside(self):
     t0 = self.t0
     runs = [

@@ -138,7 +138,8 @@ class CommandTest(absltest.TestCase):
         io.FioCommand('fio', '/dev/nvme1n1', 'cloud_report_2021.fio', 'wr-bw'),
         'sudo rm -f cloud_report_fio_wr-bw.json && sudo fio'
         ' --output-format=json --output=cloud_report_fio_wr-bw.json'
-        ' --filename=/dev/nvme1n1 --section=wr-bw cloud_report_2021.fio',
+        ' --filename=/dev/nvme1n1 --section=wr-bw cloud_report_2021.fio'
+        ' && cat cloud_report_fio_wr-bw.json',
     )
     self.assertIn(
         "--filename='/tmp/a b'",

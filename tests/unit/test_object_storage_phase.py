@@ -212,6 +212,14 @@ class PureHelpersTest(absltest.TestCase):
     )
 
 
+def _Collected(worker_rc, output, stderr=''):
+  """What RunAndCollectCommand prints: exit code, output, stderr tail."""
+  return (
+      f'{object_storage._RC_MARK}{worker_rc.strip()}\n{output}\n'
+      f'{object_storage._STDERR_MARK}\n{stderr}'
+  )
+
+
 def _Vm(worker_rc='0\n', output=COMPLETE, worker_error=None):
   vm = mock.Mock(name='client')
   vm.name = 'client'
@@ -224,16 +232,9 @@ def _Vm(worker_rc='0\n', output=COMPLETE, worker_error=None):
     with open(local) as f:
       pushed[remote] = json.load(f)
 
-  def Remote(command, ignore_failure=False, **kwargs):
-    del ignore_failure, kwargs
-    if command.endswith('worker.rc'):
-      return worker_rc, ''
-    if command.endswith('ttfb.jsonl'):
-      return output, ''
-    return '', ''
-
   vm.PushFile.side_effect = Push
-  vm.RemoteCommand.side_effect = Remote
+  vm.RemoteCommand.return_value = ('', '')
+  vm.RobustRemoteCommand.return_value = (_Collected(worker_rc, output), '')
   if worker_error:
     vm.RobustRemoteCommand.side_effect = worker_error
   vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)
@@ -272,6 +273,37 @@ class RunTest(absltest.TestCase):
     self.assertTrue(
         all(s.metadata['bucket_region'] == 'us-east-1' for s in samples)
     )
+
+  def testRunIsOneRobustCommand(self):
+    vm = _Vm()
+    object_storage.Run(self._Topology(vm))
+    (call,) = vm.RobustRemoteCommand.call_args_list
+    command = call.args[0]
+    self.assertEqual(
+        command,
+        object_storage.RunAndCollectCommand(object_storage.Params.FromFlags()),
+    )
+    # The config is made private before the worker and removed after it.
+    self.assertLess(
+        command.index('chmod 600 cloud_report_object_storage/worker.json'),
+        command.index('ttfb_worker.py'),
+    )
+    self.assertLess(
+        command.index('ttfb_worker.py'),
+        command.index('rm -f cloud_report_object_storage/worker.json'),
+    )
+    vm.RemoteCommand.assert_not_called()  # nothing is read back separately
+
+  def testParseCollected(self):
+    for output in ('{"a":1}\n{"b":2}\n', '{"a":1}\n{"torn', '', '\n'):
+      self.assertEqual(
+          object_storage.ParseCollected(_Collected('137', output, 'oops\n')),
+          (output, 137, 'oops'),
+      )
+    self.assertEqual(
+        object_storage.ParseCollected(_Collected('', '{}')), ('{}', -1, '')
+    )
+    self.assertEqual(object_storage.ParseCollected(''), ('', -1, ''))
 
   def testWorkerFailureMidRunStillDeletesTheBucket(self):
     vm = _Vm(worker_error=errors.VirtualMachine.RemoteCommandError('ssh: lost'))

@@ -202,7 +202,7 @@ class FastPathTest(parameterized.TestCase):
     for s in synthetic.MakeSamples(200, seed=3):
       self._Check(s)
 
-  @parameterized.named_parameters(
+  _METADATA = (
       ('floats', {'a': 1.5, 'b': -0.0, 'c': 1e300, 'd': 3}),
       ('non_finite', {'a': math.nan, 'b': 1.0}),
       ('bools_and_none', {'t': True, 'f': False, 'n': None, 'i': 1}),
@@ -213,7 +213,10 @@ class FastPathTest(parameterized.TestCase):
       ('mixed_keys', {1: 'a', 'b': 'c'}),
       ('enum_value', {'color': _Color.RED}),
       ('empty', {}),
+      ('one_key', {'only': 1}),
   )
+
+  @parameterized.named_parameters(*_METADATA)
   def testMetadata(self, metadata):
     self._Check(_PkbSample(metadata=metadata))
 
@@ -226,6 +229,38 @@ class FastPathTest(parameterized.TestCase):
     self._Check(_PkbSample(metadata={'a': math.inf, 'b': 'x'}))
     self._Check(_PkbSample(metadata={1: 1, 'b': 'x'}))
     self._Check(_PkbSample(metadata={True: 1, 'b': 'x'}))
+
+  def testRowsFromSamples(self):
+    # The one-loop conversion, its caches warm (each sample twice): equal
+    # to the reference for synthetic samples, every metadata case above and
+    # timestamps on half-microsecond edges in seconds formatted before.
+    samples = synthetic.MakeSamples(50, seed=4)
+    for metadata in [p[1] for p in self._METADATA]:
+      samples.append(_PkbSample(metadata=metadata))
+    for ts in (
+        1612137600.0,
+        1612137600.0000005,
+        1612137600.9999996,
+        -1.25,
+        -0.0000004,
+        0.5,
+        1612137601.0000015,
+        1612137600.9999994,
+    ):
+      samples.append(_PkbSample(timestamp=ts))
+    samples += samples
+    rows = schema.RowsFromSamples(samples)
+    self.assertEqual(rows, [_ReferenceRow(s) for s in samples])
+    self.assertEqual(
+        [json.dumps(r, sort_keys=True) for r in rows],
+        [json.dumps(_ReferenceRow(s), sort_keys=True) for s in samples],
+    )
+
+  def testRowsFromSamplesShareFlatMetadata(self):
+    flat, nested = _PkbSample(), _PkbSample(metadata={'a': {'b': 1}})
+    rows = schema.RowsFromSamples([flat, nested])
+    self.assertIs(rows[0]['metadata'], flat['metadata'])
+    self.assertIsNot(rows[1]['metadata'], nested['metadata'])
 
   def testMetadataIsACopy(self):
     sample = _PkbSample(metadata={'a': 1})

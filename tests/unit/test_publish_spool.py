@@ -13,6 +13,9 @@
 # limitations under the License.
 """Tests for the NDJSON spool: durable appends and stable batches."""
 
+import collections
+import datetime
+import enum
 import gc
 import json
 import os
@@ -33,6 +36,56 @@ def _Rows(n, run_uri='run-a', seed=0):
       schema.RowFromSample(s)
       for s in synthetic.MakeSamples(n, run_uri=run_uri, seed=seed)
   ]
+
+
+class _Tag(str, enum.Enum):
+  A = 'a'
+
+
+# Sample fields that RowFromSample converts (NaN and infinity, non-str keys,
+# nested and non-JSON values, a labels string instead of metadata, odd
+# timestamps) and whether a row holds an int orjson refuses.
+_HOSTILE_BIG = (
+    ({'value': float('nan')}, False),
+    ({'value': float('inf'), 'official': 1}, False),
+    ({'value': -0.0, 'official': None, 'test': None}, False),
+    ({'value': 2**70}, False),  # a FLOAT column: converted
+    ({'metadata': {'a': float('nan'), 'b': float('-inf'), 'c': -0.0}}, False),
+    ({'metadata': {'a': 1.5, 'b': 1e300, 'c': 5e-324, 'd': True}}, False),
+    ({'metadata': {'big': 2**70}}, True),
+    ({'metadata': {'neg': -(2**64)}}, True),
+    ({'metadata': {'max': 2**63 - 1, 'min': -(2**63)}}, False),
+    ({'metadata': {1: 'a', 2.5: 'b', None: 'c', True: 'd'}}, False),
+    ({'metadata': {('t', 1): 1, 'b': 2}}, False),
+    ({'metadata': {'x': [{'cloud': 1}, {'cloud': 2}], 'cloud': 'GCP'}}, False),
+    ({'metadata': {'n': {'b': {'z': [1, (2, 3)], 'a': None}, 3: 'x'}}}, False),
+    (
+        {
+            'metadata': {
+                's': {3, 1, 2},
+                'e': _Tag.A,
+                'd': datetime.date(2021, 2, 1),
+            }
+        },
+        False,
+    ),
+    (
+        {'metadata': {'q': '"},{"cloud":', 'u': 'é\n\x00\u2028', '%s': '%'}},
+        False,
+    ),
+    ({'metadata': {'c:d|': '|,|', 'cloud': 7}}, False),
+    ({'metadata': {}}, False),
+    ({'metadata': None, 'labels': '|cloud:AWS|,|vcpus:16|,|a:b:c|'}, False),
+    ({'metadata': 'not a dict', 'labels': None}, False),
+    ({'metadata': collections.OrderedDict(b=1, a=2)}, False),
+    ({'timestamp': 1612137600}, False),
+    ({'timestamp': '1612137600.5'}, False),
+    ({'timestamp': -1.0000005}, False),
+    ({'timestamp': 1612137600.9999996}, False),
+    ({'sample_uri': 12345, 'run_uri': 7, 'metric': 3.5}, False),
+)
+_HOSTILE = [h for h, _ in _HOSTILE_BIG]
+_BIG = [big for _, big in _HOSTILE_BIG]
 
 
 class SpoolTest(parameterized.TestCase):
@@ -162,8 +215,8 @@ class SpoolTest(parameterized.TestCase):
       spool.Append(os.path.join(blocker, 'x.ndjson'), _Rows(1), batch_size=4)
 
   def _Lines(self):
-    with open(self.path, encoding='utf-8') as f:
-      return f.read().splitlines()
+    with open(self.path, encoding='utf-8', newline='') as f:
+      return f.read().split('\n')[:-1]  # not splitlines: U+2028 is in rows
 
   def testAppendSamplesWritesTheJsonModulesValues(self):
     samples = synthetic.MakeSamples(40, run_uri='run-a')
@@ -181,28 +234,84 @@ class SpoolTest(parameterized.TestCase):
         ).encode(),
     )
 
+  def _CheckAppendSamples(self, samples, batch_size):
+    """AppendSamples writes, line for line, the JSON values of the json
+    module's encoding of RowFromSample's rows, keyed, keys sorted."""
+    if os.path.exists(self.path):
+      os.remove(self.path)
+    spool.AppendSamples(self.path, samples, batch_size)
+    want = [
+        spool._Dumps(r)
+        for r in spool.KeyRows(
+            [schema.RowFromSample(s) for s in samples], batch_size
+        )
+    ]
+    lines = self._Lines()
+    self.assertLen(lines, len(want))
+    for line, text in zip(lines, want):
+      self.assertEqual(spool._Dumps(json.loads(line)), text)
+      self.assertEqual(list(json.loads(line)), sorted(json.loads(text)))
+
+  @parameterized.named_parameters(
+      ('one_per_batch', 1), ('three_per_batch', 3), ('one_batch', 100)
+  )
+  def testAppendSamplesHostileSamples(self, batch_size):
+    synthetic_samples = synthetic.MakeSamples(12, run_uri='run-a')
+    hostile = []
+    for i, overrides in enumerate(_HOSTILE):
+      sample = dict(synthetic_samples[i % 12]) | overrides
+      sample['sample_uri'] = f'hostile-{i}'
+      hostile.append(sample)
+    encodable = [s for s, big in zip(hostile, _BIG) if not big]
+    # Hostile rows first, last, among others and alone; those orjson
+    # refuses (an int beyond 64 bits) with the others and on their own.
+    for samples in (
+        encodable,
+        encodable + synthetic_samples,
+        synthetic_samples + encodable,
+        synthetic_samples[:5] + encodable + synthetic_samples[5:],
+        hostile,
+        synthetic_samples[:5] + hostile + synthetic_samples[5:],
+    ):
+      self._CheckAppendSamples(samples, batch_size)
+    for sample in hostile:
+      self._CheckAppendSamples([sample], batch_size)
+
+  def testAppendSamplesEncodesAllRowsAtOnce(self):
+    # The hostile rows orjson accepts go through the one-call path, the rest
+    # line by line.
+    samples = synthetic.MakeSamples(3, run_uri='run-a')
+    rows = spool.KeyRows([schema.RowFromSample(s) for s in samples], 2)
+    self.assertLen(spool._Lines(rows), 2)  # the lines in one buffer, '\n'
+    big = rows[:2] + [rows[2] | {'value_int': 2**70}]
+    self.assertLen(spool._Lines(big), 3)
+
   @parameterized.named_parameters(
       # A nested list of objects whose first key is the rows' first key: its
-      # '},{"cloud":' must not split a row.
+      # '},{"cloud":' must not split a row, wherever it is.
       ('nested_boundary', {'x': [{'cloud': 1}, {'cloud': 2}]}),
+      ('two_nested', {'x': [{'cloud': 1}, {'cloud': 2}, {'cloud': 3}]}),
       ('boundary_in_a_string', {'x': '},{"cloud":', 'y': '"},{"cloud":'}),
       ('int_beyond_64_bits', {'x': 2**70}),
       ('unicode', {'zone': 'europe-wést1', 'emoji': '\U0001f600'}),
   )
   def testAwkwardRows(self, metadata):
-    rows = _Rows(3)
-    rows[1] = rows[1] | {'metadata': rows[1]['metadata'] | metadata}
-    keyed = spool.KeyRows(rows, 4)
-    lines = spool._Lines(keyed).decode().splitlines()
-    self.assertLen(lines, 3)
-    self.assertEqual([json.loads(line) for line in lines], keyed)
+    for n in (1, 2, 3):
+      for at in range(n):
+        rows = _Rows(n)
+        rows[at] = rows[at] | {'metadata': rows[at]['metadata'] | metadata}
+        keyed = spool.KeyRows(rows, 4)
+        for first_key in (None, 'cloud'):
+          lines = b''.join(spool._Lines(keyed, first_key)).decode()
+          self.assertEqual(
+              [json.loads(line) for line in lines.splitlines()], keyed
+          )
+          self.assertTrue(lines.endswith('}\n'))
 
   def testRowsWithOtherFirstKeys(self):
     rows = [{'b': 1, 'sample_uri': 'u1'}, {'a': 2, 'sample_uri': 'u2'}]
-    self.assertEqual(
-        [json.loads(l) for l in spool._Lines(rows).decode().splitlines()],
-        rows,
-    )
+    lines = b''.join(spool._Lines(rows)).decode().splitlines()
+    self.assertEqual([json.loads(line) for line in lines], rows)
 
   def testAppendRefusesNaNLikeTheJsonModule(self):
     row = _Rows(1)[0] | {'value': float('nan')}
@@ -217,7 +326,7 @@ class SpoolTest(parameterized.TestCase):
     rows = spool.KeyRows(_Rows(5), 4)
     self.assertEqual(spool.Encoder(), 'json (stdlib)')
     self.assertEqual(
-        spool._Lines(rows),
+        b''.join(spool._Lines(rows)),
         ''.join(spool._Dumps(r) + '\n' for r in rows).encode(),
     )
 

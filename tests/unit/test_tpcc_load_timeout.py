@@ -32,10 +32,8 @@ def _Db():
 
   def Remote(command, **kwargs):
     del kwargs
-    if command.startswith('ls -d /usr/lib/postgresql'):
-      return '/usr/lib/postgresql/15/bin\n', ''
     if 'MemTotal' in command:
-      return '16000000\n', ''
+      return 'bin_dir=/usr/lib/postgresql/15/bin\nmem_kb=16000000\n', ''
     return '', ''
 
   db.RemoteCommand.side_effect = Remote
