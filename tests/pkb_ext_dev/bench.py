@@ -559,6 +559,12 @@ def Main(argv: list[str]) -> int:
     print('pkb-ext bench: --fio-pairs must be >= 2 (a confidence interval'
           ' needs two pairs)', file=sys.stderr)  # fmt: skip
     return 2
+  if args.work_dir:
+    try:
+      os.makedirs(args.work_dir, exist_ok=True)
+    except OSError as e:
+      print(f'pkb-ext bench: --work-dir: {e}', file=sys.stderr)
+      return 2
 
   def Log(line):
     print(line, file=sys.stderr, flush=True)

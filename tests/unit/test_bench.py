@@ -212,6 +212,13 @@ class FidelitySummaryTest(absltest.TestCase):
     self.assertEqual(rc, 2)
     self.assertIn('--fio-pairs must be >= 2', err)
 
+  def testCliRefusesAWorkDirItCannotMake(self):
+    rc, _, err = _Cli(['--out', '/dev/null', '--only', 'stepping',
+                       '--work-dir', '/dev/null/runs'])  # fmt: skip
+    self.assertEqual(rc, 2)
+    self.assertIn('pkb-ext bench: --work-dir: ', err)
+    self.assertIn('/dev/null/runs', err)
+
   def testNotesFlagNoisyFidelity(self):
     details = {
         'machine': {'cpus': 2},
