@@ -54,20 +54,26 @@ def RequireRoot() -> None:
     )
 
 
-def StartTime(pid: int) -> int | None:
-  """Returns a process's start time in clock ticks, or None if it is gone.
-
-  A PID plus its start time names one process for good: a recycled PID has
-  another start time.
-  """
+def StatFields(pid: int) -> list[str] | None:
+  """The fields of /proc/PID/stat after the command name (fields[0] is the
+  state, fields[11] and [12] utime and stime), or None if it is gone."""
   try:
     with open(f'/proc/{pid}/stat') as f:
       stat = f.read()
   except OSError:
     return None
   # The command name (field 2) may hold spaces; fields after it are plain.
-  fields = stat[stat.rindex(')') + 2 :].split()
-  if fields[0] == 'Z':
+  return stat[stat.rindex(')') + 2 :].split()
+
+
+def StartTime(pid: int) -> int | None:
+  """Returns a process's start time in clock ticks, or None if it is gone.
+
+  A PID plus its start time names one process for good: a recycled PID has
+  another start time.
+  """
+  fields = StatFields(pid)
+  if fields is None or fields[0] == 'Z':
     return None
   return int(fields[19])
 

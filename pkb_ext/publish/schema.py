@@ -280,15 +280,13 @@ def _Rows(
 
   A flat metadata dict (str keys, JSON scalars, no NaN or infinity) is the
   row's metadata as it is (copied if `copy`), its labels formatted from the
-  cached shape (_Shape); any other goes through _Jsonable and _Labels. A
-  timestamp whose whole second was formatted before is formatted here,
-  any other by FormatTimestamp.
+  cached shape (_Shape); any other goes through _Jsonable and _Labels.
   """
   version = spec.version
   reorder = spec.names != _ROW_ORDER
-  shapes, seconds = _SHAPES, _SECONDS
+  shapes = _SHAPES
   scalars, scalars_and_float = _SCALARS, _SCALARS_AND_FLOAT
-  modf, isfinite = math.modf, math.isfinite
+  isfinite = math.isfinite
   rows = []
   append = rows.append
   for sample in samples:
@@ -322,16 +320,7 @@ def _Rows(
         if get(name) in (None, ''):
           raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
     metric, timestamp, run_uri, sample_uri = required
-    prefix = None
-    if type(timestamp) is float:
-      fraction, whole = modf(timestamp)
-      micros = round(fraction * 1e6)
-      if 0 <= micros < 1_000_000:
-        prefix = seconds.get(whole)  # an integral float hashes as its int
-    if prefix is None:
-      timestamp = FormatTimestamp(timestamp)
-    else:
-      timestamp = f'{prefix}.{micros:06d}+00:00'
+    timestamp = FormatTimestamp(timestamp)
     value = get('value')
     if value is not None:
       value = float(value)

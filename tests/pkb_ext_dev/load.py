@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 
+from pkb_ext.local import system
+
 _LOOP = (
     'import time\n'
     'end = time.monotonic() + {seconds}\n'
@@ -74,10 +76,8 @@ def _Stat(pid: int) -> tuple[bool, float]:
 
   A child that exited is a zombie until waited for, and keeps its times.
   """
-  try:
-    with open(f'/proc/{pid}/stat') as f:
-      fields = f.read().rsplit(')', 1)[1].split()
-  except OSError:
+  fields = system.StatFields(pid)
+  if fields is None:
     return False, 0.0
   return fields[0] != 'Z', (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
