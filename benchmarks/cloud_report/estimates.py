@@ -1,0 +1,70 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""How long the phases' long remote waits should take, and their bounds.
+
+One source for the run (each wait's default timeout) and for the plan (each
+phase's expected wall time). Pure: no flags, VMs or clock.
+
+A wait's bound is its expected time plus a margin: a quarter of the expected
+time, at least BOUND_MIN_MARGIN_S and at most BOUND_MAX_MARGIN_S, so no
+default lets a hung command run more than an hour past its expected time.
+
+The rates, and where they come from:
+  IMPORT_WAREHOUSES_PER_NODE_HOUR  `cockroach workload fixtures import tpcc`
+      of 20,000 warehouses took 2.5 hours on 6 nodes (a public CockroachDB
+      issue report): 1,333 warehouses per node-hour.
+  FILL_MBPS  the fill writes the whole disk at up to 250 MB/s, the per-volume
+      throughput limit of the report's gp2 and Azure Premium P50 disks.
+"""
+
+import math
+
+IMPORT_WAREHOUSES_PER_NODE_HOUR = 20000 / 2.5 / 6
+FILL_MBPS = 250.0
+BOUND_MIN_MARGIN_S = 600
+BOUND_MAX_MARGIN_S = 3600
+BOUND_MARGIN_FRACTION = 0.25
+
+
+def Bound(expected_s: float) -> int:
+  """Seconds to wait for something expected to take expected_s."""
+  if not math.isfinite(expected_s) or expected_s < 0:
+    raise ValueError(f'expected time {expected_s!r} s is not a duration')
+  margin = min(
+      max(BOUND_MARGIN_FRACTION * expected_s, BOUND_MIN_MARGIN_S),
+      BOUND_MAX_MARGIN_S,
+  )
+  return int(math.ceil(expected_s + margin))
+
+
+def ImportSeconds(warehouses: int, nodes: int) -> float:
+  """Expected seconds to import `warehouses` TPC-C warehouses on `nodes`."""
+  if warehouses < 0 or nodes < 1:
+    raise ValueError(f'{warehouses} warehouses on {nodes} node(s)')
+  return 3600.0 * warehouses / (IMPORT_WAREHOUSES_PER_NODE_HOUR * nodes)
+
+
+def FillSeconds(size_gb: float, mbps: float | None = None) -> float:
+  """Expected seconds to write size_gb (decimal GB) at mbps (MB/s)."""
+  mbps = FILL_MBPS if mbps is None else mbps
+  if not (math.isfinite(size_gb) and size_gb >= 0):
+    raise ValueError(f'disk size {size_gb!r} GB')
+  if not (math.isfinite(mbps) and mbps > 0):
+    raise ValueError(f'fill rate {mbps!r} MB/s')
+  return size_gb * 1e3 / mbps
+
+
+def StepSeconds(ramp_s: float, duration_s: float) -> float:
+  """Expected seconds of one TPC-C step: its ramp, then its duration."""
+  return float(ramp_s + duration_s)
