@@ -149,9 +149,6 @@ def Prepare(spec):
 
 
 # Set on the spec by Run when a phase failed; raised by Cleanup.
-_RUN_ERROR = 'cloud_report_run_error'
-
-
 def Run(spec):
   """Runs the phases; a failed phase fails the benchmark in Cleanup.
 
@@ -172,19 +169,15 @@ def Run(spec):
     )
   except phases.PhaseError as e:
     logging.error('%s; the run fails after cleanup', e)
-    setattr(spec, _RUN_ERROR, str(e))
+    topology_lib.KeepRunError(spec, str(e))
     return kept
 
 
 def Cleanup(spec):
-  run_error = getattr(spec, _RUN_ERROR, None)
   try:
     phases.CleanupAll(
         topology_lib.FromSpec(spec, with_metadata=False), _Selected()
     )
   except phases.PhaseError as e:
-    if run_error:
-      raise phases.PhaseError(f'{run_error}; {e}') from e
-    raise
-  if run_error:
-    raise phases.PhaseError(run_error)
+    topology_lib.RaiseRunError(spec, e)
+  topology_lib.RaiseRunError(spec)

@@ -44,6 +44,19 @@ class PhaseError(Exception):
   """One or more phases failed; the message names each and why."""
 
 
+class PhaseFailure(Exception):
+  """A phase failed after measuring: its samples are kept all the same.
+
+  Raised by a phase's Run where the run cannot give the phase's result but
+  what it measured is worth keeping (e.g. a TPC-C search whose lowest level
+  gave no result: every step's samples).
+  """
+
+  def __init__(self, message: str, samples: Sequence[Any]):
+    super().__init__(message)
+    self.samples = list(samples)
+
+
 def ModuleName(name: str) -> str:
   if name not in ORDER:
     raise ValueError(f'unknown phase {name!r}; expected one of {ORDER}')
@@ -161,6 +174,11 @@ def RunAll(
     except Exception as e:  # pylint: disable=broad-except
       logging.exception('cloud_report: phase %s failed', name)
       failures.append(f'{name}: {type(e).__name__}: {e}')
+      if isinstance(e, PhaseFailure) and e.samples:
+        kept = samples_lib.Stamp(e.samples, topology.run_metadata, name)
+        collected.extend(kept)
+        if on_samples:
+          on_samples(name, kept)
       if not keep_going:
         break
       continue

@@ -47,6 +47,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
+from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
@@ -190,9 +191,9 @@ _STEP_RETRIES = flags.DEFINE_integer(
     'cloud_report_tpcc_step_retries',
     1,
     'Run a step that produced no result (the tool crashed, or printed'
-    ' nothing to parse) again this many times before the phase fails. Such'
-    ' a step is no verdict: judging it a failure would end the search early'
-    ' at a wrong maximum.',
+    ' nothing to parse) again this many times before the level counts as'
+    ' failed: the search ends there, its maximum the last passing level'
+    ' (the phase fails, its samples kept, when no level passed).',
     lower_bound=0,
 )
 _GOTPC_INTERVAL = flags.DEFINE_string(
@@ -601,23 +602,29 @@ def Run(topology) -> list:
       Fingerprint(params, engine),
   )
   logging.info('tpcc: stepping state %s', store.path)
-  try:
-    result = Search(params, engine, topology, store)
-  except stepping.NoResultError as e:
-    raise errors.Benchmarks.RunError(
-        f'tpcc: {e.error}: no result at {e.level} active warehouses in'
-        f' {e.tries} run(s) (--cloud_report_tpcc_step_retries='
-        f'{params.step_retries}). The steps so far are saved in'
-        f' {store.path}; fix the cause and re-run with --run_uri='
-        f'{run_uri} --run_stage=run,cleanup,teardown to resume.'
-    ) from e
+  result = Search(params, engine, topology, store)
+  edge = result.edge_step
   logging.info(
-      'tpcc: max passing warehouses %s after %d steps (%d resumed)',
+      'tpcc: max passing warehouses %s after %d steps (%d resumed); the'
+      ' search ended: %s%s',
       result.max_passing,
       result.steps_used,
       result.resumed_steps,
+      result.end,
+      f' at {edge.level}: {edge.reason}' if edge else '',
   )
-  return ToSamples(params, engine, result, engine.SampleMetadata(topology))
+  samples = ToSamples(params, engine, result, engine.SampleMetadata(topology))
+  if result.failed_without_result:
+    raise phases.PhaseFailure(
+        f'tpcc: {edge.reason} at {edge.level} active warehouses, the lowest'
+        f' level run, after {params.step_retries + 1} run(s)'
+        f' (--cloud_report_tpcc_step_retries={params.step_retries}); the'
+        f' {len(samples)} samples of its steps are kept. The steps are saved'
+        f' in {store.path}; fix the cause and re-run with --run_uri={run_uri}'
+        ' --run_stage=run,cleanup,teardown to try that level again.',
+        samples,
+    )
+  return samples
 
 
 def CheckPrerequisites(benchmark_config) -> list[str]:

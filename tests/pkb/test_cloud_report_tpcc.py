@@ -23,10 +23,12 @@ VMs (stepping, resume, pass rules); and stock PKB's real Main
 """
 
 import glob
+import importlib.util
 import json
 import os
 import pathlib
 import re
+import types
 from unittest import mock
 
 from absl.testing import flagsaver
@@ -35,7 +37,11 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 
+from absl.testing import parameterized
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import tpcc
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
@@ -43,6 +49,19 @@ from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
+benchmark_module = benchmark
+
+
+def _LoadDouble():
+  """The cockroach double (tests/doubles/cockroach.py) as a module."""
+  path = pathlib.Path(__file__).resolve().parents[1] / 'doubles/cockroach.py'
+  spec = importlib.util.spec_from_file_location('cockroach_double', path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+_DOUBLE = _LoadDouble()
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'tpcc'
 SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
@@ -55,6 +74,9 @@ STEP_OUTPUT = {
 INTERRUPTED = (
     DATA / 'cockroach_v22.1.2_mr_4000wh_interrupted_tail.txt'
 ).read_text()
+# The two real failure shapes at the overload edge (see PROVENANCE.md).
+NO_RESULTS = (DATA / 'cockroach_no_results_900s.txt').read_text()
+DIED = ((DATA / 'cockroach_died_connection_reset.txt').read_text(), 1)
 EXIT_0 = 'cloud_report_tpcc_exit_status=0\n'
 INSTALL_RECORD = (
     '{"version": "v20.2.7", "arch": "%s", "sha256": "%s", "sha256_source":'
@@ -139,6 +161,9 @@ class _Client:
     output = self.outputs[active]
     if isinstance(output, list):
       output = output.pop(0)
+    if isinstance(output, tuple):  # (output, exit status)
+      text, code = output
+      return f'{text}cloud_report_tpcc_exit_status={code}\n', ''
     return output + EXIT_0, ''
 
 
@@ -604,24 +629,57 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     (used,) = _ByMetric(samples, 'tpcc_steps_used')
     self.assertEqual(used.value, 4)
 
-  def testNoResultAfterTheRetriesFailsThePhase(self):
-    spec, _, _ = _Topology(_Client({3750: INTERRUPTED}))
-    with self.assertRaisesRegex(
-        errors.Benchmarks.RunError,
-        r'tpcc: the run ended after 24.5 s of 720 s: no result at 3750'
-        r' active warehouses in 2 run\(s\).*saved in .*cloud_report_tpcc_'
-        r'tpcc1_[0-9a-f]{12}.json; .* --run_uri=tpcc1'
-        r' --run_stage=run,cleanup,teardown',
-    ):
-      benchmark.Run(spec)
+  def testNoResultAfterTheRetriesEndsTheSearchThere(self):
+    playback = _Client({3750: INTERRUPTED})
+    spec, _, _ = _Topology(playback)
+    samples = benchmark.Run(spec)
+    self.assertEqual([a for a, _ in playback.runs], [3500, 3750, 3750])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+    self.assertEqual(best.metadata['search_end'], 'no_result')
+    self.assertEqual(best.metadata['search_end_level'], 3750)
+    self.assertIn(
+        'no result: the run ended after 24.5 s of 720 s (given up',
+        best.metadata['search_end_reason'],
+    )
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual(
+        [s.metadata.get('step_gave_up') for s in passed], [None, False, True]
+    )
 
-  def testNoRetriesFailsOnTheFirstNoResult(self):
+  def testNoRetriesGivesUpOnTheFirstNoResult(self):
     playback = _Client({3750: INTERRUPTED})
     spec, _, _ = _Topology(playback)
     with flagsaver.flagsaver(cloud_report_tpcc_step_retries=0):
-      with self.assertRaisesRegex(errors.Benchmarks.RunError, 'in 1 run'):
-        benchmark.Run(spec)
+      samples = benchmark.Run(spec)
     self.assertEqual([a for a, _ in playback.runs], [3500, 3750])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+
+  def testNoResultAtTheLowestLevelFailsThePhaseWithItsSamples(self):
+    playback = _Client({3500: DIED})
+    spec, _, _ = _Topology(playback)
+    with self.assertRaisesRegex(
+        phases.PhaseFailure,
+        r'tpcc: no result: .*connection reset by peer.* at 3500 active'
+        r' warehouses, the lowest level run, after 2 run\(s\).*saved in'
+        r' .*cloud_report_tpcc_tpcc1_[0-9a-f]{12}.json; .*--run_uri=tpcc1'
+        r' --run_stage=run,cleanup,teardown',
+    ) as e:
+      tpcc.Run(topology_lib.FromSpec(spec))
+    passed = _ByMetric(e.exception.samples, 'tpcc_step_passed')
+    self.assertEqual([s.value for s in passed], [0.0, 0.0])
+    (best,) = _ByMetric(e.exception.samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.metadata['search_end'], 'no_result')
+
+  def testTheStandaloneModuleKeepsTheSamplesAndFailsInCleanup(self):
+    playback = _Client({3500: DIED})
+    spec, _, _ = _Topology(playback)
+    spec = types.SimpleNamespace(vm_groups=spec.vm_groups)
+    samples = benchmark_module.Run(spec)
+    self.assertNotEmpty(_ByMetric(samples, 'tpcc_step_passed'))
+    with self.assertRaisesRegex(phases.PhaseError, 'tpcc: tpcc: no result'):
+      benchmark_module.Cleanup(spec)
 
   def testAnOpenFileLimitThatCannotBeRaisedFailsThePhaseClearly(self):
     mark = (
@@ -666,6 +724,52 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaisesRegex(Exception, 'is below'):
       with flagsaver.flagsaver(cloud_report_tpcc_max_warehouses=100):
         pass
+
+
+class EdgeFailureTest(pkb_common_test_case.PkbCommonTestCase):
+  """The overload edge's real failure shapes, through the phase's Run.
+
+  Healthy summaries at 2,500 and 2,750 (the 3,500-warehouse capture
+  rescaled by the cockroach double's Summary), and at 3,000 one of the two
+  real failure shapes: the maximum is 2,750 either way.
+  """
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(
+        flagsaver.flagsaver(
+            **(STEP_FLAGS | dict(
+                cloud_report_tpcc_start_warehouses=2500,
+                cloud_report_tpcc_max_warehouses=3500,
+                cloud_report_tpcc_state_dir=self.create_tempdir().full_path,
+                run_uri='edge1',
+            ))
+        )
+    )  # fmt: skip
+
+  def _Healthy(self, active):
+    return _DOUBLE.Summary(STEP_OUTPUT[3500], 720.0, active, 1.0, 97.8)
+
+  @parameterized.named_parameters(
+      ('NoTransactions', NO_RESULTS, 'fail', 'no throughput: tpmC 0'),
+      ('WorkloadDied', DIED, 'no_result', 'connection reset by peer'),
+  )
+  def testTheMaximumIsTheLastHealthyLevel(self, at_3000, end, reason):
+    playback = _Client(
+        {2500: self._Healthy(2500), 2750: self._Healthy(2750), 3000: at_3000}
+    )
+    spec, _, _ = _Topology(playback)
+    samples = tpcc.Run(topology_lib.FromSpec(spec))
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 2750)
+    self.assertEqual(best.metadata['search_end'], end)
+    self.assertIn(reason, best.metadata['search_end_reason'])
+    (tpmc,) = _ByMetric(samples, 'tpcc_max_passing_tpmc')
+    self.assertAlmostEqual(tpmc.value, 12.86 * 2750 * 0.978, delta=1)
+    levels = [s.metadata['active_warehouses']
+              for s in _ByMetric(samples, 'tpcc_step_passed')]  # fmt: skip
+    self.assertEqual(levels[:2], [2500, 2750])
+    self.assertEqual(set(levels[2:]), {3000})
 
 
 # Run in the fake_vm_main subprocess (stock_pkb.RunMain's boot): plays the
