@@ -143,6 +143,7 @@ def RunAll(
     on_samples: Callable[[str, list[Any]], None] | None = None,
     keep_going: bool = True,
     prepare: bool = False,
+    store: Any = None,
 ) -> list[Any]:
   """Runs phases in order and stamps the common metadata on their samples.
 
@@ -156,6 +157,10 @@ def RunAll(
       suite needs this: phases share the db nodes' data disks in the report's
       order (io measures the raw device, then tpcc formats it), so no phase
       may set the disks up before the phases ahead of it have run.
+    store: a resume.PhaseStore: each phase's samples are saved in it as the
+      phase ends, and a phase it holds is not run again: its samples are
+      returned (and handed to on_samples) unless an earlier attempt handed
+      them to PKB already.
 
   Returns:
     All samples.
@@ -164,7 +169,24 @@ def RunAll(
     PhaseError: after the remaining phases ran, if any phase failed.
   """
   collected, failures = [], []
+  finished = store.Finished() if store else {}
   for name in names:
+    if name in finished:
+      saved, handed = finished[name]
+      logging.info(
+          'cloud_report: phase %s finished in an earlier attempt of this run'
+          ' (%s); %s',
+          name,
+          store.path,
+          'its samples were handed to PKB then'
+          if handed
+          else f'its {len(saved)} samples are returned now',
+      )
+      if not handed:
+        collected.extend(saved)
+        if on_samples:
+          on_samples(name, saved)
+      continue
     try:
       if prepare:
         _RunOne(name, topology, 'Prepare')
@@ -182,6 +204,8 @@ def RunAll(
       if not keep_going:
         break
       continue
+    if store:
+      store.SaveFinished(name, phase_samples)
     collected.extend(phase_samples)
     if on_samples:
       on_samples(name, phase_samples)

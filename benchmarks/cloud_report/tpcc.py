@@ -27,27 +27,25 @@ Each step's verdict is saved (JSON, written atomically) in PKB's run
 directory before the next step starts: after a crash, `pkb.py
 --run_uri=<same> --run_stage=run` resumes the search without re-running a
 recorded step, and still reports every step's samples. The file is named
-after the run_uri and the configuration (ConfigKey: a digest of the
+after the run_uri and the configuration (resume.ConfigKey: a digest of the
 benchmark, its config flags and vm_groups), because every configuration of a
 flag matrix shares one run_uri and one run directory, in series or in
 parallel (--run_processes), and each must resume its own search.
 """
 
 import dataclasses
-import hashlib
-import json
 import logging
 import math
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from absl import flags
-from perfkitbenchmarker import context
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
@@ -420,76 +418,6 @@ def Fingerprint(params: Params, engine) -> dict:
   )
 
 
-def ConfigKey(
-    benchmark: str,
-    config_flags: Mapping[str, Any],
-    vm_groups: Sequence[Mapping[str, Any]],
-) -> str:
-  """Names one configuration of a run: 12 hex digits (pure).
-
-  Args:
-    benchmark: the benchmark's name.
-    config_flags: the configuration's flags (its flag matrix entry and the
-      config file's flags); run_uri is left out, as PKB rewrites it for
-      parallel runs.
-    vm_groups: what each vm_group provisions (see _VmGroups).
-  """
-  identity = {
-      'benchmark': benchmark,
-      'flags': {k: v for k, v in config_flags.items() if k != 'run_uri'},
-      'vm_groups': list(vm_groups),
-  }
-  text = json.dumps(identity, sort_keys=True, default=str)
-  return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _VmGroups(config) -> list[dict[str, Any]]:
-  """The vm_groups of a benchmark config, as plain data for its key."""
-  out = []
-  for name, group in sorted((getattr(config, 'vm_groups', None) or {}).items()):
-    vm_spec = getattr(group, 'vm_spec', None)
-    disk_spec = getattr(group, 'disk_spec', None)
-    out.append({
-        'name': name,
-        'cloud': getattr(group, 'cloud', None),
-        'vm_count': getattr(group, 'vm_count', None),
-        'machine_type': getattr(vm_spec, 'machine_type', None),
-        'zone': getattr(vm_spec, 'zone', None),
-        'disk_type': getattr(disk_spec, 'disk_type', None),
-        'disk_size': getattr(disk_spec, 'disk_size', None),
-        'provisioned_iops': getattr(disk_spec, 'provisioned_iops', None),
-    })
-  return out
-
-
-def _Spec():
-  """The benchmark spec of this thread's PKB run (None outside PKB's run)."""
-  spec = context.GetThreadBenchmarkSpec()
-  if spec is None or not isinstance(getattr(spec.config, 'flags', None), dict):
-    return None
-  return spec
-
-
-def RunKey() -> tuple[str, str]:
-  """Returns (the pkb.py run's run_uri, this configuration's ConfigKey).
-
-  With --run_processes > 1, PKB gives each configuration the run's run_uri
-  followed by its sequence number; that suffix is removed, so a resume with
-  another --run_processes finds the same state.
-  """
-  run_uri = flags.FLAGS.run_uri or 'no-run-uri'
-  spec = _Spec()
-  if spec is None:
-    return run_uri, ConfigKey('', {}, [])
-  suffix = str(getattr(spec, 'sequence_number', ''))
-  rewritten = spec.config.flags.get('run_uri')
-  if suffix and rewritten == run_uri and run_uri.endswith(suffix):
-    run_uri = run_uri[: -len(suffix)]
-  return run_uri, ConfigKey(
-      spec.name, spec.config.flags, _VmGroups(spec.config)
-  )
-
-
 def StatePath(params: Params, run_uri: str, config_key: str) -> str:
   directory = params.state_dir or vm_util.GetTempDir()
   return os.path.join(
@@ -595,7 +523,7 @@ def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
   params = Params.FromFlags()
   engine = engines.Select(params.engine, params, topology)
-  run_uri, config_key = RunKey()
+  run_uri, config_key = resume.RunKey()
   store = stepping.StateStore(
       StatePath(params, run_uri, config_key),
       run_uri,
