@@ -55,6 +55,7 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import estimates
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
@@ -297,27 +298,23 @@ def OutputFile(job: str) -> str:
   return f'cloud_report_fio_{job}.json'
 
 
-# GNU timeout's exit status when it ended the command (124: after its
-# signal; 137: after the KILL that follows -k).
-TIMED_OUT = (124, 137)
-KILL_AFTER_S = 30
-
-
 def FioCommand(
     fio: str, target: str, job_file: str, job: str, timeout_s: int
 ) -> str:
   """Runs one job; its JSON stays in OutputFile(job) and is also the
   command's stdout (no second round trip to read it).
 
-  `timeout` ends fio (its process group: fio's job processes too) on the VM
-  after timeout_s, and KILLs it KILL_AFTER_S later; a timeout of the ssh
-  session alone would leave fio writing to the disk.
+  fio (with its job processes) is ended on the VM after timeout_s
+  (remote.Bounded); a timeout of the ssh session alone would leave fio
+  writing to the disk.
   """
   q, out = shlex.quote, shlex.quote(OutputFile(job))
-  return (
-      f'sudo rm -f {out} && sudo timeout -k {KILL_AFTER_S} {timeout_s}'
-      f' {fio} --output-format=json --output={out}'
+  fio_command = (
+      f'{fio} --output-format=json --output={out}'
       f' --filename={q(target)} --section={q(job)} {q(job_file)}'
+  )
+  return (
+      f'sudo rm -f {out} && sudo {remote.Bounded(fio_command, timeout_s)}'
       f' && cat {out}'
   )
 
@@ -440,12 +437,12 @@ def _RunJob(vm, params, fio, target, job, disk_bytes) -> fio_parser.Result:
   try:
     stdout, _ = vm.RobustRemoteCommand(
         FioCommand(fio, target, REMOTE_JOB_FILE, job, timeout),
-        timeout=timeout + KILL_AFTER_S + 120,
+        timeout=timeout + remote.SSH_MARGIN_S,
     )
   except errors.VirtualMachine.RemoteCommandError as e:
     message = FioFailure(job, f'{vm.name}:{target}', str(e))
     m = _RETURN_CODE.search(str(e))
-    if m and int(m.group(1)) in TIMED_OUT:
+    if m and int(m.group(1)) in remote.TIMED_OUT:
       message += (
           f'; it did not end within {timeout} s and was ended on the VM'
           + (' (--cloud_report_fio_fill_timeout_s)' if job == FILL_JOB

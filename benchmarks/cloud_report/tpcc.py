@@ -44,6 +44,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
+from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import stepping
@@ -178,12 +179,22 @@ _GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
     True,
     "Run go-tpc prepare's consistency checks after loading.",
 )
+AUTO = 'auto'
 _LOAD_TIMEOUT = flags.DEFINE_string(
     'cloud_report_tpcc_load_timeout',
-    '48h',
-    'Give up loading the warehouses after this long (e.g. 10m). go-tpc'
-    ' prepare can hang rather than exit when the database fails under it,'
-    ' e.g. on a full disk.',
+    AUTO,
+    'Give up loading the warehouses after this long (e.g. 90m), ending the'
+    ' load on the client. auto: the expected import time of the warehouses'
+    ' on the db nodes plus a margin (at most an hour past it). An import'
+    ' can hang rather than exit when the database fails under it, e.g. on'
+    ' a full disk.',
+)
+_STEP_TIMEOUT = flags.DEFINE_string(
+    'cloud_report_tpcc_step_timeout',
+    AUTO,
+    'End a step that has not finished after this long (e.g. 45m) on the'
+    ' client; the step then gave no result. auto: ramp + duration plus a'
+    ' margin (at most an hour past them).',
 )
 _STEP_RETRIES = flags.DEFINE_integer(
     'cloud_report_tpcc_step_retries',
@@ -201,8 +212,10 @@ _GOTPC_INTERVAL = flags.DEFINE_string(
 )
 
 
-def _Duration(name, positive=True):
+def _Duration(name, positive=True, auto=False):
   def Check(value) -> bool:
+    if auto and value == AUTO:
+      return True
     try:
       seconds = engines.DurationSeconds(value)
     except ValueError as e:
@@ -294,10 +307,14 @@ def _CheckGrid(values) -> bool:
 for _name in (
     'cloud_report_tpcc_duration',
     'cloud_report_tpcc_probe_duration',
-    'cloud_report_tpcc_load_timeout',
     'cloud_report_tpcc_gotpc_interval',
 ):
   flags.register_validator(_name, _Duration(_name))
+for _name in (
+    'cloud_report_tpcc_load_timeout',
+    'cloud_report_tpcc_step_timeout',
+):
+  flags.register_validator(_name, _Duration(_name, auto=True))
 flags.register_validator(
     'cloud_report_tpcc_ramp',
     _Duration('cloud_report_tpcc_ramp', positive=False),
@@ -342,7 +359,8 @@ class Params:
   gotpc_load_threads: int = 4
   gotpc_load_check: bool = True
   gotpc_interval: str = '10s'
-  load_timeout: str = '48h'
+  load_timeout: str = AUTO
+  step_timeout: str = AUTO
   step_retries: int = 1
 
   @classmethod
@@ -371,12 +389,24 @@ class Params:
         gotpc_load_check=_GOTPC_LOAD_CHECK.value,
         gotpc_interval=_GOTPC_INTERVAL.value,
         load_timeout=_LOAD_TIMEOUT.value,
+        step_timeout=_STEP_TIMEOUT.value,
         step_retries=_STEP_RETRIES.value,
     )
 
-  @property
-  def load_timeout_s(self) -> int:
-    return engines.DurationSeconds(self.load_timeout)
+  def LoadTimeout(self, nodes: int) -> int:
+    """Seconds the warehouses' load may take on `nodes` database nodes."""
+    if self.load_timeout != AUTO:
+      return engines.DurationSeconds(self.load_timeout)
+    return estimates.Bound(estimates.ImportSeconds(self.max_warehouses, nodes))
+
+  def StepTimeout(self, overrun: float = 1.0) -> int:
+    """Seconds one step may take; overrun: the tool's duration multiplier
+    (go-tpc with --wait runs past its --time)."""
+    if self.step_timeout != AUTO:
+      return engines.DurationSeconds(self.step_timeout)
+    return estimates.Bound(
+        estimates.StepSeconds(self.ramp_s, self.duration_s * overrun)
+    )
 
   @property
   def duration_s(self) -> int:
@@ -459,6 +489,7 @@ def Search(params: Params, engine, topology, store=None) -> stepping.Result:
           warehouses,
           run_params.duration_s,
           run_engine.StepExtra(warehouses),
+          bound_s=run_engine.StepTimeout(),
       )
 
     return Measure

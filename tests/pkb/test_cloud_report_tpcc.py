@@ -39,6 +39,7 @@ from perfkitbenchmarker import linux_virtual_machine
 
 from absl.testing import parameterized
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
+from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
@@ -78,6 +79,8 @@ INTERRUPTED = (
 NO_RESULTS = (DATA / 'cockroach_no_results_900s.txt').read_text()
 DIED = ((DATA / 'cockroach_died_connection_reset.txt').read_text(), 1)
 EXIT_0 = 'cloud_report_tpcc_exit_status=0\n'
+# cockroach sql's answer to a count of a table that does not exist.
+NO_TABLE = 'ERROR: relation "tpcc.warehouse" does not exist\nSQLSTATE: 42P01\n'
 INSTALL_RECORD = (
     '{"version": "v20.2.7", "arch": "%s", "sha256": "%s", "sha256_source":'
     ' "pinned"}'
@@ -134,7 +137,20 @@ def _Vm(
     return '', ''
 
   def RemoteWithCode(command, **kwargs):
+    if command.startswith(f'cat {ROOT}/install.json && '):
+      vm.commands.append(command)
+      if not vm.installed:
+        return '', 'cat: No such file or directory\n', 1
+      return INSTALL_RECORD % (cockroachdb.ARCH_OF_MACHINE[machine], sha), '', 0
+    if 'SELECT count(*) FROM tpcc.warehouse' in command:
+      vm.commands.append(command)
+      if vm.loaded_warehouses is None:
+        return '', NO_TABLE, 1
+      return f'count\n{vm.loaded_warehouses}\n', '', 0
     return Remote(command, **kwargs) + (0,)
+
+  vm.loaded_warehouses = None  # what a count of tpcc.warehouse finds
+  vm.installed = False  # an earlier Install's record is there
 
   vm.RemoteCommand.side_effect = Remote
   vm.RemoteCommandWithReturnCode.side_effect = RemoteWithCode
@@ -278,19 +294,29 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertTrue(
           start[0].endswith(
               f'timeout -k 10 300 {node} </dev/null'
-              ' >>/scratch/cockroach/logs/cockroach-start.log 2>&1'
+              ' >>/scratch/cockroach/logs/cockroach-start.log 2>&1; fi'
           ),
           start[0],
       )
+      # A node already running from the store is kept.
       self.assertTrue(
           start[0].startswith(
-              'mkdir -p /scratch/cockroach/logs && { n=15000; s=$(ulimit -Sn)'
+              'if [ -f /scratch/cockroach/cockroach.pid ] && kill -0'
+              ' "$(cat /scratch/cockroach/cockroach.pid)" 2>/dev/null; then'
+              ' echo "cloud_report_cockroach_running: pid'
           ),
+          start[0],
+      )
+      self.assertIn(
+          '; else mkdir -p /scratch/cockroach/logs && { n=15000;'
+          ' s=$(ulimit -Sn)',
           start[0],
       )
     inits = [c for vm in vms for c in vm.commands if ' init ' in c]
-    self.assertEqual(
-        inits, [f'{ROOT}/cockroach init --insecure --host=10.0.0.1:26257']
+    self.assertEqual(inits, [cockroachdb.InitCommand('10.0.0.1')])
+    self.assertIn(
+        f'out=$({ROOT}/cockroach init --insecure --host=10.0.0.1:26257 2>&1)',
+        inits[0],
     )
     self.assertIn(
         f"{ROOT}/cockroach sql --insecure --host=10.0.0.1:26257 -e 'SELECT 1'",
@@ -460,6 +486,82 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         if 'SET CLUSTER SETTING' in c.args[0]
     ]  # fmt: skip
     self.assertLen(settings, 5)
+
+  def testPreparingAgainKeepsTheInstallTheNodesAndTheData(self):
+    playback = _Client()
+    spec, dbs, client = _Topology(playback)
+    for vm in dbs + [client]:
+      vm.installed = True
+    client.loaded_warehouses = 4000
+    benchmark.Prepare(spec)
+    for vm in dbs + [client]:
+      vm.PushDataFile.assert_not_called()
+      self.assertFalse(any(c.startswith('tar ') for c in vm.commands))
+    self.assertEqual([c for c in client.commands if 'DROP DATABASE' in c], [])
+    self.assertFalse(any('fixtures import' in c.args[0]
+                         for c in client.RobustRemoteCommand.call_args_list))  # fmt: skip
+
+  def testAPartialLoadIsDroppedAndImportedAgain(self):
+    playback = _Client()
+    spec, _, client = _Topology(playback)
+    client.loaded_warehouses = 120
+    benchmark.Prepare(spec)
+    drops = [c for c in client.commands if 'DROP DATABASE' in c]
+    self.assertEqual(
+        drops,
+        [cockroachdb.SqlCommand('10.0.0.1', 'DROP DATABASE IF EXISTS tpcc'
+                                ' CASCADE')],
+    )  # fmt: skip
+    imports = [c.args[0] for c in client.RobustRemoteCommand.call_args_list
+               if 'fixtures import' in c.args[0]]  # fmt: skip
+    self.assertLen(imports, 1)
+
+  def testTheImportIsBoundedOnTheClient(self):
+    playback = _Client()
+    spec, _, client = _Topology(playback)
+    benchmark.Prepare(spec)
+    (call,) = [c for c in client.RobustRemoteCommand.call_args_list
+               if 'fixtures import' in c.args[0]]  # fmt: skip
+    # 4,000 warehouses on 3 nodes at 1,333 per node-hour: 1 h, + 15 min.
+    bound = estimates.Bound(estimates.ImportSeconds(4000, 3))
+    self.assertEqual(bound, 3600 + 900)
+    self.assertIn(
+        f'timeout -k 30 {bound} {ROOT}/cockroach workload', call.args[0]
+    )
+    self.assertEqual(call.kwargs['timeout'], bound + 150)
+
+  def testAnImportThatTimesOutSaysSo(self):
+    spec, _, client = _Topology(_Client())
+    client.RobustRemoteCommand.side_effect = lambda c, **kw: (
+        'I210301 imported warehouse\ncloud_report_tpcc_exit_status=124\n',
+        '',
+    )
+    with flagsaver.flagsaver(cloud_report_tpcc_load_timeout='20m'):
+      with self.assertRaisesRegex(
+          errors.Benchmarks.RunError,
+          r'import did not finish in 1200 s and was ended'
+          r' \(--cloud_report_tpcc_load_timeout\)',
+      ):
+        benchmark.Prepare(spec)
+
+  def testAHungStepIsEndedOnTheClientAndGivesNoResult(self):
+    playback = _Client({3750: ('  12.0s    0 newOrder\n', 124)})
+    spec, _, client = _Topology(playback)
+    samples = benchmark.Run(spec)
+    bound = 12 * 60 + 2 * 60 + 600  # duration + ramp + the least margin
+    steps = [c for c in client.RobustRemoteCommand.call_args_list
+             if 'workload run' in c.args[0]]  # fmt: skip
+    for call in steps:
+      self.assertIn(f'timeout -k 30 {bound} {ROOT}/cockroach workload run',
+                    call.args[0])  # fmt: skip
+      self.assertEqual(call.kwargs['timeout'], bound + 150)
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+    self.assertIn(
+        f'the step did not end within {bound} s and was ended on the client'
+        ' (--cloud_report_tpcc_step_timeout); its last output line: 12.0s',
+        best.metadata['search_end_reason'],
+    )
 
   def testRawDataDisksAreFormattedAndMounted(self):
     spec, dbs, _ = _Topology(_Client(), mount=None)
@@ -809,6 +911,8 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
             (f'sha256sum {TAR}', f'{SHA}  {TAR}\n'),
             ('echo end-of-probe', PROBE_SAFE),
             (f'cat {ROOT}/install.json', INSTALL_RECORD % ('amd64', SHA)),
+            # A fresh cluster: the tpcc tables hold no warehouse.
+            ('SELECT count(*) FROM tpcc.warehouse', 'count\n0\n'),
         ],
         flags=STEP_FLAGS,
         boot=_ROBUST_PLAYBACK,
