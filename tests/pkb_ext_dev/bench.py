@@ -679,7 +679,10 @@ def BuildParser() -> argparse.ArgumentParser:
       help='the local cloud (default %(default)s)',
   )
   parser.add_argument(
-      '--pairs', type=int, default=5, help='phase/raw pairs per tool'
+      '--pairs',
+      type=int,
+      default=5,
+      help='phase/raw pairs per tool (at least: see --max-pairs)',
   )
   parser.add_argument(
       '--seconds', type=int, default=10, help='seconds per fio/netperf run'
@@ -694,7 +697,10 @@ def BuildParser() -> argparse.ArgumentParser:
       ),
   )
   parser.add_argument(
-      '--fio-pairs', type=int, default=20, help='phase/raw pairs for fio'
+      '--fio-pairs',
+      type=int,
+      default=20,
+      help='phase/raw pairs for fio (at least)',
   )
   parser.add_argument(
       '--fio-seconds', type=int, default=3, help='seconds per fio run'
@@ -706,7 +712,10 @@ def BuildParser() -> argparse.ArgumentParser:
       help='samples to spool and publish (bq_publish_100k_s needs 100000)',
   )
   parser.add_argument(
-      '--vs-pkb-pairs', type=int, default=3, help='ours/PKB pairs per tool'
+      '--vs-pkb-pairs',
+      type=int,
+      default=3,
+      help='ours/PKB pairs per tool (at least)',
   )
   parser.add_argument(
       '--vs-pkb-seconds',
