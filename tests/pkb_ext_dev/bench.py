@@ -304,6 +304,21 @@ def SittingNotes(evidence: dict) -> list[str]:
   return notes
 
 
+def IsSshTo(comm: str, cmdline: str, ips) -> bool:
+  """Whether a process is an ssh client to one of these addresses.
+
+  PKB's ssh ControlMaster processes (ControlPersist) leave the bench's
+  process tree when they go to the background (retitled `ssh: CONTROL_PATH
+  [mux]`, PKB's control path ending in the host), yet carry every command's
+  traffic to the hosts: the sitting counts them as its own.
+  """
+  import re  # pylint: disable=g-import-not-at-top
+
+  return comm == 'ssh' and any(
+      re.search(rf'(?<![\d.]){re.escape(ip)}(?![\d.])', cmdline) for ip in ips
+  )
+
+
 class LocalCloud:
   """The local cloud the bench runs on: its plan, env and static VM file."""
 
@@ -321,11 +336,18 @@ class LocalCloud:
   def OurPids(self) -> list[int]:
     """The bench and every process of the cloud's hosts (their trees are
     the sitting's own work)."""
-    from pkb_ext.local import network  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top
+    from pkb_ext.local import network
+    from pkb_ext.local import system
 
+    # pylint: enable=g-import-not-at-top
     pids = [os.getpid()]
     for host in self.plan.hosts:
       pids += network.NetnsPids(host.netns)
+    ips = {h.ip for h in self.plan.hosts}
+    for pid in (int(p) for p in os.listdir('/proc') if p.isdigit()):
+      if IsSshTo(system.Comm(pid), system.CmdLine(pid), ips):
+        pids.append(pid)
     return pids
 
   def Placement(self) -> dict:

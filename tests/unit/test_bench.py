@@ -421,6 +421,21 @@ class CalibrateVerdictTest(parameterized.TestCase):
     self.assertFalse(os.path.exists(path))
 
 
+class LocalCloudOursTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('ssh', 'ssh -A -p 22 pkb@10.9.8.2 -2 -o ControlPersist=30m', True),
+      ('ssh', 'ssh: /tmp/x/ssh_connections/10.9.8.2 [mux]', True),
+      ('ssh', 'ssh -p 22 pkb@10.9.8.20 true', False),  # not a host's address
+      ('ssh', 'ssh 10.9.8.3 true', True),
+      ('sshd', 'sshd: pkb@10.9.8.2', False),
+  )
+  def testSshToTheHostsIsOurs(self, comm, cmdline, want):
+    self.assertEqual(
+        bench.IsSshTo(comm, cmdline, {'10.9.8.2', '10.9.8.3'}), want
+    )
+
+
 class CalibrateForRealTest(absltest.TestCase):
 
   def testAShortSittingWithAHog(self):
