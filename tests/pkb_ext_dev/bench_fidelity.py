@@ -30,9 +30,12 @@ phase's phase/raw pairs in ABBA order on the same host:
   coremark_ratio    the all-core CoreMark score through the cpu phase / the
                     same binary started by hand, on db1.
 
-Each figure is the median of the pair ratios; with it go the pair ratios'
-CV and the 95 % confidence interval of their mean (Student's t), which says
-whether a ratio below 1 is a difference between the two runs or noise.
+Each figure is the median of the unflagged pair ratios; with it go their
+CV and the 95 % confidence interval of their mean (Student's t), which
+gives the verdict (PASS, MISS or INCONCLUSIVE: pkb_ext_dev.bench_sitting)
+and says whether a ratio below 1 is a difference between the two runs or
+noise. With a sitting, pairs are added until the verdict is decided or
+capped, and each pair records what else used the machine.
 """
 
 import contextlib

@@ -109,7 +109,7 @@ def Abba(
       if sitting is not None:
         notes.append(sitting.EndPair(i))
       logging.info(
-          '%s pair %d/%d: phase %.1f raw %.1f',
+          '%s pair %d (of at least %d): phase %.1f raw %.1f',
           label, i + 1, pairs, phase_values[-1], raw_values[-1],
       )  # fmt: skip
       i += 1
