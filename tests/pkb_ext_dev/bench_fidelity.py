@@ -180,7 +180,7 @@ def Summary(
       'flagged_pairs': evidence['flagged_pairs'],
       'pair_ratio_cv_pct': _Cv(used),
       'pair_ratio_mean': statistics.fmean(used) if used else None,
-      'pair_ratio_ci95': None if ci is None else [round(v, 4) for v in ci],
+      'pair_ratio_ci95': None if ci is None else list(ci),  # the verdict's
       'phase_cv_pct': _Cv(phase),
       'raw_cv_pct': _Cv(raw),
       'seconds': round(seconds, 1),

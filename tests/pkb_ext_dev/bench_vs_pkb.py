@@ -322,7 +322,7 @@ def HarnessSummary(per_tool: dict, flagged=None) -> dict:
       'verdict': bench_sitting.PairVerdict('<=', HARNESS_TARGET, evidence),
       'pairs_used': len(evidence['used']),
       'flagged_pairs': evidence['flagged_pairs'],
-      'pair_ratio_ci95': None if ci is None else [round(v, 4) for v in ci],
+      'pair_ratio_ci95': None if ci is None else list(ci),  # the verdict's
       'ours_harness_s': [round(v, 2) for v in ours],
       'pkb_harness_s': [round(v, 2) for v in pkb],
       'pair_ratios': [round(r, 4) for r in ratios],

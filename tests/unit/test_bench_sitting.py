@@ -110,6 +110,18 @@ class FidelitySummaryVerdictTest(parameterized.TestCase):
     self.assertEqual(got['verdict'], want)
     self.assertEqual(got['pairs_used'], len(ratios))
 
+  def testTheJsonIntervalIsTheVerdicts(self):
+    # The interval's low end lies a hair under 0.97: rounded to 4 places it
+    # would read 0.97 and pass.
+    ratios = (0.97, 0.9701, 0.97005, 0.96999)
+    got = bench_fidelity.Summary([100 * r for r in ratios], [100.0] * 4, 1.0)
+    self.assertEqual(round(got['pair_ratio_ci95'][0], 4), 0.97)
+    self.assertLess(got['pair_ratio_ci95'][0], 0.97)
+    self.assertEqual(got['verdict'], bs.INCONCLUSIVE)
+    self.assertEqual(
+        bs.IntervalVerdict('>=', 0.97, *got['pair_ratio_ci95']), got['verdict']
+    )
+
 
 class MonitorTest(absltest.TestCase):
 
