@@ -368,9 +368,19 @@ def CliProblem(cloud: str) -> str | None:
   return f'{cloud}: PKB runs `{cli}`, which is not on PATH; install {what}'
 
 
-def _AwsCredentialProblems() -> list[str]:
-  """Whether botocore (the AWS CLI's library) finds credentials."""
+def _AwsProblems() -> list[str]:
+  """Whether `aws` runs, and botocore (its library) finds credentials."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
+  try:
+    rc, _ = RunCli(['aws', '--version'])
+  except CliError as e:
+    return [f'AWS: {e}']
+  if rc:
+    return [
+        f'AWS: `aws --version` failed (exit status {rc}): the aws on PATH,'
+        f' {shutil.which("aws")}, does not run; put a working AWS CLI (PyPI:'
+        ' awscli) first on PATH'
+    ]
   try:
     from botocore import exceptions as botocore_exceptions
     from botocore import session as botocore_session
@@ -391,7 +401,7 @@ def _AwsCredentialProblems() -> list[str]:
   return []
 
 
-def _GcpCredentialProblems() -> list[str]:
+def _GcpProblems() -> list[str]:
   """gcloud's account and project (or --project)."""
   argv = ['gcloud', 'config', 'list', '--format=json']
   try:
@@ -418,7 +428,7 @@ def _GcpCredentialProblems() -> list[str]:
   return problems
 
 
-def _AzureCredentialProblems() -> list[str]:
+def _AzureProblems() -> list[str]:
   """Whether the Azure CLI has a logged-in account."""
   try:
     rc, _ = RunCli(['az', 'account', 'show', '--output', 'none'])
@@ -432,28 +442,26 @@ def _AzureCredentialProblems() -> list[str]:
   return []
 
 
-_CREDENTIAL_PROBLEMS: dict[str, Callable[[], list[str]]] = {
-    'AWS': _AwsCredentialProblems,
-    'GCP': _GcpCredentialProblems,
-    'Azure': _AzureCredentialProblems,
+# What each cloud's CLI lacks, once it is on PATH.
+_CLI_PROBLEMS: dict[str, Callable[[], list[str]]] = {
+    'AWS': _AwsProblems,
+    'GCP': _GcpProblems,
+    'Azure': _AzureProblems,
 }
 
 
+def CloudProblems(cloud: str) -> list[str]:
+  """The cloud's CLI missing from PATH, or without credentials."""
+  missing = CliProblem(cloud)
+  return [missing] if missing else _CLI_PROBLEMS[cloud]()
+
+
 def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:
-  """Each provisioning cloud's CLI missing, or without credentials."""
+  """CloudProblems of each cloud whose VMs PKB would create."""
   if _FlagValue('ignore_package_requirements'):
     return []
-  clouds = sorted(
-      {g.cloud for g in groups if not g.static and g.cloud in CLOUD_CLIS}
-  )
-  problems = []
-  for cloud in clouds:
-    missing = CliProblem(cloud)
-    if missing:
-      problems.append(missing)
-    else:
-      problems.extend(_CREDENTIAL_PROBLEMS[cloud]())
-  return problems
+  clouds = {g.cloud for g in groups if not g.static and g.cloud in CLOUD_CLIS}
+  return [p for cloud in sorted(clouds) for p in CloudProblems(cloud)]
 
 
 def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:
