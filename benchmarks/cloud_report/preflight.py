@@ -36,6 +36,7 @@ problem found, each naming the flag that fixes it:
     problems, or raises.
 """
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -334,22 +335,25 @@ def RunCli(
   """
   timeout = CLI_TIMEOUT_S if timeout is None else timeout
   try:
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         list(argv),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
         start_new_session=True,
-    )
+    ) as proc:
+      try:
+        out, _ = proc.communicate(timeout=timeout)
+      except subprocess.TimeoutExpired as e:
+        with contextlib.suppress(ProcessLookupError):
+          os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise CliError(
+            f'`{" ".join(argv)}` did not answer in {timeout:g} s'
+        ) from e
   except OSError as e:
     raise CliError(f'cannot run `{argv[0]}`: {e.strerror}') from e
-  try:
-    out, _ = proc.communicate(timeout=timeout)
-  except subprocess.TimeoutExpired as e:
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.communicate()
-    raise CliError(f'`{" ".join(argv)}` did not answer in {timeout:g} s') from e
   return proc.returncode, out
 
 

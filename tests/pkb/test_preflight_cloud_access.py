@@ -180,6 +180,12 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
     )
     self._Cli('gcloud', 'echo "not json"')
     self.assertIn('failed', preflight.CloudProblems('GCP')[0])
+    with open(os.path.join(self.bin, 'gcloud'), 'w') as f:
+      f.write('#!/nonexistent/interpreter\n')
+    self.assertEqual(
+        preflight.CloudProblems('GCP'),
+        ['GCP: cannot run `gcloud`: No such file or directory'],
+    )
 
   def testAHangingCliIsCutOffWithItsChildren(self):
     # The child keeps stdout open: only killing the group ends the wait.
