@@ -52,6 +52,19 @@ def ReadmeCloudCommands() -> tuple[list[str], list[str]]:
   return setup, run
 
 
+def _Run(argv, cwd, timeout, env=None) -> subprocess.CompletedProcess:
+  return subprocess.run(
+      argv,
+      cwd=cwd,
+      env=env,
+      stdin=subprocess.DEVNULL,
+      capture_output=True,
+      text=True,
+      timeout=timeout,
+      check=False,
+  )
+
+
 def _Read(path: str) -> str:
   with open(path) as f:
     return f.read()
@@ -67,15 +80,7 @@ class CloudSetupTest(absltest.TestCase):
 
   def testAwsSetUpThenTheReadmeRunStopsAtPreflight(self):
     setup, run = ReadmeCloudCommands()
-    done = subprocess.run(
-        setup,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = _Run(setup, ROOT, 600)
     self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
     self.assertRegex(done.stdout, r"PKB's AWS requirements (present|into)")
 
@@ -90,16 +95,7 @@ class CloudSetupTest(absltest.TestCase):
         'AWS_EC2_METADATA_DISABLED': 'true',
         'AWS_SECRET_ACCESS_KEY': SECRET,
     }
-    done = subprocess.run(
-        run,
-        cwd=home,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _Run(run, home, 120, env)
     output = done.stdout + done.stderr
     self.assertEqual(done.returncode, 1, output[-3000:])
     self.assertNotIn('A Python package requirement was not met', output)
