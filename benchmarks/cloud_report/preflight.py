@@ -15,9 +15,12 @@
 
 The benchmark modules call Check() from their CheckPrerequisites, which PKB
 runs while it builds the benchmark specs, before any VM exists. It reads the
-benchmark config (vm_groups: cloud, machine type, disk) and the flags, needs
-no network, and raises one InvalidFlagConfigurationError listing every
-problem found, each naming the flag that fixes it:
+benchmark config (vm_groups: cloud, machine type, disk, os_type) and the
+flags, and raises one InvalidFlagConfigurationError listing every problem
+found, each naming the flag or command that fixes it. It reaches no cloud
+API: the only network use is botocore's own credential lookup, which asks
+the instance metadata address when nothing else has credentials (botocore
+waits 1 s for it by default).
 
   - a data disk of type local on a machine type to which PKB gives no local
     disk (or fewer than the disk is striped over);

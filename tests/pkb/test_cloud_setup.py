@@ -78,6 +78,15 @@ class CloudSetupTest(absltest.TestCase):
     self.assertIn('--cloud=AWS', run)
     self.assertIn('--benchmarks=cloud_report_2021', run)
 
+  def testUsageErrors(self):
+    script = os.path.join(ROOT, 'scripts', 'cloud-setup.sh')
+    for argv in ([], ['Oracle'], ['AWS', 'GCP']):
+      with self.subTest(argv=argv):
+        done = _Run(['bash', script, *argv], ROOT, 60)
+        self.assertEqual(done.returncode, 2)
+        self.assertEqual(done.stdout, '')
+        self.assertRegex(done.stderr, r'^usage: \S+ AWS\|GCP\|Azure.*\n$')
+
   def testAwsSetUpThenTheReadmeRunStopsAtPreflight(self):
     setup, run = ReadmeCloudCommands()
     done = _Run(setup, ROOT, 600)
