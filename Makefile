@@ -1,16 +1,21 @@
 # pkb_ext: the 2021 Cloud Report on PKB. See README.md.
 #   make local   set up, then run the suite on the local cloud
 #   make test    set up, then run every test tier (and the style check)
+#   make cloud-setup CLOUD=AWS|GCP|Azure   .venv and what PKB needs for a cloud
 SHELL := /bin/bash
 PYTEST_ARGS ?=
 
-.PHONY: help setup test lint format local local-down clean
+.PHONY: help setup cloud-setup test lint format local local-down clean
 
 help:
-	@sed -n '2,3p' Makefile
+	@sed -n '2,4p' Makefile
 
 setup:
 	bash scripts/setup.sh
+
+CLOUD ?=
+cloud-setup:
+	bash scripts/cloud-setup.sh $(CLOUD)
 
 test: setup
 	bash scripts/test.sh $(PYTEST_ARGS)

@@ -12,6 +12,8 @@
 #   PKB_EXT_PKB_SOURCE       git URL or local git directory of PKB
 #   PKB_EXT_COREMARK_SOURCE  git URL or local git directory of CoreMark
 #   PKB_EXT_SKIP_APT=1       skip the Debian packages step
+#   PKB_EXT_SETUP_STEPS      run only these steps of setup.d/, by name
+#                            (e.g. "20-python 30-pkb"; default: all)
 #   PYTHON                   the interpreter to build .venv from
 set -euo pipefail
 
@@ -59,7 +61,12 @@ git_archive() {
 }
 
 for step in "$ROOT"/scripts/setup.d/*.sh; do
-  log "== $(basename "$step" .sh)"
+  _name=$(basename "$step" .sh)
+  if [ -n "${PKB_EXT_SETUP_STEPS:-}" ] \
+      && [[ " $PKB_EXT_SETUP_STEPS " != *" $_name "* ]]; then
+    continue
+  fi
+  log "== $_name"
   # shellcheck source=/dev/null
   source "$step"
 done

@@ -15,30 +15,106 @@
 
 The benchmark modules call Check() from their CheckPrerequisites, which PKB
 runs while it builds the benchmark specs, before any VM exists. It reads the
-benchmark config (vm_groups: cloud, machine type, disk) and the flags, needs
-no network, and raises one InvalidFlagConfigurationError listing every
-problem found, each naming the flag that fixes it:
+benchmark config (vm_groups: cloud, machine type, disk, os_type) and the
+flags, and raises one InvalidFlagConfigurationError listing every problem
+found, each naming the flag or command that fixes it. It reaches no cloud
+API: the only network use is botocore's own credential lookup, which asks
+the instance metadata address when nothing else has credentials (botocore
+waits 1 s for it by default).
 
   - a data disk of type local on a machine type to which PKB gives no local
     disk (or fewer than the disk is striped over);
   - a --cloud_report_spool_dir that cannot be created or written;
+  - with the object storage phase, a client --os_type whose python3 is older
+    than the worker's pinned SDKs need (OS_PYTHON: the python3 of PKB's
+    Linux os_types; an os_type missing from it is not refused);
+  - for each cloud whose VMs PKB would create (AWS, GCP, Azure; not static
+    VMs), the cloud's CLI, which PKB runs on this host, missing from PATH,
+    or without credentials (AWS: what botocore finds; GCP: gcloud's
+    account and project; Azure: `az account show`). Like PKB's own provider
+    requirement check, --ignore_package_requirements skips this one. It
+    reports only whether credentials were found, never what they are;
   - whatever a selected phase module's own CheckPrerequisites(config)
     reports (object storage credentials, ...): it returns a list of
     problems, or raises.
 """
 
+import contextlib
 import dataclasses
+import json
 import os
-from typing import Any, Iterable, Sequence
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from typing import Any, Callable, Iterable, Sequence
 
 from absl import flags
+from perfkitbenchmarker import data
 from perfkitbenchmarker import disk as pkb_disk
 from perfkitbenchmarker import errors
+from perfkitbenchmarker import os_types
 
+from pkb_cloud_report.benchmarks.cloud_report import object_storage
 from pkb_cloud_report.benchmarks.cloud_report import phases
 
 FLAGS = flags.FLAGS
 SPOOL_DIR_FLAG = 'cloud_report_spool_dir'
+
+# The python3 (major, minor) of the image PKB boots for each Linux os_type:
+# the distribution's own python3 package.
+OS_PYTHON = {
+    os_types.AMAZONLINUX2: (3, 7),
+    os_types.AMAZONLINUX2_DL: (3, 7),
+    os_types.AMAZONLINUX2023: (3, 9),
+    os_types.ALMA_LINUX8: (3, 6),
+    os_types.ALMA_LINUX9: (3, 9),
+    os_types.ALMA_LINUX10: (3, 12),
+    os_types.CENTOS_STREAM9: (3, 9),
+    os_types.DEBIAN11: (3, 9),
+    os_types.DEBIAN11_BACKPORTS: (3, 9),
+    os_types.DEBIAN12: (3, 11),
+    os_types.DEBIAN12_DL: (3, 11),
+    os_types.DEBIAN13: (3, 13),
+    os_types.FEDORA36: (3, 10),
+    os_types.FEDORA37: (3, 11),
+    os_types.OL8: (3, 6),
+    os_types.OL9: (3, 9),
+    os_types.RHEL8: (3, 6),
+    os_types.RHEL9: (3, 9),
+    os_types.RHEL10: (3, 12),
+    os_types.ROCKY_LINUX8: (3, 6),
+    os_types.ROCKY_LINUX8_OPTIMIZED: (3, 6),
+    os_types.ROCKY_LINUX9: (3, 9),
+    os_types.ROCKY_LINUX9_OPTIMIZED: (3, 9),
+    os_types.ROCKY_LINUX10: (3, 12),
+    os_types.ROCKY_LINUX10_OPTIMIZED: (3, 12),
+    os_types.UBUNTU2004: (3, 8),
+    os_types.UBUNTU2004_DL: (3, 8),
+    os_types.UBUNTU2004_EFA: (3, 8),
+    os_types.UBUNTU2204: (3, 10),
+    os_types.UBUNTU2404: (3, 12),
+}
+# A worker requirements file states the oldest Python its pins and their
+# dependencies install on, in a line `# Requires-Python: >=X.Y`.
+_REQUIRES_PYTHON = re.compile(
+    r'^#\s*Requires-Python:\s*>=\s*(\d+)\.(\d+)\b', re.MULTILINE
+)
+# The CLI PKB runs on this host for each cloud, and where it comes from.
+CLOUD_CLIS = {
+    'AWS': ('aws', 'the AWS CLI (PyPI: awscli)'),
+    'GCP': (
+        'gcloud',
+        (
+            'the Google Cloud CLI (on no package registry; see'
+            ' https://cloud.google.com/sdk/docs/install)'
+        ),
+    ),
+    'Azure': ('az', 'the Azure CLI (PyPI: azure-cli)'),
+}
+# Seconds a CLI's credentials query may take.
+CLI_TIMEOUT_S = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +128,7 @@ class Group:
   num_striped_disks: int
   static: bool
   gce_num_local_ssds: int = 0
+  os_type: str | None = None
 
 
 def UsesStaticVms(group) -> bool:
@@ -85,6 +162,7 @@ def GroupsOf(benchmark_config) -> list[Group]:
             ),
             static=UsesStaticVms(group),
             gce_num_local_ssds=int(getattr(vm_spec, 'num_local_ssds', 0) or 0),
+            os_type=getattr(group, 'os_type', None),
         )
     )
   return out
@@ -186,6 +264,213 @@ def _FlagValue(name: str) -> Any:
   return FLAGS[name].value if name in FLAGS else None
 
 
+def RequiresPython(path: str) -> tuple[int, int]:
+  """The `# Requires-Python: >=X.Y` of a requirements file, as (X, Y)."""
+  with open(path) as f:
+    match = _REQUIRES_PYTHON.search(f.read())
+  if not match:
+    raise ValueError(f'{path}: no "# Requires-Python: >=X.Y" line')
+  return int(match.group(1)), int(match.group(2))
+
+
+def WorkerPythonFloor() -> tuple[tuple[int, int], str]:
+  """The newest Requires-Python among the worker's requirements files.
+
+  Which SDK a run installs depends on the cloud and the endpoint flags, so
+  the client's Python must install every provider's pins.
+
+  Returns:
+    (X, Y) and the data name of the file that states it.
+  """
+  floors = []
+  for provider in object_storage.PROVIDERS:
+    name = object_storage.REQUIREMENTS_DATA.format(provider=provider)
+    floors.append((RequiresPython(data.ResourcePath(name)), name))
+  return max(floors)
+
+
+def _Version(version: tuple[int, int]) -> str:
+  return '.'.join(map(str, version))
+
+
+def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
+  """A client os_type whose python3 cannot install the worker's SDKs."""
+  if object_storage.PHASE not in names:
+    return []
+  if (_FlagValue('cloud_report_object_storage_python') or 'python3') != (
+      'python3'
+  ):
+    return []  # another interpreter than the image's python3
+  client = [g for g in groups if g.name == 'client' and g.os_type]
+  if not client or client[0].os_type not in OS_PYTHON:
+    return []
+  os_type = client[0].os_type
+  try:
+    floor, name = WorkerPythonFloor()
+  except (data.ResourceNotFound, OSError, ValueError) as e:
+    return [f"the object storage worker's requirements: {e}"]
+  if OS_PYTHON[os_type] >= floor:
+    return []
+  fix = os_types.DEFAULT
+  return [
+      f'vm_group client: --os_type={os_type} boots Python'
+      f" {_Version(OS_PYTHON[os_type])}, and the object storage worker's"
+      f' pinned SDKs ({name}) need Python >= {_Version(floor)}; set'
+      f' --os_type={fix} (Python {_Version(OS_PYTHON[fix])}) or another'
+      ' os_type with a newer Python'
+  ]
+
+
+class CliError(Exception):
+  """A cloud's CLI could not be run, or did not answer in time."""
+
+
+def RunCli(
+    argv: Sequence[str], timeout: float | None = None
+) -> tuple[int, str]:
+  """Runs a CLI found on PATH; returns its exit status and stdout.
+
+  Its output is for parsing only: neither stdout nor stderr (dropped) is
+  logged. On a timeout the CLI's whole process group is killed.
+
+  Raises:
+    CliError: it could not be started or did not end in time.
+  """
+  timeout = CLI_TIMEOUT_S if timeout is None else timeout
+  try:
+    with subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    ) as proc:
+      try:
+        out, _ = proc.communicate(timeout=timeout)
+      except subprocess.TimeoutExpired as e:
+        with contextlib.suppress(ProcessLookupError):
+          os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise CliError(
+            f'`{" ".join(argv)}` did not answer in {timeout:g} s'
+        ) from e
+  except OSError as e:
+    raise CliError(f'cannot run `{argv[0]}`: {e.strerror}') from e
+  return proc.returncode, out
+
+
+def CliProblem(cloud: str) -> str | None:
+  """The cloud's CLI missing from PATH, where PKB runs it from."""
+  cli, what = CLOUD_CLIS[cloud]
+  if shutil.which(cli):
+    return None
+  bin_dir = os.path.dirname(sys.executable)
+  if os.access(os.path.join(bin_dir, cli), os.X_OK):
+    return (
+        f'{cloud}: PKB runs `{cli}` from PATH, which lacks {bin_dir} where'
+        ' it is installed; put that directory on PATH (e.g. `source'
+        f' {bin_dir}/activate`)'
+    )
+  return f'{cloud}: PKB runs `{cli}`, which is not on PATH; install {what}'
+
+
+def _AwsProblems() -> list[str]:
+  """Whether `aws` runs, and botocore (its library) finds credentials."""
+  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+  try:
+    rc, _ = RunCli(['aws', '--version'])
+  except CliError as e:
+    return [f'AWS: {e}']
+  if rc:
+    return [
+        f'AWS: `aws --version` failed (exit status {rc}): the aws on PATH,'
+        f' {shutil.which("aws")}, does not run; put a working AWS CLI (PyPI:'
+        ' awscli) first on PATH'
+    ]
+  try:
+    from botocore import exceptions as botocore_exceptions
+    from botocore import session as botocore_session
+  except ImportError:
+    return ['AWS: botocore (installed with the AWS CLI) cannot be imported']
+  try:
+    found = botocore_session.Session().get_credentials()
+  except (botocore_exceptions.BotoCoreError, OSError, ValueError) as e:
+    return [
+        f'AWS: cannot read the AWS credentials: {object_storage.OneLine(e)}'
+    ]
+  if found is None:
+    return [
+        'AWS: no AWS credentials found (environment, shared credentials and'
+        ' config files, instance metadata); run `aws configure`, or set'
+        ' AWS_PROFILE'
+    ]
+  return []
+
+
+def _GcpProblems() -> list[str]:
+  """gcloud's account and project (or --project)."""
+  argv = ['gcloud', 'config', 'list', '--format=json']
+  try:
+    rc, out = RunCli(argv)
+  except CliError as e:
+    return [f'GCP: {e}']
+  try:
+    core = None if rc else json.loads(out or '{}').get('core') or {}
+  except (AttributeError, ValueError):
+    core = None
+  if not isinstance(core, dict):
+    return [f'GCP: `{" ".join(argv)}` failed; check the Google Cloud CLI']
+  problems = []
+  if not core.get('account'):
+    problems.append(
+        'GCP: gcloud has no account; run `gcloud auth login` (or `gcloud'
+        ' auth activate-service-account`)'
+    )
+  if not core.get('project') and not _FlagValue('project'):
+    problems.append(
+        'GCP: no project; set --project, or run `gcloud config set project'
+        ' PROJECT`'
+    )
+  return problems
+
+
+def _AzureProblems() -> list[str]:
+  """Whether the Azure CLI has a logged-in account."""
+  try:
+    rc, _ = RunCli(['az', 'account', 'show', '--output', 'none'])
+  except CliError as e:
+    return [f'Azure: {e}']
+  if rc:
+    return [
+        'Azure: the Azure CLI has no logged-in account (`az account show`'
+        ' failed); run `az login`'
+    ]
+  return []
+
+
+# What each cloud's CLI lacks, once it is on PATH.
+_CLI_PROBLEMS: dict[str, Callable[[], list[str]]] = {
+    'AWS': _AwsProblems,
+    'GCP': _GcpProblems,
+    'Azure': _AzureProblems,
+}
+
+
+def CloudProblems(cloud: str) -> list[str]:
+  """The cloud's CLI missing from PATH, or without credentials."""
+  missing = CliProblem(cloud)
+  return [missing] if missing else _CLI_PROBLEMS[cloud]()
+
+
+def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:
+  """CloudProblems of each cloud whose VMs PKB would create."""
+  if _FlagValue('ignore_package_requirements'):
+    return []
+  clouds = {g.cloud for g in groups if not g.static and g.cloud in CLOUD_CLIS}
+  return [p for cloud in sorted(clouds) for p in CloudProblems(cloud)]
+
+
 def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:
   """Runs each selected phase module's CheckPrerequisites(config), if any."""
   problems = []
@@ -208,8 +493,11 @@ def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:
 
 def Problems(benchmark_config, names: Sequence[str]) -> list[str]:
   """Every problem preflight finds (see the module docstring)."""
+  groups = GroupsOf(benchmark_config)
   return (
-      LocalDiskProblems(GroupsOf(benchmark_config))
+      CloudAccessProblems(groups)
+      + LocalDiskProblems(groups)
+      + OsTypeProblems(groups, names)
       + SpoolProblems(_FlagValue(SPOOL_DIR_FLAG))
       + PhaseProblems(names, benchmark_config)
   )

@@ -146,6 +146,46 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
         f'--cloud_report_spool_dir={self.create_tempdir().full_path}/new',
     )
 
+  def testAnOsTypeWhosePythonCannotInstallTheWorkersSdksIsRefused(self):
+    argv = [
+        '--cloud=AWS',
+        '--cloud_report_phases=object_storage',
+        '--aws_ec2_instance_profile=s3-writer',
+    ]
+    with self.assertRaisesRegex(
+        REFUSED,
+        r'vm_group client: --os_type=ubuntu2004 boots Python 3\.8, and the'
+        r' object storage worker\'s pinned SDKs'
+        r' \(object_storage/requirements-\w+\.txt\) need Python >= 3\.10;'
+        r' set --os_type=ubuntu2404 \(Python 3\.12\)',
+    ):
+      _Check(*argv, '--os_type=ubuntu2004')
+    for os_type in ('amazonlinux2', 'debian11', 'rhel9', 'rocky_linux8'):
+      with self.subTest(os_type=os_type):
+        with self.assertRaisesRegex(REFUSED, f'--os_type={os_type} boots'):
+          _Check(*argv, f'--os_type={os_type}')
+    for os_type in ('ubuntu2204', 'ubuntu2404', 'debian12', 'debian13'):
+      _Check(*argv, f'--os_type={os_type}')
+
+  def testTheOsTypeMattersOnlyToTheWorkersPython3(self):
+    _Check('--cloud=AWS', '--cloud_report_phases=cpu', '--os_type=ubuntu2004')
+    _Check(
+        '--cloud=AWS',
+        '--cloud_report_phases=object_storage',
+        '--aws_ec2_instance_profile=s3-writer',
+        '--os_type=ubuntu2004',
+        '--cloud_report_object_storage_python=python3.12',
+    )
+
+  def testRequiresPythonLine(self):
+    path = self.create_tempfile(
+        content='# SDK\n# Requires-Python: >=3.11 (why)\nboto3==1.44.5\n'
+    ).full_path
+    self.assertEqual(preflight.RequiresPython(path), (3, 11))
+    bare = self.create_tempfile(content='boto3==1.44.5\n').full_path
+    with self.assertRaisesRegex(ValueError, 'no "# Requires-Python'):
+      preflight.RequiresPython(bare)
+
   def testEveryProblemIsListedAtOnce(self):
     a_file = self.create_tempfile().full_path
     with self.assertRaises(REFUSED) as raised:
@@ -259,19 +299,32 @@ class MatricesTest(pkb_common_test_case.PkbCommonTestCase):
                          ('azure.yaml', 'ultra')):  # fmt: skip
       for _, config_flags, config in self._Configs(name, matrix):
         with self.subTest(name=name, machine=config_flags['machine_type']):
-          self.assertEqual(config_flags['os_type'], 'ubuntu2004')
+          self.assertEqual(config_flags['os_type'], 'ubuntu2404')
           with config.RedirectFlags(FLAGS):
             if name == 'azure.yaml':
               self.assertTrue(FLAGS.azure_accelerated_networking)
             if name == 'gcp.yaml':
               self.assertEqual(FLAGS.gce_nic_types, ['GVNIC'])
 
+  def testTheMatricesOsTypesInstallTheWorkersSdks(self):
+    for name, matrix in (('aws.yaml', 'gp2'), ('gcp.yaml', 'pd_ssd'),
+                         ('azure.yaml', 'premium')):  # fmt: skip
+      for _, config_flags, config in self._Configs(name, matrix):
+        with self.subTest(name=name, machine=config_flags['machine_type']):
+          groups = preflight.GroupsOf(config)
+          self.assertEqual(
+              {g.os_type for g in groups}, {config_flags['os_type']}
+          )
+          self.assertEqual(
+              preflight.OsTypeProblems(groups, ['object_storage']), []
+          )
+
   def testReadmeCloudExampleUsesTheMatricesOsType(self):
     with open(os.path.join(paths.RepoRoot(), 'README.md')) as f:
       readme = f.read()
     section = readme.split('## On a cloud', 1)[1].split('\n## ', 1)[0]
     example = section.split('```sh', 1)[1].split('```', 1)[0]
-    self.assertIn('--os_type=ubuntu2004', example)
+    self.assertIn('--os_type=ubuntu2404', example)
     for flag in ('--aws_ec2_instance_profile', '--gcloud_scopes',
                  '--azure_accelerated_networking'):  # fmt: skip
       self.assertIn(flag, section)
