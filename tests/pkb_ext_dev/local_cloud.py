@@ -27,15 +27,19 @@ import sys
 from pkb_ext import paths
 from pkb_ext.local import layout
 
-TEST_PREFIX = 'pkbtest'
-TEST_SUBNET = '10.247.74.0/24'
+# Each overridable, so that a second checkout's test tier can run beside
+# this one's with its own names, addresses and state.
+TEST_PREFIX = os.environ.get('PKB_EXT_TEST_LOCAL_PREFIX') or 'pkbtest'
+TEST_SUBNET = os.environ.get('PKB_EXT_TEST_LOCAL_SUBNET') or '10.247.74.0/24'
 TEST_DISK_GIB = 1.5  # the smoke preset loads 3 warehouses (~0.5 GiB)
 _TOOLS = ('ip', 'unshare', 'losetup', 'ssh', 'ssh-keygen', '/usr/sbin/sshd')
 
 
 def TestStateDir() -> str:
   """The test cloud's state dir (the cache: the hosts hide /tmp)."""
-  return os.path.join(paths.CacheDir(), 'local-test')
+  return os.environ.get('PKB_EXT_TEST_LOCAL_STATE') or os.path.join(
+      paths.CacheDir(), 'local-test'
+  )
 
 
 def Unavailable() -> str | None:
