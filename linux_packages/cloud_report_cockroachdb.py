@@ -560,9 +560,10 @@ def StartCommand(
 
   A node already running from this store (its pid file names a live
   process) is kept: the command prints RUNNING_MARK and succeeds. A stopped
-  node restarts on its store. Its stdin is /dev/null and its output goes to StartLog(store_dir), so the
-  ssh session ends when `cockroach start` returns; `timeout` bounds that
-  wait; the open-file limit is raised first (RaiseOpenFilesCommand).
+  node restarts on its store. Its stdin is /dev/null and its output goes
+  to StartLog(store_dir), so the ssh session ends when `cockroach start`
+  returns; `timeout` bounds that wait; the open-file limit is raised first
+  (RaiseOpenFilesCommand).
   """
   log = shlex.quote(StartLog(store_dir))
   pid_file = shlex.quote(PidFile(store_dir))

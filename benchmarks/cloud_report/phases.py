@@ -196,11 +196,12 @@ def RunAll(
     except Exception as e:  # pylint: disable=broad-except
       logging.exception('cloud_report: phase %s failed', name)
       failures.append(f'{name}: {type(e).__name__}: {e}')
-      if isinstance(e, PhaseFailure) and e.samples:
-        kept = samples_lib.Stamp(e.samples, topology.run_metadata, name)
-        collected.extend(kept)
-        if on_samples:
-          on_samples(name, kept)
+      kept = samples_lib.Stamp(
+          list(getattr(e, 'samples', None) or []), topology.run_metadata, name
+      )  # a PhaseFailure's own samples
+      collected.extend(kept)
+      if on_samples and kept:
+        on_samples(name, kept)
       if not keep_going:
         break
       continue

@@ -148,6 +148,7 @@ class PhaseStore:
     return state
 
   def _Write(self, state: Mapping[str, Any]) -> None:
+    """Replaces the file atomically (a temporary file, then a rename)."""
     directory = os.path.dirname(os.path.abspath(self.path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(
@@ -185,6 +186,7 @@ class PhaseStore:
     return out
 
   def SaveFinished(self, phase: str, samples: Sequence[sample.Sample]) -> None:
+    """Saves a phase that finished, with its (stamped) samples."""
     state = self._Read()
     state['phases'][phase] = {
         'handed': False,

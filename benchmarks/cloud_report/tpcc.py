@@ -37,7 +37,6 @@ import dataclasses
 import logging
 import math
 import os
-from typing import Any
 
 from absl import flags
 from perfkitbenchmarker import errors
@@ -213,6 +212,8 @@ _GOTPC_INTERVAL = flags.DEFINE_string(
 
 
 def _Duration(name, positive=True, auto=False):
+  """A validator of a duration flag (auto: also the word AUTO)."""
+
   def Check(value) -> bool:
     if auto and value == AUTO:
       return True

@@ -169,6 +169,8 @@ def _ArmVm(vendor_out):
     return '', ''
 
   vm.RemoteCommand.side_effect = Remote
+  # Nothing installed before: no install record.
+  vm.RemoteCommandWithReturnCode.return_value = ('', 'No such file', 1)
   return vm
 
 
