@@ -37,8 +37,10 @@ other selectors); the other styles show a cut themselves.
 import argparse
 import importlib
 import json
+import logging
 import os
 import sys
+import warnings
 
 from pkb_cloud_report.benchmarks.cloud_report import parsers
 from pkb_ext import inputs
@@ -225,7 +227,21 @@ def BuildParser() -> argparse.ArgumentParser:
   return parser
 
 
+def _SilenceImportWarnings() -> None:
+  """Silences what PKB's imports print on every command (not in pkb.py).
+
+  PKB imports pkg_resources (a deprecation warning of setuptools) and
+  redefines pint's 'percent' (a pint log warning); neither is about the
+  command run. `pkb-ext run` execs pkb.py, which keeps both.
+  """
+  warnings.filterwarnings(
+      'ignore', message='pkg_resources is deprecated', category=UserWarning
+  )
+  logging.getLogger('pint').setLevel(logging.ERROR)
+
+
 def main(argv: list[str] | None = None) -> int:
+  _SilenceImportWarnings()
   try:
     return _Main(sys.argv[1:] if argv is None else list(argv))
   except BrokenPipeError:

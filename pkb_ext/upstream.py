@@ -225,9 +225,10 @@ def ExtractPkb(archive: str, dest: str, members: list[str] | None = None):
 
 
 def _BadArchive(archive: str, error: BaseException) -> ExportError:
+  detail = (str(error).strip().splitlines() or [''])[0].rstrip(':')[:200]
   return ExportError(
       f'{archive}: not a readable tar of PKB source'
-      f' ({type(error).__name__}: {str(error)[:200]}); run scripts/setup.sh'
+      f' ({type(error).__name__}: {detail}); run scripts/setup.sh'
       ' to store PKB at the pinned commit again, or give another'
       ' --pkb-archive'
   )
