@@ -485,13 +485,18 @@ class NoWarningTest(absltest.TestCase):
         ['compare', str(FIXTURE), str(FIXTURE), '--print-sql',
          'compare_benchmarks'],
         ['parse', 'coremark', str(DATA / 'coremark' / 'single_core.txt')],
-        ['local', 'flags', '--help'],
     )  # fmt: skip
     for argv in cases:
       with self.subTest(argv=argv):
         proc = Cli(argv)
         self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
         self.assertNotRegex(proc.stderr, r'(?i)warning|Redefining')
+
+  def testLocalFlagsPrintsNoPintWarning(self):
+    # Imports PKB's units (pint); exit 1 while no local cloud is up.
+    proc = Cli(['local', 'flags'])
+    self.assertIn(proc.returncode, (0, 1), proc.stderr[-2000:])
+    self.assertNotRegex(proc.stderr, r'(?i)warning|Redefining')
 
 
 class InputsTest(absltest.TestCase):
