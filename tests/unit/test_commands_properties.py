@@ -27,8 +27,6 @@ The seed is fixed (derandomize) and the examples bounded, so the run is the
 same every time and short.
 """
 
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -41,9 +39,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from pkb_ext import cli as pkb_ext_cli
 from pkb_ext.analysis import backends
 from pkb_ext.publish import schema
+from pkb_ext_dev import cli_run
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 LINES = (DATA / 'analysis' / 'samples_3x2.ndjson').read_text().splitlines()
@@ -128,16 +126,6 @@ def HostileLine(draw, lines: list[str]) -> tuple[int, str]:
   return index, json.dumps(row).replace(marker, draw(JSON_VALUES), 1)
 
 
-def _Run(argv: list[str]) -> tuple[int, str, str]:
-  out, err = io.StringIO(), io.StringIO()
-  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    try:
-      code = pkb_ext_cli.main(argv)
-    except SystemExit as e:
-      code = e.code
-  return code, out.getvalue(), err.getvalue()
-
-
 def _LoaderRefuses(text: str) -> bool:
   """Whether report and compare's loader refuses a line."""
   try:
@@ -196,7 +184,9 @@ def testReportGivesAOneLineErrorOrEveryLineCounted(change):
   with _Files() as files:
     path = files.Write('samples.ndjson', lines)
     out_dir = os.path.join(files.dir, 'out')
-    code, out, err = _Run(['report', '--samples', path, '--out', out_dir])
+    code, out, err = cli_run.Run(
+        ['report', '--samples', path, '--out', out_dir]
+    )
     refused = _LoaderRefuses(text)
     if code == 0:
       assert not refused, text[:300]
@@ -218,7 +208,7 @@ def testCompareGivesAOneLineErrorOrAComparison(change):
   with _Files() as files:
     a = files.Write('a.ndjson', SMALL)
     b = files.Write('b.ndjson', lines)
-    code, out, err = _Run(['compare', a, b])
+    code, out, err = cli_run.Run(['compare', a, b])
     if code == 0:
       assert not _LoaderRefuses(text), text[:300]
       assert re.search(r'verdicts: ', out), out
@@ -270,7 +260,9 @@ def testPublishDryRunGivesAOneLineErrorOrValidRows(change):
   lines[index] = text
   with _Files() as files:
     path = files.Write('spool.ndjson', lines)
-    code, out, err = _Run(['publish', path, '--table', TABLE, '--dry-run'])
+    code, out, err = cli_run.Run(
+        ['publish', path, '--table', TABLE, '--dry-run']
+    )
     if code == 0:
       assert _LoadJobTakes(lines), text[:300]
       match = re.search(r'would publish (\d+) rows', out)

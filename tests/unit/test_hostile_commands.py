@@ -19,8 +19,6 @@ naming the file (and line), exit 1 (2 for usage), no traceback, no hang, and
 writes nothing.
 """
 
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -33,9 +31,9 @@ import time
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_ext import cli as pkb_ext_cli
 from pkb_ext import inputs
 from pkb_ext.publish import schema
+from pkb_ext_dev import cli_run
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 FIXTURE = DATA / 'analysis' / 'samples_3x2.ndjson'
@@ -48,17 +46,6 @@ TABLE = 'my-project.pkb.samples'
 def FixtureLines(count: int | None = None) -> list[str]:
   lines = FIXTURE.read_text(encoding='utf-8').splitlines()
   return lines[:count] if count else lines
-
-
-def Run(argv: list[str]) -> tuple[int, str, str]:
-  """`pkb-ext ARGV` in this process: (exit status, stdout, stderr)."""
-  out, err = io.StringIO(), io.StringIO()
-  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    try:
-      code = pkb_ext_cli.main(argv)
-    except SystemExit as e:
-      code = e.code
-  return code, out.getvalue(), err.getvalue()
 
 
 def Cli(argv: list[str], timeout: float = 120) -> subprocess.CompletedProcess:
@@ -110,6 +97,29 @@ class Case(parameterized.TestCase):
     for text in contains:
       self.assertIn(text, lines[0])
 
+  def AssertFifoRefused(self, argv_before: list[str], argv_after=()):
+    """`pkb-ext ARGV_BEFORE FIFO ARGV_AFTER` fails at once, naming the FIFO."""
+    fifo = os.path.join(self.dir, 'fifo')
+    os.mkfifo(fifo)
+    proc = Cli(argv_before + [fifo] + list(argv_after), 60)
+    self.AssertOneLineFailure(
+        (proc.returncode, proc.stdout, proc.stderr),
+        contains=(f'{fifo}: not a regular file',),
+    )
+
+  def AssertGivesUpAfterTheTimeout(self, argv: list[str]):
+    """ARGV against a closed port with --timeout 3: a one-line error."""
+    start = time.monotonic()
+    proc = Cli(
+        argv + ['--bigquery-endpoint', 'http://127.0.0.1:9', '--timeout', '3'],
+        120,
+    )
+    self.AssertOneLineFailure(
+        (proc.returncode, proc.stdout, proc.stderr),
+        contains=('timeout 3 s',),
+    )
+    self.assertLess(time.monotonic() - start, 60)
+
 
 def _SetValue(value):
   def Change(row):
@@ -135,14 +145,16 @@ class ReportTest(Case):
     path = self.Mutated(3, _Replace('value', raw))
     out = os.path.join(self.dir, 'out')
     self.AssertOneLineFailure(
-        Run(['report', '--samples', path, '--out', out]),
+        cli_run.Run(['report', '--samples', path, '--out', out]),
         contains=(f'{path}:4', 'value'),
     )
     self.assertFalse(os.path.exists(out))
 
   def testValueOf5000DigitsIsNotEchoedWhole(self):
     path = self.Mutated(3, _Replace('value', '9' * 5000))
-    result = Run(['report', '--samples', path, '--out', self.dir + '/o'])
+    result = cli_run.Run(
+        ['report', '--samples', path, '--out', self.dir + '/o']
+    )
     self.AssertOneLineFailure(result, contains=(f'{path}:4: not JSON',))
 
   @parameterized.parameters(
@@ -155,7 +167,7 @@ class ReportTest(Case):
     field = 'metadata' if 'metadata' in message else 'timestamp'
     path = self.Mutated(3, _Replace(field, raw))
     self.AssertOneLineFailure(
-        Run(['report', '--samples', path, '--out', self.dir + '/o']),
+        cli_run.Run(['report', '--samples', path, '--out', self.dir + '/o']),
         contains=(f'{path}:4', message),
     )
 
@@ -164,7 +176,7 @@ class ReportTest(Case):
     lines[3] = '[' * 5000 + ']' * 5000
     path = self.Write('deep.ndjson', lines)
     self.AssertOneLineFailure(
-        Run(['report', '--samples', path, '--out', self.dir + '/o']),
+        cli_run.Run(['report', '--samples', path, '--out', self.dir + '/o']),
         contains=(f'{path}:4', 'nested too deeply'),
     )
 
@@ -173,14 +185,14 @@ class ReportTest(Case):
     with open(path, 'wb') as f:
       f.write(FIXTURE.read_bytes().split(b'\n', 1)[0] + b'\n\xff\xfe\n')
     self.AssertOneLineFailure(
-        Run(['report', '--samples', path, '--out', self.dir + '/o']),
+        cli_run.Run(['report', '--samples', path, '--out', self.dir + '/o']),
         contains=(f'{path}:2: not UTF-8',),
     )
 
   def testEmptyInputNeverOverwritesAGoodReport(self):
     good = self.Write('good.ndjson', FixtureLines(CPU_LINES))
     out = os.path.join(self.dir, 'out')
-    code, _, err = Run(['report', '--samples', good, '--out', out])
+    code, _, err = cli_run.Run(['report', '--samples', good, '--out', out])
     self.assertEqual(code, 0, err)
     before = {n: (pathlib.Path(out) / n).read_bytes() for n in os.listdir(out)}
     self.assertIn('report.html', before)
@@ -188,7 +200,7 @@ class ReportTest(Case):
     for bad in (empty, '/dev/null'):
       with self.subTest(bad=bad):
         self.AssertOneLineFailure(
-            Run(['report', '--samples', bad, '--out', out]),
+            cli_run.Run(['report', '--samples', bad, '--out', out]),
             contains=(bad,),
         )
         after = {
@@ -201,13 +213,13 @@ class ReportTest(Case):
 
   def testANewReportLeavesNoOldChartBehind(self):
     out = os.path.join(self.dir, 'out')
-    code, _, err = Run(
+    code, _, err = cli_run.Run(
         ['report', '--samples', self.Write('a.ndjson', FixtureLines(60)),
          '--out', out]
     )  # fmt: skip
     self.assertEqual(code, 0, err)
     charts = {n for n in os.listdir(out) if n.startswith('chart_')}
-    code, _, err = Run(
+    code, _, err = cli_run.Run(
         ['report', '--samples', self.Write('b.ndjson', FixtureLines(CPU_LINES)),
          '--out', out]
     )  # fmt: skip
@@ -218,7 +230,7 @@ class ReportTest(Case):
   def testOutHoldingOtherFilesIsRefusedUntouched(self):
     good = self.Write('good.ndjson', FixtureLines(CPU_LINES))
     self.AssertOneLineFailure(
-        Run(['report', '--samples', good, '--out', self.dir]),
+        cli_run.Run(['report', '--samples', good, '--out', self.dir]),
         contains=('good.ndjson', 'does not write'),
     )
     self.assertEqual(sorted(os.listdir(self.dir)), ['good.ndjson'])
@@ -230,7 +242,7 @@ class ReportTest(Case):
     lines[0] = json.dumps(row)
     path = self.Write('mixed.ndjson', lines)
     self.AssertOneLineFailure(
-        Run(['report', '--samples', path, '--out', self.dir + '/o']),
+        cli_run.Run(['report', '--samples', path, '--out', self.dir + '/o']),
         contains=('mixes report versions 2021, 2022',),
     )
 
@@ -241,7 +253,7 @@ class ReportTest(Case):
       row['metadata']['report_version'] = '2022'
       lines.append(json.dumps(row))
     out = os.path.join(self.dir, 'out')
-    code, _, err = Run(
+    code, _, err = cli_run.Run(
         ['report', '--samples', self.Write('v.ndjson', lines), '--out', out]
     )
     self.assertEqual(code, 0, err)
@@ -253,33 +265,19 @@ class ReportTest(Case):
     spool_dir = os.path.join(self.dir, 'spool')
     os.mkdir(spool_dir)
     shutil.copy(FIXTURE, os.path.join(spool_dir, 'run.ndjson'))
-    code, out, err = Run(
+    code, out, err = cli_run.Run(
         ['report', '--samples', spool_dir, '--print-sql', 'benchmarks']
     )
     self.assertEqual(code, 0, err)
     self.assertIn('SELECT', out)
 
   def testFifoIsRefusedWithoutHanging(self):
-    fifo = os.path.join(self.dir, 'fifo')
-    os.mkfifo(fifo)
-    proc = Cli(['report', '--samples', fifo, '--out', self.dir + '/o'], 60)
-    self.AssertOneLineFailure(
-        (proc.returncode, proc.stdout, proc.stderr),
-        contains=(f'{fifo}: not a regular file',),
-    )
+    self.AssertFifoRefused(['report', '--samples'], ['--out', self.dir + '/o'])
 
   def testUnreachableBigQueryGivesUpAfterTheTimeout(self):
-    start = time.monotonic()
-    proc = Cli(
-        ['report', '--table', TABLE, '--bigquery-endpoint',
-         'http://127.0.0.1:9', '--timeout', '3', '--out', self.dir + '/o'],
-        120,
-    )  # fmt: skip
-    self.AssertOneLineFailure(
-        (proc.returncode, proc.stdout, proc.stderr),
-        contains=('timeout 3 s',),
+    self.AssertGivesUpAfterTheTimeout(
+        ['report', '--table', TABLE, '--out', self.dir + '/o']
     )
-    self.assertLess(time.monotonic() - start, 60)
 
 
 class CompareTest(Case):
@@ -300,13 +298,13 @@ class CompareTest(Case):
   def testNumericAndEmptyFlagsAreUsageErrors(self, flags, message):
     a = self._Side('a.ndjson', FixtureLines(CPU_LINES))
     self.AssertOneLineFailure(
-        Run(['compare', a, a] + flags), code=2, contains=(message,)
+        cli_run.Run(['compare', a, a] + flags), code=2, contains=(message,)
     )
 
   def testEmptyBaselineNameIsAUsageError(self):
     a = self._Side('a.ndjson', FixtureLines(CPU_LINES))
     self.AssertOneLineFailure(
-        Run(['compare', '--baseline=', a]),
+        cli_run.Run(['compare', '--baseline=', a]),
         code=2,
         contains=('--baseline needs a NAME',),
     )
@@ -315,7 +313,7 @@ class CompareTest(Case):
     a = self._Side('a.ndjson', FixtureLines(CPU_LINES))
     start = time.monotonic()
     self.AssertOneLineFailure(
-        Run(['compare', a, 'proj.dataset.table']),
+        cli_run.Run(['compare', a, 'proj.dataset.table']),
         contains=(
             'proj.dataset.table: no such file or directory',
             'bq:proj.dataset.table',
@@ -328,38 +326,24 @@ class CompareTest(Case):
     a = self._Side('a.ndjson')
     b = self.Mutated(3, _Replace('value', raw), count=None)
     self.AssertOneLineFailure(
-        Run(['compare', a, b]), contains=(f'{b}:4', 'value')
+        cli_run.Run(['compare', a, b]), contains=(f'{b}:4', 'value')
     )
 
   def testTimestampOf1e300IsRefused(self):
     a = self._Side('a.ndjson')
     b = self.Mutated(3, _Replace('timestamp', '1e300'), count=None)
     self.AssertOneLineFailure(
-        Run(['compare', a, b]), contains=(f'{b}:4', 'timestamp')
+        cli_run.Run(['compare', a, b]), contains=(f'{b}:4', 'timestamp')
     )
 
   def testFifoIsRefusedWithoutHanging(self):
     a = self._Side('a.ndjson', FixtureLines(CPU_LINES))
-    fifo = os.path.join(self.dir, 'fifo')
-    os.mkfifo(fifo)
-    proc = Cli(['compare', a, fifo], 60)
-    self.AssertOneLineFailure(
-        (proc.returncode, proc.stdout, proc.stderr),
-        contains=(f'{fifo}: not a regular file',),
-    )
+    self.AssertFifoRefused(['compare', a])
 
   def testUnreachableBigQueryGivesUpAfterTheTimeout(self):
-    start = time.monotonic()
-    proc = Cli(
-        ['compare', f'bq:{TABLE}', f'bq:{TABLE}2', '--bigquery-endpoint',
-         'http://127.0.0.1:9', '--timeout', '3'],
-        120,
-    )  # fmt: skip
-    self.AssertOneLineFailure(
-        (proc.returncode, proc.stdout, proc.stderr),
-        contains=('timeout 3 s',),
+    self.AssertGivesUpAfterTheTimeout(
+        ['compare', f'bq:{TABLE}', f'bq:{TABLE}2']
     )
-    self.assertLess(time.monotonic() - start, 60)
 
 
 def _SpoolLines(count: int = 3) -> list[str]:
@@ -391,7 +375,7 @@ class PublishDryRunTest(Case):
   def testRowsALoadJobWouldRefuseAreRefused(self, field, raw, message):
     path = self._Spool(_Replace(field, raw))
     self.AssertOneLineFailure(
-        Run(['publish', path, '--table', TABLE, '--dry-run']),
+        cli_run.Run(['publish', path, '--table', TABLE, '--dry-run']),
         contains=(f'{path}:2: ', message),
     )
 
@@ -407,13 +391,15 @@ class PublishDryRunTest(Case):
     lines[1] = _Replace(field, raw)(row)
     path = self.Write('pkb.ndjson', lines)
     self.AssertOneLineFailure(
-        Run(['publish', path, '--table', TABLE, '--dry-run']),
+        cli_run.Run(['publish', path, '--table', TABLE, '--dry-run']),
         contains=(f'{path}:2: ', message),
     )
 
   def testGoodRowsWouldPublish(self):
     path = self.Write('spool.ndjson', _SpoolLines())
-    code, out, err = Run(['publish', path, '--table', TABLE, '--dry-run'])
+    code, out, err = cli_run.Run(
+        ['publish', path, '--table', TABLE, '--dry-run']
+    )
     self.assertEqual(code, 0, err)
     self.assertIn('would publish 3 rows', out)
 
@@ -421,22 +407,18 @@ class PublishDryRunTest(Case):
     directory = os.path.join(self.dir, 'spool')
     os.mkdir(directory)
     self.Write('spool/a.ndjson', _SpoolLines())
-    code, out, err = Run(['publish', directory, '--table', TABLE, '--dry-run'])
+    code, out, err = cli_run.Run(
+        ['publish', directory, '--table', TABLE, '--dry-run']
+    )
     self.assertEqual(code, 0, err)
     self.assertIn('would publish 3 rows', out)
 
   def testFifoIsRefusedWithoutHanging(self):
-    fifo = os.path.join(self.dir, 'fifo')
-    os.mkfifo(fifo)
-    proc = Cli(['publish', fifo, '--table', TABLE, '--dry-run'], 60)
-    self.AssertOneLineFailure(
-        (proc.returncode, proc.stdout, proc.stderr),
-        contains=(f'{fifo}: not a regular file',),
-    )
+    self.AssertFifoRefused(['publish'], ['--table', TABLE, '--dry-run'])
 
   def testNonNumericBatchSizeNamesTheFlag(self):
     path = self.Write('spool.ndjson', _SpoolLines())
-    code, _, err = Run(
+    code, _, err = cli_run.Run(
         ['publish', path, '--table', TABLE, '--batch-size', 'abc']
     )
     self.assertEqual(code, 2)
@@ -449,7 +431,7 @@ class UpstreamTest(Case):
   def testOutNamingAFileIsAOneLineError(self):
     path = self.Write('file', ['x'])
     self.AssertOneLineFailure(
-        Run(['upstream', '--out', path]),
+        cli_run.Run(['upstream', '--out', path]),
         contains=(f'--out {path}: exists and is not a directory',),
     )
 
@@ -458,7 +440,9 @@ class UpstreamTest(Case):
     with open(archive, 'wb') as f:
       f.write(b'\x1f\x8b' + b'corrupt' * 100)
     self.AssertOneLineFailure(
-        Run(['upstream', '--out', self.dir + '/o', '--pkb-archive', archive]),
+        cli_run.Run(
+            ['upstream', '--out', self.dir + '/o', '--pkb-archive', archive]
+        ),
         contains=(f'{archive}: not a readable tar',),
     )
     self.assertFalse(os.path.exists(self.dir + '/o'))
@@ -470,7 +454,9 @@ class UpstreamTest(Case):
     with open(archive, 'r+b') as f:
       f.truncate(700)
     self.AssertOneLineFailure(
-        Run(['upstream', '--out', self.dir + '/o', '--pkb-archive', archive]),
+        cli_run.Run(
+            ['upstream', '--out', self.dir + '/o', '--pkb-archive', archive]
+        ),
         contains=(archive,),
     )
 
