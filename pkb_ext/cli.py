@@ -37,16 +37,16 @@ other selectors); the other styles show a cut themselves.
 import argparse
 import importlib
 import json
+import logging
 import os
-import stat
 import sys
+import warnings
 
 from pkb_cloud_report.benchmarks.cloud_report import parsers
+from pkb_ext import inputs
 
-# Far above any real output (a 30 min TPC-C log with per-second lines is
-# about 2 MB); anything larger is not one tool output.
-MAX_INPUT_BYTES = 64 * 1024 * 1024
-STDIN = '-'
+MAX_INPUT_BYTES = inputs.MAX_TOOL_OUTPUT_BYTES
+STDIN = inputs.STDIN
 _HELP_TOPICS = ('-h', '--help', '-help', '--helpshort')
 _DEFAULT_BENCHMARK = '--benchmarks=cloud_report_2021'
 
@@ -63,48 +63,6 @@ _DELEGATED = {
     'bench': ('pkb_ext_dev.bench', 'benchmark the harness itself'),
     'upstream': ('pkb_ext.upstream', 'write the PKB patch of the benchmarks'),
 }
-
-
-class InputError(Exception):
-  """The input cannot be read as one tool output."""
-
-
-def _ReadBounded(f) -> bytes:
-  data = f.read(MAX_INPUT_BYTES + 1)
-  if len(data) > MAX_INPUT_BYTES:
-    raise InputError(
-        f'larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB: not one tool'
-        ' output'
-    )
-  return data
-
-
-def ReadInput(path: str) -> str:
-  """Returns the text of a regular file, or of standard input for '-'.
-
-  Raises:
-    InputError: not a regular file (a FIFO, a device, a directory), too
-      large, unreadable or not UTF-8.
-  """
-  try:
-    if path == STDIN:
-      data = _ReadBounded(sys.stdin.buffer)
-    else:
-      # O_NONBLOCK: opening a FIFO must not wait for a writer.
-      fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-      with os.fdopen(fd, 'rb') as f:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-          raise InputError(
-              'not a regular file (a FIFO, device or directory); pipe it in'
-              ' with - instead'
-          )
-        data = _ReadBounded(f)
-    return data.decode('utf-8', errors='strict')
-  except OSError as e:
-    raise InputError(e.strerror or str(e)) from e
-  except UnicodeDecodeError as e:
-    raise InputError(f'not UTF-8 text ({e.reason} at byte {e.start})') from e
 
 
 def _NetperfRequired(text: str) -> list[str]:
@@ -128,9 +86,9 @@ def _NetperfRequired(text: str) -> list[str]:
 def _Parse(args) -> int:
   name = 'standard input' if args.file == STDIN else args.file
   try:
-    text = ReadInput(args.file)
-  except InputError as e:
-    print(f'pkb-ext parse: cannot read {name}: {e}', file=sys.stderr)
+    text = inputs.ReadText(args.file)
+  except inputs.InputError as e:
+    print(f'pkb-ext parse: cannot read {e}', file=sys.stderr)
     return 1
   try:
     kwargs = {}
@@ -138,7 +96,13 @@ def _Parse(args) -> int:
       kwargs['required'] = _NetperfRequired(text)
     out = parsers.ParseText(args.tool, text, **kwargs)
   except parsers.ParseError as e:
-    print(f'pkb-ext parse {args.tool}: {name}: {e}', file=sys.stderr)
+    hint = ''
+    if kwargs.get('required') and 'missing from netperf output' in str(e):
+      hint = (
+          '; the net phase asks for every selector it reads (use'
+          ' --any-selectors for -k output of other selectors)'
+      )
+    print(f'pkb-ext parse {args.tool}: {name}: {e}{hint}', file=sys.stderr)
     return 1
   from pkb_cloud_report.benchmarks.cloud_report import samples  # pylint: disable=g-import-not-at-top
 
@@ -263,7 +227,21 @@ def BuildParser() -> argparse.ArgumentParser:
   return parser
 
 
+def _SilenceImportWarnings() -> None:
+  """Silences what PKB's imports print on every command (not in pkb.py).
+
+  PKB imports pkg_resources (a deprecation warning of setuptools) and
+  redefines pint's 'percent' (a pint log warning); neither is about the
+  command run. `pkb-ext run` execs pkb.py, which keeps both.
+  """
+  warnings.filterwarnings(
+      'ignore', message='pkg_resources is deprecated', category=UserWarning
+  )
+  logging.getLogger('pint').setLevel(logging.ERROR)
+
+
 def main(argv: list[str] | None = None) -> int:
+  _SilenceImportWarnings()
   try:
     return _Main(sys.argv[1:] if argv is None else list(argv))
   except BrokenPipeError:

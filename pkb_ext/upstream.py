@@ -68,6 +68,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zlib
 
 from pkb_ext import paths
 from pkb_ext import registry
@@ -209,20 +210,41 @@ def ExtractPkb(archive: str, dest: str, members: list[str] | None = None):
         f'no PKB source archive at {archive}: run scripts/setup.sh, which'
         ' stores PKB at the pinned commit there'
     )
-  with tarfile.open(archive) as tar:
-    if members is None:
-      tar.extractall(dest, filter='data')
-      return
-    for name in members:
-      try:
-        tar.extract(name, dest, filter='data')
-      except KeyError as e:
-        raise ExportError(f'{archive} has no {name}') from e
+  try:
+    with tarfile.open(archive) as tar:
+      if members is None:
+        tar.extractall(dest, filter='data')
+        return
+      for name in members:
+        try:
+          tar.extract(name, dest, filter='data')
+        except KeyError as e:
+          raise ExportError(f'{archive} has no {name}') from e
+  except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+    raise _BadArchive(archive, e) from e
+
+
+def _BadArchive(archive: str, error: BaseException) -> ExportError:
+  detail = (str(error).strip().splitlines() or [''])[0].rstrip(':')[:200]
+  return ExportError(
+      f'{archive}: not a readable tar of PKB source'
+      f' ({type(error).__name__}: {detail}); run scripts/setup.sh'
+      ' to store PKB at the pinned commit again, or give another'
+      ' --pkb-archive'
+  )
 
 
 def ArchiveNames(archive: str) -> set[str]:
-  with tarfile.open(archive) as tar:
-    return {m.name.rstrip('/') for m in tar.getmembers()}
+  """The member names of a tar of PKB's source.
+
+  Raises:
+    ExportError: the archive cannot be read as a tar.
+  """
+  try:
+    with tarfile.open(archive) as tar:
+      return {m.name.rstrip('/') for m in tar.getmembers()}
+  except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+    raise _BadArchive(archive, e) from e
 
 
 def _Walk(root: str, top: str) -> list[str]:
@@ -455,6 +477,8 @@ def Write(
   Raises:
     ExportError: the unit cannot be exported; the message says why.
   """
+  if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+    raise ExportError(f'--out {out_dir}: exists and is not a directory')
   source_root = source_root or paths.RepoRoot()
   commit = PinnedCommit(source_root)
   archive = archive or SourceArchive(commit)
@@ -544,10 +568,13 @@ def Write(
         '--full-index',
         env=env,
     )
-  os.makedirs(out_dir, exist_ok=True)
   patch = os.path.join(out_dir, PATCH_NAME)
-  with open(patch, 'w', encoding='utf-8') as f:
-    f.write(patch_text)
+  try:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(patch, 'w', encoding='utf-8') as f:
+      f.write(patch_text)
+  except OSError as e:
+    raise ExportError(f'cannot write {patch}: {e.strerror or e}') from e
   return Export(
       patch=patch,
       pkb_commit=commit,

@@ -26,7 +26,9 @@ import os
 import tempfile
 from typing import Any, Iterable, Iterator, Mapping
 
+from pkb_ext import inputs
 from pkb_ext import labels
+from pkb_ext.publish import schema
 
 # The samples table: PKB's columns, then ours. Mirrors pkb_ext/publish.
 SAMPLE_COLUMNS = (
@@ -47,29 +49,109 @@ SAMPLE_COLUMNS = (
 )
 
 
+# A sample value beyond this is no measurement (a count of bytes of a
+# year's I/O is below 1e18); beyond it sums and charts would overflow.
+MAX_ABS_VALUE = 1e18
+_STRING_COLUMNS = (
+    'unit',
+    'test',
+    'owner',
+    'run_uri',
+    'sample_uri',
+    'labels',
+    'product_name',
+    'cloud',
+)
+
+
+class QueryError(RuntimeError):
+  """A query failed on its backend; the message says where and why."""
+
+
 class SamplesError(ValueError):
-  """An NDJSON line is not a sample."""
+  """An NDJSON line is not a sample; the message names file and line."""
 
 
-def _Timestamp(value: Any) -> str | None:
-  """PKB's epoch seconds or the spool's 'YYYY-MM-DD hh:mm:ss UTC' -> UTC."""
-  if isinstance(value, bool) or value is None:
+def _Timestamp(value: Any, where: str) -> str | None:
+  """PKB's epoch seconds or the spool's 'YYYY-MM-DD hh:mm:ss UTC' -> UTC.
+
+  Raises:
+    SamplesError: a timestamp that is not one, or is out of range.
+  """
+  if value is None:
     return None
-  if isinstance(value, (int, float)):
-    if not math.isfinite(value):
-      return None
-    when = datetime.datetime.fromtimestamp(value, tz=datetime.timezone.utc)
+  if isinstance(value, (int, float)) and not isinstance(value, bool):
+    try:
+      when = datetime.datetime.fromtimestamp(value, tz=datetime.timezone.utc)
+    except (OverflowError, ValueError, OSError):
+      raise SamplesError(
+          f'{where}: timestamp {inputs.Shorten(value)} is not a time in'
+          ' years 1 to 9999 (epoch seconds)'
+      ) from None
     return when.strftime('%Y-%m-%d %H:%M:%S.%f')
   if isinstance(value, str):
     text = value.strip().removesuffix('UTC').strip().replace('T', ' ')
     try:
       when = datetime.datetime.fromisoformat(text)
-    except ValueError:
-      return None
-    if when.tzinfo is not None:
-      when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+      if when.tzinfo is not None:
+        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    except (ValueError, OverflowError):
+      raise SamplesError(
+          f'{where}: timestamp {inputs.Shorten(value)} is not a date and'
+          ' time (YYYY-MM-DD hh:mm:ss[.ffffff] [UTC])'
+      ) from None
     return when.strftime('%Y-%m-%d %H:%M:%S.%f')
-  return None
+  raise SamplesError(
+      f'{where}: timestamp is a {schema.JsonKind(value)}, not epoch seconds or'
+      ' a date and time'
+  )
+
+
+def CheckValue(value: Any, where: str) -> float:
+  """Returns a sample value as a float.
+
+  Raises:
+    SamplesError: not a number, not finite, or beyond MAX_ABS_VALUE.
+  """
+  if isinstance(value, bool) or not isinstance(value, (int, float)):
+    raise SamplesError(
+        f'{where}: value is not a number: {inputs.Shorten(value)}'
+    )
+  try:
+    number = float(value)
+  except OverflowError:
+    number = math.inf
+  if not math.isfinite(number) or abs(number) > MAX_ABS_VALUE:
+    raise SamplesError(
+        f'{where}: value {inputs.Shorten(value)} is not a finite number of'
+        f' magnitude at most {MAX_ABS_VALUE:g}'
+    )
+  return number
+
+
+def _Metadata(row: Mapping[str, Any], where: str) -> dict[str, Any]:
+  metadata = row.get('metadata')
+  if isinstance(metadata, str):
+    try:
+      metadata = json.loads(metadata)
+    except (ValueError, RecursionError):
+      raise SamplesError(
+          f'{where}: metadata is a string that is not a JSON object'
+      ) from None
+  if metadata is None:
+    if isinstance(row.get('labels'), str):
+      return labels.Decode(row['labels'])
+    return {}
+  if not isinstance(metadata, dict):
+    raise SamplesError(
+        f'{where}: metadata is a {schema.JsonKind(metadata)}, not an object'
+    )
+  if schema.JsonDepth(metadata) > schema.MAX_JSON_DEPTH:
+    raise SamplesError(
+        f'{where}: metadata is nested deeper than'
+        f' {schema.MAX_JSON_DEPTH} levels'
+    )
+  return metadata
 
 
 def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -80,36 +162,48 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
   `pkb-ext parse` output ({metric, value, unit, metadata}).
 
   Raises:
-    SamplesError: no metric, or a value that is not a number.
+    SamplesError: not an object, no metric, a value that is not a finite
+      number (NaN, infinity, beyond MAX_ABS_VALUE), a timestamp that is not
+      a time, metadata that is not an object, or a column of the wrong
+      JSON type.
   """
   if not isinstance(row, Mapping):
-    raise SamplesError(f'{where}: expected a JSON object, got {type(row)}')
+    raise SamplesError(
+        f'{where}: expected a JSON object, got a {schema.JsonKind(row)}'
+    )
   metric = row.get('metric')
   if not isinstance(metric, str) or not metric:
     raise SamplesError(f'{where}: no metric')
-  value = row.get('value')
-  if isinstance(value, bool) or not isinstance(value, (int, float)):
-    raise SamplesError(f'{where}: value of {metric} is not a number: {value!r}')
-  metadata = row.get('metadata')
-  if isinstance(metadata, str):
-    try:
-      metadata = json.loads(metadata)
-    except json.JSONDecodeError as e:
-      raise SamplesError(f'{where}: metadata is not JSON: {e}') from e
-  if metadata is None and isinstance(row.get('labels'), str):
-    metadata = labels.Decode(row['labels'])
-  if not isinstance(metadata, Mapping):
-    metadata = {}
-  timestamp = _Timestamp(row.get('timestamp'))
+  where = f'{where} ({inputs.Shorten(metric, 40)})'
+  value = CheckValue(row.get('value'), where)
+  for column in _STRING_COLUMNS:
+    if row.get(column) is not None and not isinstance(row[column], str):
+      raise SamplesError(
+          f'{where}: {column} is a {schema.JsonKind(row[column])}, not a string'
+      )
+  if row.get('official') is not None and not isinstance(row['official'], bool):
+    raise SamplesError(f'{where}: official is not true or false')
+  version = row.get('schema_version')
+  if version is not None and (
+      isinstance(version, bool) or not isinstance(version, int)
+  ):
+    raise SamplesError(f'{where}: schema_version is not an integer')
+  metadata = _Metadata(row, where)
+  timestamp = _Timestamp(row.get('timestamp'), where)
+  try:
+    metadata_text = json.dumps(
+        metadata, sort_keys=True, default=str, allow_nan=False
+    )
+  except ValueError:
+    raise SamplesError(f'{where}: metadata holds NaN or infinity') from None
   out = {c: row.get(c) for c, _ in SAMPLE_COLUMNS}
+  cloud = row.get('cloud') or metadata.get('cloud')
   out |= {
-      'value': float(value) if math.isfinite(value) else None,
+      'value': value,
       'timestamp': timestamp,
-      'metadata': json.dumps(metadata, sort_keys=True, default=str),
-      'cloud': row.get('cloud') or metadata.get('cloud'),
-      'labels': (
-          row.get('labels') if isinstance(row.get('labels'), str) else None
-      ),
+      'metadata': metadata_text,
+      'cloud': None if cloud is None else str(cloud),
+      'schema_version': None if version is None else int(version),
   }
   return out
 
@@ -119,25 +213,33 @@ def ReadNdjson(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
 
   A sample_uri seen before (the same run's spool and PKB's JSON output
   given together) is yielded once.
+
+  Raises:
+    inputs.InputError: a file that is not a regular file, too large or not
+      UTF-8.
+    SamplesError: a line that is not JSON or not a sample.
   """
   seen = set()
   for path in paths:
-    with open(path, encoding='utf-8') as f:
-      for number, line in enumerate(f, 1):
-        if not line.strip():
+    for number, line in inputs.Lines(path):
+      if not line.strip():
+        continue
+      where = f'{path}:{number}'
+      try:
+        row = json.loads(line)
+      except RecursionError:
+        raise SamplesError(
+            f'{where}: nested too deeply to be a sample'
+        ) from None
+      except ValueError as e:  # JSONDecodeError, or beyond the digit limit
+        raise SamplesError(f'{where}: not JSON: {str(e)[:120]}') from None
+      sample = NormalizeSample(row, where)
+      uri = sample.get('sample_uri')
+      if uri:
+        if uri in seen:
           continue
-        where = f'{path}:{number}'
-        try:
-          row = json.loads(line)
-        except json.JSONDecodeError as e:
-          raise SamplesError(f'{where}: not JSON: {e}') from e
-        sample = NormalizeSample(row, where)
-        uri = sample.get('sample_uri')
-        if uri:
-          if uri in seen:
-            continue
-          seen.add(uri)
-        yield sample
+        seen.add(uri)
+      yield sample
 
 
 class DuckDbBackend:
@@ -198,15 +300,55 @@ class DuckDbBackend:
     return sqlglot.transpile(sql, read='bigquery', write='duckdb')[0]
 
   def Query(self, sql: str) -> list[dict[str, Any]]:
-    cursor = self.con.execute(self.Transpile(sql))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    """Runs a query; rows as dicts.
+
+    Raises:
+      QueryError: DuckDB refused or failed the query.
+    """
+    import duckdb  # pylint: disable=g-import-not-at-top
+
+    try:
+      cursor = self.con.execute(self.Transpile(sql))
+      names = [d[0] for d in cursor.description]
+      return [dict(zip(names, row)) for row in cursor.fetchall()]
+    except duckdb.Error as e:
+      raise QueryError(f'DuckDB: {_FirstLine(e)}') from e
+
+
+DEFAULT_TIMEOUT_S = 300.0
+
+
+def _FirstLine(error: BaseException) -> str:
+  text = str(error).strip().splitlines()
+  return (text[0] if text else type(error).__name__)[:300]
+
+
+def _BigQueryErrors() -> tuple[type[BaseException], ...]:
+  """What a BigQuery call raises when the service, network or auth fails."""
+  import concurrent.futures  # pylint: disable=g-import-not-at-top
+
+  from google.api_core import exceptions as api_exceptions  # pylint: disable=g-import-not-at-top
+  from google.auth import exceptions as auth_exceptions  # pylint: disable=g-import-not-at-top
+  import requests  # pylint: disable=g-import-not-at-top
+
+  return (
+      api_exceptions.GoogleAPIError,
+      auth_exceptions.GoogleAuthError,
+      requests.exceptions.RequestException,
+      concurrent.futures.TimeoutError,
+      TimeoutError,
+  )
 
 
 class BigQueryBackend:
-  """A BigQuery samples table, through google-cloud-bigquery."""
+  """A BigQuery samples table, through google-cloud-bigquery.
 
-  def __init__(self, client, table_id: str):
+  Every call (with its retries) gives up after `timeout_s` seconds.
+  """
+
+  def __init__(
+      self, client, table_id: str, timeout_s: float = DEFAULT_TIMEOUT_S
+  ):
     """Args: client: a bigquery.Client; table_id: project.dataset.table."""
     parts = table_id.split('.')
     if len(parts) != 3 or not all(parts):
@@ -214,11 +356,31 @@ class BigQueryBackend:
     self.client = client
     self.table_id = table_id
     self.samples_ref = f'`{table_id}`'
+    self.timeout_s = timeout_s
+
+  def _Run(self, sql: str):
+    from google.cloud import bigquery  # pylint: disable=g-import-not-at-top
+
+    retry = bigquery.DEFAULT_RETRY.with_timeout(self.timeout_s)
+    try:
+      job = self.client.query(
+          sql, retry=retry, timeout=self.timeout_s, job_retry=None
+      )
+      return job.result(retry=retry, timeout=self.timeout_s)
+    except _BigQueryErrors() as e:
+      raise QueryError(
+          f'BigQuery {self.table_id} (timeout {self.timeout_s:g} s):'
+          f' {type(e).__name__}: {_FirstLine(e)}'
+      ) from e
 
   def Query(self, sql: str) -> list[dict[str, Any]]:
-    rows = self.client.query(sql).result()
-    return [dict(row.items()) for row in rows]
+    """Runs a query; rows as dicts.
+
+    Raises:
+      QueryError: BigQuery failed, refused or did not answer in time.
+    """
+    return [dict(row.items()) for row in self._Run(sql)]
 
   def Execute(self, statements: Iterable[str]) -> None:
     for statement in statements:
-      self.client.query(statement).result()
+      self._Run(statement)

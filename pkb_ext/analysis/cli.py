@@ -13,7 +13,7 @@
 # limitations under the License.
 """pkb-ext report: the report's tables and charts from published samples.
 
-  pkb-ext report --samples S.ndjson [S2.ndjson ...] --out DIR
+  pkb-ext report --samples S.ndjson|SPOOL_DIR [...] --out DIR
       loads the samples into DuckDB and runs the analysis SQL transpiled;
   pkb-ext report --table PROJECT.DATASET.TABLE --out DIR
       runs the same SQL on BigQuery (application default credentials, or
@@ -21,12 +21,20 @@
   --create-views PROJECT.DATASET (with --table) also keeps the views there;
   --print-sql VIEW prints the query of a view for the chosen backend.
 
-DIR receives report.html, report.md and chart_*.png.
+DIR receives report.html, report.md and chart_*.png: they are written into
+a fresh directory that replaces DIR only when complete (DIR, if it exists,
+may hold only an earlier report). Samples that cannot be right (a value that
+is not a finite number, a timestamp that is not a time, metadata that is not
+an object, several report versions, none at all) are refused with a one-line
+error naming the file and line, exit status 1; a BigQuery call gives up after
+--timeout seconds.
 """
 
 import argparse
+import math
 import sys
 
+from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import report
@@ -43,7 +51,10 @@ def BuildParser() -> argparse.ArgumentParser:
       '--samples',
       nargs='+',
       metavar='NDJSON',
-      help='NDJSON sample files (spool, PKB JSON output)',
+      help=(
+          'NDJSON sample files (spool, PKB JSON output) or spool directories'
+          ' (their *.ndjson)'
+      ),
   )
   source.add_argument(
       '--table',
@@ -56,6 +67,7 @@ def BuildParser() -> argparse.ArgumentParser:
       '--bigquery-endpoint',
       help='BigQuery API endpoint (an emulator), anonymous',
   )
+  AddTimeout(parser)
   parser.add_argument(
       '--create-views',
       metavar='PROJECT.DATASET',
@@ -76,28 +88,76 @@ def BuildParser() -> argparse.ArgumentParser:
 
 
 def BigQueryClient(project: str | None, endpoint: str | None):
+  """A bigquery.Client: anonymous at an emulator endpoint, else ADC.
+
+  Raises:
+    backends.QueryError: no credentials, or the client cannot be made.
+  """
   from google.cloud import bigquery  # pylint: disable=g-import-not-at-top
 
-  if endpoint:
-    from google.api_core import client_options  # pylint: disable=g-import-not-at-top
-    from google.auth import credentials  # pylint: disable=g-import-not-at-top
+  try:
+    if endpoint:
+      from google.api_core import client_options  # pylint: disable=g-import-not-at-top
+      from google.auth import credentials  # pylint: disable=g-import-not-at-top
 
-    return bigquery.Client(
-        project=project or 'local',
-        credentials=credentials.AnonymousCredentials(),
-        client_options=client_options.ClientOptions(api_endpoint=endpoint),
+      return bigquery.Client(
+          project=project or 'local',
+          credentials=credentials.AnonymousCredentials(),
+          client_options=client_options.ClientOptions(api_endpoint=endpoint),
+      )
+    return bigquery.Client(project=project)
+  except backends._BigQueryErrors() as e:  # pylint: disable=protected-access
+    raise backends.QueryError(
+        f'BigQuery: cannot make a client: {type(e).__name__}: {e}'
+    ) from e
+
+
+def Timeout(text: str) -> float:
+  """argparse type of --timeout: seconds, a finite number > 0."""
+  try:
+    value = float(text)
+  except ValueError:
+    value = math.nan
+  if not math.isfinite(value) or value <= 0:
+    raise argparse.ArgumentTypeError(
+        f'must be a finite number of seconds > 0, got {text[:40]!r}'
     )
-  return bigquery.Client(project=project)
+  return value
+
+
+def AddTimeout(parser: argparse.ArgumentParser) -> None:
+  parser.add_argument(
+      '--timeout',
+      type=Timeout,
+      default=backends.DEFAULT_TIMEOUT_S,
+      metavar='SECONDS',
+      help=(
+          'give up a BigQuery call (with its retries) after this long'
+          ' (default: %(default)g)'
+      ),
+  )
+
+
+# What a command reports as a one-line error (exit status 1).
+ERRORS = (
+    OSError,
+    ValueError,
+    inputs.InputError,
+    runner.AnalysisError,
+    backends.QueryError,
+)
 
 
 def _Backend(args):
   if args.samples:
+    files = inputs.ExpandSampleFiles(args.samples)
     backend = backends.DuckDbBackend()
-    count = backend.LoadNdjson(args.samples)
-    return backend, f'{count} samples from {", ".join(args.samples)}'
+    count = backend.LoadNdjson(files)
+    return backend, f'{count} samples from {", ".join(files)}'
   project = args.project or args.table.split('.')[0]
   client = BigQueryClient(project, args.bigquery_endpoint)
-  return backends.BigQueryBackend(client, args.table), f'BigQuery {args.table}'
+  backend = backends.BigQueryBackend(client, args.table, args.timeout)
+  return backend, f'BigQuery {args.table}'
 
 
 def Main(argv: list[str]) -> int:
@@ -123,7 +183,7 @@ def Main(argv: list[str]) -> int:
           analysis.ViewStatements(args.create_views, args.view_prefix)
       )
     paths = report.Write(analysis, args.out, source)
-  except (OSError, ValueError, runner.AnalysisError) as e:
+  except ERRORS as e:
     print(f'pkb-ext report: {e}', file=sys.stderr)
     return 1
   for message in analysis.unpriced:

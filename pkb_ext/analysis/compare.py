@@ -79,6 +79,9 @@ VALUE_COLUMNS = (
 )
 VERSION_COLUMNS = (('report_version', 'STRING'), ('samples', 'INT64'))
 
+# Beyond these a setting is no threshold: every verdict would be the same.
+MAX_CHANGE_PCT = 1e6
+MAX_REPETITIONS = 1_000_000
 _DATASET_REF = re.compile(r'\$\{dataset\}\.([A-Za-z_][A-Za-z0-9_]*)')
 _SIDE_REF = re.compile(r'\$\{(a|b)\}\.([A-Za-z_][A-Za-z0-9_]*)')
 _SETTINGS = 'compare_settings'
@@ -100,24 +103,31 @@ class Settings:
 
   def Validate(self) -> None:
     unknown = [d for d in self.by if d not in DIMENSIONS]
-    if not self.by or unknown:
+    if not self.by:
       raise CompareError(
-          f'--by: {", ".join(unknown) or "nothing"} is not a dimension;'
+          '--by names no dimension; give one or more of'
+          f' {", ".join(DIMENSIONS)}'
+      )
+    if unknown:
+      raise CompareError(
+          f'--by: {", ".join(unknown)} is not a dimension;'
           f' choose from {", ".join(DIMENSIONS)}'
       )
     if self.test not in TESTS:
       raise CompareError(
           f'--test: {self.test!r} is not one of {", ".join(TESTS)}'
       )
-    if not 0 < self.alpha < 1:
+    if not 0 < self.alpha < 1:  # False for NaN too
       raise CompareError(f'--alpha must be in (0, 1), got {self.alpha}')
-    if self.min_change_pct < 0:
+    if not 0 <= self.min_change_pct <= MAX_CHANGE_PCT:
       raise CompareError(
-          f'--min-change must be >= 0 %, got {self.min_change_pct}'
+          f'--min-change must be a number of % in 0..{MAX_CHANGE_PCT:g}, got'
+          f' {self.min_change_pct}'
       )
-    if self.min_repetitions < 2:
+    if not 2 <= self.min_repetitions <= MAX_REPETITIONS:
       raise CompareError(
-          f'--min-repetitions must be >= 2, got {self.min_repetitions}'
+          f'--min-repetitions must be in 2..{MAX_REPETITIONS:,}, got'
+          f' {self.min_repetitions}'
       )
 
   def Row(self) -> dict[str, Any]:

@@ -15,7 +15,9 @@
 
   pkb-ext compare A B [--by machine_type,disk_type] [--out DIR]
       A and B are NDJSON sample files, spool directories (their *.ndjson)
-      or BigQuery tables PROJECT.DATASET.TABLE (both sides the same kind);
+      or BigQuery tables bq:PROJECT.DATASET.TABLE (both sides the same
+      kind; a side that is neither an existing file nor bq:... is an
+      error);
   pkb-ext compare --baseline=2021 B
       sets the figures the 2021 report's text states beside B.
 
@@ -27,11 +29,12 @@ says why), 2 for bad arguments.
 """
 
 import argparse
-import glob
+import math
 import os
 import re
 import sys
 
+from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import baseline as baseline_lib
@@ -41,6 +44,25 @@ from pkb_ext.analysis import compare_report
 from pkb_ext.analysis import runner
 
 _TABLE_ID = re.compile(r'^[A-Za-z0-9_-]+\.[A-Za-z0-9_]+\.[A-Za-z0-9_$-]+$')
+BQ_PREFIX = 'bq:'
+
+
+def _Number(kind):
+  """argparse type: a finite number of `kind` (the range is checked later)."""
+
+  def Number(text: str):
+    try:
+      value = kind(text)
+    except ValueError:
+      value = None
+    if value is None or not math.isfinite(value):
+      name = 'an integer' if kind is int else 'a finite number'
+      raise argparse.ArgumentTypeError(
+          f'must be {name}, got {inputs.Shorten(text, 40)}'
+      )
+    return value
+
+  return Number
 
 
 def BuildParser() -> argparse.ArgumentParser:
@@ -56,7 +78,8 @@ def BuildParser() -> argparse.ArgumentParser:
       metavar='A B',
       help=(
           'NDJSON file, spool directory or BigQuery table'
-          ' PROJECT.DATASET.TABLE, per side (one side with --baseline)'
+          f' {BQ_PREFIX}PROJECT.DATASET.TABLE, per side (one side with'
+          ' --baseline)'
       ),
   )
   parser.add_argument(
@@ -76,18 +99,18 @@ def BuildParser() -> argparse.ArgumentParser:
       help='the test over repetitions behind the verdict (%(default)s)',
   )
   parser.add_argument(
-      '--alpha', type=float, default=0.05, help='significance level'
+      '--alpha', type=_Number(float), default=0.05, help='significance level'
   )
   parser.add_argument(
       '--min-change',
-      type=float,
+      type=_Number(float),
       default=2.0,
       metavar='PCT',
       help='smallest change in %% that is called better or worse',
   )
   parser.add_argument(
       '--min-repetitions',
-      type=int,
+      type=_Number(int),
       default=3,
       help='fewer on a side: the verdict compares CI95 intervals instead',
   )
@@ -96,6 +119,7 @@ def BuildParser() -> argparse.ArgumentParser:
   parser.add_argument(
       '--bigquery-endpoint', help='BigQuery API endpoint (an emulator)'
   )
+  report_cli.AddTimeout(parser)
   parser.add_argument(
       '--create-views',
       metavar='PROJECT.DATASET',
@@ -118,20 +142,26 @@ def BuildParser() -> argparse.ArgumentParser:
 
 
 def _Kind(arg: str) -> tuple[str, list[str] | str]:
-  """('ndjson', files) or ('bigquery', table id) for one side's argument."""
-  if os.path.isdir(arg):
-    files = sorted(glob.glob(os.path.join(arg, '*.ndjson')))
-    if not files:
-      raise compare.CompareError(f'{arg}: a directory with no *.ndjson file')
-    return 'ndjson', files
-  if os.path.exists(arg):
-    return 'ndjson', [arg]
-  if _TABLE_ID.match(arg) and not arg.endswith(('.ndjson', '.json')):
-    return 'bigquery', arg
-  raise compare.CompareError(
-      f'{arg}: no such file or directory, and not a BigQuery table'
-      ' PROJECT.DATASET.TABLE'
-  )
+  """('ndjson', files) or ('bigquery', table id) for one side's argument.
+
+  Only bq:PROJECT.DATASET.TABLE names a table: any other argument is a file
+  or a spool directory, which must exist.
+  """
+  if arg.startswith(BQ_PREFIX):
+    table = arg[len(BQ_PREFIX) :]
+    if not _TABLE_ID.match(table):
+      raise compare.CompareError(
+          f'{inputs.Shorten(arg)}: not a BigQuery table'
+          f' {BQ_PREFIX}PROJECT.DATASET.TABLE'
+      )
+    return 'bigquery', table
+  try:
+    return 'ndjson', inputs.SampleFiles(arg)
+  except inputs.InputError as e:
+    hint = ''
+    if _TABLE_ID.match(arg) and not os.path.lexists(arg):
+      hint = f' (a BigQuery table is written {BQ_PREFIX}{arg})'
+    raise compare.CompareError(f'{e}{hint}') from None
 
 
 def _Sides(args, catalog):
@@ -158,7 +188,7 @@ def _Sides(args, catalog):
   else:
     project = args.project or kinds[0][1].split('.')[0]
     client = report_cli.BigQueryClient(project, args.bigquery_endpoint)
-    backend = backends.BigQueryBackend(client, kinds[-1][1])
+    backend = backends.BigQueryBackend(client, kinds[-1][1], args.timeout)
     for _, table in kinds:
       analysis = runner.Analysis(backend, catalog, samples_ref=f'`{table}`')
       sides.append(compare.SamplesSide(analysis, f'BigQuery {table}'))
@@ -168,11 +198,21 @@ def _Sides(args, catalog):
 def Main(argv: list[str]) -> int:
   parser = BuildParser()
   args = parser.parse_args(argv)
+  if args.baseline is not None and not args.baseline.strip():
+    print(
+        'pkb-ext compare: --baseline needs a NAME, e.g. --baseline=2021',
+        file=sys.stderr,
+    )
+    return 2
   want = 1 if args.baseline else 2
   if len(args.sides) != want:
+    how = (
+        'with --baseline, give one side B'
+        if args.baseline
+        else ('give two sides A B (or --baseline=NAME and one side B)')
+    )
     print(
-        'pkb-ext compare: give two sides A B, or --baseline=NAME and one'
-        f' side B (got {len(args.sides)})',
+        f'pkb-ext compare: {how}; got {len(args.sides)} side(s)',
         file=sys.stderr,
     )
     return 2
@@ -229,12 +269,7 @@ def Main(argv: list[str]) -> int:
       print(
           f'wrote {paths["html"]} and {paths["md"]} ({len(paths) - 2} charts)'
       )
-  except (
-      OSError,
-      ValueError,
-      runner.AnalysisError,
-      baseline_lib.BaselineError,
-  ) as e:
+  except report_cli.ERRORS + (baseline_lib.BaselineError,) as e:
     print(f'pkb-ext compare: {e}', file=sys.stderr)
     return 1
   return 0

@@ -19,12 +19,14 @@ of every matched configuration: the mean, its CI95 and every repetition.
 """
 
 import os
+import re
 from typing import Any
 
 from matplotlib import lines
 from matplotlib import pyplot
 
 from pkb_ext.analysis import compare
+from pkb_ext.analysis import outdir
 from pkb_ext.analysis import report
 
 SIDE_COLORS = {'A': '#7f7f7f', 'B': '#1f77b4'}
@@ -255,9 +257,23 @@ def Chart(
   pyplot.close(fig)
 
 
+# The files Write puts in its directory (an earlier output may be replaced).
+OWN_FILES = re.compile(r'compare\.(html|md)|compare_.+\.png')
+
+
 def Write(result: compare.Result, out_dir: str) -> dict[str, str]:
-  """Writes compare.html, compare.md and the charts; returns their paths."""
-  os.makedirs(out_dir, exist_ok=True)
+  """Writes compare.html, compare.md and the charts; returns their paths.
+
+  The files are written into a fresh directory that then replaces out_dir
+  (see outdir.Replace).
+
+  Raises:
+    outdir.OutputError: out_dir holds other files (nothing is written).
+  """
+  return outdir.Replace(out_dir, OWN_FILES, lambda d: _WriteInto(result, d))
+
+
+def _WriteInto(result: compare.Result, out_dir: str) -> dict[str, str]:
   charts = {}
   by_benchmark: dict[str, list[dict[str, Any]]] = {}
   for r in result.rows:

@@ -25,6 +25,7 @@ import datetime
 import functools
 import math
 import os
+import re
 from typing import Any, Iterable, Sequence
 
 import jinja2
@@ -33,6 +34,8 @@ import matplotlib
 matplotlib.use('Agg')
 from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
 from matplotlib import ticker  # pylint: disable=g-import-not-at-top
+
+from pkb_ext.analysis import outdir  # pylint: disable=g-bad-import-order
 
 CLOUD_COLORS = {'AWS': '#ff9900', 'GCP': '#4285f4', 'Azure': '#008ad7'}
 OTHER_COLOR = '#7f7f7f'
@@ -51,6 +54,7 @@ class Tables:
   tpcc_results: list[dict[str, Any]]
   flags: list[dict[str, Any]]
   unpriced: list[str]
+  report_version: str | None = None
 
 
 ALL_CORES_BENCHMARK = 'cpu_16core'
@@ -81,8 +85,44 @@ def Relabel(rows: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
   ]
 
 
-def Collect(analysis) -> Tables:
-  """Runs the views a report needs."""
+class ReportError(ValueError):
+  """The samples cannot make one report; the message says why."""
+
+
+def ReportVersion(analysis, description: str) -> str | None:
+  """The one report_version of the samples.
+
+  Raises:
+    ReportError: no cloud report samples, or samples of several versions
+      (which measure different things).
+  """
+  versions = [r['report_version'] for r in analysis.Query('report_versions')]
+  if not versions:
+    raise ReportError(
+        f'{description} holds no cloud report samples (none with'
+        ' metadata.phase): nothing to report'
+    )
+  if len(versions) > 1:
+    raise ReportError(
+        f'{description} mixes report versions'
+        f' {", ".join(map(str, sorted(versions, key=str)))}; give the'
+        ' samples of one version'
+    )
+  return versions[0]
+
+
+def Title(version: str | None) -> str:
+  """'<version> Cloud Report' ('Cloud Report' without a version)."""
+  return f'{version} Cloud Report' if version else 'Cloud Report'
+
+
+def Collect(analysis, description: str = 'the samples') -> Tables:
+  """Runs the views a report needs.
+
+  Raises:
+    ReportError: see ReportVersion.
+  """
+  version = ReportVersion(analysis, description)
   label = AllCoresLabel(r['vcpus'] for r in analysis.Query('machine_vcpus'))
   tables = Tables(
       ranking=Relabel(
@@ -94,6 +134,7 @@ def Collect(analysis) -> Tables:
       tpcc_results=analysis.Query('tpcc_results'),
       flags=Relabel(analysis.Query('flags'), label),
       unpriced=list(analysis.unpriced),
+      report_version=version,
   )
   return tables
 
@@ -243,7 +284,7 @@ def _Sections(tables: Tables):
       for r in tables.ranking
   ]
   yield (
-      '2021 Cloud Report results',
+      f'{Title(tables.report_version)} results',
       ['Benchmark', '1st', '2nd', '3rd', 'Unit'],
       ranking,
   )
@@ -364,7 +405,7 @@ def _Context(tables: Tables, charts: dict[str, str], source: str) -> dict:
         'rows': rows,
     })
   return {
-      'title': '2021 Cloud Report, rebuilt by pkb_ext',
+      'title': f'{Title(tables.report_version)}, rebuilt by pkb_ext',
       'source': source,
       'generated': Now(),
       'sections': [
@@ -390,17 +431,32 @@ def Now() -> str:
   )
 
 
+# The files Write puts in its directory (an earlier report's may be replaced).
+OWN_FILES = re.compile(r'report\.(html|md)|chart_.+\.png')
+
+
 def Write(analysis, out_dir: str, source: str) -> dict[str, str]:
-  """Writes report.html, report.md and the charts; returns their paths."""
-  os.makedirs(out_dir, exist_ok=True)
-  tables = Collect(analysis)
-  charts = Charts(tables, out_dir)
-  paths = {
-      'html': os.path.join(out_dir, 'report.html'),
-      'md': os.path.join(out_dir, 'report.md'),
-  }
-  with open(paths['html'], 'w', encoding='utf-8') as f:
-    f.write(Html(tables, charts, source))
-  with open(paths['md'], 'w', encoding='utf-8') as f:
-    f.write(Markdown(tables, charts, source))
-  return paths | {k: os.path.join(out_dir, v) for k, v in charts.items()}
+  """Writes report.html, report.md and the charts; returns their paths.
+
+  The views run first; the files are written into a fresh directory that
+  then replaces out_dir (see outdir.Replace).
+
+  Raises:
+    ReportError: the samples cannot make one report (nothing is written).
+    outdir.OutputError: out_dir holds other files (nothing is written).
+  """
+  tables = Collect(analysis, source)
+
+  def WriteInto(directory: str) -> dict[str, str]:
+    charts = Charts(tables, directory)
+    paths = {
+        'html': os.path.join(directory, 'report.html'),
+        'md': os.path.join(directory, 'report.md'),
+    }
+    with open(paths['html'], 'w', encoding='utf-8') as f:
+      f.write(Html(tables, charts, source))
+    with open(paths['md'], 'w', encoding='utf-8') as f:
+      f.write(Markdown(tables, charts, source))
+    return paths | {k: os.path.join(directory, v) for k, v in charts.items()}
+
+  return outdir.Replace(out_dir, OWN_FILES, WriteInto)

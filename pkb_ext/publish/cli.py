@@ -14,10 +14,12 @@
 """pkb-ext publish SPOOL... --table PROJECT.DATASET.TABLE [--dry-run]
 
 Publishes NDJSON spools (the publisher's, or PKB's own JSON output) to
-BigQuery. Batches already loaded by an earlier publish are skipped, so
-re-running after a failure, or twice, never duplicates rows. --dry-run reads
-and checks the spool and shows the schema, the batches and their job ids
-without any network call.
+BigQuery. A SPOOL directory stands for its *.ndjson files. Batches already
+loaded by an earlier publish are skipped, so re-running after a failure, or
+twice, never duplicates rows. Every row is checked against the table's
+schema as a load job would check it (types, ranges, timestamps,
+schema_version) before anything is sent; --dry-run does the same and shows
+the schema, the batches and their job ids without any network call.
 """
 
 import argparse
@@ -26,6 +28,7 @@ import math
 import os
 import sys
 
+from pkb_ext import inputs
 from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
@@ -51,15 +54,19 @@ def _Credentials(text: str) -> str:
 
 
 def _Positive(kind):
-  def Parse(text):
-    value = kind(text)
+  def Positive(text):
+    try:
+      value = kind(text)
+    except ValueError:
+      value = math.nan
     if not math.isfinite(value) or value <= 0:
+      name = 'an integer' if kind is int else 'a finite number'
       raise argparse.ArgumentTypeError(
-          f'must be a finite number > 0, got {text}'
+          f'must be {name} > 0, got {inputs.Shorten(text, 40)}'
       )
     return value
 
-  return Parse
+  return Positive
 
 
 def BuildParser() -> argparse.ArgumentParser:
@@ -67,7 +74,12 @@ def BuildParser() -> argparse.ArgumentParser:
       prog='pkb-ext publish',
       description='Publish NDJSON sample spools to BigQuery, idempotently.',
   )
-  parser.add_argument('spools', nargs='+', metavar='SPOOL')
+  parser.add_argument(
+      'spools',
+      nargs='+',
+      metavar='SPOOL',
+      help='an NDJSON spool file, or a spool directory (its *.ndjson)',
+  )
   parser.add_argument(
       '--table',
       required=True,
@@ -140,8 +152,9 @@ def Main(argv: list[str]) -> int:
       format='%(levelname)s %(message)s',
   )
   try:
-    contents = spool.Read(args.spools, args.batch_size)
-  except spool.SpoolError as e:
+    files = inputs.ExpandSampleFiles(args.spools)
+    contents = spool.Read(files, args.batch_size)
+  except (inputs.InputError, spool.SpoolError) as e:
     print(f'pkb-ext publish: {e}', file=sys.stderr)
     return 1
   if args.dry_run:

@@ -43,6 +43,7 @@ import os
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
+from pkb_ext import inputs
 from pkb_ext.publish import schema
 
 try:
@@ -272,9 +273,14 @@ def _Row(obj: Any, where: str) -> tuple[str | None, dict[str, Any]]:
     )
   key = obj.pop(BATCH_KEY, None)
   try:
-    row = obj if 'schema_version' in obj else schema.RowFromSample(obj)
-    schema.CheckRow(row)
+    if 'schema_version' in obj:
+      row = obj
+    else:
+      _CheckSample(obj)
+      row = schema.RowFromSample(obj)
     bad = _NonFinite(row)
+    if bad is None:
+      schema.ValidateRow(row)
   except (schema.SchemaError, TypeError, ValueError, OverflowError) as e:
     raise SpoolError(f'{where}: {e}') from e
   except RecursionError as e:
@@ -285,6 +291,38 @@ def _Row(obj: Any, where: str) -> tuple[str | None, dict[str, Any]]:
         f'{where}: {column} is {value}: BigQuery rows hold no NaN or infinity'
     )
   return key, row
+
+
+def _CheckSample(sample: dict[str, Any]) -> None:
+  """Raises SchemaError for a sample value or timestamp no row can hold.
+
+  A NaN or infinite value is kept: its row holds NULL (see schema.json).
+  """
+  value = sample.get('value')
+  if value is not None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+      raise schema.SchemaError(
+          f'value is a {schema.JsonKind(value)} {inputs.Shorten(value)}, not'
+          ' a number'
+      )
+    try:
+      float(value)
+    except OverflowError:
+      raise schema.SchemaError(
+          f'value {inputs.Shorten(value)} is beyond a FLOAT64'
+      ) from None
+  timestamp = sample.get('timestamp')
+  if timestamp is None:
+    return
+  try:
+    if isinstance(timestamp, bool) or not isinstance(timestamp, (int, float)):
+      raise ValueError
+    schema.FormatTimestamp(timestamp)
+  except (ValueError, OverflowError, OSError):
+    raise schema.SchemaError(
+        f'timestamp {inputs.Shorten(timestamp)} is not a time in years 1 to'
+        ' 9999 in epoch seconds'
+    ) from None
 
 
 def _NonFinite(obj: Any, path: str = '') -> tuple[str, float] | None:
@@ -305,23 +343,31 @@ def _NonFinite(obj: Any, path: str = '') -> tuple[str, float] | None:
 
 
 def _ReadLines(path: str) -> Iterable[tuple[str, Any, SpoolError | None]]:
-  """Yields (where, decoded line, None) or (where, None, the error)."""
+  """Yields (where, decoded line, None) or (where, None, the error).
+
+  Raises:
+    SpoolError: the file is not a regular file, too large, unreadable or
+      not UTF-8 (see inputs.Lines).
+  """
   try:
-    with open(path, encoding='utf-8') as f:
-      for number, line in enumerate(f, 1):
-        if not line.strip():
-          continue
-        where = f'{path}:{number}'
-        try:
-          yield where, _DECODER.decode(line), None
-        except (ValueError, RecursionError) as e:
-          torn = '' if line.endswith('\n') else ' (truncated last line?)'
-          yield where, None, SpoolError(f'{where}: not JSON{torn}: {e}')
-  except (OSError, UnicodeDecodeError) as e:
-    raise SpoolError(f'cannot read spool {path}: {e}') from e
+    for number, line in inputs.Lines(path, what='a spool'):
+      if not line.strip():
+        continue
+      where = f'{path}:{number}'
+      try:
+        yield where, _DECODER.decode(line), None
+      except (ValueError, RecursionError) as e:
+        torn = '' if line.endswith('\n') else ' (truncated last line?)'
+        yield where, None, SpoolError(
+            f'{where}: not JSON{torn}: {str(e)[:120]}'
+        )
+  except inputs.InputError as e:
+    raise SpoolError(f'cannot read spool {e}') from e
 
 
 def _Raise(problems: list[SpoolError]) -> None:
+  if len(problems) == 1:
+    raise problems[0]  # one line: file:line: the problem
   shown = problems[:MAX_REPORTED_LINES]
   more = len(problems) - len(shown)
   raise SpoolError(

@@ -191,8 +191,8 @@ class CompareEmulatorTest(absltest.TestCase):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
       code = compare_cli.Main([
-          self.tables['a'],
-          self.tables['b'],
+          compare_cli.BQ_PREFIX + self.tables['a'],
+          compare_cli.BQ_PREFIX + self.tables['b'],
           '--bigquery-endpoint',
           self.emulator.endpoint,
           '--out',

@@ -186,9 +186,10 @@ class CliTest(absltest.TestCase):
         f.write(
             json.dumps(schema.RowFromSample(s) | {'publish_batch': 'b'}) + '\n'
         )
-    code, _, err = _Run(['--samples', path, '--out', d])
+    out = os.path.join(d, 'report')  # --out is replaced whole
+    code, _, err = _Run(['--samples', path, '--out', out])
     self.assertEqual(code, 0, err)
-    with open(os.path.join(d, 'report.md'), encoding='utf-8') as f:
+    with open(os.path.join(out, 'report.md'), encoding='utf-8') as f:
       self.assertIn('AWS c5a.4xlarge / gp2 (0.813)', f.read())
 
 

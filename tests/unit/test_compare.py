@@ -434,7 +434,7 @@ class BadInputTest(absltest.TestCase):
     for argv, message in (
         ([a, a, '--by', 'region'], 'region is not a dimension'),
         ([a, a, '--alpha', '2'], '--alpha must be in (0, 1)'),
-        ([a, a, '--min-repetitions', '1'], '--min-repetitions must be >= 2'),
+        ([a, a, '--min-repetitions', '1'], '--min-repetitions must be in 2..'),
         ([a, '--baseline', '2021', '--by', 'cloud'], '--by does not apply'),
     ):
       with self.subTest(argv=argv):
@@ -444,7 +444,7 @@ class BadInputTest(absltest.TestCase):
 
   def testMixedKinds(self):
     a = Write(self.dir, 'a.ndjson', Run(1))
-    code, _, err = _Cli([a, 'proj.dataset.samples'])
+    code, _, err = _Cli([a, 'bq:proj.dataset.samples'])
     self.assertEqual(code, 1)
     self.assertIn('both be NDJSON', err)
 

@@ -116,6 +116,12 @@ class FioTest(absltest.TestCase):
     with self.assertRaises(parsers.ParseError):
       fio.Parse(text)
 
+  def testJobListedTwiceIsAParseError(self):
+    doc = self._Doc()
+    doc['jobs'].append(doc['jobs'][0])
+    with self.assertRaisesRegex(parsers.ParseError, 'listed twice'):
+      fio.Parse(json.dumps(doc))
+
   def testNonFinitePercentileKeyIsAParseError(self):
     doc = self._Doc()
     doc['jobs'][0]['read']['clat_ns']['percentile'] = {'nan': 5}
@@ -159,6 +165,42 @@ class TpccTest(parameterized.TestCase):
     with self.assertRaises(parsers.ParseError):
       tpcc.Parse(bad)
 
+  _CRDB_PASS = 'tpcc/cockroach_v22.1.2_9node_8vcpu_3500wh_tail.txt'
+
+  def _CockroachFinal(self, text: str) -> str:
+    header = tpcc._CRDB_FINAL  # pylint: disable=protected-access
+    return text.splitlines()[text.splitlines().index(header) + 1]
+
+  def testCockroachTpmcInNoTimeIsAParseError(self):
+    text = _Read(self._CRDB_PASS)
+    final = self._CockroachFinal(text)
+    elapsed = final.split()[0]
+    bad = final.replace(elapsed, ' ' * (len(elapsed) - 4) + '0.0s', 1)
+    self.assertNotEqual(bad, final)
+    with self.assertRaisesRegex(parsers.ParseError, 'contradicts itself'):
+      tpcc.Parse(text.replace(final, bad))
+
+  def testCockroachNoResultsSummaryStillParses(self):
+    # A step that completed no transaction: every figure 0, full elapsed.
+    text = _Read(self._CRDB_PASS)
+    final = self._CockroachFinal(text)
+    fields = final.split()
+    zero = final
+    for old in fields[1:]:
+      new = '0.0%' if old.endswith('%') else '0.0'
+      zero = zero.replace(f' {old}', f' {new:>{len(old)}}', 1)
+    result = tpcc.Parse(text.replace(final, zero))
+    self.assertEqual(result.tpmc, 0.0)
+    self.assertEqual(result.elapsed_s, float(fields[0].rstrip('s')))
+
+  def testGoTpcTpmcInNoTimeIsAParseError(self):
+    text = _Read(self._GOTPC)
+    line = '[Summary] NEW_ORDER - Takes(s): 30.0,'
+    self.assertIn(line, text)
+    bad = text.replace(line, '[Summary] NEW_ORDER - Takes(s): 0.0,')
+    with self.assertRaisesRegex(parsers.ParseError, 'contradicts itself'):
+      tpcc.Parse(bad)
+
   def testCliNeverPrintsNaN(self):
     text = _Read(self._GOTPC).replace('tpmC: 12051.0', 'tpmC: NaN')
     proc = _Cli(['parse', 'tpcc', '-'], text)
@@ -186,6 +228,35 @@ class NetperfTest(parameterized.TestCase):
         if key in text:
           with self.assertRaisesRegex(parsers.ParseError, 'negative'):
             netperf.Parse(text.replace(key, key + '-'))
+
+  @parameterized.parameters(
+      # p99 below the minimum, p50 above p99, a mean above the maximum.
+      (('P99_LATENCY=112', 'P99_LATENCY=5'), 'contradicts itself'),
+      (('P50_LATENCY=16', 'P50_LATENCY=500'), 'P50_LATENCY 500 is above'),
+      (('MEAN_LATENCY=24.74', 'MEAN_LATENCY=99999'), 'above MAX_LATENCY'),
+      (('MIN_LATENCY=13', 'MIN_LATENCY=99999'), 'below MIN_LATENCY'),
+  )
+  def testSelfContradictingLatenciesAreParseErrors(self, change, message):
+    text = _Read('netperf/tcp_rr_keyval.txt')
+    self.assertIn(change[0], text)
+    with self.assertRaisesRegex(parsers.ParseError, message):
+      netperf.Parse(text.replace(*change))
+
+  def testEveryCaptureStillParses(self):
+    for path in sorted((DATA / 'netperf').glob('tcp_*.txt')):
+      with self.subTest(path=path.name):
+        netperf.Parse(path.read_text())
+
+  def testOtherSelectorsNameAnySelectors(self):
+    text = _Read('netperf/tcp_rr_keyval.txt')
+    other = '\n'.join(
+        l for l in text.splitlines() if not l.startswith('TRANSACTION_RATE')
+    )
+    proc = _Cli(['parse', 'netperf', '-'], other)
+    self.assertEqual(proc.returncode, 1, proc.stdout)
+    self.assertIn('TRANSACTION_RATE missing', proc.stderr)
+    self.assertIn('--any-selectors', proc.stderr)
+    self.assertLen(proc.stderr.strip().splitlines(), 1)
 
   def testRetransmissionsOfMinusOneStayAccepted(self):
     # netperf prints -1 where it measured none (UDP, no confidence).
@@ -233,7 +304,25 @@ class NetperfTest(parameterized.TestCase):
     self.assertEqual(any_selectors.returncode, 0, any_selectors.stderr)
 
 
-class TtfbTest(absltest.TestCase):
+class TtfbTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('minio_boto3_sigterm.jsonl', 1, '"ttfb_ms": 7.5307'),
+      ('minio_boto3_sigterm.jsonl', 1, '"total_ms": 38.9458'),
+      ('minio_boto3_complete.jsonl', 898, '"wall_ms": 37.5802'),
+  )
+  def testIntegerTooLargeForAFloatIsAParseError(self, name, index, field):
+    lines = _Read(f'ttfb/{name}').splitlines(keepends=True)
+    self.assertIn(field, lines[index])
+    key = field.split(':')[0]
+    lines[index] = lines[index].replace(field, f'{key}: {BIG}')
+    text = ''.join(lines)
+    with self.assertRaisesRegex(parsers.ParseError, 'out of range'):
+      ttfb.Parse(text)
+    proc = _Cli(['parse', 'ttfb', '-'], text)
+    self.assertEqual(proc.returncode, 1, proc.stdout[:300])
+    self.assertNotIn('Traceback', proc.stderr)
+    self.assertLen(proc.stderr.strip().splitlines(), 1, proc.stderr)
 
   def testDeepNestingAndHugeNumbersAreParseErrors(self):
     lines = _Read('ttfb/minio_boto3_sigterm.jsonl').splitlines(keepends=True)

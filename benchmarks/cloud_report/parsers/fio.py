@@ -297,6 +297,19 @@ def Parse(text: str) -> Result:
   global_options = doc.get('global options') or {}
   if not isinstance(global_options, dict):
     raise ParseError('fio JSON: "global options" is not an object')
+  jobs = tuple(
+      _ParseJob(raw, i, global_options) for i, raw in enumerate(raw_jobs)
+  )
+  seen = set()
+  for job in jobs:
+    if job.name in seen:
+      # Clones without group_reporting, or two files joined: either way
+      # one job's figures would be counted as two.
+      raise ParseError(
+          f'fio job {job.name!r} is listed twice (numjobs without'
+          ' group_reporting, or two outputs joined?)'
+      )
+    seen.add(job.name)
   return Result(
       fio_version=version,
       timestamp=(
@@ -304,8 +317,6 @@ def Parse(text: str) -> Result:
           if 'timestamp' in doc
           else None
       ),
-      jobs=tuple(
-          _ParseJob(raw, i, global_options) for i, raw in enumerate(raw_jobs)
-      ),
+      jobs=jobs,
       warnings=warnings,
   )

@@ -154,6 +154,9 @@ _NONNEGATIVE = set(LATENCY_SELECTORS.values()) | {
     'THROUGHPUT',
     'ELAPSED_TIME',
 }
+# How far below MIN_LATENCY (a fraction of it) a percentile read off
+# netperf's histogram may lie.
+PERCENTILE_SLACK = 0.1
 _CLASSIC_STREAM = re.compile(r'^Recv\s+Send\s+Send\b')
 _CLASSIC_RR = re.compile(r'^Local /Remote\b')
 
@@ -433,6 +436,53 @@ def _Confidence(banner, fields, warnings, style) -> Confidence | None:
   )
 
 
+def _CheckLatencyOrder(latency: Latency) -> None:
+  """Raises ParseError for latency statistics that contradict each other.
+
+  Percentiles must not decrease (P50 <= P90 <= P99), and nothing may lie
+  above MAX_LATENCY or below MIN_LATENCY. netperf reads percentiles off a
+  histogram, so a percentile may lie up to PERCENTILE_SLACK (a fraction of
+  the minimum) below MIN_LATENCY; the mean, printed with two decimals, may
+  be 0.01 off.
+  """
+  named = [
+      (selector, getattr(latency, field))
+      for field, selector in LATENCY_SELECTORS.items()
+  ]
+  values = {s: v for s, v in named if v is not None}
+  percentiles = [
+      (s, values[s])
+      for s in ('P50_LATENCY', 'P90_LATENCY', 'P99_LATENCY')
+      if s in values
+  ]
+  for (low, a), (high, b) in zip(percentiles, percentiles[1:]):
+    if a > b:
+      raise ParseError(
+          f'{low} {a:g} is above {high} {b:g}: the output contradicts itself'
+      )
+  lowest, highest = values.get('MIN_LATENCY'), values.get('MAX_LATENCY')
+  inside = percentiles + [
+      (s, values[s]) for s in ('MEAN_LATENCY',) if s in values
+  ]
+  for name, value in inside:
+    slack = 0.01 if name == 'MEAN_LATENCY' else PERCENTILE_SLACK * (lowest or 0)
+    if lowest is not None and value < lowest - slack:
+      raise ParseError(
+          f'{name} {value:g} is below MIN_LATENCY {lowest:g}: the output'
+          ' contradicts itself'
+      )
+    if highest is not None and value > highest + 0.01:
+      raise ParseError(
+          f'{name} {value:g} is above MAX_LATENCY {highest:g}: the output'
+          ' contradicts itself'
+      )
+  if lowest is not None and highest is not None and lowest > highest:
+    raise ParseError(
+        f'MIN_LATENCY {lowest:g} is above MAX_LATENCY {highest:g}: the'
+        ' output contradicts itself'
+    )
+
+
 def Parse(text: str, required: Sequence[str] = ()) -> Result:
   """Parses one netperf run's stdout.
 
@@ -497,6 +547,8 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
     latency = Latency(
         **{k: numbers.get(s) for k, s in LATENCY_SELECTORS.items()}
     )
+  if latency is not None:
+    _CheckLatencyOrder(latency)
   rate = numbers.get('TRANSACTION_RATE')
   if rate is None and units == 'Trans/s' and 'THROUGHPUT' in numbers:
     rate = numbers['THROUGHPUT']  # e.g. PKB's selectors: no TRANSACTION_RATE

@@ -405,5 +405,14 @@ def Parse(text: str) -> Result:
     ParseError: empty, unknown, truncated, garbled or failed output.
   """
   if Detect(text) == COCKROACH:
-    return ParseCockroach(text)
-  return ParseGoTpc(text)
+    result = ParseCockroach(text)
+  else:
+    result = ParseGoTpc(text)
+  if result.elapsed_s == 0 and result.tpmc > 0:
+    # A step that completed no transaction prints every figure as 0 (and
+    # a full elapsed time); new orders in no time at all are no result.
+    raise ParseError(
+        f'{result.tool} reports {result.tpmc:g} tpmC in an elapsed time of'
+        ' 0 s: the output contradicts itself'
+    )
+  return result

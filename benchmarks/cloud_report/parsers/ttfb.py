@@ -209,12 +209,14 @@ def _Field(obj, name, kind, line, minimum=None, choices=None, optional=False):
     raise ParseError(
         f'line {line}: {name!r} should be {kind.__name__}, got {value!r}'
     )
-  if kind is float and not math.isfinite(value):
-    raise ParseError(f'line {line}: {name!r} is not finite: {value!r}')
+  # The range first: an integer too large for a float cannot be tested
+  # for finiteness.
   if kind in (int, float) and abs(value) > _MAX_NUMBER:
     raise ParseError(
         f'line {line}: {name!r} is out of range (beyond {_MAX_NUMBER:.0e})'
     )
+  if kind is float and not math.isfinite(value):
+    raise ParseError(f'line {line}: {name!r} is not finite: {value!r}')
   if minimum is not None and value < minimum:
     raise ParseError(f'line {line}: {name!r} is {value}, below {minimum}')
   if choices is not None and value not in choices:
