@@ -64,6 +64,7 @@ import logging
 import math
 import os
 import re
+import stat
 import sys
 from typing import Any, Sequence
 import warnings
@@ -635,14 +636,20 @@ def _OneLine(e: BaseException) -> str:
   return text if len(text) <= 400 else text[:400] + ' ...'
 
 
-def ReadConfigText(path: str) -> str:
-  """Returns a config file's text: a regular, bounded, UTF-8 file.
+def ReadText(path: str) -> str:
+  """Returns a file's text: a regular, bounded (cli.MAX_INPUT_BYTES) UTF-8 file.
 
   Raises:
     PlanError: not so.
   """
   try:
-    return cli.ReadInput(path) if path != cli.STDIN else ''
+    if not stat.S_ISREG(os.stat(path).st_mode):
+      raise PlanError(
+          f'{path}: not a regular file (a FIFO, device or directory)'
+      )
+    return cli.ReadInput(path)
+  except OSError as e:
+    raise PlanError(f'{path}: {e.strerror or e}') from e
   except cli.InputError as e:
     raise PlanError(f'{path}: {e}') from e
 
@@ -689,7 +696,7 @@ def CheckConfigFile(path: str) -> None:
     if resolved in seen:
       continue
     seen.add(resolved)
-    text = ReadConfigText(resolved)
+    text = ReadText(resolved)
     for line in text.splitlines():
       match = configs.IMPORT_REGEX.match(line + '\n')
       if not match:
@@ -1011,10 +1018,7 @@ def LoadCatalog(prices_file: str | None) -> pricing.Catalog:
   catalog = pricing.Load()
   if prices_file is None:
     return catalog
-  try:
-    text = cli.ReadInput(prices_file)
-  except cli.InputError as e:
-    raise PlanError(f'{prices_file}: {e}') from e
+  text = ReadText(prices_file)
   return catalog.WithTable(
       pricing.ParseTable(text, prices_file, catalog.method)
   )
