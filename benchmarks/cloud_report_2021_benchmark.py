@@ -29,9 +29,11 @@ import logging
 
 from absl import flags
 from perfkitbenchmarker import configs
+from perfkitbenchmarker import vm_util
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import preflight
+from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
@@ -133,15 +135,22 @@ def CheckPrerequisites(benchmark_config):
   preflight.Check(benchmark_config, _Selected())
 
 
+def _Store() -> resume.PhaseStore:
+  return resume.PhaseStore.ForRun(vm_util.GetTempDir())
+
+
 def Prepare(spec):
   """Checks the topology; each phase prepares right before it runs.
 
   The phases share the db nodes' data disks in the report's order: io
   measures the raw device, then tpcc formats and mounts it. Preparing every
   phase here would let tpcc mount the disk before io runs, so phases.RunAll
-  prepares each phase just before its Run instead.
+  prepares each phase just before its Run instead. A run that prepares is a
+  new one: the phases saved by an earlier run of the same run_uri and
+  configuration are forgotten.
   """
   topology_lib.FromSpec(spec, with_metadata=False)
+  _Store().Clear()
   logging.info(
       'cloud_report: phases %s prepare in the run stage, each before it runs',
       ','.join(_Selected()) or '(none)',
@@ -149,9 +158,6 @@ def Prepare(spec):
 
 
 # Set on the spec by Run when a phase failed; raised by Cleanup.
-_RUN_ERROR = 'cloud_report_run_error'
-
-
 def Run(spec):
   """Runs the phases; a failed phase fails the benchmark in Cleanup.
 
@@ -160,6 +166,11 @@ def Run(spec):
   that succeeded (PKB collects and publishes them) and records the failure
   on the spec; Cleanup raises it, so the benchmark still ends FAILED with
   the phases' errors as its status detail.
+
+  Each finished phase is saved (cloud_report.resume): a run resumed with
+  the same run_uri and --run_stage=run,... runs only the phases that had
+  not finished, and returns the saved ones' samples unless they were handed
+  to PKB before.
   """
   kept = []
   try:
@@ -169,22 +180,25 @@ def Run(spec):
         on_samples=lambda _, phase_samples: kept.extend(phase_samples),
         keep_going=_KEEP_GOING.value,
         prepare=True,
+        store=_Store(),
     )
   except phases.PhaseError as e:
     logging.error('%s; the run fails after cleanup', e)
-    setattr(spec, _RUN_ERROR, str(e))
+    topology_lib.KeepRunError(spec, str(e))
     return kept
 
 
 def Cleanup(spec):
-  run_error = getattr(spec, _RUN_ERROR, None)
+  """Cleans up every phase; raises a failure Run recorded.
+
+  Run has returned by now, so PKB holds the finished phases' samples: a
+  later resume of this run must not return them again.
+  """
+  _Store().MarkHanded()
   try:
     phases.CleanupAll(
         topology_lib.FromSpec(spec, with_metadata=False), _Selected()
     )
   except phases.PhaseError as e:
-    if run_error:
-      raise phases.PhaseError(f'{run_error}; {e}') from e
-    raise
-  if run_error:
-    raise phases.PhaseError(run_error)
+    topology_lib.RaiseRunError(spec, e)
+  topology_lib.RaiseRunError(spec)

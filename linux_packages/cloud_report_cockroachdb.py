@@ -96,6 +96,9 @@ NODE_OPEN_FILES = 15000
 WORKLOAD_CONNS_PER_WAREHOUSE = 2
 WORKLOAD_OPEN_FILES_HEADROOM = 1024
 OPEN_FILES_MARK = 'cloud_report_open_files:'
+RUNNING_MARK = 'cloud_report_cockroach_running:'
+# What `cockroach init` says to a cluster that was initialized before.
+ALREADY_INITIALIZED = 'cluster has already been initialized'
 START_TIMEOUT_S = 300
 START_LOG = 'cockroach-start.log'  # in the node's log dir
 INSTALL_STAMP = 'install.json'
@@ -360,6 +363,12 @@ def Install(vm) -> None:
   tarball = Tarball(version, arch)
   overrides = ParseSha256Overrides(_SHA256_FLAG.value)
   source = CheckRelease(arch, version, overrides)
+  installed = _InstallRecord(vm)
+  if _SameRelease(installed, version, arch, source, overrides):
+    logging.info(
+        '%s: CockroachDB %s (%s) is installed already', vm.name, version, arch
+    )
+    return
   root = RootDir()
   tar_path = posixpath.join(root, tarball)
   vm.RemoteCommand(f'sudo mkdir -p {root} && sudo chmod 777 {root}')
@@ -402,6 +411,32 @@ def Install(vm) -> None:
       f'{BinaryPath()} version && printf %s {shlex.quote(stamp)} >'
       f' {posixpath.join(root, INSTALL_STAMP)}'
   )
+
+
+def _InstallRecord(vm) -> dict | None:
+  """What an earlier Install recorded on the VM (None: nothing usable)."""
+  stamp = posixpath.join(RootDir(), INSTALL_STAMP)
+  out, _, code = vm.RemoteCommandWithReturnCode(
+      f'cat {stamp} && {BinaryPath()} version >/dev/null', ignore_failure=True
+  )
+  if code:
+    return None
+  try:
+    record = json.loads(out)
+  except ValueError:
+    return None
+  return record if isinstance(record, dict) else None
+
+
+def _SameRelease(record, version, arch, source, overrides) -> bool:
+  """Whether an install record is the release Install would put there."""
+  if not record:
+    return False
+  if (record.get('version'), record.get('arch')) != (version, arch):
+    return False
+  if source == SHA_VENDOR:  # checked against the vendor's file then
+    return record.get('sha256_source') == SHA_VENDOR
+  return record.get('sha256') == ExpectedSha256(version, arch, overrides)
 
 
 def InstalledInfo(vm) -> dict:
@@ -523,17 +558,22 @@ def StartCommand(
 ) -> str:
   """Starts a node in the background and returns once it is ready.
 
-  Its stdin is /dev/null and its output goes to StartLog(store_dir), so the
+  A node already running from this store (its pid file names a live
+  process) is kept: the command prints RUNNING_MARK and succeeds. A stopped
+  node restarts on its store. Its stdin is /dev/null and its output goes to StartLog(store_dir), so the
   ssh session ends when `cockroach start` returns; `timeout` bounds that
   wait; the open-file limit is raised first (RaiseOpenFilesCommand).
   """
   log = shlex.quote(StartLog(store_dir))
+  pid_file = shlex.quote(PidFile(store_dir))
   return (
-      f'mkdir -p {shlex.quote(LogDir(store_dir))} &&'
+      f'if [ -f {pid_file} ] && kill -0 "$(cat {pid_file})" 2>/dev/null;'
+      f' then echo "{RUNNING_MARK} pid $(cat {pid_file})"; else'
+      f' mkdir -p {shlex.quote(LogDir(store_dir))} &&'
       f' {RaiseOpenFilesCommand(NODE_OPEN_FILES, "cockroach start")} &&'
       f' timeout -k 10 {timeout_s}'
       f' {NodeCommand(store_dir, listen_ip, join_ips, cache, max_sql_memory)}'
-      f' </dev/null >>{log} 2>&1'
+      f' </dev/null >>{log} 2>&1; fi'
   )
 
 
@@ -547,7 +587,41 @@ def StartFailureCommand(store_dir: str, lines: int = 40) -> str:
 
 
 def InitCommand(host_ip: str) -> str:
-  return f'{BinaryPath()} init --insecure --host={host_ip}:{SQL_PORT}'
+  """Initializes the cluster; succeeds when it was initialized already."""
+  init = f'{BinaryPath()} init --insecure --host={host_ip}:{SQL_PORT}'
+  return (
+      f'out=$({init} 2>&1); rc=$?; echo "$out";'
+      f' [ $rc -eq 0 ] || echo "$out" | grep -q "{ALREADY_INITIALIZED}"'
+  )
+
+
+def CountCommand(host_ip: str, table: str) -> str:
+  """Prints `count` then the rows of table (CSV)."""
+  return (
+      f'{BinaryPath()} sql --insecure --host={host_ip}:{SQL_PORT}'
+      f' --format=csv -e {shlex.quote(f"SELECT count(*) FROM {table}")}'
+  )
+
+
+def LoadedWarehouses(vm, host_ip: str, database: str) -> int | None:
+  """TPC-C warehouses the cluster holds (None: no such table).
+
+  Raises:
+    errors.Benchmarks.RunError: the count failed for another reason.
+  """
+  table = f'{database}.warehouse'
+  out, err, code = vm.RemoteCommandWithReturnCode(
+      CountCommand(host_ip, table), ignore_failure=True
+  )
+  if code and 'does not exist' in err:
+    return None
+  lines = [l.strip() for l in out.splitlines() if l.strip()]
+  if code or not lines or not lines[-1].isdigit():
+    raise errors.Benchmarks.RunError(
+        f'{vm.name}: cannot count the rows of {table}: exit status {code};'
+        f' {(err or out).strip()[-500:]}'
+    )
+  return int(lines[-1])
 
 
 def PgUrl(ip: str) -> str:

@@ -44,6 +44,19 @@ class PhaseError(Exception):
   """One or more phases failed; the message names each and why."""
 
 
+class PhaseFailure(Exception):
+  """A phase failed after measuring: its samples are kept all the same.
+
+  Raised by a phase's Run where the run cannot give the phase's result but
+  what it measured is worth keeping (e.g. a TPC-C search whose lowest level
+  gave no result: every step's samples).
+  """
+
+  def __init__(self, message: str, samples: Sequence[Any]):
+    super().__init__(message)
+    self.samples = list(samples)
+
+
 def ModuleName(name: str) -> str:
   if name not in ORDER:
     raise ValueError(f'unknown phase {name!r}; expected one of {ORDER}')
@@ -130,6 +143,7 @@ def RunAll(
     on_samples: Callable[[str, list[Any]], None] | None = None,
     keep_going: bool = True,
     prepare: bool = False,
+    store: Any = None,
 ) -> list[Any]:
   """Runs phases in order and stamps the common metadata on their samples.
 
@@ -143,6 +157,10 @@ def RunAll(
       suite needs this: phases share the db nodes' data disks in the report's
       order (io measures the raw device, then tpcc formats it), so no phase
       may set the disks up before the phases ahead of it have run.
+    store: a resume.PhaseStore: each phase's samples are saved in it as the
+      phase ends, and a phase it holds is not run again: its samples are
+      returned (and handed to on_samples) unless an earlier attempt handed
+      them to PKB already.
 
   Returns:
     All samples.
@@ -151,7 +169,24 @@ def RunAll(
     PhaseError: after the remaining phases ran, if any phase failed.
   """
   collected, failures = [], []
+  finished = store.Finished() if store else {}
   for name in names:
+    if name in finished:
+      saved, handed = finished[name]
+      logging.info(
+          'cloud_report: phase %s finished in an earlier attempt of this run'
+          ' (%s); %s',
+          name,
+          store.path,
+          'its samples were handed to PKB then'
+          if handed
+          else f'its {len(saved)} samples are returned now',
+      )
+      if not handed:
+        collected.extend(saved)
+        if on_samples:
+          on_samples(name, saved)
+      continue
     try:
       if prepare:
         _RunOne(name, topology, 'Prepare')
@@ -161,9 +196,16 @@ def RunAll(
     except Exception as e:  # pylint: disable=broad-except
       logging.exception('cloud_report: phase %s failed', name)
       failures.append(f'{name}: {type(e).__name__}: {e}')
+      if isinstance(e, PhaseFailure) and e.samples:
+        kept = samples_lib.Stamp(e.samples, topology.run_metadata, name)
+        collected.extend(kept)
+        if on_samples:
+          on_samples(name, kept)
       if not keep_going:
         break
       continue
+    if store:
+      store.SaveFinished(name, phase_samples)
     collected.extend(phase_samples)
     if on_samples:
       on_samples(name, phase_samples)

@@ -17,7 +17,28 @@ ExitStatusTo is the one way a phase keeps a remote command's exit status
 when the command's output goes elsewhere: a background netperf stream, the
 object-storage worker, a logged TPC-C run. The status lands in a file that
 the phase reads afterwards.
+
+Bounded is the one way a phase bounds a long remote command on the VM
+itself. PKB's timeout of a (Robust)RemoteCommand ends the ssh session or its
+wait, not the remote process, which would go on holding the VMs' disks and
+CPUs; GNU timeout on the VM ends the command's whole process group, then
+KILLs it KILL_AFTER_S later. Its exit status is then one of TIMED_OUT.
 """
+
+# GNU timeout's exit status when it ended the command (124: after its
+# signal; 137: after the KILL that follows -k).
+TIMED_OUT = (124, 137)
+KILL_AFTER_S = 30
+# What a caller adds to a Bounded command's bound for PKB's own timeout, so
+# that the VM's bound ends the command first.
+SSH_MARGIN_S = KILL_AFTER_S + 120
+
+
+def Bounded(command: str, seconds: int) -> str:
+  """Returns `command` (a simple command) ended on the VM after seconds."""
+  if seconds < 1:
+    raise ValueError(f'a bound of {seconds} s')
+  return f'timeout -k {KILL_AFTER_S} {int(seconds)} {command}'
 
 
 def ExitStatusTo(command: str, status_path: str) -> str:

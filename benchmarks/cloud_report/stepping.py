@@ -43,10 +43,20 @@ judges each measurement with a PassRule and saves the history after every
 step, so a re-run with the same state resumes without repeating a step.
 
 A run that produced no result (the tool crashed, or printed nothing to
-parse) is no verdict on its level: judging it a failure would end a linear
-search early with a plausible-looking but wrong maximum. Search() keeps it
-as a step (it took the time) and runs the level again, up to a number of
-retries, then raises NoResultError; a resumed search retries the level too.
+parse) is no verdict on its level at first: judging it a failure at once
+would end a linear search early on a transient error. Search() keeps it as a
+step (it took the time) and runs the level again, up to a number of
+retries. A level still without a result after them is the overload edge's
+other face (a workload that dies at the edge, as CockroachDB's own
+tpccbench also treats it): the last try is marked given up and counts as a
+failure of that level, so the search ends there with the last passing level
+as its maximum and the cause in the step's reason. Result.end tells such an
+end apart from a latency failure. A resumed search whose saved steps gave up
+on the lowest level run (no level passed) tries that level again.
+
+A step that completed no transaction (0 tpmC, or every latency 0: the
+summary cockroach workload prints when nothing finished) fails under every
+rule: an empty latency distribution is no evidence of low latency.
 """
 
 import dataclasses
@@ -81,17 +91,6 @@ _UNITS = {'ms': ' ms', 'pct': '%', 's': ' s'}
 
 class StateError(Exception):
   """A saved stepping state cannot be used for this search."""
-
-
-class NoResultError(Exception):
-  """A level produced no result on its run and on every retry."""
-
-  def __init__(self, level: int, tries: int, error: str):
-    runs = 'run' if tries == 1 else f'{tries} runs'
-    super().__init__(f'no result at {level} after {runs}: {error}')
-    self.level = level
-    self.tries = tries
-    self.error = error
 
 
 @dataclasses.dataclass(frozen=True)
@@ -396,6 +395,12 @@ class Step:
   confirm: bool = False
   extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   probe: bool = False  # a short probe, not a full-length run
+  gave_up: bool = False  # the last try of a level without a result
+
+  @property
+  def verdict(self) -> bool:
+    """Whether the step judges its level: it has a result, or was given up."""
+    return not self.error or self.gave_up
 
   @property
   def kind(self) -> str:
@@ -421,7 +426,26 @@ class Step:
         confirm=bool(d.get('confirm', False)),
         extra=dict(d.get('extra', {})),
         probe=bool(d.get('probe', False)),
+        gave_up=bool(d.get('gave_up', False)) and bool(d.get('error')),
     )
+
+
+_LATENCY_KEYS = ('avg_ms', 'p50_ms', 'p90_ms', 'p95_ms', 'p99_ms', 'max_ms')
+
+
+def NoThroughput(metrics: Mapping[str, float]) -> str | None:
+  """Why a run delivered no throughput (None if it did; pure).
+
+  0 tpmC, or every latency measured 0 ms: the summary of a run that completed
+  no transaction. Either fails the step under every rule.
+  """
+  tpmc = metrics.get('tpmc')
+  if tpmc is not None and tpmc == 0:
+    return 'no throughput: tpmC 0 (no transaction completed)'
+  latencies = [metrics[k] for k in _LATENCY_KEYS if k in metrics]
+  if latencies and all(v == 0 for v in latencies):
+    return 'no throughput: every latency 0 ms (no transaction completed)'
+  return None
 
 
 def Judge(
@@ -430,10 +454,16 @@ def Judge(
     measurement: Measurement,
     confirm: bool = False,
     probe: bool = False,
+    gave_up: bool = False,
 ) -> Step:
   """Returns the verdict of one run under a rule."""
+  empty = None if measurement.error else NoThroughput(measurement.metrics)
   if measurement.error:
     passed, reason = False, f'no result: {measurement.error}'
+    if gave_up:
+      reason += ' (given up after its retries: the level fails)'
+  elif empty:
+    passed, reason = False, f'fail ({rule.name}): {empty}'
   else:
     passed, reason = rule.Judge(measurement.metrics)
   return Step(
@@ -445,10 +475,11 @@ def Judge(
       confirm=confirm,
       extra=dict(measurement.extra),
       probe=probe,
+      gave_up=gave_up and bool(measurement.error),
   )
 
 
-def Rejudge(rule: PassRule, step: Step) -> Step:
+def Rejudge(rule: PassRule, step: Step, gave_up: bool | None = None) -> Step:
   """Re-applies a (possibly different) rule to a saved step."""
   return Judge(
       rule,
@@ -456,7 +487,13 @@ def Rejudge(rule: PassRule, step: Step) -> Step:
       Measurement(step.metrics, step.error, step.extra),
       step.confirm,
       step.probe,
+      step.gave_up if gave_up is None else gave_up,
   )
+
+
+END_MAX_LEVEL = 'max_level'  # passed up to the grid's last level
+END_FAIL = 'fail'  # a level failed its pass rule
+END_NO_RESULT = 'no_result'  # a level gave no result after its retries
 
 
 @dataclasses.dataclass(frozen=True)
@@ -476,6 +513,30 @@ class Result:
   @property
   def probes_used(self) -> int:
     return sum(1 for s in self.steps if s.probe)
+
+  @property
+  def edge_step(self) -> Step | None:
+    """The latest step that judged the level above the maximum (a failure)."""
+    above = [s for s in self.steps if s.verdict and not s.passed]
+    if self.max_passing is not None:
+      above = [s for s in above if s.level > self.max_passing]
+    if not above:
+      return None
+    lowest = min(s.level for s in above)
+    return [s for s in above if s.level == lowest][-1]
+
+  @property
+  def end(self) -> str:
+    """Why the search ended: END_MAX_LEVEL, END_FAIL or END_NO_RESULT."""
+    edge = self.edge_step
+    if edge is None:
+      return END_MAX_LEVEL
+    return END_NO_RESULT if edge.gave_up else END_FAIL
+
+  @property
+  def failed_without_result(self) -> bool:
+    """No level passed and the lowest gave no result: the phase fails."""
+    return self.max_passing is None and self.end == END_NO_RESULT
 
   @property
   def step_at_max(self) -> Step | None:
@@ -554,8 +615,23 @@ class StateStore:
 
 
 def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool, bool]]:
-  """The (level, passed, probe) history of the steps with a result."""
-  return [(s.level, s.passed, s.probe) for s in steps if not s.error]
+  """The (level, passed, probe) history of the steps that judge a level."""
+  return [(s.level, s.passed, s.probe) for s in steps if s.verdict]
+
+
+def _Resumable(plan: Plan, steps: list[Step]) -> list[Step]:
+  """Saved steps, with a no-result give-up at the bottom made retryable.
+
+  A saved search that ended because its lowest level run gave no result
+  (no level passed) failed the phase; a resume tries that level again.
+  """
+  decision = Next(plan, Verdicts(steps))
+  if decision.next_level is not None or decision.max_passing is not None:
+    return steps
+  if not any(s.gave_up for s in steps):
+    return steps
+  return [dataclasses.replace(s, gave_up=False) if s.gave_up else s
+          for s in steps]  # fmt: skip
 
 
 def Search(
@@ -577,22 +653,22 @@ def Search(
     store: where the history is kept; None keeps it in memory only.
     on_step: called with (iteration, step) after each new step is saved.
     no_result_retries: how many times a level that produced no result is run
-      again (in this call) before NoResultError.
+      again (in this call) before it is given up as failed.
     probe_measure: like measure, for a short probe; required by the probe
       strategy.
 
   Returns:
-    The Result. Its steps include the runs without a result.
-
-  Raises:
-    NoResultError: a level produced no result no_result_retries + 1 times in
-      a row; every step so far is saved in the store.
+    The Result. Its steps include the runs without a result; a level that
+    produced none no_result_retries + 1 times in a row is given up (its last
+    step's gave_up) and counts as failed, so the search ends there as at any
+    failure (Result.end says which kind).
   """
   if no_result_retries < 0:
     raise ValueError(f'no_result_retries {no_result_retries} is negative')
   if plan.strategy == PROBE and probe_measure is None:
     raise ValueError(f'the {PROBE} strategy needs a probe_measure callback')
   steps = [Rejudge(rule, s) for s in (store.Load() if store else [])]
+  steps = _Resumable(plan, steps)
   resumed = len(steps)
   tries = 0
   while True:
@@ -609,11 +685,12 @@ def Search(
         decision.confirm,
         decision.probe,
     )
+    tries = tries + 1 if step.error else 0
+    if tries > no_result_retries:
+      step = Rejudge(rule, step, gave_up=True)
+      tries = 0
     steps.append(step)
     if store:
       store.Save(steps)
     if on_step:
       on_step(iteration, step)
-    tries = tries + 1 if step.error else 0
-    if tries > no_result_retries:
-      raise NoResultError(step.level, tries, step.error)

@@ -30,7 +30,9 @@ Each job is its own fio invocation of the same job file (--section=JOB)
 rather than one invocation of all stonewalled sections. Stonewall already
 runs the sections one at a time with nothing shared between them, so fio
 does the same I/O either way; separate invocations add a per-job timeout
-(the fill job's is unbounded, the timed jobs' are runtime + ramp + margin),
+(the fill job's the disk size at an expected rate plus a margin,
+estimates.Bound; the timed jobs' runtime + ramp + margin, each enforced on
+the VM by `timeout`),
 keep the fill job's output out of the reported results by construction, and
 let a failed job name itself instead of losing the whole run's JSON.
 fio runs through RobustRemoteCommand (the fill can take hours on 2,500 GB)
@@ -52,6 +54,8 @@ import jinja2
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import estimates
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
@@ -66,7 +70,7 @@ JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'
 REMOTE_JOB_FILE = 'cloud_report_2021.fio'
 OS_FIO = 'fio'
 PKB_FIO = '/opt/pkb/fio/fio'  # perfkitbenchmarker.linux_packages.fio.FIO_PATH
-_MAY_BE_ZERO = ('ramp_time_s', 'timeout_margin_s')
+_MAY_BE_ZERO = ('ramp_time_s', 'timeout_margin_s', 'fill_timeout_s')
 _SIZE_RE = re.compile(r'^\d+[kKmMgGtT]?[iI]?[bB]?$')
 
 
@@ -103,6 +107,7 @@ class Params:
   mount_point: str | None = None
   install: str = 'pkb'
   timeout_margin_s: int = 600
+  fill_timeout_s: int = 0  # 0: the expected fill time's bound
   fs_type: str = 'ext4'  # PKB's --disk_fs_type
   fs_block_size: int | None = None  # PKB's --disk_block_size
 
@@ -177,7 +182,12 @@ _HELP = {
     ),
     'timeout_margin_s': (
         'Seconds a timed fio job may take beyond runtime +'
-        ' ramp before it is abandoned.'
+        ' ramp before it is ended on the VM.'
+    ),
+    'fill_timeout_s': (
+        'Seconds the fill may take before it is ended on the VM; 0: the'
+        ' disk size at the expected fill rate plus a margin (at most an hour'
+        ' past the expected time).'
     ),
 }
 _DEFAULTS = Params()
@@ -288,15 +298,33 @@ def OutputFile(job: str) -> str:
   return f'cloud_report_fio_{job}.json'
 
 
-def FioCommand(fio: str, target: str, job_file: str, job: str) -> str:
+def FioCommand(
+    fio: str, target: str, job_file: str, job: str, timeout_s: int
+) -> str:
   """Runs one job; its JSON stays in OutputFile(job) and is also the
-  command's stdout (no second round trip to read it)."""
+  command's stdout (no second round trip to read it).
+
+  fio (with its job processes) is ended on the VM after timeout_s
+  (remote.Bounded); a timeout of the ssh session alone would leave fio
+  writing to the disk.
+  """
   q, out = shlex.quote, shlex.quote(OutputFile(job))
-  return (
-      f'sudo rm -f {out} && sudo {fio} --output-format=json --output={out}'
+  fio_command = (
+      f'{fio} --output-format=json --output={out}'
       f' --filename={q(target)} --section={q(job)} {q(job_file)}'
+  )
+  return (
+      f'sudo rm -f {out} && sudo {remote.Bounded(fio_command, timeout_s)}'
       f' && cat {out}'
   )
+
+
+def FillTimeout(params: Params, disk_bytes: int) -> int:
+  """Seconds the fill job may take: --..._fill_timeout_s, else the bound
+  of writing the whole disk at the expected rate (estimates.Bound)."""
+  if params.fill_timeout_s:
+    return params.fill_timeout_s
+  return estimates.Bound(estimates.FillSeconds(disk_bytes / 1e9))
 
 
 def MkfsCommand(device: str, fs_type: str, block_size: int | None) -> str:
@@ -395,20 +423,32 @@ def FioFailure(job: str, where: str, message: str) -> str:
   return f'fio job {job} on {where} failed{status}: {detail or "no stderr"}'
 
 
-def _RunJob(vm, params, fio, target, job) -> fio_parser.Result:
+def _RunJob(vm, params, fio, target, job, disk_bytes) -> fio_parser.Result:
   """Runs one fio job of the rendered job file; returns its parsed result."""
-  timeout = None  # the fill job writes the whole disk, however long it takes
-  if job != FILL_JOB:
+  if job == FILL_JOB:
+    timeout = FillTimeout(params, disk_bytes)
+    logging.info(
+        'io phase: filling %s:%s (%.0f GB), for at most %d s', vm.name,
+        target, disk_bytes / 1e9, timeout,
+    )  # fmt: skip
+  else:
     timeout = params.runtime_s + params.ramp_time_s + params.timeout_margin_s
-  logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
+    logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
   try:
     stdout, _ = vm.RobustRemoteCommand(
-        FioCommand(fio, target, REMOTE_JOB_FILE, job), timeout=timeout
+        FioCommand(fio, target, REMOTE_JOB_FILE, job, timeout),
+        timeout=timeout + remote.SSH_MARGIN_S,
     )
   except errors.VirtualMachine.RemoteCommandError as e:
-    raise errors.Benchmarks.RunError(
-        FioFailure(job, f'{vm.name}:{target}', str(e))
-    ) from e
+    message = FioFailure(job, f'{vm.name}:{target}', str(e))
+    m = _RETURN_CODE.search(str(e))
+    if m and int(m.group(1)) in remote.TIMED_OUT:
+      message += (
+          f'; it did not end within {timeout} s and was ended on the VM'
+          + (' (--cloud_report_fio_fill_timeout_s)' if job == FILL_JOB
+             else ' (runtime + ramp + --cloud_report_fio_timeout_margin_s)')
+      )  # fmt: skip
+    raise errors.Benchmarks.RunError(message) from e
   return fio_parser.Parse(stdout)
 
 
@@ -440,10 +480,10 @@ def RunJobs(vm, params: Params, target: str, fio: str) -> list:
       'fio_binary': fio,
   }
   if params.fill:
-    _RunJob(vm, params, fio, target, FILL_JOB)  # checked, never reported
+    _RunJob(vm, params, fio, target, FILL_JOB, disk_bytes)  # never reported
   samples = []
   for job in (j for j in REPORTED_JOBS if j in params.jobs):
-    result = _RunJob(vm, params, fio, target, job)
+    result = _RunJob(vm, params, fio, target, job, disk_bytes)
     samples.extend(io_samples.FromResult(result, metadata))
   return samples
 

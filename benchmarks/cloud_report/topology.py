@@ -168,12 +168,47 @@ def PreparePhase(spec, phase: str) -> None:
   phases.Load(phase).Prepare(FromSpec(spec, with_metadata=False))
 
 
+_RUN_ERROR = 'cloud_report_run_error'
+
+
+def KeepRunError(spec, message: str) -> None:
+  """Records a failure of the run stage whose samples Run still returns.
+
+  PKB keeps no sample of a Run that raises, so a Run that measured something
+  before failing returns those samples and records the failure here;
+  RaiseRunError (in Cleanup) fails the benchmark with it.
+  """
+  setattr(spec, _RUN_ERROR, message)
+
+
+def RaiseRunError(spec, cleanup_error: Exception | None = None) -> None:
+  """Raises the recorded run failure (with a cleanup failure, if any)."""
+  run_error = getattr(spec, _RUN_ERROR, None)
+  if not isinstance(run_error, str):  # none recorded
+    run_error = None
+  if cleanup_error is not None:
+    if run_error:
+      raise phases.PhaseError(f'{run_error}; {cleanup_error}') from (
+          cleanup_error
+      )
+    raise cleanup_error
+  if run_error:
+    raise phases.PhaseError(run_error)
+
+
 def RunPhase(spec, phase: str) -> list:
   topology = FromSpec(spec)
-  return samples_lib.Stamp(
-      phases.Load(phase).Run(topology), topology.run_metadata, phase
-  )
+  try:
+    out = phases.Load(phase).Run(topology)
+  except phases.PhaseFailure as e:
+    KeepRunError(spec, f'{phase}: {e}')
+    out = e.samples
+  return samples_lib.Stamp(out, topology.run_metadata, phase)
 
 
 def CleanupPhase(spec, phase: str) -> None:
-  phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))
+  try:
+    phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))
+  except Exception as e:  # pylint: disable=broad-except
+    RaiseRunError(spec, e)
+  RaiseRunError(spec)

@@ -27,26 +27,26 @@ Each step's verdict is saved (JSON, written atomically) in PKB's run
 directory before the next step starts: after a crash, `pkb.py
 --run_uri=<same> --run_stage=run` resumes the search without re-running a
 recorded step, and still reports every step's samples. The file is named
-after the run_uri and the configuration (ConfigKey: a digest of the
+after the run_uri and the configuration (resume.ConfigKey: a digest of the
 benchmark, its config flags and vm_groups), because every configuration of a
 flag matrix shares one run_uri and one run directory, in series or in
 parallel (--run_processes), and each must resume its own search.
 """
 
 import dataclasses
-import hashlib
-import json
 import logging
 import math
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from absl import flags
-from perfkitbenchmarker import context
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
+from pkb_cloud_report.benchmarks.cloud_report import estimates
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
@@ -179,20 +179,30 @@ _GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
     True,
     "Run go-tpc prepare's consistency checks after loading.",
 )
+AUTO = 'auto'
 _LOAD_TIMEOUT = flags.DEFINE_string(
     'cloud_report_tpcc_load_timeout',
-    '48h',
-    'Give up loading the warehouses after this long (e.g. 10m). go-tpc'
-    ' prepare can hang rather than exit when the database fails under it,'
-    ' e.g. on a full disk.',
+    AUTO,
+    'Give up loading the warehouses after this long (e.g. 90m), ending the'
+    ' load on the client. auto: the expected import time of the warehouses'
+    ' on the db nodes plus a margin (at most an hour past it). An import'
+    ' can hang rather than exit when the database fails under it, e.g. on'
+    ' a full disk.',
+)
+_STEP_TIMEOUT = flags.DEFINE_string(
+    'cloud_report_tpcc_step_timeout',
+    AUTO,
+    'End a step that has not finished after this long (e.g. 45m) on the'
+    ' client; the step then gave no result. auto: ramp + duration plus a'
+    ' margin (at most an hour past them).',
 )
 _STEP_RETRIES = flags.DEFINE_integer(
     'cloud_report_tpcc_step_retries',
     1,
     'Run a step that produced no result (the tool crashed, or printed'
-    ' nothing to parse) again this many times before the phase fails. Such'
-    ' a step is no verdict: judging it a failure would end the search early'
-    ' at a wrong maximum.',
+    ' nothing to parse) again this many times before the level counts as'
+    ' failed: the search ends there, its maximum the last passing level'
+    ' (the phase fails, its samples kept, when no level passed).',
     lower_bound=0,
 )
 _GOTPC_INTERVAL = flags.DEFINE_string(
@@ -202,8 +212,10 @@ _GOTPC_INTERVAL = flags.DEFINE_string(
 )
 
 
-def _Duration(name, positive=True):
+def _Duration(name, positive=True, auto=False):
   def Check(value) -> bool:
+    if auto and value == AUTO:
+      return True
     try:
       seconds = engines.DurationSeconds(value)
     except ValueError as e:
@@ -295,10 +307,14 @@ def _CheckGrid(values) -> bool:
 for _name in (
     'cloud_report_tpcc_duration',
     'cloud_report_tpcc_probe_duration',
-    'cloud_report_tpcc_load_timeout',
     'cloud_report_tpcc_gotpc_interval',
 ):
   flags.register_validator(_name, _Duration(_name))
+for _name in (
+    'cloud_report_tpcc_load_timeout',
+    'cloud_report_tpcc_step_timeout',
+):
+  flags.register_validator(_name, _Duration(_name, auto=True))
 flags.register_validator(
     'cloud_report_tpcc_ramp',
     _Duration('cloud_report_tpcc_ramp', positive=False),
@@ -343,7 +359,8 @@ class Params:
   gotpc_load_threads: int = 4
   gotpc_load_check: bool = True
   gotpc_interval: str = '10s'
-  load_timeout: str = '48h'
+  load_timeout: str = AUTO
+  step_timeout: str = AUTO
   step_retries: int = 1
 
   @classmethod
@@ -372,12 +389,24 @@ class Params:
         gotpc_load_check=_GOTPC_LOAD_CHECK.value,
         gotpc_interval=_GOTPC_INTERVAL.value,
         load_timeout=_LOAD_TIMEOUT.value,
+        step_timeout=_STEP_TIMEOUT.value,
         step_retries=_STEP_RETRIES.value,
     )
 
-  @property
-  def load_timeout_s(self) -> int:
-    return engines.DurationSeconds(self.load_timeout)
+  def LoadTimeout(self, nodes: int) -> int:
+    """Seconds the warehouses' load may take on `nodes` database nodes."""
+    if self.load_timeout != AUTO:
+      return engines.DurationSeconds(self.load_timeout)
+    return estimates.Bound(estimates.ImportSeconds(self.max_warehouses, nodes))
+
+  def StepTimeout(self, overrun: float = 1.0) -> int:
+    """Seconds one step may take; overrun: the tool's duration multiplier
+    (go-tpc with --wait runs past its --time)."""
+    if self.step_timeout != AUTO:
+      return engines.DurationSeconds(self.step_timeout)
+    return estimates.Bound(
+        estimates.StepSeconds(self.ramp_s, self.duration_s * overrun)
+    )
 
   @property
   def duration_s(self) -> int:
@@ -416,76 +445,6 @@ def Fingerprint(params: Params, engine) -> dict:
       }
       | probe
       | engine.Fingerprint()
-  )
-
-
-def ConfigKey(
-    benchmark: str,
-    config_flags: Mapping[str, Any],
-    vm_groups: Sequence[Mapping[str, Any]],
-) -> str:
-  """Names one configuration of a run: 12 hex digits (pure).
-
-  Args:
-    benchmark: the benchmark's name.
-    config_flags: the configuration's flags (its flag matrix entry and the
-      config file's flags); run_uri is left out, as PKB rewrites it for
-      parallel runs.
-    vm_groups: what each vm_group provisions (see _VmGroups).
-  """
-  identity = {
-      'benchmark': benchmark,
-      'flags': {k: v for k, v in config_flags.items() if k != 'run_uri'},
-      'vm_groups': list(vm_groups),
-  }
-  text = json.dumps(identity, sort_keys=True, default=str)
-  return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _VmGroups(config) -> list[dict[str, Any]]:
-  """The vm_groups of a benchmark config, as plain data for its key."""
-  out = []
-  for name, group in sorted((getattr(config, 'vm_groups', None) or {}).items()):
-    vm_spec = getattr(group, 'vm_spec', None)
-    disk_spec = getattr(group, 'disk_spec', None)
-    out.append({
-        'name': name,
-        'cloud': getattr(group, 'cloud', None),
-        'vm_count': getattr(group, 'vm_count', None),
-        'machine_type': getattr(vm_spec, 'machine_type', None),
-        'zone': getattr(vm_spec, 'zone', None),
-        'disk_type': getattr(disk_spec, 'disk_type', None),
-        'disk_size': getattr(disk_spec, 'disk_size', None),
-        'provisioned_iops': getattr(disk_spec, 'provisioned_iops', None),
-    })
-  return out
-
-
-def _Spec():
-  """The benchmark spec of this thread's PKB run (None outside PKB's run)."""
-  spec = context.GetThreadBenchmarkSpec()
-  if spec is None or not isinstance(getattr(spec.config, 'flags', None), dict):
-    return None
-  return spec
-
-
-def RunKey() -> tuple[str, str]:
-  """Returns (the pkb.py run's run_uri, this configuration's ConfigKey).
-
-  With --run_processes > 1, PKB gives each configuration the run's run_uri
-  followed by its sequence number; that suffix is removed, so a resume with
-  another --run_processes finds the same state.
-  """
-  run_uri = flags.FLAGS.run_uri or 'no-run-uri'
-  spec = _Spec()
-  if spec is None:
-    return run_uri, ConfigKey('', {}, [])
-  suffix = str(getattr(spec, 'sequence_number', ''))
-  rewritten = spec.config.flags.get('run_uri')
-  if suffix and rewritten == run_uri and run_uri.endswith(suffix):
-    run_uri = run_uri[: -len(suffix)]
-  return run_uri, ConfigKey(
-      spec.name, spec.config.flags, _VmGroups(spec.config)
   )
 
 
@@ -530,6 +489,7 @@ def Search(params: Params, engine, topology, store=None) -> stepping.Result:
           warehouses,
           run_params.duration_s,
           run_engine.StepExtra(warehouses),
+          bound_s=run_engine.StepTimeout(),
       )
 
     return Measure
@@ -594,30 +554,36 @@ def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
   params = Params.FromFlags()
   engine = engines.Select(params.engine, params, topology)
-  run_uri, config_key = RunKey()
+  run_uri, config_key = resume.RunKey()
   store = stepping.StateStore(
       StatePath(params, run_uri, config_key),
       run_uri,
       Fingerprint(params, engine),
   )
   logging.info('tpcc: stepping state %s', store.path)
-  try:
-    result = Search(params, engine, topology, store)
-  except stepping.NoResultError as e:
-    raise errors.Benchmarks.RunError(
-        f'tpcc: {e.error}: no result at {e.level} active warehouses in'
-        f' {e.tries} run(s) (--cloud_report_tpcc_step_retries='
-        f'{params.step_retries}). The steps so far are saved in'
-        f' {store.path}; fix the cause and re-run with --run_uri='
-        f'{run_uri} --run_stage=run,cleanup,teardown to resume.'
-    ) from e
+  result = Search(params, engine, topology, store)
+  edge = result.edge_step
   logging.info(
-      'tpcc: max passing warehouses %s after %d steps (%d resumed)',
+      'tpcc: max passing warehouses %s after %d steps (%d resumed); the'
+      ' search ended: %s%s',
       result.max_passing,
       result.steps_used,
       result.resumed_steps,
+      result.end,
+      f' at {edge.level}: {edge.reason}' if edge else '',
   )
-  return ToSamples(params, engine, result, engine.SampleMetadata(topology))
+  samples = ToSamples(params, engine, result, engine.SampleMetadata(topology))
+  if result.failed_without_result:
+    raise phases.PhaseFailure(
+        f'tpcc: {edge.reason} at {edge.level} active warehouses, the lowest'
+        f' level run, after {params.step_retries + 1} run(s)'
+        f' (--cloud_report_tpcc_step_retries={params.step_retries}); the'
+        f' {len(samples)} samples of its steps are kept. The steps are saved'
+        f' in {store.path}; fix the cause and re-run with --run_uri={run_uri}'
+        ' --run_stage=run,cleanup,teardown to try that level again.',
+        samples,
+    )
+  return samples
 
 
 def CheckPrerequisites(benchmark_config) -> list[str]:

@@ -47,6 +47,7 @@ from typing import Any, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
@@ -72,6 +73,9 @@ _NEWEST_PG_BIN = (
     'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1'
 )
 MIN_ELAPSED_FRACTION = 0.9  # a run shorter than this was cut short
+# go-tpc --wait runs past --time (keying and think times), up to about this
+# many times it.
+GOTPC_WAIT_OVERRUN = 3.0
 WAREHOUSE_TOLERANCE = 0.02  # efficiency's implied warehouses vs requested
 OUTPUT_TAIL_LINES = 150
 _EXIT = re.compile(r'^cloud_report_tpcc_exit_status=(\d+)$', re.M)
@@ -101,6 +105,7 @@ def ToMeasurement(
     warehouses: int,
     duration_s: float,
     extra: Mapping[str, Any] | None = None,
+    bound_s: int | None = None,
 ) -> stepping.Measurement:
   """Judges a step's raw output as a measurement (pure).
 
@@ -108,9 +113,19 @@ def ToMeasurement(
   output line when it exited non-zero), that exited non-zero, that ended before
   90 % of its duration, or whose efficiency was computed over another
   warehouse count has an error: it is no verdict, and the search runs the
-  level again (--cloud_report_tpcc_step_retries) before the phase fails.
+  level again (--cloud_report_tpcc_step_retries) before it counts as
+  failed. So has a run that bound_s ended (remote.TIMED_OUT).
   """
   extra = dict(extra or {})
+  if bound_s is not None and exit_status in remote.TIMED_OUT:
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    last = f'; its last output line: {lines[-1][:300]}' if lines else ''
+    return stepping.Measurement(
+        {},
+        f'the step did not end within {bound_s} s and was ended on the'
+        f' client (--cloud_report_tpcc_step_timeout){last}',
+        extra,
+    )
   try:
     result = tpcc_parser.Parse(output)
   except ParseError as e:
@@ -137,14 +152,17 @@ def ToMeasurement(
   return stepping.Measurement(result.Metrics(), error, extra)
 
 
-def _RunLogged(vm, command: str, log_path: str, timeout: float, prelude=None):
+def _RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
   """Runs command on vm, its output to log_path; returns (tail, status).
 
-  A prelude (e.g. raising the open-file limit) runs first in the same
-  shell, its output in the same log; when it fails, command does not run.
+  The command (a simple command) is ended on the VM after bound_s
+  (remote.Bounded: its status is then one of remote.TIMED_OUT). A prelude
+  (e.g. raising the open-file limit) runs first in the same shell, its
+  output in the same log; when it fails, command does not run.
   """
   log = shlex.quote(log_path)
   status = shlex.quote(log_path + '.status')
+  command = remote.Bounded(command, bound_s)
   run = f'{command} > {log} 2>&1'
   if prelude:
     run = f'{{ {prelude}; }} > {log} 2>&1 && {command} >> {log} 2>&1'
@@ -154,7 +172,9 @@ def _RunLogged(vm, command: str, log_path: str, timeout: float, prelude=None):
       f' tail -n {OUTPUT_TAIL_LINES} {log};'
       f' echo cloud_report_tpcc_exit_status=$(cat {status})'
   )
-  out, _ = vm.RobustRemoteCommand(wrapped, timeout=timeout)
+  out, _ = vm.RobustRemoteCommand(
+      wrapped, timeout=bound_s + remote.SSH_MARGIN_S
+  )
   matches = _EXIT.findall(out)
   if not matches:
     raise errors.VirtualMachine.RemoteCommandError(
@@ -254,7 +274,13 @@ class CockroachEngine:
     }
 
   def Prepare(self, topology) -> None:
-    """Installs CockroachDB, starts the cluster and imports the fixtures."""
+    """Installs CockroachDB, starts the cluster and imports the fixtures.
+
+    Idempotent, so a resumed run can prepare again: an install that is
+    there is kept, running nodes are kept (stopped ones restart on their
+    stores), and when the database already holds the warehouses (counted in
+    it) nothing is imported; a partial load is dropped and imported again.
+    """
     client = topology.RequireClient(PHASE)
     vms = list(topology.db_vms)
     # Directly, not vm.Install: that does nothing where install_packages is
@@ -268,6 +294,29 @@ class CockroachEngine:
         self.params.cockroach_max_sql_memory,
     )
     first_ip = vms[0].internal_ip
+    wanted = self.params.max_warehouses
+    loaded = cockroachdb.LoadedWarehouses(client, first_ip, DATABASE)
+    if loaded is not None and loaded >= wanted:
+      logging.info(
+          'tpcc: the cluster already holds %d warehouses (%d wanted); no'
+          ' import',
+          loaded,
+          wanted,
+      )
+      return
+    if loaded is not None:
+      logging.warning(
+          'tpcc: the cluster holds %d of %d warehouses (an interrupted'
+          ' load?); dropping database %s and importing again',
+          loaded,
+          wanted,
+          DATABASE,
+      )
+      client.RemoteCommand(
+          cockroachdb.SqlCommand(
+              first_ip, f'DROP DATABASE IF EXISTS {DATABASE} CASCADE'
+          )
+      )
     if self.params.cockroach_import_settings:
       for statement in COCKROACH_IMPORT_SETTINGS:
         _, stderr, code = client.RemoteCommandWithReturnCode(
@@ -275,13 +324,22 @@ class CockroachEngine:
         )
         if code:
           logging.warning('tpcc: %s failed: %s', statement, stderr.strip())
-    command = ImportCommand(self.params.max_warehouses, first_ip)
+    bound = self.params.LoadTimeout(len(vms))
+    logging.info(
+        'tpcc: importing %d warehouses, for at most %d s', wanted, bound
+    )
     tail, status = _RunLogged(
         client,
-        command,
+        ImportCommand(wanted, first_ip),
         f'{WORK_DIR}/import.txt',
-        timeout=self.params.load_timeout_s,
+        bound,
     )
+    if status in remote.TIMED_OUT:
+      raise errors.Benchmarks.RunError(
+          f'cockroach fixtures import did not finish in {bound} s and was'
+          ' ended (--cloud_report_tpcc_load_timeout); is a node down or its'
+          f' disk full? Output tail: {tail[-1500:]}'
+      )
     if status:
       raise errors.Benchmarks.RunError(
           f'cockroach fixtures import exited {status}: {tail[-2000:]}'
@@ -304,7 +362,7 @@ class CockroachEngine:
         urls,
     )
     log = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh.txt'
-    timeout = self.params.duration_s + self.params.ramp_s + 1800
+    timeout = self.StepTimeout()
     prelude = cockroachdb.RaiseOpenFilesCommand(
         cockroachdb.WorkloadOpenFiles(warehouses),
         f'cockroach workload run tpcc at {warehouses} active warehouses',
@@ -316,6 +374,10 @@ class CockroachEngine:
       )
       raise errors.Benchmarks.RunError(f'tpcc: {client.name}: {line}')
     return tail, status
+
+  def StepTimeout(self) -> int:
+    """Seconds a step may take before it is ended on the client."""
+    return self.params.StepTimeout()
 
   def StepExtra(self, warehouses: int) -> dict[str, Any]:
     del warehouses
@@ -431,6 +493,17 @@ class PostgresEngine:
         f'max_connections={max_threads + 20}',
         f'shared_buffers={mem_kb // 4}kB',
     ] + list(self.params.postgres_options)
+    wanted = self.params.max_warehouses
+    out, _ = db.RemoteCommand(ctl.ResumeCommand(settings, DATABASE))
+    loaded = _LastCount(out)
+    if loaded is not None and loaded >= wanted:
+      logging.info(
+          'tpcc: %s already holds %d warehouses (%d wanted); no load',
+          ctl.data_dir,
+          loaded,
+          wanted,
+      )
+      return
     db.RemoteCommand(
         ' && '.join(ctl.SetUpCommands(client.internal_ip, settings))
     )
@@ -445,16 +518,11 @@ class PostgresEngine:
         self.params.gotpc_load_threads,
         check=self.params.gotpc_load_check,
     )
-    limit = self.params.load_timeout_s
-    tail, status = _RunLogged(
-        client,
-        f'timeout -k 30 {limit} {load}',
-        f'{WORK_DIR}/prepare.txt',
-        timeout=limit + 120,
-    )
-    if status == 124:
+    limit = self.params.LoadTimeout(1)
+    tail, status = _RunLogged(client, load, f'{WORK_DIR}/prepare.txt', limit)
+    if status in remote.TIMED_OUT:
       raise errors.Benchmarks.RunError(
-          f'go-tpc prepare did not finish in {self.params.load_timeout}'
+          f'go-tpc prepare did not finish in {limit} s and was ended'
           ' (--cloud_report_tpcc_load_timeout); is the database disk full or'
           f' the server down? Output tail: {tail[-1500:]}'
       )
@@ -487,17 +555,24 @@ class PostgresEngine:
           client,
           self._Command(topology, warehouses, self.params.ramp),
           f'{prefix}-ramp.txt',
-          timeout=self.params.ramp_s * 4 + 600,
+          estimates.Bound(self.params.ramp_s * self._Overrun()),
       )
       if status:
         logging.warning('tpcc: go-tpc ramp run exited %d: %s', status, tail)
-    timeout = self.params.duration_s * 4 + 600  # --wait overruns --time
     return _RunLogged(
         client,
         self._Command(topology, warehouses, self.params.duration),
         f'{prefix}.txt',
-        timeout,
+        self.StepTimeout(),
     )
+
+  def _Overrun(self) -> float:
+    # With --wait, keying and think times make go-tpc run past its --time.
+    return GOTPC_WAIT_OVERRUN if self.params.gotpc_wait else 1.0
+
+  def StepTimeout(self) -> int:
+    """Seconds the measured run of a step may take before it is ended."""
+    return self.params.StepTimeout(self._Overrun())
 
   def StepExtra(self, warehouses: int) -> dict[str, Any]:
     return {'threads': self.Threads(warehouses)}
@@ -531,6 +606,30 @@ class PostgresCommands:
   def _As(self, command: str) -> str:
     return f'sudo -u {PG_USER} {command}'
 
+  def _StartCommand(self, settings) -> str:
+    d = shlex.quote(self.data_dir)
+    options = ' '.join(f'-c {s}' for s in settings)
+    server_options = shlex.quote(f'-p {self.port} -k {self.data_dir} {options}')
+    return self._As(
+        f'{self.bin_dir}/pg_ctl -D {d} -l {d}/server.log -w -t 300'
+        f' -o {server_options} start'
+    )
+
+  def ResumeCommand(self, settings, database: str) -> str:
+    """Prints the warehouses a server of ours already holds (nothing when
+    there is none), starting it first where it is stopped."""
+    d = shlex.quote(self.data_dir)
+    count = self._As(
+        f'{self.bin_dir}/psql -h {d} -p {self.port} -d {database} -tAc'
+        ' "SELECT count(*) FROM warehouse"'
+    )
+    running = self._As(f'{self.bin_dir}/pg_ctl -D {d} status >/dev/null')
+    return (
+        f'if sudo test -f {d}/PG_VERSION; then'
+        f' {{ {running} || {self._StartCommand(settings)} >/dev/null; }}'
+        f' && {count} 2>/dev/null; fi; true'
+    )
+
   def StopCommand(self) -> str:
     d = shlex.quote(self.data_dir)
     return (
@@ -547,8 +646,6 @@ class PostgresCommands:
         f'host all {PG_USER} 127.0.0.1/32 trust',
         f'host all {PG_USER} {client_ip}/32 trust',
     ])
-    options = ' '.join(f'-c {s}' for s in settings)
-    server_options = shlex.quote(f'-p {self.port} -k {self.data_dir} {options}')
     return [
         self.StopCommand(),
         (
@@ -560,10 +657,7 @@ class PostgresCommands:
             ' --auth-host=reject >/dev/null'
         ),
         f"printf '{hba}\\n' | {self._As(f'tee {d}/pg_hba.conf')} >/dev/null",
-        self._As(
-            f'{self.bin_dir}/pg_ctl -D {d} -l {d}/server.log -w -t 300'
-            f' -o {server_options} start'
-        ),
+        self._StartCommand(settings),
         self._As(
             f'{self.bin_dir}/psql -h {d} -p {self.port} -d postgres -v'
             f' ON_ERROR_STOP=1 -c "CREATE DATABASE {DATABASE}"'
@@ -572,6 +666,14 @@ class PostgresCommands:
 
   def TearDownCommands(self) -> list[str]:
     return [self.StopCommand(), f'sudo rm -rf {shlex.quote(self.data_dir)}']
+
+
+def _LastCount(output: str) -> int | None:
+  """The count a query printed last (None when it printed none; pure)."""
+  lines = [l.strip() for l in output.splitlines() if l.strip()]
+  if lines and lines[-1].isdigit():
+    return int(lines[-1])
+  return None
 
 
 def Select(name: str, params, topology):

@@ -150,3 +150,26 @@ def NsPid(pid: int) -> int | None:
   except OSError:
     pass
   return None
+
+
+def MachineCpuTicks(path: str = '/proc/stat') -> dict[str, int]:
+  """The machine's CPU time so far, all CPUs, in clock ticks (USER_HZ).
+
+  Keys: busy (user + nice + system, what processes' utime and stime add up
+  to), irq (irq + softirq), steal (taken by the hypervisor), idle (idle +
+  iowait).
+
+  Raises:
+    ValueError: the file has no aggregate `cpu` line.
+  """
+  with open(path) as f:
+    for line in f:
+      if line.startswith('cpu '):
+        t = [int(v) for v in line.split()[1:]] + [0] * 10
+        return {
+            'busy': t[0] + t[1] + t[2],
+            'idle': t[3] + t[4],
+            'irq': t[5] + t[6],
+            'steal': t[7],
+        }
+  raise ValueError(f'{path}: no aggregate cpu line')

@@ -51,7 +51,19 @@ a test installs it through the package's own path (data search path plus
       or below the capacity (cockroach-double.json beside the binary) the
       passing 3,500-warehouse capture scaled by 1 + 0.5 r^2 (r = N /
       capacity); above it the failing 4,000-warehouse capture scaled by r^2,
-      with throughput saturated.
+      with throughput saturated. Above the capacity it can instead fail as
+      the real binary does at the overload edge (`edge_failure` in the
+      config): `die` prints `Initializing N connections...`, then `Error:
+      read tcp ...: connection reset by peer` and exits 1 with no summary;
+      `zero` runs its time and prints the all-zero summary of a run that
+      completed nothing, exit 0; `hang` never ends (until it is killed).
+      The shapes are real captured outputs (tests/data/tpcc/PROVENANCE.md).
+  workload fixtures import tpcc --warehouses=N URL
+      Fails, as the real import does, when the tables exist already.
+  sql --insecure --host=IP:PORT [--format=F] -e STATEMENT
+      `SELECT count(*) FROM tpcc.warehouse` prints the imported count (an
+      error that the relation does not exist before an import); `DROP
+      DATABASE ... tpcc ...` removes the imported tables.
 """
 
 import argparse
@@ -85,6 +97,16 @@ RECOMMENDED_OPEN_FILES = 10000 + 5000
 CONNS_PER_WAREHOUSE = 2  # cockroach's tpcc workload with waits
 TPMC_PER_WAREHOUSE = 12.86
 STATE_FILE = 'double-state.json'
+# What a run above the capacity does (the config's edge_failure).
+EDGE_NONE = 'none'  # the failing capture's summary, rescaled
+EDGE_DIE = 'die'  # connection reset by peer, exit 1, no summary
+EDGE_ZERO = 'zero'  # the all-zero summary of a run that completed nothing
+EDGE_HANG = 'hang'  # never ends
+EDGE_FAILURES = (EDGE_NONE, EDGE_DIE, EDGE_ZERO, EDGE_HANG)
+ZERO_SUMMARY_HEADER = (
+    '_elapsed_______tpmC____efc__avg(ms)__p50(ms)__p90(ms)__p95(ms)'
+    '__p99(ms)_pMax(ms)'
+)
 _REPO_DATA = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'data', 'tpcc'
 )
@@ -97,6 +119,7 @@ def _Config() -> dict:
       'version': DEFAULT_VERSION,
       'capacity_warehouses': 3500,
       'start_delay_s': 0.5,
+      'edge_failure': EDGE_NONE,
   }
   try:
     with open(path) as f:
@@ -166,7 +189,7 @@ class Node:
     self.log = log
     self.lock = threading.Lock()
     self.stopping = False
-    self.state = {'initialised': False, 'warehouses': 0}
+    self.state = {'initialised': False, 'warehouses': 0, 'epoch': 0}
     try:
       with open(os.path.join(store_dir, STATE_FILE)) as f:
         self.state.update(json.load(f))
@@ -179,35 +202,53 @@ class Node:
       json.dump(self.state, f)
     os.replace(path + '.tmp', path)
 
-  def _Merge(self, initialised: bool, warehouses: int):
+  def _Merge(self, initialised: bool, warehouses: int, epoch: int):
+    """Takes a peer's (or a request's) view: a later epoch (a drop) wins
+    whole; in one epoch, the most warehouses imported."""
     with self.lock:
-      changed = (initialised and not self.state['initialised']) or (
-          warehouses > self.state['warehouses']
-      )
-      if changed:
-        self.state['initialised'] |= initialised
-        self.state['warehouses'] = max(warehouses, self.state['warehouses'])
+      mine = self.state
+      if epoch > mine['epoch']:
+        new = {'initialised': mine['initialised'] or initialised,
+               'warehouses': warehouses, 'epoch': epoch}  # fmt: skip
+      elif epoch == mine['epoch']:
+        new = {'initialised': mine['initialised'] or initialised,
+               'warehouses': max(warehouses, mine['warehouses']),
+               'epoch': epoch}  # fmt: skip
+      else:
+        return
+      if new != mine:
+        self.state = new
         self._Save()
-        self.log(f'cluster state from a peer: {self.state}')
+        self.log(f'cluster state: {self.state}')
 
   def Handle(self, line: str) -> tuple[str, bool]:
     """Returns (reply, keep the connection open)."""
     verb, _, arg = line.partition(' ')
     with self.lock:
       init, warehouses = self.state['initialised'], self.state['warehouses']
+      epoch = self.state['epoch']
     if verb == 'STATE':
-      return f'OK init={int(init)} warehouses={warehouses}', False
+      return f'OK init={int(init)} warehouses={warehouses} epoch={epoch}', False
     if verb == 'INIT':
       if init:
         return 'ERR cluster has already been initialized', False
-      self._Merge(True, 0)
+      self._Merge(True, 0, epoch)
       return 'OK', False
     if not init:
       return 'ERR node is waiting for the cluster to be initialized', False
     if verb == 'SQL':
       return 'OK ' + arg, False
+    if verb == 'COUNT':
+      if not warehouses:
+        return 'ERR relation "tpcc.warehouse" does not exist', False
+      return f'OK {warehouses}', False
+    if verb == 'DROP':
+      self._Merge(True, 0, epoch + 1)
+      return 'OK', False
     if verb == 'IMPORT':
-      self._Merge(True, int(arg))
+      if warehouses:
+        return 'ERR relation "warehouse" already exists', False
+      self._Merge(True, int(arg), epoch)
       return 'OK', False
     if verb == 'CONN':
       return 'OK', True
@@ -220,9 +261,9 @@ class Node:
           reply = _Request(peer, 'STATE', timeout=0.5)
         except OSError:
           continue
-        m = re.fullmatch(r'OK init=(\d) warehouses=(\d+)', reply)
+        m = re.fullmatch(r'OK init=(\d) warehouses=(\d+) epoch=(\d+)', reply)
         if m:
-          self._Merge(m.group(1) == '1', int(m.group(2)))
+          self._Merge(m.group(1) == '1', int(m.group(2)), int(m.group(3)))
       time.sleep(0.2)
 
   def Serve(self, server: socket.socket):
@@ -394,6 +435,7 @@ def _Client(name, argv, extra=()):
   p = argparse.ArgumentParser(prog=f'cockroach {name}', allow_abbrev=False)
   p.add_argument('--insecure', action='store_true')
   p.add_argument('--host', required=True)
+  p.add_argument('--format', default='table')
   for flag in extra:
     p.add_argument(flag, required=True)
   return p.parse_args(argv)
@@ -419,9 +461,28 @@ def Init(argv) -> int:
   return 0
 
 
+_COUNT = re.compile(r'^\s*SELECT\s+count\(\*\)\s+FROM\s+tpcc\.warehouse\s*;?\s*$',
+                    re.I)  # fmt: skip
+_DROP = re.compile(r'^\s*DROP\s+DATABASE\s+(IF\s+EXISTS\s+)?tpcc\b', re.I)
+
+
 def Sql(argv) -> int:
   args = _Client('sql', argv, ('-e',))
-  reply = _Ask(_Addr(args.host), 'SQL ' + args.e.replace('\n', ' '))
+  addr = _Addr(args.host)
+  if _COUNT.match(args.e):
+    try:
+      reply = _Request(addr, 'COUNT')
+    except OSError as e:
+      _Fail(f'ERROR: cannot dial server.\ndial tcp {addr[0]}:{addr[1]}: {e}')
+    if not reply.startswith('OK'):
+      _Fail(f'ERROR: {reply[4:]}\nSQLSTATE: 42P01')
+    print(f'count\n{reply[3:]}')
+    return 0
+  if _DROP.match(args.e):
+    _Ask(addr, 'DROP')
+    print('DROP DATABASE')
+    return 0
+  reply = _Ask(addr, 'SQL ' + args.e.replace('\n', ' '))
   statement = reply[3:]
   if statement.upper().startswith('SELECT'):
     print('?column?\n1\n(1 row)')
@@ -447,7 +508,16 @@ def _WorkloadParser(name):
 
 def Import(argv) -> int:
   args = _WorkloadParser('fixtures import').parse_args(argv)
-  _Ask(_UrlAddr(args.urls[0]), f'IMPORT {args.warehouses}')
+  addr = _UrlAddr(args.urls[0])
+  try:
+    reply = _Request(addr, f'IMPORT {args.warehouses}')
+  except OSError as e:
+    _Fail(f'Error: dial tcp {addr[0]}:{addr[1]}: {e.strerror or e}')
+  if reply.startswith('ERR relation'):  # the real import's wrapping
+    _Fail(f'Error: importing fixture: importing table warehouse: pq:'
+          f' {reply[4:]}')  # fmt: skip
+  if not reply.startswith('OK'):
+    _Fail(f'Error: {reply[4:]}')
   n = args.warehouses
   rows = (('warehouse', n), ('district', 10 * n), ('customer', 30000 * n),
           ('history', 30000 * n), ('order', 30000 * n),
@@ -552,7 +622,13 @@ def Run(argv) -> int:
       _Fail(f'Error: dial tcp {addr[0]}:{addr[1]}: {e.strerror or e}')
     conns.append(conn)
   config = _Config()
-  name, lat, efc = Curve(active, int(config['capacity_warehouses']))
+  capacity = int(config['capacity_warehouses'])
+  edge = config.get('edge_failure', EDGE_NONE)
+  if edge not in EDGE_FAILURES:
+    _Fail(f'cockroach double: edge_failure {edge!r}: one of {EDGE_FAILURES}')
+  if active > capacity and edge != EDGE_NONE:
+    return _FailAtTheEdge(edge, conns, addrs, args, active)
+  name, lat, efc = Curve(active, capacity)
   template = _Template(name)
   progress = _Progress(template)
   ramp, duration = _Duration(args.ramp), _Duration(args.duration)
@@ -580,6 +656,35 @@ def Run(argv) -> int:
   sys.stdout.write(Summary(template, elapsed, active, lat, efc))
   for conn in conns:
     conn.close()
+  return 0
+
+
+def _FailAtTheEdge(edge, conns, addrs, args, active) -> int:
+  """What the real workload does above what the cluster sustains."""
+  print(f'Initializing {CONNS_PER_WAREHOUSE * active} connections...',
+        flush=True)  # fmt: skip
+  if edge == EDGE_HANG:
+    while True:
+      time.sleep(60)
+  if edge == EDGE_DIE:
+    time.sleep(min(1.0, _Duration(args.ramp)))
+    local = conns[0].getsockname() if conns else ('0.0.0.0', 0)
+    for conn in conns:
+      conn.close()
+    host, port = addrs[0]
+    _Fail(f'Error: read tcp {local[0]}:{local[1]}->{host}:{port}: read:'
+          ' connection reset by peer')  # fmt: skip
+  # EDGE_ZERO: the run takes its time and completes nothing.
+  ramp, duration = _Duration(args.ramp), _Duration(args.duration)
+  time.sleep(ramp)
+  began = time.monotonic()
+  while time.monotonic() - began < duration:
+    time.sleep(max(0, min(1, duration - (time.monotonic() - began))))
+  elapsed = time.monotonic() - began
+  for conn in conns:
+    conn.close()
+  print(f'\n{ZERO_SUMMARY_HEADER}\n{elapsed:8.1f}s        0.0   0.0%'
+        + '      0.0' * 6)  # fmt: skip
   return 0
 
 
@@ -615,6 +720,7 @@ def BuildTarball(
     arch: str = 'amd64',
     capacity_warehouses: int = 3500,
     start_delay_s: float = 0.5,
+    edge_failure: str = EDGE_NONE,
 ) -> tuple[str, str]:
   """Packs this double as a release tarball; returns (path, sha256).
 
@@ -629,6 +735,7 @@ def BuildTarball(
               'version': version,
               'capacity_warehouses': capacity_warehouses,
               'start_delay_s': start_delay_s,
+              'edge_failure': edge_failure,
           }).encode(),
           0o644,
       ),

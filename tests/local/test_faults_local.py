@@ -260,17 +260,20 @@ class LocalFaultsTest(absltest.TestCase):
     self.assertRegex(err, _RetriedSsh(r'/usr/bin/netperf '))
     rr = [s for s in samples if s['metadata']['phase'] == 'net']
     self.assertTrue(any(s['value'] > 0 for s in rr))
-    # go-tpc's failure is no verdict: the step runs again, then the phase
-    # fails with go-tpc's cause and how to resume.
+    # go-tpc's failure is no verdict: the step runs again, then, the lowest
+    # level given up, the phase fails with go-tpc's cause and how to resume,
+    # and keeps its steps' samples.
     self.assertRegex(err, r'tpcc: step 1 at 1: no result: .*5')
     self.assertRegex(err, r'tpcc: step 2 at 1: no result: .*5')
     self.assertRegex(
         failures,
-        r'(?s)tpcc: RunError: tpcc: .*?5.*?: no result at 1 active warehouses'
-        r' in 2'
-        r' run\(s\)',
+        r'(?s)tpcc: PhaseFailure: tpcc: no result: .*?5.*? at 1 active'
+        r' warehouses, the lowest level run, after 2 run\(s\)',
     )
-    self.assertNotIn('tpcc', phases)
+    self.assertIn('tpcc', phases)
+    tpcc_steps = [s for s in samples if s['metric'] == 'tpcc_step_passed']
+    self.assertTrue(tpcc_steps)
+    self.assertEqual({s['value'] for s in tpcc_steps}, {0.0})
 
   def test_4_tpcc_killed_between_steps_resumes(self):
     run_uri = 'fltrun4'

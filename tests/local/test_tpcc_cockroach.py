@@ -34,15 +34,19 @@ brings it up and takes it down. Needs root; run under the machine's heavy
 lock like every local-cloud test.
 """
 
+import collections
+import glob
 import importlib.util
 import json
 import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 from absl.testing import absltest
 from absl.testing import flagsaver
@@ -192,29 +196,68 @@ class CockroachLocalCloudTest(absltest.TestCase):
     for vm in vms:
       vm.RemoteCommand(f'rm -rf {store} {cockroachdb.RootDir()}')
 
-  def test_2_stock_pkb_runs_the_cockroach_engine(self):
+  def _PkbArgv(self, run_uri, edge=None, spool=None, phases='tpcc'):
+    """pkb.py's argv for the cockroach engine on the test cloud: steps at
+    100, 200 and 300 active warehouses (the double sustains 250)."""
     flag_file = os.path.join(self.work, 'flags')
-    proc = self.cloud.Cli('flags', '--preset=smoke')
-    self.assertEqual(proc.returncode, 0, proc.stderr)
-    with open(flag_file, 'w') as f:
-      f.write(proc.stdout)
-    samples_path = os.path.join(self.work, 'samples.json')
+    if not os.path.exists(flag_file):
+      proc = self.cloud.Cli('flags', '--preset=smoke')
+      self.assertEqual(proc.returncode, 0, proc.stderr)
+      with open(flag_file, 'w') as f:
+        f.write(proc.stdout)
+    data_dir, sha = self.data_dir, self.sha
+    if edge:
+      data_dir = os.path.join(self.work, f'data-{edge}')
+      os.makedirs(data_dir, exist_ok=True)
+      _, sha = double.BuildTarball(
+          data_dir, capacity_warehouses=CAPACITY, start_delay_s=1,
+          edge_failure=edge,
+      )  # fmt: skip
     pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
     argv = [
         sys.executable, pkb, '--benchmarks=cloud_report_2021',
         f'--flagfile={flag_file}', f'--temp_dir={self.work}/pkb',
-        f'--json_path={samples_path}', '--run_uri=crdbloc1',
-        '--cloud_report_phases=tpcc',
+        f'--json_path={self.work}/{run_uri}-samples.json',
+        f'--run_uri={run_uri}',
         '--cloud_report_tpcc_engine=cockroach',
-        f'--data_search_paths={self.data_dir}',
-        f'--cloud_report_cockroachdb_sha256=amd64={self.sha}',
+        f'--data_search_paths={data_dir}',
+        f'--cloud_report_cockroachdb_sha256=amd64={sha}',
         '--cloud_report_tpcc_start_warehouses=100',
         '--cloud_report_tpcc_step_warehouses=100',
         '--cloud_report_tpcc_max_warehouses=300',
         '--cloud_report_tpcc_duration=4s',
         '--cloud_report_tpcc_ramp=1s',
-        f'--cloud_report_tpcc_state_dir={self.work}/state',
     ]  # fmt: skip
+    if phases:
+      argv.append(f'--cloud_report_phases={phases}')
+    if spool:
+      argv.append(f'--cloud_report_spool_dir={spool}')
+    return argv
+
+  def _Samples(self, run_uri):
+    with open(os.path.join(self.work, f'{run_uri}-samples.json')) as f:
+      return [json.loads(line) for line in f if line.strip()]
+
+  def _Run(self, argv, timeout=1200):
+    proc = subprocess.run(
+        argv, env=self.cloud.env, capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )  # fmt: skip
+    run_uri = next(a for a in argv if a.startswith('--run_uri='))[10:]
+    with open(os.path.join(self.work, f'{run_uri}.log'), 'w') as f:
+      f.write(proc.stderr)
+    return proc
+
+  def _Failures(self, proc):
+    return '\n'.join(
+        l for l in proc.stderr.splitlines() if re.search(r'tpcc: |Error', l)
+    )[-4000:]
+
+  def test_2_stock_pkb_runs_the_cockroach_engine(self):
+    argv = self._PkbArgv('crdbloc1') + [
+        f'--cloud_report_tpcc_state_dir={self.work}/state'
+    ]
+    samples_path = os.path.join(self.work, 'crdbloc1-samples.json')
     sshd_pid = self.cloud.State()['hosts']['client']['sshd_pid']
     before = subprocess.run(
         ['prlimit', '--pid', str(sshd_pid), '--nofile', '--raw', '-o',
@@ -273,11 +316,119 @@ class CockroachLocalCloudTest(absltest.TestCase):
     self.assertTrue(all('n=1224;' in c or 'n=1424;' in c or 'n=1624;' in c
                         for c in runs), runs)  # fmt: skip
     # Stop and cleanup left no cockroach process, and the disks unmounted.
+    self._AssertNothingLeft()
+
+  def _AssertNothingLeft(self):
     self.assertEqual(self._HostCockroaches(), {h: [] for h in _HOSTS})
     self.assertEqual(self._Cockroaches(), [])
     for host in ('db1', 'db2', 'db3'):
       mounted = self.cloud.Ssh(host, 'findmnt -n /mnt/cloud_report_tpcc')
       self.assertEqual(mounted.stdout.strip(), '', host)
+
+  def _Tpcc(self, samples, metric):
+    return [s for s in samples
+            if 'phase:tpcc' in s.get('labels', '') and s['metric'] == metric]  # fmt: skip
+
+  def test_3_at_the_edge_the_search_keeps_the_last_healthy_level(self):
+    # The workload dies (no summary) or completes nothing at 300.
+    for edge, end, reason in (
+        (double.EDGE_DIE, 'no_result', 'connection reset by peer'),
+        (double.EDGE_ZERO, 'fail', 'no throughput: tpmC 0'),
+    ):
+      with self.subTest(edge=edge):
+        run_uri = f'crdbedge{edge}'
+        proc = self._Run(self._PkbArgv(run_uri, edge))
+        self.assertEqual(proc.returncode, 0, self._Failures(proc))
+        samples = self._Samples(run_uri)
+        steps = self._Tpcc(samples, 'tpcc_step_passed')
+        levels = [stock_pkb.Labels(s)['active_warehouses'] for s in steps]
+        self.assertEqual(levels[:2], ['100', '200'])
+        self.assertEqual(set(levels[2:]), {'300'})
+        self.assertLen(levels, 4 if edge == double.EDGE_DIE else 3)
+        (best,) = self._Tpcc(samples, 'tpcc_max_passing_warehouses')
+        self.assertEqual(best['value'], 200)
+        labels = stock_pkb.Labels(best)
+        self.assertEqual(labels['search_end'], end)
+        self.assertIn(reason, labels['search_end_reason'])
+        self.assertLen(self._Tpcc(samples, 'tpcc_max_passing_tpmc'), 1)
+        self._AssertNothingLeft()
+
+  def test_4_a_hung_step_is_ended_within_its_bound(self):
+    run_uri = 'crdbhang'
+    argv = self._PkbArgv(run_uri, double.EDGE_HANG) + [
+        '--cloud_report_tpcc_step_timeout=10s',
+        '--cloud_report_tpcc_step_retries=0',
+    ]
+    proc = self._Run(argv)
+    self.assertEqual(proc.returncode, 0, self._Failures(proc))
+    samples = self._Samples(run_uri)
+    (best,) = self._Tpcc(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best['value'], 200)
+    self.assertIn(
+        'the step did not end within 10 s and was ended on the client',
+        stock_pkb.Labels(best)['search_end_reason'],
+    )
+    # No workload was left running on the client (nor anything else).
+    self._AssertNothingLeft()
+    left = self.cloud.Ssh('client', 'pgrep -af "workload run" || true')
+    self.assertEqual(left.stdout.strip(), '')
+
+  def test_5_a_killed_suite_resumes_and_runs_no_phase_twice(self):
+    run_uri = 'crdbresume'
+    spool = os.path.join(self.work, 'spool')
+    argv = self._PkbArgv(run_uri, spool=spool, phases=None)
+    state = os.path.join(self.work, 'pkb', 'runs', run_uri)
+    log_path = os.path.join(self.work, f'{run_uri}-killed.log')
+    with open(log_path, 'w') as log:
+      first = subprocess.Popen(
+          argv, env=self.cloud.env, stdout=subprocess.DEVNULL, stderr=log,
+          start_new_session=True,
+      )  # fmt: skip
+      # Killed once the search has saved its first step: mid-search.
+      deadline = time.monotonic() + 900
+      while time.monotonic() < deadline and first.poll() is None:
+        saved = glob.glob(os.path.join(state, 'cloud_report_tpcc_*.json'))
+        if saved and '"level": 100' in open(saved[0]).read():
+          break
+        time.sleep(0.5)
+      self.assertIsNone(first.poll(), 'the run ended before the kill')
+      os.killpg(first.pid, signal.SIGKILL)
+      first.wait()
+    with open(log_path) as f:
+      killed_log = f.read()
+    for phase in ('cpu', 'io', 'net', 'object_storage', 'tpcc'):
+      self.assertIn(f'phase {phase}: Run starting', killed_log)
+    self.assertFalse(glob.glob(os.path.join(spool, '*.ndjson')))  # unpublished
+
+    resumed = self._Run(argv + ['--run_stage=run,cleanup,teardown'])
+    self.assertEqual(resumed.returncode, 0, self._Failures(resumed))
+    for phase in ('cpu', 'io', 'net', 'object_storage'):
+      self.assertNotIn(f'phase {phase}: Run starting', resumed.stderr)
+      self.assertIn(f'phase {phase} finished in an earlier attempt',
+                    resumed.stderr)  # fmt: skip
+    self.assertIn('already holds 300 warehouses', resumed.stderr)
+    self.assertIn('phase tpcc: Run starting', resumed.stderr)
+    # The spool has every sample once: each phase's, the tpcc steps resumed.
+    rows = [
+        json.loads(line)
+        for path in glob.glob(os.path.join(spool, '*.ndjson'))
+        for line in open(path) if line.strip()
+    ]  # fmt: skip
+    self.assertEqual(len(rows), len(self._Samples(run_uri)))
+    keys = [
+        (r['metric'], json.dumps(r['metadata'], sort_keys=True)) for r in rows
+    ]
+    self.assertEqual(len(keys), len(set(keys)))
+    by_phase = collections.Counter(r['metadata'].get('phase') for r in rows)
+    for phase in ('cpu', 'io', 'net', 'object_storage', 'tpcc'):
+      self.assertGreater(by_phase[phase], 0, by_phase)
+    steps = [r for r in rows if r['metric'] == 'tpcc_step_passed']
+    self.assertEqual(
+        [(int(r['metadata']['active_warehouses']), r['metadata']['resumed'])
+         for r in steps],
+        [(100, True), (200, False), (300, False)],
+    )  # fmt: skip
+    self._AssertNothingLeft()
 
 
 if __name__ == '__main__':

@@ -22,6 +22,7 @@ through stock pkb.py: tests/local/test_tpcc_cockroach.py.
 """
 
 import importlib.util
+import json
 import os
 import pathlib
 import re
@@ -30,11 +31,13 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from unittest import mock
 
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
@@ -85,6 +88,7 @@ class CockroachDoubleTest(absltest.TestCase):
         check=True,
     )
     self.binary = os.path.join(root, 'cockroach')
+    self.root = root
     self.enter_context(
         mock.patch.object(cockroachdb, 'BinaryPath', return_value=self.binary)
     )
@@ -209,6 +213,110 @@ class CockroachDoubleTest(absltest.TestCase):
       step = stepping.Judge(stepping.RULES['report'], active, m)
       verdicts.append((active, step.passed))
     self.assertEqual(verdicts, [(20, True), (40, True), (60, False)])
+
+  def _EdgeFailure(self, edge):
+    path = os.path.join(self.root, double.CONFIG_NAME)
+    with open(path) as f:
+      config = json.load(f)
+    config['edge_failure'] = edge
+    with open(path, 'w') as f:
+      json.dump(config, f)
+
+  def _Workloads(self):
+    """This test's `workload run` processes still alive."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+      try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+          cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
+      except OSError:
+        continue
+      if self.binary in cmd and 'workload run' in cmd:
+        found.append(cmd)
+    return found
+
+  def testAtTheEdgeTheWorkloadDiesAsTheRealOneDoes(self):
+    self._Cluster(60)
+    self._EdgeFailure(double.EDGE_DIE)
+    below = self._Bash(self._RunCommand(60, 40), timeout=60)
+    self.assertEqual(below.returncode, 0, below.stderr)  # at the capacity
+    proc = self._Bash(self._RunCommand(60, 60), timeout=60)
+    self.assertEqual(proc.returncode, 1)
+    self.assertEqual(proc.stdout, 'Initializing 120 connections...\n')
+    self.assertRegex(
+        proc.stderr,
+        r'^Error: read tcp 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+: read:'
+        r' connection reset by peer\n$',
+    )
+    m = tpcc_engines.ToMeasurement(proc.stdout + proc.stderr, 1, 60, 2)
+    self.assertIn('connection reset by peer', m.error)
+
+  def testAtTheEdgeARunCanCompleteNothing(self):
+    self._Cluster(60)
+    self._EdgeFailure(double.EDGE_ZERO)
+    proc = self._Bash(self._RunCommand(60, 60), timeout=60)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    m = tpcc_engines.ToMeasurement(proc.stdout, 0, 60, 2)
+    self.assertIsNone(m.error)  # a result: one that completed nothing
+    self.assertEqual((m.metrics['tpmc'], m.metrics['p90_ms']), (0.0, 0.0))
+    step = stepping.Judge(stepping.RULES['report'], 60, m)
+    self.assertFalse(step.passed)
+    self.assertIn('no throughput', step.reason)
+
+  def testAHungWorkloadIsEndedWithItsProcessGroup(self):
+    self._Cluster(60)
+    self._EdgeFailure(double.EDGE_HANG)
+    command = remote.Bounded(self._RunCommand(60, 60), 3)
+    proc = self._Bash(command, timeout=60)
+    self.assertIn(proc.returncode, remote.TIMED_OUT)
+    self.assertEqual(proc.stdout, 'Initializing 120 connections...\n')
+    self.assertEqual(self._Workloads(), [])
+
+  def testImportOverExistingTablesFailsAsTheRealOneDoes(self):
+    self._Cluster(60)
+    import_command = tpcc_engines.ImportCommand(60, '127.0.0.1').replace(
+        ':26257', f':{self.ports[1]}'
+    )
+    proc = self._Bash(import_command)
+    self.assertEqual(proc.returncode, 1)
+    self.assertEqual(
+        proc.stderr,
+        'Error: importing fixture: importing table warehouse: pq: relation'
+        ' "warehouse" already exists\n',
+    )
+    count = cockroachdb.CountCommand('127.0.0.1', 'tpcc.warehouse')
+    proc = self._Bash(count.replace(':26257', f':{self.ports[2]}'))
+    self.assertEqual((proc.returncode, proc.stdout), (0, 'count\n60\n'))
+    proc = self._Sql(0, 'DROP DATABASE IF EXISTS tpcc CASCADE')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    for _ in range(50):  # the drop reaches every node
+      proc = self._Bash(count.replace(':26257', f':{self.ports[2]}'))
+      if proc.returncode:
+        break
+      time.sleep(0.2)
+    self.assertEqual(proc.returncode, 1)
+    self.assertIn('relation "tpcc.warehouse" does not exist', proc.stderr)
+    proc = self._Bash(import_command)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+
+  def testARestartKeepsTheStoreAndInitIsTolerated(self):
+    self._Cluster(60)
+    proc = self._Start(1)  # running: kept
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertIn(cockroachdb.RUNNING_MARK, proc.stdout)
+    self._Bash(cockroachdb.StopCommand(self._Store(1)))
+    proc = self._Start(1)  # stopped: restarts on its store
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertNotIn(cockroachdb.RUNNING_MARK, proc.stdout)
+    init = cockroachdb.InitCommand('127.0.0.1').replace(
+        ':26257', f':{self.ports[1]}'
+    )
+    proc = self._Bash(init)
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertIn('already been initialized', proc.stdout)
+    count = cockroachdb.CountCommand('127.0.0.1', 'tpcc.warehouse')
+    proc = self._Bash(count.replace(':26257', f':{self.ports[1]}'))
+    self.assertEqual(proc.stdout, 'count\n60\n', proc.stderr)
 
   def testWorkloadNeedsTwoConnectionsPerWarehouse(self):
     self._Cluster(60)

@@ -87,11 +87,16 @@ class VsPkbTest(absltest.TestCase):
         [sys.executable, '-m', 'pkb_ext.cli', 'bench', '--only', 'vs_pkb',
          '--out', out, '--state-dir', self.cloud.state_dir,
          '--vs-pkb-pairs', '1', '--vs-pkb-seconds', '2',
+         '--time-cap', '0',  # exactly the one pair: no pairs added
          '--work-dir', work],
         env=self.cloud.env, capture_output=True, text=True, timeout=1200,
         check=False,
     )  # fmt: skip
-    self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr[-4000:])
+    # One pair gives no interval: every ratio is INCONCLUSIVE (exit 4).
+    self.assertEqual(
+        proc.returncode, bench.EXIT_INCONCLUSIVE,
+        proc.stdout + proc.stderr[-4000:],
+    )  # fmt: skip
     with open(out) as f:
       doc = json.load(f)
     for key, (part, _, _) in bench.FIGURES.items():

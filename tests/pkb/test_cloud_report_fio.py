@@ -125,7 +125,9 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     for job in (io.FILL_JOB,) + JOBS:
       self.assertEqual(log.count(f'--section={job} '), 1)
       self.assertIn(f'cat cloud_report_fio_{job}.json', log)
-    self.assertIn('sudo /opt/pkb/fio/fio --output-format=json', log)
+    self.assertRegex(
+        log, r'sudo timeout -k 30 \d+ /opt/pkb/fio/fio --output-format=json'
+    )
     ((job_file, remote),) = vm.job_files
     self.assertEqual(remote, 'cloud_report_2021.fio')
     self.assertIn('\nruntime=3s\n', job_file)
@@ -223,6 +225,35 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         ' error=Input/output error',
     )
     self.assertNotIn('--section=rd-iops', cmd.all_commands)
+    self.assertIn('sudo mke2fs', cmd.all_commands)  # file system restored
+
+  @flagsaver.flagsaver(cloud_report_fio_fill_timeout_s=45)
+  def testAHungFillIsEndedOnTheVmWithinItsBound(self):
+    vm, cmd = _Vm(self, playback.Answers())
+    robust = vm.RobustRemoteCommand.side_effect
+    bounds = []
+
+    def Robust(command, *args, **kwargs):
+      if '--section=fill-disk-ignore' in command:
+        bounds.append((command, kwargs.get('timeout')))
+        raise errors.VirtualMachine.RemoteCommandError(
+            'Got non-zero return code (124) executing python3'
+            ' /tmp/pkb/wait_for_command.py --status=/tmp/x.status\n'
+            'STDOUT: STDERR: \n'
+        )
+      return robust(command, *args, **kwargs)
+
+    vm.RobustRemoteCommand.side_effect = Robust
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        r'fio job fill-disk-ignore .* failed \(exit status 124\): no stderr;'
+        r' it did not end within 45 s and was ended on the VM'
+        r' \(--cloud_report_fio_fill_timeout_s\)',
+    ):
+      benchmark.Run(_Spec(vm))
+    ((command, ssh_timeout),) = bounds
+    self.assertIn('sudo timeout -k 30 45 ', command)
+    self.assertEqual(ssh_timeout, 45 + 30 + 120)  # the VM's bound ends first
     self.assertIn('sudo mke2fs', cmd.all_commands)  # file system restored
 
   def testFioFailureWithoutStderrKeepsTheMessage(self):

@@ -23,10 +23,12 @@ VMs (stepping, resume, pass rules); and stock PKB's real Main
 """
 
 import glob
+import importlib.util
 import json
 import os
 import pathlib
 import re
+import types
 from unittest import mock
 
 from absl.testing import flagsaver
@@ -35,7 +37,12 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 
+from absl.testing import parameterized
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
+from pkb_cloud_report.benchmarks.cloud_report import estimates
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from pkb_cloud_report.benchmarks.cloud_report import tpcc
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
@@ -43,6 +50,19 @@ from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
+benchmark_module = benchmark
+
+
+def _LoadDouble():
+  """The cockroach double (tests/doubles/cockroach.py) as a module."""
+  path = pathlib.Path(__file__).resolve().parents[1] / 'doubles/cockroach.py'
+  spec = importlib.util.spec_from_file_location('cockroach_double', path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+_DOUBLE = _LoadDouble()
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'tpcc'
 SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
@@ -55,7 +75,12 @@ STEP_OUTPUT = {
 INTERRUPTED = (
     DATA / 'cockroach_v22.1.2_mr_4000wh_interrupted_tail.txt'
 ).read_text()
+# The two real failure shapes at the overload edge (see PROVENANCE.md).
+NO_RESULTS = (DATA / 'cockroach_no_results_900s.txt').read_text()
+DIED = ((DATA / 'cockroach_died_connection_reset.txt').read_text(), 1)
 EXIT_0 = 'cloud_report_tpcc_exit_status=0\n'
+# cockroach sql's answer to a count of a table that does not exist.
+NO_TABLE = 'ERROR: relation "tpcc.warehouse" does not exist\nSQLSTATE: 42P01\n'
 INSTALL_RECORD = (
     '{"version": "v20.2.7", "arch": "%s", "sha256": "%s", "sha256_source":'
     ' "pinned"}'
@@ -112,7 +137,20 @@ def _Vm(
     return '', ''
 
   def RemoteWithCode(command, **kwargs):
+    if command.startswith(f'cat {ROOT}/install.json && '):
+      vm.commands.append(command)
+      if not vm.installed:
+        return '', 'cat: No such file or directory\n', 1
+      return INSTALL_RECORD % (cockroachdb.ARCH_OF_MACHINE[machine], sha), '', 0
+    if 'SELECT count(*) FROM tpcc.warehouse' in command:
+      vm.commands.append(command)
+      if vm.loaded_warehouses is None:
+        return '', NO_TABLE, 1
+      return f'count\n{vm.loaded_warehouses}\n', '', 0
     return Remote(command, **kwargs) + (0,)
+
+  vm.loaded_warehouses = None  # what a count of tpcc.warehouse finds
+  vm.installed = False  # an earlier Install's record is there
 
   vm.RemoteCommand.side_effect = Remote
   vm.RemoteCommandWithReturnCode.side_effect = RemoteWithCode
@@ -139,6 +177,9 @@ class _Client:
     output = self.outputs[active]
     if isinstance(output, list):
       output = output.pop(0)
+    if isinstance(output, tuple):  # (output, exit status)
+      text, code = output
+      return f'{text}cloud_report_tpcc_exit_status={code}\n', ''
     return output + EXIT_0, ''
 
 
@@ -253,19 +294,29 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertTrue(
           start[0].endswith(
               f'timeout -k 10 300 {node} </dev/null'
-              ' >>/scratch/cockroach/logs/cockroach-start.log 2>&1'
+              ' >>/scratch/cockroach/logs/cockroach-start.log 2>&1; fi'
           ),
           start[0],
       )
+      # A node already running from the store is kept.
       self.assertTrue(
           start[0].startswith(
-              'mkdir -p /scratch/cockroach/logs && { n=15000; s=$(ulimit -Sn)'
+              'if [ -f /scratch/cockroach/cockroach.pid ] && kill -0'
+              ' "$(cat /scratch/cockroach/cockroach.pid)" 2>/dev/null; then'
+              ' echo "cloud_report_cockroach_running: pid'
           ),
+          start[0],
+      )
+      self.assertIn(
+          '; else mkdir -p /scratch/cockroach/logs && { n=15000;'
+          ' s=$(ulimit -Sn)',
           start[0],
       )
     inits = [c for vm in vms for c in vm.commands if ' init ' in c]
-    self.assertEqual(
-        inits, [f'{ROOT}/cockroach init --insecure --host=10.0.0.1:26257']
+    self.assertEqual(inits, [cockroachdb.InitCommand('10.0.0.1')])
+    self.assertIn(
+        f'out=$({ROOT}/cockroach init --insecure --host=10.0.0.1:26257 2>&1)',
+        inits[0],
     )
     self.assertIn(
         f"{ROOT}/cockroach sql --insecure --host=10.0.0.1:26257 -e 'SELECT 1'",
@@ -436,6 +487,82 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     ]  # fmt: skip
     self.assertLen(settings, 5)
 
+  def testPreparingAgainKeepsTheInstallTheNodesAndTheData(self):
+    playback = _Client()
+    spec, dbs, client = _Topology(playback)
+    for vm in dbs + [client]:
+      vm.installed = True
+    client.loaded_warehouses = 4000
+    benchmark.Prepare(spec)
+    for vm in dbs + [client]:
+      vm.PushDataFile.assert_not_called()
+      self.assertFalse(any(c.startswith('tar ') for c in vm.commands))
+    self.assertEqual([c for c in client.commands if 'DROP DATABASE' in c], [])
+    self.assertFalse(any('fixtures import' in c.args[0]
+                         for c in client.RobustRemoteCommand.call_args_list))  # fmt: skip
+
+  def testAPartialLoadIsDroppedAndImportedAgain(self):
+    playback = _Client()
+    spec, _, client = _Topology(playback)
+    client.loaded_warehouses = 120
+    benchmark.Prepare(spec)
+    drops = [c for c in client.commands if 'DROP DATABASE' in c]
+    self.assertEqual(
+        drops,
+        [cockroachdb.SqlCommand('10.0.0.1', 'DROP DATABASE IF EXISTS tpcc'
+                                ' CASCADE')],
+    )  # fmt: skip
+    imports = [c.args[0] for c in client.RobustRemoteCommand.call_args_list
+               if 'fixtures import' in c.args[0]]  # fmt: skip
+    self.assertLen(imports, 1)
+
+  def testTheImportIsBoundedOnTheClient(self):
+    playback = _Client()
+    spec, _, client = _Topology(playback)
+    benchmark.Prepare(spec)
+    (call,) = [c for c in client.RobustRemoteCommand.call_args_list
+               if 'fixtures import' in c.args[0]]  # fmt: skip
+    # 4,000 warehouses on 3 nodes at 1,333 per node-hour: 1 h, + 15 min.
+    bound = estimates.Bound(estimates.ImportSeconds(4000, 3))
+    self.assertEqual(bound, 3600 + 900)
+    self.assertIn(
+        f'timeout -k 30 {bound} {ROOT}/cockroach workload', call.args[0]
+    )
+    self.assertEqual(call.kwargs['timeout'], bound + 150)
+
+  def testAnImportThatTimesOutSaysSo(self):
+    spec, _, client = _Topology(_Client())
+    client.RobustRemoteCommand.side_effect = lambda c, **kw: (
+        'I210301 imported warehouse\ncloud_report_tpcc_exit_status=124\n',
+        '',
+    )
+    with flagsaver.flagsaver(cloud_report_tpcc_load_timeout='20m'):
+      with self.assertRaisesRegex(
+          errors.Benchmarks.RunError,
+          r'import did not finish in 1200 s and was ended'
+          r' \(--cloud_report_tpcc_load_timeout\)',
+      ):
+        benchmark.Prepare(spec)
+
+  def testAHungStepIsEndedOnTheClientAndGivesNoResult(self):
+    playback = _Client({3750: ('  12.0s    0 newOrder\n', 124)})
+    spec, _, client = _Topology(playback)
+    samples = benchmark.Run(spec)
+    bound = 12 * 60 + 2 * 60 + 600  # duration + ramp + the least margin
+    steps = [c for c in client.RobustRemoteCommand.call_args_list
+             if 'workload run' in c.args[0]]  # fmt: skip
+    for call in steps:
+      self.assertIn(f'timeout -k 30 {bound} {ROOT}/cockroach workload run',
+                    call.args[0])  # fmt: skip
+      self.assertEqual(call.kwargs['timeout'], bound + 150)
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+    self.assertIn(
+        f'the step did not end within {bound} s and was ended on the client'
+        ' (--cloud_report_tpcc_step_timeout); its last output line: 12.0s',
+        best.metadata['search_end_reason'],
+    )
+
   def testRawDataDisksAreFormattedAndMounted(self):
     spec, dbs, _ = _Topology(_Client(), mount=None)
     benchmark.Prepare(spec)
@@ -604,24 +731,57 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     (used,) = _ByMetric(samples, 'tpcc_steps_used')
     self.assertEqual(used.value, 4)
 
-  def testNoResultAfterTheRetriesFailsThePhase(self):
-    spec, _, _ = _Topology(_Client({3750: INTERRUPTED}))
-    with self.assertRaisesRegex(
-        errors.Benchmarks.RunError,
-        r'tpcc: the run ended after 24.5 s of 720 s: no result at 3750'
-        r' active warehouses in 2 run\(s\).*saved in .*cloud_report_tpcc_'
-        r'tpcc1_[0-9a-f]{12}.json; .* --run_uri=tpcc1'
-        r' --run_stage=run,cleanup,teardown',
-    ):
-      benchmark.Run(spec)
+  def testNoResultAfterTheRetriesEndsTheSearchThere(self):
+    playback = _Client({3750: INTERRUPTED})
+    spec, _, _ = _Topology(playback)
+    samples = benchmark.Run(spec)
+    self.assertEqual([a for a, _ in playback.runs], [3500, 3750, 3750])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+    self.assertEqual(best.metadata['search_end'], 'no_result')
+    self.assertEqual(best.metadata['search_end_level'], 3750)
+    self.assertIn(
+        'no result: the run ended after 24.5 s of 720 s (given up',
+        best.metadata['search_end_reason'],
+    )
+    passed = _ByMetric(samples, 'tpcc_step_passed')
+    self.assertEqual(
+        [s.metadata.get('step_gave_up') for s in passed], [None, False, True]
+    )
 
-  def testNoRetriesFailsOnTheFirstNoResult(self):
+  def testNoRetriesGivesUpOnTheFirstNoResult(self):
     playback = _Client({3750: INTERRUPTED})
     spec, _, _ = _Topology(playback)
     with flagsaver.flagsaver(cloud_report_tpcc_step_retries=0):
-      with self.assertRaisesRegex(errors.Benchmarks.RunError, 'in 1 run'):
-        benchmark.Run(spec)
+      samples = benchmark.Run(spec)
     self.assertEqual([a for a, _ in playback.runs], [3500, 3750])
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 3500)
+
+  def testNoResultAtTheLowestLevelFailsThePhaseWithItsSamples(self):
+    playback = _Client({3500: DIED})
+    spec, _, _ = _Topology(playback)
+    with self.assertRaisesRegex(
+        phases.PhaseFailure,
+        r'tpcc: no result: .*connection reset by peer.* at 3500 active'
+        r' warehouses, the lowest level run, after 2 run\(s\).*saved in'
+        r' .*cloud_report_tpcc_tpcc1_[0-9a-f]{12}.json; .*--run_uri=tpcc1'
+        r' --run_stage=run,cleanup,teardown',
+    ) as e:
+      tpcc.Run(topology_lib.FromSpec(spec))
+    passed = _ByMetric(e.exception.samples, 'tpcc_step_passed')
+    self.assertEqual([s.value for s in passed], [0.0, 0.0])
+    (best,) = _ByMetric(e.exception.samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.metadata['search_end'], 'no_result')
+
+  def testTheStandaloneModuleKeepsTheSamplesAndFailsInCleanup(self):
+    playback = _Client({3500: DIED})
+    spec, _, _ = _Topology(playback)
+    spec = types.SimpleNamespace(vm_groups=spec.vm_groups)
+    samples = benchmark_module.Run(spec)
+    self.assertNotEmpty(_ByMetric(samples, 'tpcc_step_passed'))
+    with self.assertRaisesRegex(phases.PhaseError, 'tpcc: tpcc: no result'):
+      benchmark_module.Cleanup(spec)
 
   def testAnOpenFileLimitThatCannotBeRaisedFailsThePhaseClearly(self):
     mark = (
@@ -668,6 +828,52 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
         pass
 
 
+class EdgeFailureTest(pkb_common_test_case.PkbCommonTestCase):
+  """The overload edge's real failure shapes, through the phase's Run.
+
+  Healthy summaries at 2,500 and 2,750 (the 3,500-warehouse capture
+  rescaled by the cockroach double's Summary), and at 3,000 one of the two
+  real failure shapes: the maximum is 2,750 either way.
+  """
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(
+        flagsaver.flagsaver(
+            **(STEP_FLAGS | dict(
+                cloud_report_tpcc_start_warehouses=2500,
+                cloud_report_tpcc_max_warehouses=3500,
+                cloud_report_tpcc_state_dir=self.create_tempdir().full_path,
+                run_uri='edge1',
+            ))
+        )
+    )  # fmt: skip
+
+  def _Healthy(self, active):
+    return _DOUBLE.Summary(STEP_OUTPUT[3500], 720.0, active, 1.0, 97.8)
+
+  @parameterized.named_parameters(
+      ('NoTransactions', NO_RESULTS, 'fail', 'no throughput: tpmC 0'),
+      ('WorkloadDied', DIED, 'no_result', 'connection reset by peer'),
+  )
+  def testTheMaximumIsTheLastHealthyLevel(self, at_3000, end, reason):
+    playback = _Client(
+        {2500: self._Healthy(2500), 2750: self._Healthy(2750), 3000: at_3000}
+    )
+    spec, _, _ = _Topology(playback)
+    samples = tpcc.Run(topology_lib.FromSpec(spec))
+    (best,) = _ByMetric(samples, 'tpcc_max_passing_warehouses')
+    self.assertEqual(best.value, 2750)
+    self.assertEqual(best.metadata['search_end'], end)
+    self.assertIn(reason, best.metadata['search_end_reason'])
+    (tpmc,) = _ByMetric(samples, 'tpcc_max_passing_tpmc')
+    self.assertAlmostEqual(tpmc.value, 12.86 * 2750 * 0.978, delta=1)
+    levels = [s.metadata['active_warehouses']
+              for s in _ByMetric(samples, 'tpcc_step_passed')]  # fmt: skip
+    self.assertEqual(levels[:2], [2500, 2750])
+    self.assertEqual(set(levels[2:]), {3000})
+
+
 # Run in the fake_vm_main subprocess (stock_pkb.RunMain's boot): plays the
 # RobustRemoteCommand protocol back. The `workload run` started last on a VM
 # (its --active-warehouses) decides which real output the wait returns;
@@ -705,6 +911,8 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
             (f'sha256sum {TAR}', f'{SHA}  {TAR}\n'),
             ('echo end-of-probe', PROBE_SAFE),
             (f'cat {ROOT}/install.json', INSTALL_RECORD % ('amd64', SHA)),
+            # A fresh cluster: the tpcc tables hold no warehouse.
+            ('SELECT count(*) FROM tpcc.warehouse', 'count\n0\n'),
         ],
         flags=STEP_FLAGS,
         boot=_ROBUST_PLAYBACK,

@@ -147,6 +147,8 @@ class TpccMatrixResumeTest(pkb_common_test_case.PkbCommonTestCase):
         answers=[
             (f'sha256sum {TAR}', f'{SHA}  {TAR}\n'),
             (f'cat {ROOT}/install.json', INSTALL_RECORD),
+            # A fresh cluster: the tpcc tables hold no warehouse.
+            ('SELECT count(*) FROM tpcc.warehouse', 'count\n0\n'),
             ('echo end-of-probe', PROBE_SAFE),
         ],
         flags=flags,

@@ -15,23 +15,36 @@
 
   pkb-ext bench --out FILE [--only PARTS] [--state-dir DIR]
                 [--pairs N] [--seconds S] [--samples N]
+                [--max-pairs N] [--time-cap S] [--interference-max F]
+                [--hog-at-pair K [--hog-cpus N] [--hog-seconds S]]
 
 PARTS (comma-separated, default all): fio, netperf, coremark (or fidelity
-for the three), overhead, stepping, publish, vs_pkb. fio, netperf,
-coremark, overhead and vs_pkb run on the local cloud of --state-dir
-(brought up first if it is not up; needs root); stepping and publish run
-on this machine.
+for the three), overhead, stepping, publish, vs_pkb, calibrate. fio,
+netperf, coremark, overhead and vs_pkb run on the local cloud of
+--state-dir (brought up first if it is not up; needs root); stepping,
+publish and calibrate run on this machine.
 
-Prints a table (figure, value, target, PASS/MISS) and writes FILE: a JSON
-object with exactly the keys of FIGURES (null for a part not run or that
-failed) plus `details` (every part's raw measurements, targets, verdicts,
-errors). Exits 1 if a part that was asked for produced no figure, else 0
-(a MISS is a measured result, not an error). How each figure is measured:
-pkb_ext_dev.bench_fidelity, pkb_ext_dev.bench_overhead, pkb_ext_dev.bench_stepping,
-pkb_ext_dev.bench_publish, pkb_ext_dev.bench_vs_pkb, and docs/faults.md.
+A paired figure (fidelity, vs_pkb, calibrate) is judged by the 95 %
+interval of its unflagged pair ratios (pkb_ext_dev.bench_sitting): PASS
+when the interval lies inside the target, MISS when outside, INCONCLUSIVE
+otherwise; pairs are added until it is PASS or MISS or --max-pairs /
+--time-cap is reached, and pairs that other work disturbed are flagged
+and left out. Other figures are single values or exact simulations,
+judged by their value.
+
+Prints a table (figure, value, target, verdict, evidence) and writes
+FILE: a JSON object with exactly the keys of FIGURES (null for a part not
+run or that failed) plus `details` (every part's raw measurements, each
+pair's interference, targets, verdicts, evidence, errors). Exit status: 1
+if a part that was asked for produced no figure, else 3 if a figure is a
+MISS, else 4 if one is INCONCLUSIVE, else 0; 2 for a usage error. How each
+figure is measured: pkb_ext_dev.bench_fidelity, pkb_ext_dev.bench_overhead,
+pkb_ext_dev.bench_stepping, pkb_ext_dev.bench_publish,
+pkb_ext_dev.bench_vs_pkb, pkb_ext_dev.bench_calibrate, and docs/faults.md.
 """
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -56,10 +69,13 @@ FIGURES = {
     'vs_pkb_fio_iops_ratio': ('vs_pkb', 'in', (0.97, 1.03)),
     'vs_pkb_netperf_rr_ratio': ('vs_pkb', 'in', (0.97, 1.03)),
     'vs_pkb_harness_s_ratio': ('vs_pkb', '<=', 1.0),
+    'calibrate_ratio': ('calibrate', 'in', (0.97, 1.03)),
 }
 PARTS = (
-    'fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish', 'vs_pkb'
+    'fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish', 'vs_pkb',
+    'calibrate',
 )  # fmt: skip
+EXIT_ERROR, EXIT_USAGE, EXIT_MISS, EXIT_INCONCLUSIVE = 1, 2, 3, 4
 ALIASES = {'fidelity': ('fio', 'netperf', 'coremark'), 'all': PARTS}
 _LOCAL_PARTS = ('fio', 'netperf', 'coremark', 'overhead', 'vs_pkb')
 _FIDELITY = {'fio': 'io', 'netperf': 'net', 'coremark': 'cpu'}
@@ -97,26 +113,66 @@ def ParseParts(text: str) -> list[str]:
   return [p for p in PARTS if p in wanted]
 
 
-def Verdict(figure: str, value) -> str:
-  """PASS, MISS, '-' (no target) or 'n/a' (no value).
+def Verdict(figure: str, value, evidence: dict | None = None) -> str:
+  """PASS, MISS, INCONCLUSIVE, '-' (no target) or 'n/a' (no value).
 
-  A target is `>= t`, `<= t` or `in (low, high)` (both ends included).
+  A target is `>= t`, `<= t` or `in (low, high)` (both ends included). A
+  paired figure, one with evidence ({'ci95': [low, high] or None}), is
+  judged by its interval (bench_sitting.IntervalVerdict): INCONCLUSIVE
+  without one. Without evidence the value is judged as it is.
   """
+  from pkb_ext_dev import bench_sitting  # pylint: disable=g-import-not-at-top
+
   _, op, target = FIGURES[figure]
   if value is None:
     return 'n/a'
   if op is None:
     return '-'
-  if op == 'in':
-    low, high = target
-    ok = low <= value <= high
-  elif op == '>=':
-    ok = value >= target
-  elif op == '<=':
-    ok = value <= target
-  else:
-    raise ValueError(f'{figure}: unknown comparison {op!r}')
-  return 'PASS' if ok else 'MISS'
+  low = high = value
+  if evidence is not None:
+    if evidence.get('ci95') is None:
+      return bench_sitting.INCONCLUSIVE
+    low, high = evidence['ci95']
+  try:
+    return bench_sitting.IntervalVerdict(op, target, low, high)
+  except ValueError as e:
+    raise ValueError(f'{figure}: {e}') from e
+
+
+def ExitStatus(verdicts: dict, errors: dict) -> int:
+  """1 if a part failed, else 3 for a MISS, else 4 for an INCONCLUSIVE."""
+  if errors:
+    return EXIT_ERROR
+  if 'MISS' in verdicts.values():
+    return EXIT_MISS
+  if 'INCONCLUSIVE' in verdicts.values():
+    return EXIT_INCONCLUSIVE
+  return 0
+
+
+def EvidenceOf(summary: dict) -> dict:
+  """What a paired figure's verdict rests on, from its summary."""
+  sitting = summary.get('sitting') or {}
+  return {
+      'ci95': summary['pair_ratio_ci95'],
+      'pairs': len(summary['pair_ratios']),
+      'pairs_used': summary['pairs_used'],
+      'flagged_pairs': summary['flagged_pairs'],
+      'stop_reason': sitting.get('stop_reason'),
+      'hog': sitting.get('hog'),
+  }
+
+
+def EvidenceText(evidence: dict | None) -> str:
+  """'CI 0.98..1.01, 6 of 8 pairs (2 flagged)' ('' for a single value)."""
+  if evidence is None:
+    return ''
+  used, pairs = evidence['pairs_used'], evidence['pairs']
+  ci = evidence['ci95']
+  text = 'no CI' if ci is None else f'CI {ci[0]:.4g}..{ci[1]:.4g}'
+  text += f', {used} of {pairs} pairs'
+  flagged = len(evidence['flagged_pairs'])
+  return text + (f' ({flagged} flagged)' if flagged else '')
 
 
 def TargetText(op, target) -> str:
@@ -128,8 +184,9 @@ def TargetText(op, target) -> str:
   return f'{op} {target:,.6g}'
 
 
-def Table(figures: dict, errors: dict) -> str:
-  """The printed table: figure, value, target, verdict, note."""
+def Table(figures: dict, errors: dict, evidence: dict | None = None) -> str:
+  """The printed table: figure, value, target, verdict, evidence or note."""
+  evidence = evidence or {}
   lines = [f'{"figure":26} {"value":>14} {"target":>10}  verdict']
   for name, (part, op, target) in FIGURES.items():
     value = figures.get(name)
@@ -142,9 +199,10 @@ def Table(figures: dict, errors: dict) -> str:
     note = (
         f'  ({errors[part][:70]})' if value is None and part in errors else ''
     )
-    lines.append(
-        f'{name:26} {text:>14} {goal:>10}  {Verdict(name, value)}{note}'
-    )
+    if value is not None and name in evidence:
+      note = f'  ({EvidenceText(evidence[name])})'
+    verdict = Verdict(name, value, evidence.get(name))
+    lines.append(f'{name:26} {text:>14} {goal:>10}  {verdict}{note}')
   return '\n'.join(lines)
 
 
@@ -156,9 +214,10 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
     ci = result.get('pair_ratio_ci95')
     if ci:
       where = result.get('device_kind') or result.get('device') or ''
+      used = result.get('pairs_used', len(result['pair_ratios']))
       notes.append(
           f'note: {phase} ratio {result["ratio"]:.4f} = median of'
-          f' {len(result["pair_ratios"])} pair ratios; their mean'
+          f' {used} pair ratios; their mean'
           f' {result["pair_ratio_mean"]:.4f}, 95 % CI {ci[0]:.4f} to'
           f' {ci[1]:.4f}, CV {result["pair_ratio_cv_pct"]:.1f} %'
           + (f' ({where})' if where else '')
@@ -216,7 +275,48 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
         f' {at_report["harness_share_pct"]:.2f} % (an upper bound: the'
         " smoke run's step and test counts)"
     )
+  return notes + SittingNotes(details.get('evidence', {}))
+
+
+def SittingNotes(evidence: dict) -> list[str]:
+  """Per paired figure: flagged pairs, why its pairs stopped, the hog."""
+  notes = []
+  for figure, e in evidence.items():
+    flagged = e['flagged_pairs']
+    if flagged:
+      notes.append(
+          f'note: {figure}: {len(flagged)} of {e["pairs"]} pairs flagged for'
+          ' interference and left out of the verdict (pairs'
+          f' {", ".join(map(str, flagged))})'
+      )
+    if e.get('stop_reason') and e['stop_reason'] != 'decided':
+      notes.append(
+          f'note: {figure}: no more pairs after {e["pairs"]}: reached the'
+          f' {e["stop_reason"]}'
+      )
+    hog = e.get('hog')
+    if hog:
+      notes.append(
+          f'note: {figure}: CPU hog started in pair {hog["started_in_pair"]},'
+          f' stopped after pair {hog.get("stopped_after_pair") or "the last"}:'
+          f' {hog.get("summary", "")}'
+      )
   return notes
+
+
+def IsSshTo(comm: str, cmdline: str, ips) -> bool:
+  """Whether a process is an ssh client to one of these addresses.
+
+  PKB's ssh ControlMaster processes (ControlPersist) leave the bench's
+  process tree when they go to the background (retitled `ssh: CONTROL_PATH
+  [mux]`, PKB's control path ending in the host), yet carry every command's
+  traffic to the hosts: the sitting counts them as its own.
+  """
+  import re  # pylint: disable=g-import-not-at-top
+
+  return comm == 'ssh' and any(
+      re.search(rf'(?<![\d.]){re.escape(ip)}(?![\d.])', cmdline) for ip in ips
+  )
 
 
 class LocalCloud:
@@ -232,6 +332,36 @@ class LocalCloud:
   @property
   def namespaces(self) -> dict[str, str]:
     return {h.name: h.netns for h in self.plan.hosts}
+
+  def OurPids(self) -> list[int]:
+    """The bench and every process of the cloud's hosts (their trees are
+    the sitting's own work)."""
+    # pylint: disable=g-import-not-at-top
+    from pkb_ext.local import network
+    from pkb_ext.local import system
+
+    # pylint: enable=g-import-not-at-top
+    pids = [os.getpid()]
+    for host in self.plan.hosts:
+      pids += network.NetnsPids(host.netns)
+    ips = {h.ip for h in self.plan.hosts}
+    for pid in (int(p) for p in os.listdir('/proc') if p.isdigit()):
+      if IsSshTo(system.Comm(pid), system.CmdLine(pid), ips):
+        pids.append(pid)
+    return pids
+
+  def Placement(self) -> dict:
+    """The CPU affinity of the bench and of each host's sshd (which every
+    command of a host inherits)."""
+    from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
+
+    out = {'bench': sorted(os.sched_getaffinity(0))}
+    for name, host in cloud.LoadState(self.plan).get('hosts', {}).items():
+      try:
+        out[name] = sorted(os.sched_getaffinity(host.get('sshd_pid') or -1))
+      except OSError:
+        out[name] = None
+    return out
 
   def Healthy(self) -> bool:
     from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
@@ -270,6 +400,61 @@ class LocalCloud:
     return cloud.LoadState(self.plan)['static_vm_file']
 
 
+def Policy(args):
+  """The sittings' bench_sitting.Policy from the command line."""
+  from pkb_ext_dev import bench_sitting  # pylint: disable=g-import-not-at-top
+
+  return bench_sitting.Policy(
+      max_pairs=args.max_pairs,
+      time_cap_s=args.time_cap,
+      max_other_share=args.interference_max,
+      hog_at_pair=args.hog_at_pair,
+      hog_count=args.hog_cpus,
+      hog_seconds=args.hog_seconds,
+  )
+
+
+def NewSitting(args, log, figure_of: dict, cloud_=None):
+  """Returns (name, minimum pairs) -> a Sitting for the figure of name.
+
+  Args:
+    args: the command line.
+    log: prints a progress line.
+    figure_of: a part's names for its measurements -> figure keys.
+    cloud_: the LocalCloud the pairs run on, or None (this machine only).
+  """
+  from pkb_ext_dev import bench_sitting  # pylint: disable=g-import-not-at-top
+
+  policy = Policy(args)
+
+  def New(name: str, min_pairs: int):
+    _, op, target = FIGURES[figure_of[name]]
+    return bench_sitting.Sitting(
+        op,
+        target,
+        min_pairs,
+        policy,
+        roots=cloud_.OurPids if cloud_ else None,
+        placement=cloud_.Placement if cloud_ else None,
+        log=log,
+    )
+
+  return New
+
+
+def _Paired(figure, summary, figures, details) -> None:
+  """A paired figure's value and the evidence of its verdict."""
+  figures[figure] = summary['ratio']
+  details.setdefault('evidence', {})[figure] = EvidenceOf(summary)
+
+
+_FIDELITY_FIGURES = {
+    'io': 'fio_iops_ratio',
+    'net': 'netperf_rr_ratio',
+    'cpu': 'coremark_ratio',
+}
+
+
 def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
   from pkb_ext_dev import bench_fidelity  # pylint: disable=g-import-not-at-top
 
@@ -286,13 +471,12 @@ def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
       fio_device=args.fio_device,
       fio_pairs=args.fio_pairs,
       fio_seconds=args.fio_seconds,
+      new_sitting=NewSitting(args, log, _FIDELITY_FIGURES, cloud_),
   )
   details['fidelity'] = results
-  for figure, phase in (('fio_iops_ratio', 'io'),
-                        ('netperf_rr_ratio', 'net'),
-                        ('coremark_ratio', 'cpu')):  # fmt: skip
+  for phase, figure in _FIDELITY_FIGURES.items():
     if phase in results and 'error' not in results[phase]:
-      figures[figure] = results[phase]['ratio']
+      _Paired(figure, results[phase], figures, details)
     elif phase in results:
       errors[FIGURES[figure][0]] = results[phase]['error']
 
@@ -377,19 +561,36 @@ def _VsPkb(cloud_, args, figures, details, log) -> None:
       settings,
       log=log,
       work_dir=args.work_dir,
+      new_sitting=NewSitting(args, log, _VS_PKB_FIGURES, cloud_),
   )
   details['vs_pkb'] = result
-  for figure, tool in (('vs_pkb_coremark_ratio', 'coremark'),
-                       ('vs_pkb_fio_iops_ratio', 'fio'),
-                       ('vs_pkb_netperf_rr_ratio', 'netperf')):  # fmt: skip
+  for tool, figure in _VS_PKB_FIGURES.items():
     if tool in result['tools']:
-      figures[figure] = result['tools'][tool]['ratio']
+      _Paired(figure, result['tools'][tool], figures, details)
   if result['errors']:
     raise _PartError(
         'vs_pkb',
         '; '.join(f'{t}: {m}' for t, m in result['errors'].items()),
     )
-  figures['vs_pkb_harness_s_ratio'] = result['harness']['ratio']
+  _Paired('vs_pkb_harness_s_ratio', result['harness'], figures, details)
+
+
+_VS_PKB_FIGURES = {
+    'coremark': 'vs_pkb_coremark_ratio',
+    'fio': 'vs_pkb_fio_iops_ratio',
+    'netperf': 'vs_pkb_netperf_rr_ratio',
+}
+
+
+def _Calibrate(args, figures, details, log) -> None:
+  from pkb_ext_dev import bench_calibrate  # pylint: disable=g-import-not-at-top
+
+  new = NewSitting(args, log, {'calibrate': 'calibrate_ratio'})
+  result = bench_calibrate.Measure(
+      args.pairs, args.calibrate_seconds, new('calibrate', args.pairs), log
+  )
+  details['calibrate'] = result
+  _Paired('calibrate_ratio', result, figures, details)
 
 
 def _Stepping(figures, details, log) -> None:
@@ -453,6 +654,7 @@ def Run(args, log=print) -> tuple[dict, dict, dict]:
       ('vs_pkb', lambda: _VsPkb(cloud_, args, figures, details, log)),
       ('stepping', lambda: _Stepping(figures, details, log)),
       ('publish', lambda: _Publish(args, figures, details, log)),
+      ('calibrate', lambda: _Calibrate(args, figures, details, log)),
   ]  # fmt: skip
   for name, step in steps:
     names = ALIASES.get(name, (name,))
@@ -473,8 +675,13 @@ def Run(args, log=print) -> tuple[dict, dict, dict]:
   details['targets'] = {
       k: TargetText(op, t) for k, (_, op, t) in FIGURES.items() if op
   }
-  details['verdicts'] = {k: Verdict(k, v) for k, v in figures.items()}
+  evidence = details.get('evidence', {})
+  details['verdicts'] = {
+      k: Verdict(k, v, evidence.get(k)) for k, v in figures.items()
+  }
   details['errors'] = errors
+  details['exit_status'] = ExitStatus(details['verdicts'], errors)
+  details['sitting'] = dataclasses.asdict(Policy(args))
   return figures, details, errors
 
 
@@ -494,7 +701,10 @@ def BuildParser() -> argparse.ArgumentParser:
       help='the local cloud (default %(default)s)',
   )
   parser.add_argument(
-      '--pairs', type=int, default=5, help='phase/raw pairs per tool'
+      '--pairs',
+      type=int,
+      default=5,
+      help='phase/raw pairs per tool (at least: see --max-pairs)',
   )
   parser.add_argument(
       '--seconds', type=int, default=10, help='seconds per fio/netperf run'
@@ -509,7 +719,10 @@ def BuildParser() -> argparse.ArgumentParser:
       ),
   )
   parser.add_argument(
-      '--fio-pairs', type=int, default=20, help='phase/raw pairs for fio'
+      '--fio-pairs',
+      type=int,
+      default=20,
+      help='phase/raw pairs for fio (at least)',
   )
   parser.add_argument(
       '--fio-seconds', type=int, default=3, help='seconds per fio run'
@@ -521,7 +734,10 @@ def BuildParser() -> argparse.ArgumentParser:
       help='samples to spool and publish (bq_publish_100k_s needs 100000)',
   )
   parser.add_argument(
-      '--vs-pkb-pairs', type=int, default=3, help='ours/PKB pairs per tool'
+      '--vs-pkb-pairs',
+      type=int,
+      default=3,
+      help='ours/PKB pairs per tool (at least)',
   )
   parser.add_argument(
       '--vs-pkb-seconds',
@@ -538,6 +754,63 @@ def BuildParser() -> argparse.ArgumentParser:
       '--work-dir',
       default=None,
       help='where the overhead and vs_pkb runs keep their logs',
+  )
+  parser.add_argument(
+      '--max-pairs',
+      type=int,
+      default=30,
+      help=(
+          'a paired figure gets pairs added until its verdict is PASS or'
+          ' MISS, up to this many (default %(default)s; at least its minimum)'
+      ),
+  )
+  parser.add_argument(
+      '--time-cap',
+      type=float,
+      default=600.0,
+      help=(
+          'seconds per paired figure after which no pair is added (default'
+          ' %(default)s)'
+      ),
+  )
+  parser.add_argument(
+      '--interference-max',
+      type=float,
+      default=0.10,
+      help=(
+          "flag a pair when other processes' CPU seconds and steal exceed"
+          " this share of the machine's CPU time (default %(default)s)"
+      ),
+  )
+  parser.add_argument(
+      '--hog-at-pair',
+      type=int,
+      default=0,
+      help=(
+          'start a bounded CPU hog between the two runs of this pair (1 ='
+          ' the first) of each paired figure; 0: none'
+      ),
+  )
+  parser.add_argument(
+      '--hog-cpus',
+      type=int,
+      default=0,
+      help='busy loops of the hog (default: one per CPU)',
+  )
+  parser.add_argument(
+      '--hog-seconds',
+      type=float,
+      default=30.0,
+      help=(
+          'the hog ends by itself after this long; the bench stops it at the'
+          ' next pair boundary (default %(default)s)'
+      ),
+  )
+  parser.add_argument(
+      '--calibrate-seconds',
+      type=float,
+      default=1.0,
+      help='calibrate: about how long each busy-loop run takes',
   )
   return parser
 
@@ -559,6 +832,10 @@ def Main(argv: list[str]) -> int:
     print('pkb-ext bench: --fio-pairs must be >= 2 (a confidence interval'
           ' needs two pairs)', file=sys.stderr)  # fmt: skip
     return 2
+  problem = SittingArgsProblem(args)
+  if problem:
+    print(f'pkb-ext bench: {problem}', file=sys.stderr)
+    return 2
   if args.work_dir:
     try:
       os.makedirs(args.work_dir, exist_ok=True)
@@ -573,10 +850,30 @@ def Main(argv: list[str]) -> int:
   with open(args.out + '.tmp', 'w') as f:
     json.dump(figures | {'details': details}, f, indent=1, default=str)
   os.replace(args.out + '.tmp', args.out)
-  print(Table(figures, errors))
+  print(Table(figures, errors, details.get('evidence')))
   for line in Notes(details):
     print(line)
   for part, message in errors.items():
     print(f'{part}: {message}', file=sys.stderr)
   print(f'wrote {args.out}')
-  return 1 if errors else 0
+  return details['exit_status']
+
+
+def SittingArgsProblem(args) -> str | None:
+  """What is wrong with the sitting's options, or None."""
+  import math  # pylint: disable=g-import-not-at-top
+
+  numbers = (args.time_cap, args.interference_max, args.hog_seconds,
+             args.calibrate_seconds)  # fmt: skip
+  if not all(math.isfinite(v) for v in numbers):
+    return ('--time-cap, --interference-max, --hog-seconds and'
+            ' --calibrate-seconds must be finite numbers')  # fmt: skip
+  if args.max_pairs < 2:
+    return '--max-pairs must be >= 2 (a confidence interval needs two pairs)'
+  if args.time_cap < 0 or args.interference_max <= 0:
+    return '--time-cap must be >= 0 and --interference-max > 0'
+  if args.hog_at_pair < 0 or args.hog_cpus < 0:
+    return '--hog-at-pair and --hog-cpus must be >= 0'
+  if args.hog_seconds <= 0 or args.calibrate_seconds <= 0:
+    return '--hog-seconds and --calibrate-seconds must be > 0'
+  return None

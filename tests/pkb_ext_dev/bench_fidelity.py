@@ -30,9 +30,12 @@ phase's phase/raw pairs in ABBA order on the same host:
   coremark_ratio    the all-core CoreMark score through the cpu phase / the
                     same binary started by hand, on db1.
 
-Each figure is the median of the pair ratios; with it go the pair ratios'
-CV and the 95 % confidence interval of their mean (Student's t), which says
-whether a ratio below 1 is a difference between the two runs or noise.
+Each figure is the median of the unflagged pair ratios; with it go their
+CV and the 95 % confidence interval of their mean (Student's t), which
+gives the verdict (PASS, MISS or INCONCLUSIVE: pkb_ext_dev.bench_sitting)
+and says whether a ratio below 1 is a difference between the two runs or
+noise. With a sitting, pairs are added until the verdict is decided or
+capped, and each pair records what else used the machine.
 """
 
 import contextlib
@@ -131,32 +134,57 @@ def CloseSshMasters(vms) -> None:
     )
 
 
-def Summary(phase, raw, seconds: float, phase_ratio: float | None = None):
-  """The fidelity figure of paired runs, and what shows how noisy it is.
+def Summary(
+    phase,
+    raw,
+    seconds: float,
+    phase_ratio: float | None = None,
+    interference=(),
+    op: str = '>=',
+    target=TARGET,
+) -> dict:
+  """The fidelity figure of paired runs, its interval and its verdict.
 
-  The figure is the median of the pair ratios (phase / raw of runs taken
-  next to each other, ABBA): on a machine shared with other work a burst
-  hits one run of one pair, which moves a ratio of means but not the
-  median. The ratio of means (and the phase module's own .ratio) are kept.
+  The figure is the median of the unflagged pair ratios (phase / raw of
+  runs taken next to each other, ABBA): on a machine shared with other work
+  a burst hits one run of one pair, which moves a ratio of means but not
+  the median. The verdict comes from the 95 % interval of their mean
+  (pkb_ext_dev.bench_sitting): PASS, MISS or INCONCLUSIVE. Pairs flagged
+  for interference are kept (pair_ratios, interference) but not used.
+
+  Args:
+    phase: the phase's figure of each pair.
+    raw: the raw run's figure of each pair.
+    seconds: how long the pairs took.
+    phase_ratio: the phase module's own ratio, kept as is.
+    interference: per pair, the sitting's note (empty: none flagged).
+    op: the target's comparison ('>=', '<=', 'in').
+    target: the target.
   """
+  from pkb_ext_dev import bench_sitting  # pylint: disable=g-import-not-at-top
+
   pairs = [p / r for p, r in zip(phase, raw)]
-  ratio = statistics.median(pairs)
-  ci = ConfidenceInterval(pairs)
+  evidence = bench_sitting.Evidence(pairs, interference)
+  used = evidence['used']
+  ci = evidence['ci95']
   return {
-      'ratio': ratio,
-      'target': TARGET,
-      'pass': ratio >= TARGET,
+      'ratio': statistics.median(used or pairs),
+      'target': list(target) if op == 'in' else target,
+      'verdict': bench_sitting.PairVerdict(op, target, evidence),
       'ratio_of_means': statistics.fmean(phase) / statistics.fmean(raw),
       'phase_module_ratio': phase_ratio,
       'phase': [round(v, 2) for v in phase],
       'raw': [round(v, 2) for v in raw],
       'pair_ratios': [round(r, 4) for r in pairs],
-      'pair_ratio_cv_pct': _Cv(pairs),
-      'pair_ratio_mean': statistics.fmean(pairs),
-      'pair_ratio_ci95': None if ci is None else [round(v, 4) for v in ci],
+      'pairs_used': len(used),
+      'flagged_pairs': evidence['flagged_pairs'],
+      'pair_ratio_cv_pct': _Cv(used),
+      'pair_ratio_mean': statistics.fmean(used) if used else None,
+      'pair_ratio_ci95': None if ci is None else list(ci),  # the verdict's
       'phase_cv_pct': _Cv(phase),
       'raw_cv_pct': _Cv(raw),
       'seconds': round(seconds, 1),
+      'interference': list(interference),
   }
 
 
@@ -166,12 +194,22 @@ def _Cv(values) -> float | None:
   return round(100 * statistics.stdev(values) / statistics.fmean(values), 2)
 
 
-def MeasureIo(db, device: str, seconds: int, pairs: int) -> dict:
+def _Summary(f, started: float, sitting) -> dict:
+  """Summary of fidelity.Pairs taken since `started`, with the sitting's."""
+  out = Summary(f.phase, f.raw, time.time() - started, f.ratio, f.interference)
+  if sitting is not None:
+    out['sitting'] = sitting.Details()
+  return out
+
+
+def MeasureIo(db, device: str, seconds: int, pairs: int, sitting=None) -> dict:
   from pkb_ext_dev import fidelity  # pylint: disable=g-import-not-at-top
 
   started = time.time()
-  f = fidelity.MeasureStorage(db, device, runtime_s=seconds, repeats=pairs)
-  out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
+  f = fidelity.MeasureStorage(
+      db, device, runtime_s=seconds, repeats=pairs, sitting=sitting
+  )
+  out = _Summary(f, started, sitting)
   out.update(host=db.ip_address, device=device, unit='IOPS')
   return out
 
@@ -186,7 +224,7 @@ def Fill(path: str, size_bytes: int) -> None:
     os.fsync(f.fileno())
 
 
-def MeasureIoOnTmpfs(db, seconds: int, pairs: int) -> dict:
+def MeasureIoOnTmpfs(db, seconds: int, pairs: int, sitting=None) -> dict:
   """MeasureIo on a filled loop device over a file in /dev/shm."""
   from pkb_ext_dev import loop_device  # pylint: disable=g-import-not-at-top
 
@@ -197,27 +235,29 @@ def MeasureIoOnTmpfs(db, seconds: int, pairs: int) -> dict:
       FIO_LOOP_BYTES, prefix='pkb-ext-bench-fio-', directory='/dev/shm'
   ) as loop:
     Fill(loop.image, FIO_LOOP_BYTES)
-    out = MeasureIo(db, loop.device, seconds, pairs)
+    out = MeasureIo(db, loop.device, seconds, pairs, sitting)
   out.update(device_kind='tmpfs loop (direct I/O)', device_bytes=FIO_LOOP_BYTES)
   return out
 
 
-def MeasureNet(client, server, seconds: int, pairs: int) -> dict:
+def MeasureNet(client, server, seconds: int, pairs: int, sitting=None):
   from pkb_ext_dev import fidelity  # pylint: disable=g-import-not-at-top
 
   started = time.time()
-  f = fidelity.MeasureNetwork(client, server, duration_s=seconds, pairs=pairs)
-  out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
+  f = fidelity.MeasureNetwork(
+      client, server, duration_s=seconds, pairs=pairs, sitting=sitting
+  )
+  out = _Summary(f, started, sitting)
   out.update(client=client.ip_address, server=server.ip_address, unit='tps')
   return out
 
 
-def MeasureCpu(db, pairs: int) -> dict:
+def MeasureCpu(db, pairs: int, sitting=None) -> dict:
   from pkb_ext_dev import fidelity  # pylint: disable=g-import-not-at-top
 
   started = time.time()
-  f = fidelity.MeasureCpu(db, pairs=pairs)
-  out = Summary(f.phase, f.raw, time.time() - started, f.ratio)
+  f = fidelity.MeasureCpu(db, pairs=pairs, sitting=sitting)
+  out = _Summary(f, started, sitting)
   out.update(host=db.ip_address, unit='iterations/s', threads='all vCPUs')
   return out
 
@@ -231,6 +271,7 @@ def Measure(
     fio_device: str = 'tmpfs',
     fio_pairs: int | None = None,
     fio_seconds: int | None = None,
+    new_sitting=None,
 ) -> dict:
   """Measures the fidelity ratios on a local cloud; returns details.
 
@@ -245,6 +286,8 @@ def Measure(
       disk).
     fio_pairs: pairs for fio (default: pairs).
     fio_seconds: length of each fio run (default: seconds).
+    new_sitting: None (exactly the pairs asked for), or takes (phase, its
+      minimum pairs) and returns a bench_sitting.Sitting for it.
 
   Returns:
     {'io': {...}, 'net': {...}, 'cpu': {...}} with 'ratio' each, or 'error'.
@@ -259,14 +302,15 @@ def Measure(
     raise ValueError(f'fio device {fio_device!r}: choose from {FIO_DEVICES}')
   device = db.disk_specs[0].device_path if db.disk_specs else None
   io_pairs, io_seconds = fio_pairs or pairs, fio_seconds or seconds
+  new_sitting = new_sitting or (lambda phase, n: None)
   jobs = {
-      'io': lambda: (
-          MeasureIoOnTmpfs(db, io_seconds, io_pairs)
+      'io': lambda s: (
+          MeasureIoOnTmpfs(db, io_seconds, io_pairs, s)
           if fio_device == 'tmpfs'
-          else MeasureIo(db, device, io_seconds, io_pairs)
+          else MeasureIo(db, device, io_seconds, io_pairs, s)
       ),
-      'net': lambda: MeasureNet(client, db, seconds, pairs),
-      'cpu': lambda: MeasureCpu(db, pairs),
+      'net': lambda s: MeasureNet(client, db, seconds, pairs, s),
+      'cpu': lambda s: MeasureCpu(db, pairs, s),
   }
   results = {}
   root = logging.getLogger()
@@ -280,7 +324,7 @@ def Measure(
       log(f'fidelity {name}: {n} phase/raw pairs on the local cloud...')
       load = os.getloadavg()[0]
       try:
-        results[name] = jobs[name]()
+        results[name] = jobs[name](new_sitting(name, n))
       except Exception as e:  # pylint: disable=broad-except
         results[name] = {'error': f'{type(e).__name__}: {e}'[:2000]}
       results[name]['loadavg_1m_before'] = load

@@ -276,38 +276,53 @@ def HarnessSeconds(wall_s: float, runs, tool: str) -> dict:
   }
 
 
-def Summarize(tool: str, ours, pkb, extra=None) -> dict:
+def Summarize(tool: str, ours, pkb, extra=None, interference=()) -> dict:
   """Pair statistics of one tool: bench_fidelity.Summary, range target."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from pkb_ext_dev import bench_fidelity
 
-  out = bench_fidelity.Summary(ours, pkb, 0.0)
+  out = bench_fidelity.Summary(
+      ours, pkb, 0.0, interference=interference, op='in', target=RATIO_RANGE
+  )
   del out['seconds'], out['phase_module_ratio']
   out['ours'], out['pkb'] = out.pop('phase'), out.pop('raw')
   out['ours_cv_pct'], out['pkb_cv_pct'] = (
       out.pop('phase_cv_pct'), out.pop('raw_cv_pct')
   )  # fmt: skip
-  out['target'] = list(RATIO_RANGE)
-  out['pass'] = RATIO_RANGE[0] <= out['ratio'] <= RATIO_RANGE[1]
   out['tool'] = tool
   out.update(extra or {})
   return out
 
 
-def HarnessSummary(per_tool: dict) -> dict:
+def HarnessSummary(per_tool: dict, flagged=None) -> dict:
   """The harness figure: per pair, ours / PKB's harness seconds summed over
-  the tools; its median is vs_pkb_harness_s_ratio.
+  the tools; the median of the unflagged ones is vs_pkb_harness_s_ratio,
+  and the 95 % interval of their mean gives its verdict.
 
   Args:
     per_tool: tool -> {'ours': [harness_s by pair], 'pkb': [...]}.
+    flagged: tool -> the 1-based numbers of its flagged pairs; a pair
+      number flagged for any tool is left out.
   """
+  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+  from pkb_ext_dev import bench_sitting
+
   pairs = min(len(v[s]) for v in per_tool.values() for s in (OURS, PKB))
   ours = [sum(v[OURS][i] for v in per_tool.values()) for i in range(pairs)]
   pkb = [sum(v[PKB][i] for v in per_tool.values()) for i in range(pairs)]
   ratios = [o / p for o, p in zip(ours, pkb)]
+  out = {n for numbers in (flagged or {}).values() for n in numbers}
+  evidence = bench_sitting.Evidence(
+      ratios, [{'flagged': i + 1 in out} for i in range(pairs)]
+  )
+  ci = evidence['ci95']
   return {
-      'ratio': statistics.median(ratios),
+      'ratio': statistics.median(evidence['used'] or ratios),
       'target': f'<= {HARNESS_TARGET:g}',
+      'verdict': bench_sitting.PairVerdict('<=', HARNESS_TARGET, evidence),
+      'pairs_used': len(evidence['used']),
+      'flagged_pairs': evidence['flagged_pairs'],
+      'pair_ratio_ci95': None if ci is None else list(ci),  # the verdict's
       'ours_harness_s': [round(v, 2) for v in ours],
       'pkb_harness_s': [round(v, 2) for v in pkb],
       'pair_ratios': [round(r, 4) for r in ratios],
@@ -586,14 +601,17 @@ def _MeasureTool(tool, ctx, settings, log) -> dict:
     return value
 
   started = time.time()
+  sitting = ctx['new_sitting'](tool, settings.pairs)
   pairs = fidelity.Abba(
       lambda i: One(OURS, i), lambda i: One(PKB, i), settings.pairs,
-      f'vs_pkb {tool}',
+      f'vs_pkb {tool}', sitting,
   )  # fmt: skip
-  out = Summarize(tool, pairs.phase, pairs.raw)
+  out = Summarize(tool, pairs.phase, pairs.raw, interference=pairs.interference)
   out.update(
       runs=runs, harness_s=harness, seconds=round(time.time() - started, 1)
   )
+  if sitting is not None:
+    out['sitting'] = sitting.Details()
   return out
 
 
@@ -604,6 +622,7 @@ def Measure(
     settings: Settings = Settings(),
     log=print,
     work_dir: str | None = None,
+    new_sitting=None,
 ) -> dict:
   """Stages PKB's files, runs the pairs; returns the figures' details.
 
@@ -614,6 +633,8 @@ def Measure(
     settings: the settings.
     log: prints a progress line.
     work_dir: where the runs' files go (default: a new temporary directory).
+    new_sitting: None (exactly settings.pairs pairs), or takes (tool, its
+      minimum pairs) and returns a bench_sitting.Sitting for it.
 
   Returns:
     {'tools': {tool: summary}, 'errors': {tool: message}, 'harness': ...
@@ -645,6 +666,7 @@ def Measure(
       'runner': _Runner(cloud_env, namespaces, work, short_dir, log),
       'client': client, 'db': db, 'staged': {},
       'iterations': CoreMarkIterations(),
+      'new_sitting': new_sitting or (lambda tool, n: None),
   }  # fmt: skip
   details = {
       'work_dir': work,
@@ -705,7 +727,8 @@ def Measure(
       details['killed_pkb_netservers'] = ctx.get('killed_pkb_netservers', [])
       if not details['errors']:  # the same tool work on both sides
         details['harness'] = HarnessSummary(
-            {t: r['harness_s'] for t, r in details['tools'].items()}
+            {t: r['harness_s'] for t, r in details['tools'].items()},
+            {t: r['flagged_pairs'] for t, r in details['tools'].items()},
         )
   finally:
     root.setLevel(level)

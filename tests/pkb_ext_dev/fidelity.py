@@ -47,6 +47,8 @@ class Pairs:
 
   phase: tuple[float, ...]
   raw: tuple[float, ...]
+  # Per pair, what else used the machine (a sitting's notes; else empty).
+  interference: tuple[dict, ...] = ()
 
   @property
   def ratio(self) -> float:
@@ -68,31 +70,53 @@ def Abba(
     raw: Callable[[int], float],
     pairs: int,
     label: str = 'fidelity',
+    sitting=None,
 ) -> Pairs:
-  """Takes `pairs` (phase, raw) pairs; odd pairs run raw first.
+  """Takes `pairs` (phase, raw) pairs, or more; odd pairs run raw first.
 
   Args:
     phase: takes the pair's index, returns the phase's figure.
     raw: takes the pair's index, returns the raw run's figure.
-    pairs: how many pairs.
+    pairs: how many pairs at least (exactly, without a sitting).
     label: for the progress log line of each pair.
+    sitting: None, or hooks (pkb_ext_dev.bench_sitting.Sitting):
+      BeginPair(i), BeforeRun(i, n) before run n (0, 1) of pair i,
+      EndPair(i) returning the pair's interference note, More(pairs so
+      far), asked after the minimum, whether to take another pair, and
+      End() when the loop ends or fails.
 
   Returns:
-    The pairs.
+    The pairs (with the sitting's notes, if any).
   """
-  phase_values, raw_values = [], []
-  for i in range(pairs):
-    if i % 2 == 0:
-      phase_values.append(phase(i))
-      raw_values.append(raw(i))
-    else:
-      raw_values.append(raw(i))
-      phase_values.append(phase(i))
-    logging.info(
-        '%s pair %d/%d: phase %.1f raw %.1f',
-        label, i + 1, pairs, phase_values[-1], raw_values[-1],
-    )  # fmt: skip
-  return Pairs(tuple(phase_values), tuple(raw_values))
+  phase_values, raw_values, notes = [], [], []
+  i = 0
+  try:
+    while i < pairs or (
+        sitting is not None
+        and sitting.More(
+            Pairs(tuple(phase_values), tuple(raw_values), tuple(notes))
+        )
+    ):
+      runs = [(phase, phase_values), (raw, raw_values)]
+      if i % 2:
+        runs.reverse()
+      if sitting is not None:
+        sitting.BeginPair(i)
+      for n, (run, values) in enumerate(runs):
+        if sitting is not None:
+          sitting.BeforeRun(i, n)
+        values.append(run(i))
+      if sitting is not None:
+        notes.append(sitting.EndPair(i))
+      logging.info(
+          '%s pair %d (of at least %d): phase %.1f raw %.1f',
+          label, i + 1, pairs, phase_values[-1], raw_values[-1],
+      )  # fmt: skip
+      i += 1
+  finally:
+    if sitting is not None:
+      sitting.End()
+  return Pairs(tuple(phase_values), tuple(raw_values), tuple(notes))
 
 
 # --- cpu: the phase's all-core score vs the same binary run raw. ---
@@ -122,6 +146,7 @@ def MeasureCpu(
     iterations: int = 0,
     threads: int = 0,
     raw_runner: Callable[[str], str] | None = None,
+    sitting=None,
 ) -> Pairs:
   """The cpu phase's all-core score against raw CoreMark runs.
 
@@ -136,6 +161,7 @@ def MeasureCpu(
     threads: all-core threads; 0 = the VM's vCPUs.
     raw_runner: runs a command line and returns its stdout; default
       vm.RemoteCommand. Use SubprocessRunner for this machine.
+    sitting: Abba's sitting (more pairs, interference), or None.
 
   Returns:
     The paired scores.
@@ -159,6 +185,7 @@ def MeasureCpu(
       lambda _: RawCoreMarkScore(run_raw(raw_command)),
       pairs,
       'cpu fidelity',
+      sitting,
   )
 
 
@@ -184,7 +211,12 @@ def RawReadIops(stdout: str) -> float:
 
 
 def MeasureStorage(
-    vm, device: str, runtime_s: int = 10, repeats: int = 3, **overrides
+    vm,
+    device: str,
+    runtime_s: int = 10,
+    repeats: int = 3,
+    sitting=None,
+    **overrides,
 ) -> Pairs:
   """rd-iops through the phase vs raw fio, on one device.
 
@@ -198,6 +230,7 @@ def MeasureStorage(
     device: the target; the guard checks it as in the phase.
     runtime_s: runtime of each run.
     repeats: number of (phase, raw) pairs.
+    sitting: Abba's sitting (more pairs, interference), or None.
     **overrides: other storage.Params fields (e.g. allow_non_block_device).
 
   Returns:
@@ -227,6 +260,7 @@ def MeasureStorage(
       lambda _: RawReadIops(vm.RobustRemoteCommand(raw_command)[0]),
       repeats,
       'io fidelity',
+      sitting,
   )
 
 
@@ -259,6 +293,7 @@ def MeasureNetwork(
     pairs: int = 10,
     params: network.Params | None = None,
     raw_runner: Callable[[str], str] | None = None,
+    sitting=None,
 ) -> Pairs:
   """The net phase's TCP_RR transaction rate against raw netperf.
 
@@ -274,6 +309,7 @@ def MeasureNetwork(
     params: ports and install mode (default: network.Params()).
     raw_runner: runs a command line on the client, returns stdout; default
       client.RemoteCommand.
+    sitting: Abba's sitting (more pairs, interference), or None.
 
   Returns:
     The paired rates.
@@ -308,6 +344,7 @@ def MeasureNetwork(
         lambda _: RawRrRate(run_raw(raw_command)),
         pairs,
         'net fidelity',
+        sitting,
     )
   finally:
     network.StopNetserver(server, params.control_port)

@@ -164,14 +164,42 @@ class HarnessTest(absltest.TestCase):
     self.assertEqual(got['per_tool_median_s']['fio'], {'ours': 5.5,
                                                        'pkb': 12.0})  # fmt: skip
 
-  def testSummaryHasTheRangeTarget(self):
-    got = vp.Summarize('fio', (99.0, 104.0, 101.0), (100.0, 100.0, 100.0))
+  def testSummaryJudgesTheIntervalAgainstTheRange(self):
+    raw = (100.0, 100.0, 100.0)
+    # Median 1.01 lies in 0.97..1.03, but the interval (0.951..1.076) lies
+    # across its top: neither a pass nor a miss.
+    got = vp.Summarize('fio', (99.0, 104.0, 101.0), raw)
     self.assertAlmostEqual(got['ratio'], 1.01)
-    self.assertTrue(got['pass'])
+    self.assertEqual(got['verdict'], 'INCONCLUSIVE')
     self.assertEqual(got['target'], [0.97, 1.03])
     self.assertEqual(got['ours'], [99.0, 104.0, 101.0])
-    self.assertEqual(len(got['pair_ratio_ci95']), 2)
-    self.assertFalse(vp.Summarize('fio', (110.0,), (100.0,))['pass'])
+    lo, hi = got['pair_ratio_ci95']
+    self.assertLess(lo, 0.97)
+    self.assertGreater(hi, 1.03)
+    tight = vp.Summarize('fio', (100.0, 100.4, 99.8), raw)
+    self.assertEqual(tight['verdict'], 'PASS')
+    far = vp.Summarize('fio', (110.0, 111.0, 109.0), raw)
+    self.assertEqual(far['verdict'], 'MISS')
+    # One pair has no interval.
+    self.assertEqual(
+        vp.Summarize('fio', (110.0,), (100.0,))['verdict'], 'INCONCLUSIVE'
+    )
+
+  def testHarnessFigureLeavesFlaggedPairsOut(self):
+    per_tool = {
+        'coremark': {vp.OURS: [10.0, 10.1, 30.0, 9.9],
+                     vp.PKB: [10.0, 10.0, 10.0, 10.0]},
+    }  # fmt: skip
+    got = vp.HarnessSummary(per_tool, {'coremark': [3]})
+    self.assertEqual(got['flagged_pairs'], [3])
+    self.assertEqual(got['pairs_used'], 3)
+    self.assertAlmostEqual(got['ratio'], 1.0)
+    self.assertEqual(got['pair_ratios'], [1.0, 1.01, 3.0, 0.99])
+    # 1.0 +- 0.025: across the <= 1.0 target.
+    self.assertEqual(got['verdict'], 'INCONCLUSIVE')
+    all_pairs = vp.HarnessSummary(per_tool)
+    self.assertEqual(all_pairs['pairs_used'], 4)
+    self.assertAlmostEqual(all_pairs['ratio'], 1.005)
 
 
 class NetserverTest(absltest.TestCase):

@@ -135,16 +135,28 @@ class CommandTest(absltest.TestCase):
 
   def testFioCommand(self):
     self.assertEqual(
-        io.FioCommand('fio', '/dev/nvme1n1', 'cloud_report_2021.fio', 'wr-bw'),
-        'sudo rm -f cloud_report_fio_wr-bw.json && sudo fio'
+        io.FioCommand(
+            'fio', '/dev/nvme1n1', 'cloud_report_2021.fio', 'wr-bw', 722
+        ),
+        'sudo rm -f cloud_report_fio_wr-bw.json && sudo timeout -k 30 722 fio'
         ' --output-format=json --output=cloud_report_fio_wr-bw.json'
         ' --filename=/dev/nvme1n1 --section=wr-bw cloud_report_2021.fio'
         ' && cat cloud_report_fio_wr-bw.json',
     )
     self.assertIn(
         "--filename='/tmp/a b'",
-        io.FioCommand('fio', '/tmp/a b', 'x.fio', 'target'),
+        io.FioCommand('fio', '/tmp/a b', 'x.fio', 'target', 60),
     )
+
+  def testFillTimeoutIsTheBoundOfTheExpectedFill(self):
+    gp2 = 2500 * 1024**3  # the report's 2,500 GiB volume, in bytes
+    expected = gp2 / 1e9 * 1e3 / 250  # at 250 MB/s: about 3 hours
+    bound = io.FillTimeout(io.Params(), gp2)
+    self.assertGreater(bound, expected)
+    self.assertLessEqual(bound, expected + 3600 + 1)  # never an hour over
+    self.assertEqual(io.FillTimeout(io.Params(fill_timeout_s=90), gp2), 90)
+    small = io.FillTimeout(io.Params(), 64 * 1024**2)  # a test's loop disk
+    self.assertEqual(small, 600 + 1)  # the least margin
 
   def testMkfsAndMountMirrorPkb(self):
     self.assertEqual(

@@ -13,6 +13,7 @@
 # limitations under the License.
 """Tests for the phase registry and the topology built from a spec."""
 
+import os
 from unittest import mock
 
 from absl.testing import absltest
@@ -20,6 +21,7 @@ from absl.testing import parameterized
 from perfkitbenchmarker import sample
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import topology
 
 
@@ -190,6 +192,85 @@ class RunAllTest(absltest.TestCase):
       phases.CleanupAll(self.topo, ['cpu', 'io', 'net'])
     for fake in self.fakes.values():
       self.assertEqual(fake.calls, ['Cleanup'])
+
+  def testAPhaseFailureKeepsItsOwnSamples(self):
+    def Fails(topo):
+      del topo
+      raise phases.PhaseFailure(
+          'tpcc: no result at 2500', [sample.Sample('tpcc_x', 0, 'u', {})]
+      )
+
+    self.fakes['io'].Run = Fails
+    handed = {}
+    with self.assertRaisesRegex(phases.PhaseError, 'io: PhaseFailure: tpcc'):
+      phases.RunAll(
+          self.topo,
+          ['cpu', 'io', 'net'],
+          on_samples=lambda p, s: handed.setdefault(p, s),
+      )
+    self.assertEqual(sorted(handed), ['cpu', 'io', 'net'])
+    self.assertEqual(handed['io'][0].metric, 'tpcc_x')
+    self.assertEqual(handed['io'][0].metadata['phase'], 'io')
+
+  def _Store(self):
+    return resume.PhaseStore(
+        os.path.join(self.create_tempdir().full_path, 'phases.json')
+    )
+
+  def testAResumedRunSkipsFinishedPhasesAndReturnsTheirSamples(self):
+    store = self._Store()
+    with self.assertRaises(phases.PhaseError):  # io fails: not saved
+      phases.RunAll(self.topo, ['cpu', 'io', 'net'], store=store)
+    self.assertEqual(sorted(store.Finished()), ['cpu', 'net'])
+    for fake in self.fakes.values():
+      fake.fail, fake.calls = False, []
+    out = phases.RunAll(self.topo, ['cpu', 'io', 'net'], store=store)
+    self.assertEqual(
+        [fake.calls for fake in self.fakes.values()], [[], ['Run'], []]
+    )
+    self.assertEqual(
+        sorted(s.metric for s in out),
+        ['cpu_metric', 'io_metric', 'net_metric'],
+    )
+    self.assertEqual(sorted(store.Finished()), ['cpu', 'io', 'net'])
+
+  def testSamplesHandedToPkbAreNotReturnedAgain(self):
+    store = self._Store()
+    self.fakes['io'].fail = False
+    phases.RunAll(self.topo, ['cpu', 'io'], store=store)
+    store.MarkHanded()
+    handed = {}
+    out = phases.RunAll(
+        self.topo,
+        ['cpu', 'io', 'net'],
+        store=store,
+        on_samples=lambda p, s: handed.setdefault(p, s),
+    )
+    self.assertEqual([s.metric for s in out], ['net_metric'])
+    self.assertEqual(list(handed), ['net'])
+    self.assertEqual(self.fakes['cpu'].calls, ['Run'])  # the first run only
+
+  def testSavedSamplesRoundTrip(self):
+    store = self._Store()
+    saved = [sample.Sample('m', 1.5, 'ms', {'a': [1, 2], 'b': 'x'}, 123.25)]
+    store.SaveFinished('cpu', saved)
+    ((samples, handed),) = store.Finished().values()
+    self.assertEqual(samples, saved)
+    self.assertFalse(handed)
+    store.Clear()
+    self.assertEqual(store.Finished(), {})
+    store.Clear()  # nothing to clear is fine
+
+  def testAnUnreadableStateIsAClearError(self):
+    store = self._Store()
+    with open(store.path, 'w') as f:
+      f.write('{"version": 1, "phases": {"cpu": {"samples": [{}]}}}')
+    with self.assertRaisesRegex(resume.StateError, 'bad record of cpu'):
+      store.Finished()
+    with open(store.path, 'w') as f:
+      f.write('not json')
+    with self.assertRaisesRegex(resume.StateError, 'cannot read phase state'):
+      store.Finished()
 
   def testRequireClient(self):
     with self.assertRaisesRegex(ValueError, 'net needs a "client"'):

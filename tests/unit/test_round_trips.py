@@ -168,7 +168,7 @@ class PostgresRoundTripsTest(absltest.TestCase):
   def _Db(self, probe='bin_dir=/usr/lib/postgresql/15/bin\nmem_kb=16000000\n'):
     return RecordingVm([('MemTotal', probe)])
 
-  def testPrepareIsAProbeAndOneSetUpCommand(self):
+  def testPrepareIsAProbeAResumeCheckAndOneSetUpCommand(self):
     db = self._Db()
     topology = self._Topology(db)
     engine = _Engine()
@@ -176,8 +176,9 @@ class PostgresRoundTripsTest(absltest.TestCase):
         tpcc_engines.go_tpc, 'Path', return_value='/b/go-tpc'
     ):
       engine.Prepare(topology)
-    self.assertLen(db.remote, 2)
-    probe, setup = db.remote
+    self.assertLen(db.remote, 3)
+    probe, resume, setup = db.remote
+    self.assertIn('SELECT count(*) FROM warehouse', resume)
     self.assertIn('/usr/lib/postgresql/*/bin', probe)
     self.assertIn('MemTotal', probe)
     ctl = tpcc_engines.PostgresCommands(

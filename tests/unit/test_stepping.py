@@ -446,22 +446,116 @@ class NoResultTest(parameterized.TestCase):
     self.assertEqual(runs[1], runs[2])  # the same level again
     self.assertEqual(flaky.steps[1].reason, f'no result: crashed at {runs[1]}')
 
-  def testRaisesAfterTheRetries(self):
+  def testGivesUpAfterTheRetriesAndEndsThere(self):
     plan = stepping.Plan(stepping.LINEAR, 2500, 250, 5000)
     curve = bench_stepping.CapacityCurve(capacity=3625)
     measure, runs = _Flaky(curve.Measure, {2750: 5})
-    with self.assertRaises(stepping.NoResultError) as e:
-      stepping.Search(plan, REPORT, measure, no_result_retries=2)
+    result = stepping.Search(plan, REPORT, measure, no_result_retries=2)
     self.assertEqual(runs, [2500, 2750, 2750, 2750])
-    self.assertEqual((e.exception.level, e.exception.tries), (2750, 3))
+    self.assertEqual(result.max_passing, 2500)
+    self.assertEqual(result.end, stepping.END_NO_RESULT)
+    self.assertFalse(result.failed_without_result)
+    self.assertEqual([s.gave_up for s in result.steps],
+                     [False, False, False, True])  # fmt: skip
+    self.assertEqual(result.edge_step, result.steps[-1])
     self.assertEqual(
-        str(e.exception), 'no result at 2750 after 3 runs: crashed at 2750'
+        result.steps[-1].reason,
+        'no result: crashed at 2750 (given up after its retries: the level'
+        ' fails)',
+    )
+    self.assertEqual(result.step_at_max, result.steps[0])
+
+  def testALatencyFailureEndsAsFail(self):
+    plan = stepping.Plan(stepping.LINEAR, 2500, 250, 5000)
+    curve = bench_stepping.CapacityCurve(capacity=3625)
+    result = stepping.Search(plan, REPORT, curve.Measure)
+    self.assertEqual(result.end, stepping.END_FAIL)
+    self.assertEqual(result.edge_step.level, 3750)
+    self.assertFalse(result.failed_without_result)
+
+  def testFirstLevelWithoutResultFailsThePhase(self):
+    plan = stepping.Plan(stepping.LINEAR, 2500, 250, 5000)
+    curve = bench_stepping.CapacityCurve(capacity=3625)
+    measure, runs = _Flaky(curve.Measure, {2500: 9})
+    result = stepping.Search(plan, REPORT, measure, no_result_retries=1)
+    self.assertEqual(runs, [2500, 2500])
+    self.assertIsNone(result.max_passing)
+    self.assertTrue(result.failed_without_result)
+
+  @parameterized.parameters(stepping.BISECT, stepping.PROBE)
+  def testGiveUpCountsAsAFailureInEveryStrategy(self, strategy):
+    plan = stepping.Plan(strategy, 2500, 250, 5000)
+    curve = bench_stepping.CapacityCurve(capacity=4100)
+
+    # A workload that dies at 4,000 and above: the edge is 3,750.
+    def Measure(level, iteration):
+      if level >= 4000:
+        return stepping.Measurement({}, error='connection reset by peer')
+      return curve.Measure(level, iteration)
+
+    result = stepping.Search(
+        plan, REPORT, Measure, no_result_retries=1, probe_measure=Measure
+    )
+    self.assertEqual(result.max_passing, 3750)
+    self.assertEqual(result.end, stepping.END_NO_RESULT)
+    self.assertEqual(result.edge_step.level, 4000)
+
+  def testEndIsMaxLevelWhenEveryLevelPasses(self):
+    plan = stepping.Plan(stepping.LINEAR, 2500, 250, 3000)
+    curve = bench_stepping.CapacityCurve(capacity=9000)
+    result = stepping.Search(plan, REPORT, curve.Measure)
+    self.assertEqual(
+        (result.max_passing, result.end, result.edge_step),
+        (3000, stepping.END_MAX_LEVEL, None),
     )
 
   def testNegativeRetriesRefused(self):
     plan = stepping.Plan(stepping.LINEAR, 2500, 250, 5000)
     with self.assertRaisesRegex(ValueError, 'negative'):
       stepping.Search(plan, REPORT, lambda l, i: None, no_result_retries=-1)
+
+
+class NoThroughputTest(parameterized.TestCase):
+  """A step that completed no transaction fails under every rule."""
+
+  # cockroach workload's summary when nothing completed: every figure 0.
+  EMPTY = {k: 0.0 for k in stepping.METRIC_KEYS} | {'elapsed_s': 1800.0}
+
+  @parameterized.parameters(
+      'report', 'crl_script', 'custom:p90_ms<5000', 'custom:errors<1'
+  )
+  def testEmptySummaryFails(self, rule):
+    step = stepping.Judge(
+        stepping.ParseRule(rule), 3000, stepping.Measurement(self.EMPTY)
+    )
+    self.assertFalse(step.passed)
+    self.assertIn('no throughput: tpmC 0', step.reason)
+    self.assertTrue(step.verdict)  # a verdict, not a no-result retry
+
+  def testEveryLatencyZeroFails(self):
+    metrics = dict(self.EMPTY, tpmc=100.0, efficiency_pct=90.0)
+    step = stepping.Judge(REPORT, 3000, stepping.Measurement(metrics))
+    self.assertFalse(step.passed)
+    self.assertIn('every latency 0 ms', step.reason)
+
+  def testSomeLatencyZeroStillPasses(self):
+    metrics = dict(self.EMPTY, tpmc=100.0, efficiency_pct=90.0, max_ms=40.0)
+    step = stepping.Judge(REPORT, 3000, stepping.Measurement(metrics))
+    self.assertTrue(step.passed, step.reason)
+
+  def testLinearSearchStopsAtTheEmptyStep(self):
+    plan = stepping.Plan(stepping.LINEAR, 2500, 250, 3500)
+    curve = bench_stepping.CapacityCurve(capacity=9000)
+
+    def Measure(level, iteration):
+      if level == 3000:
+        return stepping.Measurement(self.EMPTY)
+      return curve.Measure(level, iteration)
+
+    result = stepping.Search(plan, REPORT, Measure)
+    self.assertEqual(result.max_passing, 2750)
+    self.assertEqual([s.level for s in result.steps], [2500, 2750, 3000])
+    self.assertEqual(result.end, stepping.END_FAIL)
 
 
 if __name__ == '__main__':

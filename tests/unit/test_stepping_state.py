@@ -77,24 +77,37 @@ class StateStoreTest(absltest.TestCase):
     self.assertEqual(third.calls, [])  # finished: nothing is re-run
     self.assertEqual(again.steps, result.steps)
 
-  def testResumeRetriesALevelThatGaveNoResult(self):
+  def testAGivenUpEdgeIsKeptOnResume(self):
     def Crashes(level, iteration):
       if level == 2750:
         return stepping.Measurement({}, error='go-tpc exited 2')
       return _Recorder(3400).curve.Measure(level, iteration)
 
-    with self.assertRaises(stepping.NoResultError):
-      stepping.Search(self.plan, self.rule, Crashes, self._Store())
+    first = stepping.Search(self.plan, self.rule, Crashes, self._Store())
+    self.assertEqual((first.max_passing, first.end), (2500, 'no_result'))
     with open(self.path) as f:
       saved = json.load(f)['steps']
-    self.assertEqual([(s['level'], s['error']) for s in saved],
-                     [(2500, None), (2750, 'go-tpc exited 2')])  # fmt: skip
+    self.assertEqual([(s['level'], s['error'], s['gave_up']) for s in saved],
+                     [(2500, None, False),
+                      (2750, 'go-tpc exited 2', True)])  # fmt: skip
+    again = _Recorder(capacity=3400)
+    result = stepping.Search(self.plan, self.rule, again, self._Store())
+    self.assertEqual(again.calls, [])  # the search had ended
+    self.assertEqual(result.steps, first.steps)
 
+  def testResumeRetriesALowestLevelThatGaveNoResult(self):
+    def Crashes(level, iteration):
+      del level, iteration
+      return stepping.Measurement({}, error='go-tpc exited 2')
+
+    first = stepping.Search(self.plan, self.rule, Crashes, self._Store())
+    self.assertTrue(first.failed_without_result)
     fixed = _Recorder(capacity=3400)
     result = stepping.Search(self.plan, self.rule, fixed, self._Store())
-    self.assertEqual(fixed.calls[0], (2750, 3))  # not judged a failure
+    self.assertEqual(fixed.calls[0], (2500, 2))  # tried again
     self.assertEqual(result.max_passing, 3250)
-    self.assertEqual(result.resumed_steps, 2)
+    self.assertEqual(result.resumed_steps, 1)
+    self.assertFalse(result.steps[0].gave_up)
 
   def testSavedStepsAreRejudgedWithTheCurrentRule(self):
     stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())

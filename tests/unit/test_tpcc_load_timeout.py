@@ -69,7 +69,8 @@ class LoadTimeoutTest(absltest.TestCase):
   def testHungLoadIsKilledAndNamed(self):
     with self.assertRaisesRegex(
         errors.Benchmarks.RunError,
-        r'did not finish in 10m \(--cloud_report_tpcc_load_timeout\).*disk'
+        r'did not finish in 600 s and was ended'
+        r' \(--cloud_report_tpcc_load_timeout\).*disk'
         r' full',
     ):
       self._Prepare(124)
@@ -93,13 +94,35 @@ class LoadTimeoutTest(absltest.TestCase):
         '',
     )
     tail, status = tpcc_engines._RunLogged(
-        client, 'timeout -k 30 600 /b/go-tpc tpcc prepare', '/w/p.txt', 720
+        client, '/b/go-tpc tpcc prepare', '/w/p.txt', 600
     )
     self.assertEqual(status, 0)
     command = client.RobustRemoteCommand.call_args[0][0]
     self.assertIn('timeout -k 30 600 /b/go-tpc', command)
-    self.assertEqual(client.RobustRemoteCommand.call_args[1]['timeout'], 720)
+    self.assertEqual(client.RobustRemoteCommand.call_args[1]['timeout'], 750)
     del tail
+
+  def testTheDefaultBoundFollowsTheWarehouses(self):
+    # auto: the expected load plus its margin, never an hour past it.
+    small = tpcc.Params(max_warehouses=10).LoadTimeout(3)
+    report = tpcc.Params(max_warehouses=3500).LoadTimeout(3)
+    self.assertEqual(small, 609)  # 9 s expected, the least margin
+    expected = 3500 / (20000 / 2.5 / 6 * 3) * 3600  # 52.5 minutes
+    self.assertGreater(report, expected)
+    self.assertLessEqual(report, expected + 3600)
+    self.assertEqual(
+        tpcc.Params(max_warehouses=3500, load_timeout='90m').LoadTimeout(3),
+        5400,
+    )
+    self.assertLess(report, 48 * 3600)  # the old default
+
+  def testTheStepBound(self):
+    params = tpcc.Params(duration='30m', ramp='1m')
+    self.assertEqual(params.StepTimeout(), 31 * 60 + 600)
+    self.assertEqual(tpcc.Params(step_timeout='40m').StepTimeout(), 2400)
+    self.assertEqual(
+        tpcc.Params(duration='4h', ramp='0s').StepTimeout(), 4 * 3600 + 3600
+    )
 
 
 if __name__ == '__main__':

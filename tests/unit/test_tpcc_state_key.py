@@ -20,6 +20,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import context
 
+from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
 
 FLAGS = flags.FLAGS
@@ -51,7 +52,7 @@ class RunKeyTest(absltest.TestCase):
   def _Key(self, spec, run_uri='abc'):
     context.SetThreadBenchmarkSpec(spec)
     with flagsaver.flagsaver(run_uri=run_uri):
-      return tpcc.RunKey()
+      return resume.RunKey()
 
   def testConfigurationsOfOneRunGetTheirOwnKey(self):
     keys = {
@@ -83,9 +84,9 @@ class RunKeyTest(absltest.TestCase):
 
   def testOutsidePkbsRun(self):
     context.SetThreadBenchmarkSpec(None)
-    run_uri, key = tpcc.RunKey()
+    run_uri, key = resume.RunKey()
     self.assertEqual(run_uri, 'abc')
-    self.assertEqual(key, tpcc.ConfigKey('', {}, []))
+    self.assertEqual(key, resume.ConfigKey('', {}, []))
 
   def testStatePathNamesRunAndConfiguration(self):
     params = tpcc.Params(state_dir='/state')

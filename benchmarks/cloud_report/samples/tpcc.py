@@ -19,7 +19,10 @@ p90, p95, p99, max; the newOrder transaction's, as both tools report),
 tpcc_errors, and tpcc_step_passed (1 or 0) with the pass rule's reason.
 Summary: tpcc_max_passing_warehouses (0 when even the first step failed),
 tpcc_max_passing_tpmc (the tpmC of the latest passing run at that level) and
-tpcc_steps_used.
+tpcc_steps_used, with search_end saying why the search stopped (max_level,
+fail: a level failed its rule, no_result: a level gave no result after its
+retries) and, unless max_level, the level and reason. A step without a
+result carries step_error, and step_gave_up when it was the last try.
 
 Efficiency is 100 * tpmC / (12.86 * warehouses) for both tools. With
 cockroach workload's default --wait (TPC-C keying and think times) it cannot
@@ -116,6 +119,7 @@ def StepSamples(
   md |= {k: v for k, v in step.extra.items() if k not in md}
   if step.error:
     md['step_error'] = step.error
+    md['step_gave_up'] = step.gave_up
   out = MetricSamples(step.metrics, md)
   out.append(_Make('tpcc_step_passed', 1.0 if step.passed else 0.0, md))
   return out
@@ -133,7 +137,11 @@ def SummarySamples(
       'max_warehouses': result.plan.maximum,
       'steps_resumed': result.resumed_steps,
       'levels_run': ','.join(str(s.level) for s in result.steps),
+      'search_end': result.end,
   }
+  edge = result.edge_step
+  if edge is not None:
+    md |= {'search_end_level': edge.level, 'search_end_reason': edge.reason}
   out = [
       _Make(
           'tpcc_max_passing_warehouses',

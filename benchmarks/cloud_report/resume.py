@@ -1,0 +1,219 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""What a resumed run keeps: the run's key and each finished phase's samples.
+
+A pkb.py run that dies in its run stage (a killed process, a lost
+connection) is resumed with the same --run_uri and
+--run_stage=run,cleanup,teardown. PKB then runs the benchmark's Run again
+from the start, so the suite would measure every phase a second time, and the
+samples of the phases that had finished would be lost with the dead process
+(PKB publishes at the end of a run). PhaseStore keeps them: each phase's
+samples are saved, atomically, in PKB's run directory as soon as the phase
+ends; a resumed Run skips a saved phase and returns its samples instead,
+unless an earlier attempt already handed them to PKB (its Run returned and
+its Cleanup began), in which case they are not returned twice.
+
+Every configuration of a flag matrix shares one run_uri and run directory,
+so the files are keyed by the run_uri and a digest of the configuration
+(ConfigKey), as the TPC-C stepping state is.
+"""
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from typing import Any, Mapping, Sequence
+
+from absl import flags
+from perfkitbenchmarker import context
+from perfkitbenchmarker import sample
+
+PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
+
+
+class StateError(Exception):
+  """A saved phase state cannot be read."""
+
+
+def ConfigKey(
+    benchmark: str,
+    config_flags: Mapping[str, Any],
+    vm_groups: Sequence[Mapping[str, Any]],
+) -> str:
+  """Names one configuration of a run: 12 hex digits (pure).
+
+  Args:
+    benchmark: the benchmark's name.
+    config_flags: the configuration's flags (its flag matrix entry and the
+      config file's flags); run_uri is left out, as PKB rewrites it for
+      parallel runs.
+    vm_groups: what each vm_group provisions (see _VmGroups).
+  """
+  identity = {
+      'benchmark': benchmark,
+      'flags': {k: v for k, v in config_flags.items() if k != 'run_uri'},
+      'vm_groups': list(vm_groups),
+  }
+  text = json.dumps(identity, sort_keys=True, default=str)
+  return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _VmGroups(config) -> list[dict[str, Any]]:
+  """The vm_groups of a benchmark config, as plain data for its key."""
+  out = []
+  for name, group in sorted((getattr(config, 'vm_groups', None) or {}).items()):
+    vm_spec = getattr(group, 'vm_spec', None)
+    disk_spec = getattr(group, 'disk_spec', None)
+    out.append({
+        'name': name,
+        'cloud': getattr(group, 'cloud', None),
+        'vm_count': getattr(group, 'vm_count', None),
+        'machine_type': getattr(vm_spec, 'machine_type', None),
+        'zone': getattr(vm_spec, 'zone', None),
+        'disk_type': getattr(disk_spec, 'disk_type', None),
+        'disk_size': getattr(disk_spec, 'disk_size', None),
+        'provisioned_iops': getattr(disk_spec, 'provisioned_iops', None),
+    })
+  return out
+
+
+def _Spec():
+  """The benchmark spec of this thread's PKB run (None outside PKB's run)."""
+  spec = context.GetThreadBenchmarkSpec()
+  if spec is None or not isinstance(getattr(spec.config, 'flags', None), dict):
+    return None
+  return spec
+
+
+def RunKey() -> tuple[str, str]:
+  """Returns (the pkb.py run's run_uri, this configuration's ConfigKey).
+
+  With --run_processes > 1, PKB gives each configuration the run's run_uri
+  followed by its sequence number; that suffix is removed, so a resume with
+  another --run_processes finds the same state.
+  """
+  run_uri = flags.FLAGS.run_uri or 'no-run-uri'
+  spec = _Spec()
+  if spec is None:
+    return run_uri, ConfigKey('', {}, [])
+  suffix = str(getattr(spec, 'sequence_number', ''))
+  rewritten = spec.config.flags.get('run_uri')
+  if suffix and rewritten == run_uri and run_uri.endswith(suffix):
+    run_uri = run_uri[: -len(suffix)]
+  return run_uri, ConfigKey(
+      spec.name, spec.config.flags, _VmGroups(spec.config)
+  )
+
+
+class PhaseStore:
+  """Finished phases' samples of one run and configuration, as JSON."""
+
+  VERSION = 1
+
+  def __init__(self, path: str):
+    self.path = path
+
+  @classmethod
+  def ForRun(cls, directory: str) -> 'PhaseStore':
+    """The store of this thread's PKB run and configuration in directory."""
+    run_uri, config_key = RunKey()
+    return cls(
+        os.path.join(
+            directory, PHASES_FILE.format(run_uri=run_uri, config=config_key)
+        )
+    )
+
+  def _Read(self) -> dict[str, Any]:
+    try:
+      with open(self.path, encoding='utf-8') as f:
+        state = json.load(f)
+    except FileNotFoundError:
+      return {'version': self.VERSION, 'phases': {}}
+    except (OSError, ValueError) as e:
+      raise StateError(f'cannot read phase state {self.path}: {e}') from e
+    if not isinstance(state, dict) or state.get('version') != self.VERSION:
+      raise StateError(f'{self.path}: not a version {self.VERSION} state')
+    return state
+
+  def _Write(self, state: Mapping[str, Any]) -> None:
+    directory = os.path.dirname(os.path.abspath(self.path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(
+        prefix='.' + os.path.basename(self.path), dir=directory
+    )
+    try:
+      with os.fdopen(fd, 'w', encoding='utf-8') as f:
+        json.dump(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+      os.replace(tmp, self.path)
+    except BaseException:
+      if os.path.exists(tmp):
+        os.unlink(tmp)
+      raise
+
+  def Finished(self) -> dict[str, tuple[list[sample.Sample], bool]]:
+    """{phase: (its samples, whether they were handed to PKB already)}."""
+    out = {}
+    for name, record in self._Read()['phases'].items():
+      try:
+        samples = [
+            sample.Sample(
+                s['metric'],
+                s['value'],
+                s['unit'],
+                s['metadata'],
+                s['timestamp'],
+            )
+            for s in record['samples']
+        ]
+      except (KeyError, TypeError) as e:
+        raise StateError(f'{self.path}: bad record of {name}: {e}') from e
+      out[name] = (samples, bool(record.get('handed')))
+    return out
+
+  def SaveFinished(self, phase: str, samples: Sequence[sample.Sample]) -> None:
+    state = self._Read()
+    state['phases'][phase] = {
+        'handed': False,
+        'samples': [
+            {
+                'metric': s.metric,
+                'value': s.value,
+                'unit': s.unit,
+                'metadata': s.metadata,
+                'timestamp': s.timestamp,
+            }
+            for s in samples
+        ],
+    }
+    self._Write(state)
+
+  def MarkHanded(self) -> None:
+    """Records that PKB holds every saved phase's samples (Run returned)."""
+    state = self._Read()
+    if not state['phases']:
+      return
+    for record in state['phases'].values():
+      record['handed'] = True
+    self._Write(state)
+
+  def Clear(self) -> None:
+    """Starts over (a run that prepares is not a resumed one)."""
+    try:
+      os.unlink(self.path)
+      logging.info('cloud_report: removed the phase state %s', self.path)
+    except FileNotFoundError:
+      pass

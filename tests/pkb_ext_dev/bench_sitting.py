@@ -1,0 +1,372 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""A bench sitting: three verdicts, interference per pair, more pairs.
+
+Verdicts. A ratio measured in pairs gets the 95 % confidence interval of
+the mean of its pair ratios (Student's t, pkb_ext_dev.bench_fidelity), and
+a verdict from the interval, never from the point value alone:
+
+  PASS          the whole interval meets the target;
+  MISS          none of it does;
+  INCONCLUSIVE  it lies across the target, or fewer than 2 unflagged pairs
+                are left to make one.
+
+Interference. Each pair records what else used the machine while it ran,
+from /proc (pkb_ext.local.system): the 1-minute load average at its start
+and end, the machine's busy CPU seconds (user + nice + system), the CPU
+seconds of the bench's own processes, and steal. "Ours" is the bench
+process and its descendants plus, on the local cloud, every process of the
+cloud's network namespaces and their descendants (a process's own and its
+reaped children's CPU seconds); the bench's own CPU hog (below) is not
+ours. Then
+
+  other_cpu_s  = busy - ours (at least 0)
+  other_share  = (other_cpu_s + steal) / (wall seconds x CPUs)
+
+and a pair is flagged when other_share exceeds the threshold, or when its
+two runs did not run under the same CPU placement (the CPU affinity of
+the processes that start them). Flagged pairs are kept in the JSON and
+left out of the interval and the verdict.
+
+More pairs. After the minimum, pairs are added one at a time (continuing
+the ABBA order) until the verdict is PASS or MISS, or a pair cap or a time
+cap is reached; then the verdict is what the interval says, INCONCLUSIVE
+included. For a range target a PASS means the interval became narrower
+than the band and lies in it.
+
+The hog. With hog_at_pair=K the sitting starts CpuHogs (pkb_ext_dev.load)
+between the two runs of pair K, each bounded to hog_seconds, and stops them
+by PID at the first pair boundary after that bound (or when the sitting
+ends): a disturbance that starts mid-sitting, as other work on a shared
+machine does.
+"""
+
+import dataclasses
+import json
+import os
+import time
+
+PASS, MISS, INCONCLUSIVE = 'PASS', 'MISS', 'INCONCLUSIVE'
+DEFAULT_MAX_OTHER_SHARE = 0.10
+
+
+def IntervalVerdict(op: str, target, low: float, high: float) -> str:
+  """PASS, MISS or INCONCLUSIVE of an interval [low, high] against a target.
+
+  Args:
+    op: '>=', '<=' or 'in' (a range, both ends included).
+    target: a number, or (low, high) for 'in'.
+    low: the interval's low end.
+    high: its high end (a point value: low == high).
+
+  Raises:
+    ValueError: an unknown comparison.
+  """
+  if op == 'in':
+    t_low, t_high = target
+    inside = t_low <= low and high <= t_high
+    outside = high < t_low or low > t_high
+  elif op == '>=':
+    inside, outside = low >= target, high < target
+  elif op == '<=':
+    inside, outside = high <= target, low > target
+  else:
+    raise ValueError(f'unknown comparison {op!r}')
+  if inside:
+    return PASS
+  return MISS if outside else INCONCLUSIVE
+
+
+def Evidence(pair_ratios, interference=()) -> dict:
+  """The unflagged pair ratios and their 95 % interval.
+
+  Args:
+    pair_ratios: every pair's ratio, in order.
+    interference: per pair, a dict with 'flagged' (missing: unflagged).
+
+  Returns:
+    {'used': [ratios], 'flagged_pairs': [1-based pair numbers], 'ci95':
+    (low, high) or None (fewer than 2 used)}.
+  """
+  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+  from pkb_ext_dev import bench_fidelity
+
+  notes = list(interference) + [{}] * (len(pair_ratios) - len(interference))
+  flagged = [i + 1 for i, n in enumerate(notes) if n.get('flagged')]
+  used = [r for r, n in zip(pair_ratios, notes) if not n.get('flagged')]
+  return {
+      'used': used,
+      'flagged_pairs': flagged,
+      'ci95': bench_fidelity.ConfidenceInterval(used),
+  }
+
+
+def PairVerdict(op: str, target, evidence: dict) -> str:
+  """The verdict of a paired figure: its interval's, INCONCLUSIVE if none."""
+  ci = evidence['ci95']
+  if ci is None:
+    return INCONCLUSIVE
+  return IntervalVerdict(op, target, *ci)
+
+
+# --- interference ---
+
+
+def OursCpuTicks(roots, exclude=()) -> int:
+  """CPU ticks of the processes `roots` and their descendants, so far.
+
+  Each counts its own utime and stime and its reaped children's (cutime,
+  cstime), so a descendant that ends and is reaped inside the tree moves
+  its ticks, never loses them. `exclude` and their descendants are left
+  out.
+  """
+  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+  from pkb_ext.local import system
+
+  table = {}
+  for name in os.listdir('/proc'):
+    if name.isdigit():
+      fields = system.StatFields(int(name))
+      if fields is not None:
+        table[int(name)] = fields
+  children = {}
+  for pid, fields in table.items():
+    children.setdefault(int(fields[1]), []).append(pid)
+  skip = set(exclude)
+  seen, todo, total = set(), [p for p in roots if p in table], 0
+  while todo:
+    pid = todo.pop()
+    if pid in seen or pid in skip:
+      continue
+    seen.add(pid)
+    total += sum(int(v) for v in table[pid][11:15])
+    todo.extend(children.get(pid, ()))
+  return total
+
+
+class Monitor:
+  """Takes /proc snapshots and says what else ran between two of them."""
+
+  def __init__(
+      self,
+      roots=None,
+      exclude=None,
+      placement=None,
+      max_other_share: float = DEFAULT_MAX_OTHER_SHARE,
+      cpus: int | None = None,
+  ):
+    """Args:
+
+    roots: returns the PIDs whose trees are ours (default: this process).
+    exclude: returns PIDs that are not ours even inside those trees.
+    placement: returns the CPU placement a run starts under (default: this
+      process's CPU affinity).
+    max_other_share: flag a pair above this share of the machine's CPU
+      time used by others (and steal).
+    cpus: the machine's CPUs (default os.cpu_count()).
+    """
+    self._roots = roots or (lambda: [os.getpid()])
+    self._exclude = exclude or (lambda: ())
+    self.placement = placement or (lambda: sorted(os.sched_getaffinity(0)))
+    self.max_other_share = max_other_share
+    self.cpus = cpus or os.cpu_count()
+    self._ticks = os.sysconf('SC_CLK_TCK')
+
+  def Take(self) -> dict:
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from pkb_ext.local import system
+
+    return {
+        'at': time.monotonic(),
+        'machine': system.MachineCpuTicks(),
+        'ours': OursCpuTicks(self._roots(), self._exclude()),
+        'loadavg_1m': os.getloadavg()[0],
+    }
+
+  def Between(self, before: dict, after: dict, placements=()) -> dict:
+    """What else used the machine from `before` to `after`.
+
+    Args:
+      before: a Take().
+      after: a later Take().
+      placements: the CPU placement of each run of the pair.
+    """
+    wall = max(after['at'] - before['at'], 1e-9)
+    busy = (after['machine']['busy'] - before['machine']['busy']) / self._ticks
+    steal = (
+        after['machine']['steal'] - before['machine']['steal']
+    ) / self._ticks
+    ours = (after['ours'] - before['ours']) / self._ticks
+    other = max(busy - ours, 0.0)
+    share = (other + steal) / (wall * self.cpus)
+    reasons = []
+    if share > self.max_other_share:
+      reasons.append(
+          f'others used {share:.0%} of the CPU time (threshold'
+          f' {self.max_other_share:.0%})'
+      )
+    if len({json.dumps(p, sort_keys=True) for p in placements}) > 1:
+      reasons.append('its runs had different CPU placements')
+    return {
+        'wall_s': round(wall, 3),
+        'loadavg_1m': [before['loadavg_1m'], after['loadavg_1m']],
+        'busy_cpu_s': round(busy, 2),
+        'ours_cpu_s': round(ours, 2),
+        'other_cpu_s': round(other, 2),
+        'steal_s': round(steal, 2),
+        'other_share': round(share, 4),
+        'placement': list(placements),
+        'flagged': bool(reasons),
+        'reasons': reasons,
+    }
+
+
+# --- the sitting ---
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+  """How many pairs, the interference threshold and the hog."""
+
+  max_pairs: int = 30
+  time_cap_s: float = 600.0
+  max_other_share: float = DEFAULT_MAX_OTHER_SHARE
+  hog_at_pair: int = 0  # 1-based; 0: no hog
+  hog_count: int = 0  # 0: one per CPU
+  hog_seconds: float = 30.0
+
+
+class Sitting:
+  """The pair loop's hooks for one figure (pkb_ext_dev.fidelity.Abba)."""
+
+  def __init__(
+      self,
+      op: str,
+      target,
+      min_pairs: int,
+      policy: Policy = Policy(),
+      roots=None,
+      placement=None,
+      log=None,
+      clock=time.monotonic,
+  ):
+    """Args:
+
+    op: the figure's comparison ('>=', '<=', 'in').
+    target: its target.
+    min_pairs: pairs always taken.
+    policy: caps, threshold, hog.
+    roots: returns the PIDs whose trees are ours (Monitor).
+    placement: returns the CPU placement a run starts under (Monitor).
+    log: prints a progress line.
+    clock: monotonic seconds (for the time cap).
+    """
+    self.op, self.target = op, target
+    self.min_pairs = min_pairs
+    self.max_pairs = max(policy.max_pairs, min_pairs)
+    self.policy = policy
+    self.monitor = Monitor(
+        roots=roots,
+        exclude=lambda: self._hog.pids if self._hog else (),
+        placement=placement,
+        max_other_share=policy.max_other_share,
+    )
+    self._log = log or (lambda line: None)
+    self._clock = clock
+    self._started = None
+    self._before = None
+    self._placements = []
+    self._hog = None
+    self._hog_started = None
+    self.hog = None  # what the hog did, once started
+    self.stop_reason = None
+
+  def BeginPair(self, i: int) -> None:
+    del i
+    if self._started is None:
+      self._started = self._clock()
+    self._placements = []
+    self._before = self.monitor.Take()
+
+  def BeforeRun(self, i: int, n: int) -> None:
+    """Before run n (0 or 1) of pair i: the hog starts before run 1."""
+    from pkb_ext_dev import load  # pylint: disable=g-import-not-at-top
+
+    if n == 1 and i + 1 == self.policy.hog_at_pair and self._hog is None:
+      count = self.policy.hog_count or self.monitor.cpus
+      self._hog = load.CpuHogs(count, self.policy.hog_seconds).Start()
+      self._hog_started = time.monotonic()
+      self.hog = {'started_in_pair': i + 1, 'pids': list(self._hog.pids)}
+      self._log(
+          f'  hog: {count} CPU hog(s) {list(self._hog.pids)} started in pair'
+          f' {i + 1}, bounded to {self.policy.hog_seconds:g} s'
+      )
+    self._placements.append(self.monitor.placement())
+
+  def EndPair(self, i: int) -> dict:
+    note = self.monitor.Between(
+        self._before, self.monitor.Take(), self._placements
+    )
+    note['pair'] = i + 1
+    if (
+        self._hog is not None
+        and self._hog.report is None
+        and time.monotonic() - self._hog_started >= self.policy.hog_seconds
+    ):
+      self.StopHog(i + 1)
+    if note['flagged']:
+      self._log(f'  pair {i + 1} flagged: {"; ".join(note["reasons"])}')
+    return note
+
+  def End(self) -> None:
+    """The pair loop ended (or failed): the hog, if running, is stopped."""
+    self.StopHog()
+
+  def StopHog(self, after_pair: int | None = None) -> None:
+    if self._hog is None or self._hog.report is not None:
+      return
+    report = self._hog.Stop(check=False)
+    self.hog.update(
+        stopped_after_pair=after_pair,
+        wall_s=round(report.wall_s, 1),
+        cpu_s=[round(c, 1) for c in report.cpu_s],
+        summary=report.Summary(),
+    )
+
+  def More(self, pairs) -> bool:
+    """Whether to take another pair (called once the minimum is taken)."""
+    n = len(pairs.phase)
+    evidence = Evidence(pairs.pair_ratios, pairs.interference)
+    if n >= self.min_pairs and PairVerdict(self.op, self.target, evidence) in (
+        PASS,
+        MISS,
+    ):
+      self.stop_reason = 'decided'
+    elif n >= self.max_pairs:
+      self.stop_reason = f'pair cap ({self.max_pairs})'
+    elif self._clock() - self._started >= self.policy.time_cap_s:
+      self.stop_reason = f'time cap ({self.policy.time_cap_s:g} s)'
+    else:
+      return True
+    return False
+
+  def Details(self) -> dict:
+    return {
+        'min_pairs': self.min_pairs,
+        'max_pairs': self.max_pairs,
+        'time_cap_s': self.policy.time_cap_s,
+        'max_other_share': self.policy.max_other_share,
+        'stop_reason': self.stop_reason,
+        'hog': self.hog,
+    }

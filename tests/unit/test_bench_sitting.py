@@ -1,0 +1,307 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for the bench's sitting: interval verdicts, interference, pairs.
+
+The /proc readings and the CPU hog are real (a busy child of this process,
+CpuHogs); the pairs' figures are constructed, so each verdict follows from
+an interval the test knows.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from pkb_ext.local import system
+from pkb_ext_dev import bench_fidelity
+from pkb_ext_dev import bench_sitting as bs
+from pkb_ext_dev import fidelity
+from pkb_ext_dev import load
+
+_BUSY = (
+    'import time\nend = time.process_time() + {s}\nwhile time.process_time() <'
+    ' end:\n  pass\n'
+)
+
+
+class IntervalVerdictTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      # (op, target, low, high, verdict): inside, outside, across.
+      ('>=', 0.97, 0.98, 1.02, bs.PASS),
+      ('>=', 0.97, 0.97, 0.99, bs.PASS),  # the end counts
+      ('>=', 0.97, 0.90, 0.96, bs.MISS),
+      ('>=', 0.97, 0.96, 1.01, bs.INCONCLUSIVE),
+      ('<=', 1.0, 0.95, 0.99, bs.PASS),
+      ('<=', 1.0, 1.01, 1.05, bs.MISS),
+      ('<=', 1.0, 0.99, 1.01, bs.INCONCLUSIVE),
+      ('in', (0.97, 1.03), 0.98, 1.02, bs.PASS),
+      ('in', (0.97, 1.03), 1.04, 1.10, bs.MISS),
+      ('in', (0.97, 1.03), 0.90, 0.96, bs.MISS),
+      ('in', (0.97, 1.03), 1.00, 1.05, bs.INCONCLUSIVE),
+      ('in', (0.97, 1.03), 0.96, 1.04, bs.INCONCLUSIVE),  # wider than band
+      ('in', (0.97, 1.03), 0.713, 1.814, bs.INCONCLUSIVE),
+  )
+  def testVerdict(self, op, target, low, high, want):
+    self.assertEqual(bs.IntervalVerdict(op, target, low, high), want)
+
+  def testUnknownComparison(self):
+    with self.assertRaisesRegex(ValueError, "unknown comparison '~'"):
+      bs.IntervalVerdict('~', 1.0, 0.9, 1.1)
+
+
+class EvidenceTest(absltest.TestCase):
+
+  def testFlaggedPairsAreLeftOut(self):
+    ratios = [1.0, 0.5, 1.01, 0.99]
+    notes = [{}, {'flagged': True}, {'flagged': False}]  # 4th: no note
+    got = bs.Evidence(ratios, notes)
+    self.assertEqual(got['used'], [1.0, 1.01, 0.99])
+    self.assertEqual(got['flagged_pairs'], [2])
+    self.assertEqual(
+        got['ci95'], bench_fidelity.ConfidenceInterval([1.0, 1.01, 0.99])
+    )
+    self.assertEqual(bs.PairVerdict('in', (0.97, 1.03), got), bs.PASS)
+    # With the disturbed pair kept, the same pairs say nothing.
+    everything = bs.Evidence(ratios)
+    self.assertEqual(
+        bs.PairVerdict('in', (0.97, 1.03), everything), bs.INCONCLUSIVE
+    )
+
+  def testFewerThanTwoUsedIsInconclusive(self):
+    got = bs.Evidence([1.0, 1.0], [{'flagged': True}, {}])
+    self.assertIsNone(got['ci95'])
+    self.assertEqual(bs.PairVerdict('>=', 0.97, got), bs.INCONCLUSIVE)
+
+
+class FidelitySummaryVerdictTest(parameterized.TestCase):
+  """Pair sets of the issue's sittings, judged by their intervals."""
+
+  @parameterized.parameters(
+      # vs_pkb CoreMark, busy machine: median 1.288 outside 0.97..1.03,
+      # interval 0.713..1.814.
+      ((1.472, 1.031, 1.288), 'in', (0.97, 1.03), bs.INCONCLUSIVE),
+      # netperf vs_pkb, busy: 3.601, 0.950, 0.909.
+      ((3.601, 0.950, 0.909), 'in', (0.97, 1.03), bs.INCONCLUSIVE),
+      # A fidelity ratio whose interval reaches under its >= 0.97 target.
+      ((0.975, 0.99, 1.0, 0.96, 0.985), '>=', 0.97, bs.INCONCLUSIVE),
+      ((0.99, 1.0, 1.01, 0.995, 1.005), '>=', 0.97, bs.PASS),
+      ((0.90, 0.91, 0.92, 0.905), '>=', 0.97, bs.MISS),
+  )
+  def testVerdicts(self, ratios, op, target, want):
+    got = bench_fidelity.Summary(
+        [100 * r for r in ratios], [100.0] * len(ratios), 1.0, op=op,
+        target=target,
+    )  # fmt: skip
+    self.assertEqual(got['verdict'], want)
+    self.assertEqual(got['pairs_used'], len(ratios))
+
+  def testTheJsonIntervalIsTheVerdicts(self):
+    # The interval's low end lies a hair under 0.97: rounded to 4 places it
+    # would read 0.97 and pass.
+    ratios = (0.97, 0.9701, 0.97005, 0.96999)
+    got = bench_fidelity.Summary([100 * r for r in ratios], [100.0] * 4, 1.0)
+    self.assertEqual(round(got['pair_ratio_ci95'][0], 4), 0.97)
+    self.assertLess(got['pair_ratio_ci95'][0], 0.97)
+    self.assertEqual(got['verdict'], bs.INCONCLUSIVE)
+    self.assertEqual(
+        bs.IntervalVerdict('>=', 0.97, *got['pair_ratio_ci95']), got['verdict']
+    )
+
+
+class MonitorTest(absltest.TestCase):
+
+  def testMachineCpuTicks(self):
+    got = system.MachineCpuTicks()
+    self.assertEqual(set(got), {'busy', 'idle', 'irq', 'steal'})
+    self.assertGreater(got['busy'], 0)
+    bad = self.create_tempfile(content='intr 1 2\n').full_path
+    with self.assertRaisesRegex(ValueError, 'no aggregate cpu line'):
+      system.MachineCpuTicks(bad)
+
+  def testOurBusyChildIsOurs(self):
+    monitor = bs.Monitor()
+    before = monitor.Take()
+    subprocess.run([sys.executable, '-c', _BUSY.format(s=1.0)], check=True)
+    note = monitor.Between(before, monitor.Take())
+    self.assertGreaterEqual(note['ours_cpu_s'], 0.9)  # the reaped child's
+    self.assertGreaterEqual(note['busy_cpu_s'], note['ours_cpu_s'] - 0.05)
+
+  def testAHogIsOther(self):
+    hogs = load.CpuHogs(1, seconds=30)
+    monitor = bs.Monitor(exclude=lambda: hogs.pids, max_other_share=0.05)
+    before = monitor.Take()
+    hogs.Start()
+    time.sleep(1.0)
+    note = monitor.Between(before, monitor.Take())
+    report = hogs.Stop(check=False)
+    # Not ours, though our child: its CPU seconds are others'.
+    self.assertLess(note['ours_cpu_s'], 0.5 * report.cpu_s[0])
+    self.assertGreaterEqual(note['other_cpu_s'], 0.8 * report.cpu_s[0] - 0.05)
+    self.assertTrue(note['flagged'])
+    self.assertIn('others used', note['reasons'][0])
+
+  def testDifferentPlacementsFlagThePair(self):
+    monitor = bs.Monitor(max_other_share=1e9)
+    snap = monitor.Take()
+    self.assertFalse(monitor.Between(snap, snap, [[0, 1], [0, 1]])['flagged'])
+    note = monitor.Between(snap, snap, [[0, 1], [1]])
+    self.assertTrue(note['flagged'])
+    self.assertEqual(note['reasons'], ['its runs had different CPU placements'])
+
+
+class _FakeMonitor:
+  """Monitor stand-in: flags the pairs (1-based) it is told to."""
+
+  cpus = 2
+
+  def __init__(self, flagged=()):
+    self.flagged = set(flagged)
+    self.pair = 0
+
+  def Take(self):
+    return {}
+
+  def placement(self):
+    return [0, 1]
+
+  def Between(self, before, after, placements=()):
+    del before, after, placements
+    self.pair += 1
+    flagged = self.pair in self.flagged
+    return {'flagged': flagged, 'reasons': ['told to'] if flagged else []}
+
+
+class SittingTest(absltest.TestCase):
+
+  def _Sitting(self, op='in', target=(0.97, 1.03), min_pairs=3, flagged=(),
+               clock=None, **policy):  # fmt: skip
+    sitting = bs.Sitting(
+        op, target, min_pairs, bs.Policy(**policy),
+        clock=clock or time.monotonic,
+    )  # fmt: skip
+    sitting.monitor = _FakeMonitor(flagged)
+    return sitting
+
+  def _Run(self, sitting, ratios, min_pairs=3):
+    values = iter(ratios)
+    current = {}
+
+    def Phase(i):
+      if i not in current:
+        current[i] = next(values)
+      return 100.0 * current[i]
+
+    return fidelity.Abba(Phase, lambda _: 100.0, min_pairs, 'test', sitting)
+
+  def testAddsPairsUntilDecided(self):
+    # The first three lie across the band; tight pairs narrow it to PASS.
+    ratios = [0.95, 1.05, 1.0] + [1.0, 1.001, 0.999] * 10
+    sitting = self._Sitting()
+    pairs = self._Run(sitting, ratios)
+    self.assertEqual(sitting.stop_reason, 'decided')
+    n = len(pairs.phase)
+    self.assertGreater(n, 3)
+    self.assertLess(n, len(ratios))
+    evidence = bs.Evidence(pairs.pair_ratios, pairs.interference)
+    self.assertEqual(bs.PairVerdict('in', (0.97, 1.03), evidence), bs.PASS)
+    # One pair fewer was not yet decided.
+    fewer = bs.Evidence(pairs.pair_ratios[:-1])
+    self.assertEqual(bs.PairVerdict('in', (0.97, 1.03), fewer), bs.INCONCLUSIVE)
+
+  def testStopsAtThePairCap(self):
+    sitting = self._Sitting(max_pairs=6)
+    pairs = self._Run(sitting, [0.9, 1.1] * 10)
+    self.assertLen(pairs.phase, 6)
+    self.assertEqual(sitting.stop_reason, 'pair cap (6)')
+
+  def testStopsAtTheTimeCap(self):
+    ticks = iter(range(0, 1000, 10))  # each look at the clock: 10 s later
+    sitting = self._Sitting(time_cap_s=25, clock=lambda: next(ticks))
+    pairs = self._Run(sitting, [0.9, 1.1] * 10)
+    self.assertEqual(sitting.stop_reason, 'time cap (25 s)')
+    self.assertLen(pairs.phase, 5)
+
+  def testAMissNeedsNoMorePairs(self):
+    sitting = self._Sitting()
+    pairs = self._Run(sitting, [0.80, 0.81, 0.80] + [1.0] * 10)
+    self.assertLen(pairs.phase, 3)
+    self.assertEqual(sitting.stop_reason, 'decided')
+
+  def testFlaggedPairsDoNotCountTowardsTheVerdict(self):
+    # Pair 2 was disturbed: without it the first three decide.
+    sitting = self._Sitting(flagged=[2])
+    pairs = self._Run(sitting, [1.0, 0.6, 1.001] + [1.0] * 10)
+    self.assertLen(pairs.phase, 3)
+    self.assertEqual(sitting.stop_reason, 'decided')
+    self.assertEqual([n['flagged'] for n in pairs.interference],
+                     [False, True, False])  # fmt: skip
+    got = bench_fidelity.Summary(pairs.phase, pairs.raw, 1.0,
+                                 interference=pairs.interference, op='in',
+                                 target=(0.97, 1.03))  # fmt: skip
+    self.assertEqual(got['verdict'], bs.PASS)
+    self.assertEqual(got['flagged_pairs'], [2])
+    self.assertAlmostEqual(got['ratio'], 1.0005)
+
+  def testHogStartsMidPairAndIsStoppedByPid(self):
+    sitting = bs.Sitting(
+        'in', (0.97, 1.03), 4,
+        bs.Policy(max_pairs=4, hog_at_pair=2, hog_count=1, hog_seconds=0.5),
+    )  # fmt: skip
+    order = []
+
+    def Run(side):
+      def Do(i):
+        order.append((i + 1, side, sitting.hog is not None))
+        time.sleep(0.3)
+        return 100.0
+
+      return Do
+
+    pairs = fidelity.Abba(Run('phase'), Run('raw'), 4, 'test', sitting)
+    # Pair 2 runs raw first; the hog starts between its two runs.
+    self.assertEqual(order[2:4], [(2, 'raw', False), (2, 'phase', True)])
+    hog = sitting.hog
+    self.assertEqual(hog['started_in_pair'], 2)
+    self.assertEqual(hog['stopped_after_pair'], 3)  # first boundary >= 0.5 s
+    self.assertIsNone(system.StatFields(hog['pids'][0]))  # gone, reaped
+    self.assertTrue(pairs.interference[1]['flagged'])
+    self.assertGreater(pairs.interference[1]['other_cpu_s'], 0.1)
+    self.assertIn('1 CPU hog(s)', hog['summary'])
+    self.assertEqual(sitting.Details()['hog'], hog)
+
+  def testAFailingLoopStopsTheHog(self):
+    sitting = bs.Sitting(
+        '>=', 0.97, 3, bs.Policy(hog_at_pair=1, hog_count=1, hog_seconds=60)
+    )
+
+    def Fails(i):
+      if sitting.hog is not None:
+        raise RuntimeError('tool failed')
+      del i
+      return 1.0
+
+    started = time.monotonic()
+    with self.assertRaisesRegex(RuntimeError, 'tool failed'):
+      fidelity.Abba(lambda _: 1.0, Fails, 3, 'test', sitting)
+    self.assertLess(time.monotonic() - started, 30)
+    self.assertIsNone(system.StatFields(sitting.hog['pids'][0]))
+    self.assertIn('summary', sitting.hog)
+
+
+if __name__ == '__main__':
+  absltest.main()
