@@ -426,6 +426,16 @@ def _FillGroup(groups: Sequence[Group]) -> Group | None:
   return (db or with_disk or [None])[0]
 
 
+def LocalVolumeGb(catalog: pricing.Catalog, group: Group) -> float | None:
+  """The size of one instance-store volume of group's VMs; None: unknown.
+
+  The machine's (AWS, Azure), else the disk type's (GCP's local SSD).
+  """
+  machine = catalog.Machine(group.cloud, group.machine_type or '')
+  disk = catalog.Disk(group.cloud, group.disk_type or '')
+  return (machine and machine.local_volume_gb) or (disk and disk.volume_gb)
+
+
 def DataDiskFill(catalog: pricing.Catalog, group: Group) -> Fill:
   """What the fill of group's first data disk writes, and how fast."""
   machine = catalog.Machine(group.cloud, group.machine_type or '')
@@ -433,9 +443,7 @@ def DataDiskFill(catalog: pricing.Catalog, group: Group) -> Fill:
   stripes = group.disks_per_vm
   default = f'estimates.FILL_MBPS, no published {group.disk_type} figure'
   if group.local:
-    volume_gb = (machine and machine.local_volume_gb) or (
-        disk and disk.volume_gb
-    )
+    volume_gb = LocalVolumeGb(catalog, group)
     count = group.local_volumes
     have = f' of {count}' if count else ''
     if not volume_gb:
@@ -477,10 +485,8 @@ def DataDiskFill(catalog: pricing.Catalog, group: Group) -> Fill:
 
 def _LocalPricedGb(catalog: pricing.Catalog, g: Group) -> float:
   """Instance-store GB a VM is billed for: every volume PKB attaches."""
-  machine = catalog.Machine(g.cloud, g.machine_type or '')
-  disk = catalog.Disk(g.cloud, g.disk_type)
-  volume_gb = (machine and machine.local_volume_gb) or (disk and disk.volume_gb)
-  return float((volume_gb or 0) * (g.local_volumes or g.disks_per_vm))
+  volume_gb = LocalVolumeGb(catalog, g) or 0
+  return float(volume_gb * (g.local_volumes or g.disks_per_vm))
 
 
 def HourlyCost(

@@ -275,6 +275,19 @@ class PlanTellsTheTruthTest(
     io_phase = next(p for p in c.phases if p.name == 'io')
     self.assertEqual(io_phase.seconds, 2 * 1900e3 / 250 + 7 * 122)
 
+  def testGcpLocalSsdsArePricedAsTheVolumesAttached(self):
+    (c,) = plan.Configurations([
+        '--cloud=GCP',
+        '--machine_type=n2-standard-16',
+        '--data_disk_type=local',
+        '--gce_num_local_ssds=2',
+    ])
+    # configs/pricing/gcp.yaml: n2-standard-16 $0.776944/h; each db VM has
+    # 2 local SSDs of 375 GB at $0.08/GB-month (not --data_disk_size).
+    self.assertAlmostEqual(
+        c.usd_per_hour, 4 * 0.776944 + 3 * 2 * 375 * 0.08 / 720
+    )
+
   def testFillRunsAtTheMachinesEbsCap(self):
     configs = plan.Configurations(_Matrix('aws', 'io2'))
     c5 = next(c for c in configs if c.flags['machine_type'] == 'c5.4xlarge')
