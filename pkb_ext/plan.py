@@ -83,6 +83,9 @@ COREMARK_RUN_S = 15
 COREMARK_BUILD_S = 60
 OBJECT_REQUEST_S = 0.05
 OBJECT_MBPS = 100
+# The largest grid whose search plan follows decision by decision (the
+# report's has 5 levels).
+MAX_SEARCH_LEVELS = 1000
 
 PRICES_OPTION = '--prices'
 HELP_ARGS = frozenset(('-h', '--help', '-help', '--helpshort', '--helpfull'))
@@ -326,8 +329,27 @@ def SearchBounds(
     below the first level, between each two levels, above the last.
 
   Raises:
-    PlanError: the search does not end.
+    PlanError: the search does not end, or its grid is larger than
+      MAX_SEARCH_LEVELS (linear's bounds need no search: every level once).
   """
+  levels = plan.levels
+  if plan.strategy == stepping.LINEAR:
+    # One step at the lowest capacity, every level at the highest
+    # (SimulatedSearchBounds finds the same, in time cubic in the levels).
+    return Search(1, len(levels), len(levels) * step_s)
+  if len(levels) > MAX_SEARCH_LEVELS:
+    raise PlanError(
+        f'the {plan.strategy} search has {len(levels):,} levels'
+        f' ({plan.start}..{plan.maximum} by {plan.step}); plan follows at'
+        f' most {MAX_SEARCH_LEVELS:,} (--cloud_report_tpcc_step_warehouses)'
+    )
+  return SimulatedSearchBounds(plan, step_s, probe_step_s)
+
+
+def SimulatedSearchBounds(
+    plan: stepping.Plan, step_s: float, probe_step_s: float
+) -> Search:
+  """SearchBounds by running stepping.Next against every capacity."""
   levels = plan.levels
   counts, times = [], []
   for capacity in [levels[0] - 1] + list(levels):

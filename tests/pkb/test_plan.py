@@ -498,6 +498,20 @@ class SearchStepsTest(pkb_common_test_case.PkbCommonTestCase):
         plan.SearchSteps(stepping.Plan('linear', 2500, 250, 3500)), (1, 5)
     )
 
+  def testLinearBoundsAreTheSimulatedOnes(self):
+    for start, step, maximum in ((2500, 250, 3500), (1, 1, 1), (10, 3, 40)):
+      grid = stepping.Plan('linear', start, step, maximum)
+      self.assertEqual(
+          plan.SearchBounds(grid, 7, 1),
+          plan.SimulatedSearchBounds(grid, 7, 1),
+      )
+
+  def testHugeGridsAreRefusedOrQuick(self):
+    huge = stepping.Plan('linear', 1, 1, 10**8)
+    self.assertEqual(plan.SearchBounds(huge, 2, 1).longest_s, 2 * 10**8)
+    with self.assertRaisesRegex(plan.PlanError, '100,000,000 levels'):
+      plan.SearchBounds(stepping.Plan('bisect', 1, 1, 10**8), 2, 1)
+
   def testMakespan(self):
     self.assertEqual(plan.Makespan([3, 3, 3, 3], None), 12)
     self.assertEqual(plan.Makespan([3, 3, 3, 3], 3), 6)
