@@ -682,18 +682,64 @@ def ReadText(path: str) -> str:
     raise PlanError(f'{path}: {e}') from e
 
 
+def _Where(line: int, files: Sequence[tuple[str, int]]) -> str:
+  """'FILE line N' of a 0-based line of files concatenated by newlines."""
+  for path, lines in files:
+    if line < lines:
+      return f'{path} line {line + 1}'
+    line -= lines
+  return files[-1][0]
+
+
 def _YamlProblem(e: yaml.YAMLError, files: Sequence[tuple[str, int]]) -> str:
   """Names the file and line of a YAML error in concatenated files."""
   mark = getattr(e, 'problem_mark', None)
   problem = getattr(e, 'problem', None) or type(e).__name__
-  if mark is None:
-    return f'{files[-1][0]}: not YAML ({problem})'
-  line = mark.line
-  for path, lines in files:
-    if line < lines:
-      return f'{path} line {line + 1}: not YAML ({problem})'
-    line -= lines
-  return f'{files[-1][0]}: not YAML ({problem})'
+  where = files[-1][0] if mark is None else _Where(mark.line, files)
+  return f'{where}: not YAML ({problem})'
+
+
+# Keys of a benchmark's entry in a config file that PKB reads as mappings;
+# True: each of its values is a mapping too.
+_MAPPING_KEYS = {
+    'flags': False,
+    'vm_groups': True,
+    'flag_matrix_defs': True,
+    'flag_zip_defs': True,
+    'flag_matrix_filters': False,
+}
+
+
+def _CheckConfigShape(root, files: Sequence[tuple[str, int]]) -> None:
+  """Refuses a config whose parts PKB reads as mappings are not.
+
+  Args:
+    root: the composed YAML node of the config.
+    files: (path, line count) of the concatenated files, for messages.
+
+  Raises:
+    PlanError: naming the file, line and key.
+  """
+
+  def Check(node, what: str) -> None:
+    if not isinstance(node, yaml.MappingNode):
+      raise PlanError(
+          f'{_Where(node.start_mark.line, files)}: {what} must be a mapping'
+      )
+
+  if root is None:
+    return
+  Check(root, 'a benchmark config')
+  for key, entry in root.value:
+    Check(entry, f'benchmark {key.value}')
+    for sub_key, sub in entry.value:
+      nested = _MAPPING_KEYS.get(sub_key.value)
+      if nested is None:
+        continue
+      Check(sub, f'{key.value}.{sub_key.value}')
+      if nested:
+        for name, value in sub.value:
+          Check(value, f'{key.value}.{sub_key.value}.{name.value}')
 
 
 def CheckConfigFile(path: str) -> None:
@@ -732,17 +778,14 @@ def CheckConfigFile(path: str) -> None:
       queue.append(match.group(1))
     files.append((resolved, text.count('\n') + 1))
     texts.append(text)
+  text = '\n'.join(texts)
   try:
-    loaded = yaml.safe_load('\n'.join(texts))
+    _CheckConfigShape(yaml.compose(text, Loader=yaml.SafeLoader), files)
+    yaml.safe_load(text)  # what PKB will do: tags, duplicate anchors, ...
   except yaml.YAMLError as e:
     raise PlanError(_YamlProblem(e, files)) from e
   except RecursionError as e:
     raise PlanError(f'{path}: YAML nested too deeply') from e
-  if loaded is not None and not isinstance(loaded, dict):
-    raise PlanError(
-        f'{path}: a benchmark config must be a mapping of benchmark names,'
-        f' got a {type(loaded).__name__}'
-    )
 
 
 def CheckNumericFlags(flag_values) -> None:
@@ -826,14 +869,16 @@ def BenchmarkConfigs(pkb_argv: Sequence[str]) -> list[tuple[Any, dict, Any]]:
   # pylint: enable=g-import-not-at-top
 
   flag_values = ParseFlags(pkb_argv)
-  if flag_values.benchmark_config_file:
-    CheckConfigFile(flag_values.benchmark_config_file)
+  config_file = flag_values.benchmark_config_file
+  if config_file:
+    CheckConfigFile(config_file)
   try:
     resolved = benchmark_sets.GetBenchmarksFromFlags()
   except Exception as e:  # pylint: disable=broad-except
     # PKB raises ValueError, its FlagMatrixNotFoundException, YAML and
     # resource errors, ... for what the flags and config name.
-    raise PlanError(_OneLine(e)) from e
+    where = f'{config_file}: ' if config_file else ''
+    raise PlanError(where + _OneLine(e)) from e
   ours = {m.BENCHMARK_NAME for m in registry.BenchmarkModules()}
   out = []
   for module, user_config in resolved:
@@ -1064,7 +1109,8 @@ def Main(argv: Sequence[str]) -> int:
 
 
 def _Main(argv: Sequence[str]) -> int:
-  logging.getLogger().setLevel(logging.ERROR)  # PKB's config chatter
+  # PKB's config chatter, and errors that a PlanError says in one line.
+  logging.getLogger().setLevel(logging.CRITICAL)
   try:
     prices_file, pkb_argv = SplitPricesOption(argv)
     catalog = LoadCatalog(prices_file)

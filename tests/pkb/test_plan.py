@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from unittest import mock
 
 from absl import flags
 from absl.testing import flagsaver
@@ -28,6 +29,7 @@ from absl.testing import parameterized
 
 from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_ext import cli
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing
@@ -411,7 +413,12 @@ class PlanRefusesTest(
       ('binary', b'\x00\xff\xfe' * 100, 'not UTF-8'),
       ('bad', 'a: [1\nb: }\n', 'line 2: not YAML'),
       ('deep', '[' * 5000 + ']' * 5000, 'nested too deeply'),
-      ('not_a_mapping', '- 1\n', 'must be a mapping'),
+      ('not_a_mapping', '- 1\n', 'line 1: a benchmark config must be a'),
+      (
+          'matrix_not_a_mapping',
+          'cloud_report_2021:\n  flag_matrix: x\n  flag_matrix_defs: {x: 5}\n',
+          'line 3: cloud_report_2021.flag_matrix_defs.x must be a mapping',
+      ),
       ('device', '/dev/zero', 'not a regular file'),
   )
   def testUnusableConfigFile(self, content, message):
@@ -425,6 +432,16 @@ class PlanRefusesTest(
       mode = 'wb' if isinstance(content, bytes) else 'w'
       path = self.create_tempfile(content=content, mode=mode).full_path
     self._AssertRefused([f'--benchmark_config_file={path}'], 1, path, message)
+
+  def testConfigFileLargerThanTheCap(self):
+    config = self.create_tempfile(content='a: 1\n' * 100).full_path
+    self.enter_context(mock.patch.object(cli, 'MAX_INPUT_BYTES', 64))
+    self._AssertRefused(
+        [f'--benchmark_config_file={config}'],
+        1,
+        config,
+        '500 bytes, larger than the 64',
+    )
 
   def testUnusablePriceFile(self):
     bad = self.create_tempfile(content='cloud: AWS\nmachines: [\n').full_path
