@@ -665,15 +665,21 @@ def _OneLine(e: BaseException) -> str:
 
 
 def ReadText(path: str) -> str:
-  """Returns a file's text: a regular, bounded (cli.MAX_INPUT_BYTES) UTF-8 file.
+  """Returns the text of a regular UTF-8 file of cli.MAX_INPUT_BYTES or less.
 
   Raises:
     PlanError: not so.
   """
   try:
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
       raise PlanError(
           f'{path}: not a regular file (a FIFO, device or directory)'
+      )
+    if info.st_size > cli.MAX_INPUT_BYTES:
+      raise PlanError(
+          f'{path}: {info.st_size:,} bytes, larger than the'
+          f' {cli.MAX_INPUT_BYTES:,} a config or price file may have'
       )
     return cli.ReadInput(path)
   except OSError as e:
