@@ -464,6 +464,8 @@ def DataDiskFill(catalog: pricing.Catalog, group: Group) -> Fill:
   disk = catalog.Disk(group.cloud, group.disk_type)
   stripes = group.disks_per_vm
   default = f'estimates.FILL_MBPS, no published {group.disk_type} figure'
+  if group.static:
+    return Fill(None, estimates.FILL_MBPS, "the static VMs' disk", default)
   if group.local:
     volume_gb = LocalVolumeGb(catalog, group)
     count = group.local_volumes
@@ -583,7 +585,7 @@ def CheckGroup(g: Group) -> None:
         f'{where}: no machine type PKB can create and price'
         ' (set --machine_type)'
     )
-  if g.disk_type and not g.local:
+  if g.disk_type and not g.local and not g.static:
     if _Finite(g.disk_size_gb, f'{where} disk size') <= 0:
       raise PlanError(
           f'{where}: data disk size {g.disk_size_gb:g} GB must be > 0'

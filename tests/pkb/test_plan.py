@@ -211,6 +211,23 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     text = plan.Format([c])
     self.assertIn('no price', text)
 
+  def testStaticVmsDiskIsNotGuessed(self):
+    static = self.create_tempfile(
+        content=(
+            '[{"ip_address": "192.0.2.1", "user_name": "u",'
+            ' "keyfile_path": "/dev/null", "zone": "local-1"}]'
+        )
+    ).full_path
+    (c,) = plan.Configurations([
+        f'--static_vm_file={static}',
+        '--cloud_report_phases=io',
+    ])
+    (io_phase,) = c.phases
+    self.assertEqual(io_phase.seconds, 7 * 122)
+    self.assertIn(
+        "fill the static VMs' disk: its size is unknown", io_phase.how
+    )
+
 
 class PlanTellsTheTruthTest(
     pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
