@@ -195,13 +195,16 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(by_name['tpcc'].seconds, most * 600)
     self.assertIn(f'{fewest} to {most} steps', by_name['tpcc'].how)
 
-  def testStaticVmsHaveNoPrice(self):
-    static = self.create_tempfile(
+  def _StaticVmFile(self):
+    return self.create_tempfile(
         content=(
             '[{"ip_address": "192.0.2.1", "user_name": "u",'
             ' "keyfile_path": "/dev/null", "zone": "local-1"}]'
         )
     ).full_path
+
+  def testStaticVmsHaveNoPrice(self):
+    static = self._StaticVmFile()
     (c,) = plan.Configurations([
         '--benchmarks=cloud_report_coremark',
         f'--static_vm_file={static}',
@@ -212,12 +215,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('no price', text)
 
   def testStaticVmsDiskIsNotGuessed(self):
-    static = self.create_tempfile(
-        content=(
-            '[{"ip_address": "192.0.2.1", "user_name": "u",'
-            ' "keyfile_path": "/dev/null", "zone": "local-1"}]'
-        )
-    ).full_path
+    static = self._StaticVmFile()
     (c,) = plan.Configurations([
         f'--static_vm_file={static}',
         '--cloud_report_phases=io',
