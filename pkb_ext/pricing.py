@@ -15,9 +15,12 @@
 
 The tables are configs/pricing/<cloud>.yaml (VM $/hour, disk $/GB-month,
 $/provisioned IOPS-month in tiers, $/provisioned MB/s-month, the machines'
-published limits) and configs/pricing/method.yaml (hours per month, the
-3-year term, flag thresholds). This module is the one place that does the
-money arithmetic; the analysis SQL receives its results as a table.
+published limits and instance-store volume sizes, the size tiers a disk
+bills at, the disks' throughput ceilings) and configs/pricing/method.yaml
+(hours per month, the 3-year term, flag thresholds). This module is the one
+place that does the money arithmetic; the analysis SQL receives its results
+as a table. $/tpm keeps the report's method ($/GB-month); `pkb-ext plan`
+prices a run's disks at their billed tiers (MonthlyCost(tiered=True)).
 
 The report's definition (seed 000, "Overall Conclusions"): $/tpm is the
 "3-Year Total Cost Per Machine / tpm": one node's on-demand VM + data disk
