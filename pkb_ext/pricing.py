@@ -15,9 +15,12 @@
 
 The tables are configs/pricing/<cloud>.yaml (VM $/hour, disk $/GB-month,
 $/provisioned IOPS-month in tiers, $/provisioned MB/s-month, the machines'
-published limits) and configs/pricing/method.yaml (hours per month, the
-3-year term, flag thresholds). This module is the one place that does the
-money arithmetic; the analysis SQL receives its results as a table.
+published limits and instance-store volume sizes, the size tiers a disk
+bills at, the disks' throughput ceilings) and configs/pricing/method.yaml
+(hours per month, the 3-year term, flag thresholds). This module is the one
+place that does the money arithmetic; the analysis SQL receives its results
+as a table. $/tpm keeps the report's method ($/GB-month); `pkb-ext plan`
+prices a run's disks at their billed tiers (MonthlyCost(tiered=True)).
 
 The report's definition (seed 000, "Overall Conclusions"): $/tpm is the
 "3-Year Total Cost Per Machine / tpm": one node's on-demand VM + data disk
@@ -26,6 +29,7 @@ cost over 36 months, divided by the cluster's tpmC.
 
 import dataclasses
 import importlib.resources
+import math
 import os
 from typing import Any, Mapping
 
@@ -34,6 +38,7 @@ import yaml
 _METHOD_FILE = 'method.yaml'
 # Report names of disks -> PKB disk types.
 _DISK_ALIASES = {'premium': 'Premium_LRS', 'ultra': 'UltraSSD_LRS'}
+_SIZE_TIER_KEYS = {'name', 'up_to_gb', 'usd_month', 'mbps'}
 
 
 class PricingError(ValueError):
@@ -65,6 +70,17 @@ class Machine:
   machine_type: str
   usd_per_hour: float
   limits: Limits
+  local_volume_gb: float | None = None  # each instance-store volume
+
+
+@dataclasses.dataclass(frozen=True)
+class SizeTier:
+  """A size a disk is billed at: the smallest tier that holds the disk."""
+
+  name: str
+  up_to_gb: float
+  usd_month: float | None  # None: the table has no price for it
+  mbps: float | None = None  # the tier's published throughput
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +100,66 @@ class Disk:
   usd_per_mbps_month: float = 0
   free_mbps: float = 0
   report_name: str | None = None
+  billed_tiers: tuple[SizeTier, ...] = ()
+  max_mbps: float | None = None
+  mbps_per_gb: float | None = None
+  mbps_per_iops: float | None = None
+  volume_gb: float | None = None  # fixed-size volumes (GCP local SSD)
+
+  def BilledTier(self, size_gb: float) -> SizeTier | None:
+    """Returns the size tier a disk of size_gb bills at (None: no tiers).
+
+    Raises:
+      PricingError: the disk is larger than the last tier.
+    """
+    if not self.billed_tiers:
+      return None
+    for tier in self.billed_tiers:
+      if size_gb <= tier.up_to_gb:
+        return tier
+    last = self.billed_tiers[-1]
+    raise PricingError(
+        f'{self.disk_type} {size_gb:g} GB is larger than its largest tier'
+        f' ({last.name}, {last.up_to_gb:g} GB)'
+    )
+
+  def CapacityUsd(self, size_gb: float, tiered: bool = False) -> float:
+    """Returns one disk's monthly capacity price.
+
+    Args:
+      size_gb: the disk's size.
+      tiered: price it at the size tier it bills at (when the table has
+        tiers), not at the table's $/GB-month (the report's method).
+
+    Raises:
+      PricingError: the tier it bills at has no price in the table.
+    """
+    tier = self.BilledTier(size_gb) if tiered else None
+    if tier is None:
+      return self.usd_per_gb_month * size_gb
+    if tier.usd_month is None:
+      raise PricingError(
+          f'{self.disk_type} {size_gb:g} GB bills at {tier.name}, which has'
+          ' no price in the table'
+      )
+    return tier.usd_month
+
+  def ThroughputMbps(
+      self, size_gb: float, iops: float = 0, mbps: float = 0
+  ) -> float | None:
+    """Returns one disk's published throughput ceiling, None if unknown."""
+    caps = [self.max_mbps]
+    tier = self.BilledTier(size_gb)
+    if tier is not None:
+      caps.append(tier.mbps)
+    if self.usd_per_mbps_month:  # throughput is provisioned (gp3, Ultra)
+      caps.append(max(float(mbps or 0), self.free_mbps) or None)
+    if self.mbps_per_gb is not None:
+      caps.append(self.mbps_per_gb * size_gb)
+    if self.mbps_per_iops is not None and iops:
+      caps.append(self.mbps_per_iops * iops)
+    known = [c for c in caps if c is not None]
+    return min(known) if known else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +195,8 @@ class Cost:
 def _Number(value: Any, where: str) -> float:
   if isinstance(value, bool) or not isinstance(value, (int, float)):
     raise PricingError(f'{where}: expected a number, got {value!r}')
+  if not math.isfinite(value):
+    raise PricingError(f'{where}: must be finite, got {value}')
   if value < 0:
     raise PricingError(f'{where}: must be >= 0, got {value}')
   return float(value)
@@ -140,6 +218,11 @@ def _ParseDisk(name: str, d: Mapping[str, Any], hours: float, where: str):
       'free_iops',
       'free_mbps',
       'report_name',
+      'billed_tiers',
+      'max_mbps',
+      'mbps_per_gb',
+      'mbps_per_iops',
+      'volume_gb',
   }
   unknown = set(d) - known
   if unknown:
@@ -182,10 +265,38 @@ def _ParseDisk(name: str, d: Mapping[str, Any], hours: float, where: str):
       usd_per_mbps_month=Monthly('usd_per_mbps') or 0,
       free_mbps=_Optional(d, 'free_mbps', where) or 0,
       report_name=d.get('report_name'),
+      billed_tiers=_ParseSizeTiers(d.get('billed_tiers') or [], where),
+      max_mbps=_Optional(d, 'max_mbps', where),
+      mbps_per_gb=_Optional(d, 'mbps_per_gb', where),
+      mbps_per_iops=_Optional(d, 'mbps_per_iops', where),
+      volume_gb=_Optional(d, 'volume_gb', where),
   )
 
 
+def _ParseSizeTiers(raw: Any, where: str) -> tuple[SizeTier, ...]:
+  if not isinstance(raw, list):
+    raise PricingError(f'{where}.billed_tiers: expected a list')
+  tiers = []
+  for i, t in enumerate(raw):
+    w = f'{where}.billed_tiers[{i}]'
+    if not isinstance(t, dict) or set(t) - _SIZE_TIER_KEYS:
+      raise PricingError(f'{w}: expected name, up_to_gb, usd_month, mbps')
+    tiers.append(
+        SizeTier(
+            name=str(t.get('name') or f'tier {i}'),
+            up_to_gb=_Number(t.get('up_to_gb'), f'{w}.up_to_gb'),
+            usd_month=_Optional(t, 'usd_month', w),
+            mbps=_Optional(t, 'mbps', w),
+        )
+    )
+  if [t.up_to_gb for t in tiers] != sorted({t.up_to_gb for t in tiers}):
+    raise PricingError(f'{where}: billed tiers must increase strictly')
+  return tuple(tiers)
+
+
 def _ParseTable(d: Mapping[str, Any], hours: float, where: str) -> PriceTable:
+  if not isinstance(d, dict):
+    raise PricingError(f'{where}: expected a mapping of cloud, region, ...')
   for key in (
       'cloud',
       'region',
@@ -199,10 +310,18 @@ def _ParseTable(d: Mapping[str, Any], hours: float, where: str) -> PriceTable:
       raise PricingError(f'{where}: missing key {key!r}')
   if d['currency'] != 'USD':
     raise PricingError(f'{where}: only USD is supported, got {d["currency"]}')
+  for key in ('machines', 'disks'):
+    if not isinstance(d[key], dict):
+      raise PricingError(f'{where}: {key} must be a mapping')
   machines = {}
   for name, m in d['machines'].items():
-    lim = m.get('limits') or {}
     w = f'{where}: machines.{name}'
+    if not isinstance(m, dict):
+      raise PricingError(f'{w}: must be a mapping')
+    unknown = set(m) - {'usd_per_hour', 'limits', 'local_volume_gb'}
+    if unknown:
+      raise PricingError(f'{w}: unknown keys {sorted(unknown)}')
+    lim = m.get('limits') or {}
     unknown = set(lim) - {'disk_iops', 'disk_mbps', 'network_gbps'}
     if unknown:
       raise PricingError(f'{w}.limits: unknown keys {sorted(unknown)}')
@@ -210,6 +329,7 @@ def _ParseTable(d: Mapping[str, Any], hours: float, where: str) -> PriceTable:
         machine_type=name,
         usd_per_hour=_Number(m.get('usd_per_hour'), f'{w}.usd_per_hour'),
         limits=Limits(**{k: _Optional(lim, k, f'{w}.limits') for k in lim}),
+        local_volume_gb=_Optional(m, 'local_volume_gb', w),
     )
   disks = {
       name: _ParseDisk(name, disk, hours, where)
@@ -263,8 +383,22 @@ class Catalog:
       disk_size_gb: float,
       provisioned_iops: float | None = None,
       provisioned_mbps: float | None = None,
+      tiered: bool = False,
+      disks: int = 1,
   ) -> Cost:
-    """Returns one node's monthly on-demand cost: VM + one data disk.
+    """Returns one node's monthly on-demand cost: VM + its data disks.
+
+    Args:
+      cloud: the cloud's name.
+      machine_type: the VM's machine type.
+      disk_type: the data disk's PKB disk type (or its report name).
+      disk_size_gb: the size of all `disks` together.
+      provisioned_iops: of all `disks` together.
+      provisioned_mbps: of all `disks` together.
+      tiered: price each disk at the size tier it bills at (Disk.BilledTier)
+        where the table has tiers; default: the table's $/GB-month, the
+        report's method, which $/tpm keeps.
+      disks: how many equal disks the size, IOPS and MB/s are spread over.
 
     Raises:
       PricingError: no price for the cloud, machine or disk type, no
@@ -289,11 +423,18 @@ class Catalog:
       )
     return Cost(
         vm_usd=machine.usd_per_hour * self.method.hours_per_month,
-        disk_capacity_usd=disk.usd_per_gb_month * float(disk_size_gb or 0),
+        disk_capacity_usd=disks
+        * disk.CapacityUsd(float(disk_size_gb or 0) / disks, tiered),
         disk_iops_usd=_IopsCost(disk, provisioned_iops or 0),
         disk_mbps_usd=disk.usd_per_mbps_month
         * max(0.0, float(provisioned_mbps or 0) - disk.free_mbps),
         as_of=table.as_of,
+    )
+
+  def WithTable(self, table: PriceTable) -> 'Catalog':
+    """Returns this catalog with `table` in place of its cloud's table."""
+    return dataclasses.replace(
+        self, tables={**self.tables, table.cloud.lower(): table}
     )
 
   def TermCost(self, monthly: Cost) -> float:
@@ -336,6 +477,29 @@ def _IopsCost(disk: Disk, iops: float) -> float:
   )
 
 
+def ParseTable(text: str, where: str, method: Method) -> PriceTable:
+  """Parses the text of one <cloud>.yaml price table.
+
+  Args:
+    text: the file's YAML.
+    where: the file's name, for messages.
+    method: whose hours_per_month turn hourly rates into monthly ones.
+
+  Raises:
+    PricingError: not YAML, or not a price table.
+  """
+  try:
+    raw = yaml.safe_load(text)
+  except yaml.YAMLError as e:
+    mark = getattr(e, 'problem_mark', None)
+    line = f' line {mark.line + 1}' if mark else ''
+    problem = getattr(e, 'problem', None) or type(e).__name__
+    raise PricingError(f'{where}{line}: not YAML ({problem})') from e
+  except RecursionError as e:
+    raise PricingError(f'{where}: nested too deeply') from e
+  return _ParseTable(raw or {}, method.hours_per_month, where)
+
+
 def Load(directory: str | None = None) -> Catalog:
   """Loads method.yaml and every <cloud>.yaml of a pricing directory.
 
@@ -374,7 +538,7 @@ def Load(directory: str | None = None) -> Catalog:
       continue
     path = os.path.join(directory, name)
     with open(path, encoding='utf-8') as f:
-      table = _ParseTable(yaml.safe_load(f) or {}, method.hours_per_month, path)
+      table = ParseTable(f.read(), path, method)
     key = table.cloud.lower()
     if key in tables:
       raise PricingError(f'{path}: cloud {table.cloud} is defined twice')

@@ -13,15 +13,23 @@
 # limitations under the License.
 """pkb-ext plan on real PKB flag parsing, matrices and price tables."""
 
+import contextlib
+import datetime
+import io
 import os
 import re
 import subprocess
 import sys
+import tempfile
+from unittest import mock
 
 from absl import flags
 from absl.testing import flagsaver
+from absl.testing import parameterized
 
+from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_ext import cli
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing
@@ -48,6 +56,33 @@ _GRAND = re.compile(
 
 def _Dollars(text):
   return float(text.replace(',', ''))
+
+
+def _Matrix(cloud, matrix):
+  return [
+      '--benchmark_config_file='
+      + os.path.join(ROOT, 'configs', 'machines', f'{cloud}.yaml'),
+      f'--flag_matrix={matrix}',
+  ]
+
+
+def _RunMain(argv):
+  """plan.Main in this process: (exit status, stdout, stderr)."""
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    status = plan.Main(argv)
+  return status, out.getvalue(), err.getvalue()
+
+
+def _RunCommand(args, cwd=ROOT, timeout=120):
+  return subprocess.run(
+      [sys.executable, '-m', 'pkb_ext.cli', 'plan'] + args,
+      cwd=cwd,
+      capture_output=True,
+      text=True,
+      timeout=timeout,
+      check=False,
+  )
 
 
 class PlanCommandTest(pkb_common_test_case.PkbCommonTestCase):
@@ -87,7 +122,7 @@ class PlanCommandTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('12 configuration(s) would be REFUSED by preflight.', lines)
     self.assertEqual(proc.returncode, 1)
 
-  def testBadFlagsExitOne(self):
+  def testBadFlagsAreAUsageError(self):
     proc = subprocess.run(
         [sys.executable, '-m', 'pkb_ext.cli', 'plan', '--no_such_flag=1'],
         cwd=ROOT,
@@ -96,7 +131,7 @@ class PlanCommandTest(pkb_common_test_case.PkbCommonTestCase):
         timeout=300,
         check=False,
     )
-    self.assertEqual(proc.returncode, 1)
+    self.assertEqual(proc.returncode, 2)
     self.assertIn('pkb-ext plan:', proc.stderr)
     self.assertIn('no_such_flag', proc.stderr)
 
@@ -117,7 +152,8 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(c.problems, ())
     by_name = {p.name: p.seconds for p in c.phases}
     self.assertEqual(
-        list(by_name), ['cpu', 'io', 'net', 'object_storage', 'tpcc']
+        list(by_name),
+        ['cpu', 'io', 'net', 'object_storage', 'tpcc_import', 'tpcc'],
     )
     self.assertEqual(by_name['cpu'], plan.COREMARK_BUILD_S + 20 * 15)
     self.assertEqual(by_name['io'], 2500e3 / 250 + 7 * 122)
@@ -143,6 +179,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
   def testPhaseFlagsChangeTheEstimates(self):
     (c,) = plan.Configurations([
         '--cloud=GCP',
+        '--machine_type=n2-standard-16',
         '--cloud_report_phases=net,tpcc',
         '--cloud_report_netperf_duration_s=30',
         '--cloud_report_netperf_confidence=off',
@@ -151,20 +188,23 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
         '--cloud_report_tpcc_strategy=bisect',
     ])
     by_name = {p.name: p for p in c.phases}
-    self.assertEqual(list(by_name), ['net', 'tpcc'])
+    self.assertEqual(list(by_name), ['net', 'tpcc_import', 'tpcc'])
     self.assertEqual(by_name['net'].seconds, 2 * 1 * 30)
     fewest, most = plan.SearchSteps(stepping.Plan('bisect', 2500, 250, 3500))
     self.assertLess(most, 5 + 2)
     self.assertEqual(by_name['tpcc'].seconds, most * 600)
     self.assertIn(f'{fewest} to {most} steps', by_name['tpcc'].how)
 
-  def testStaticVmsHaveNoPrice(self):
-    static = self.create_tempfile(
+  def _StaticVmFile(self):
+    return self.create_tempfile(
         content=(
             '[{"ip_address": "192.0.2.1", "user_name": "u",'
             ' "keyfile_path": "/dev/null", "zone": "local-1"}]'
         )
     ).full_path
+
+  def testStaticVmsHaveNoPrice(self):
+    static = self._StaticVmFile()
     (c,) = plan.Configurations([
         '--benchmarks=cloud_report_coremark',
         f'--static_vm_file={static}',
@@ -174,6 +214,314 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     text = plan.Format([c])
     self.assertIn('no price', text)
 
+  def testStaticVmsDiskIsNotGuessed(self):
+    static = self._StaticVmFile()
+    (c,) = plan.Configurations([
+        f'--static_vm_file={static}',
+        '--cloud_report_phases=io',
+    ])
+    (io_phase,) = c.phases
+    self.assertEqual(io_phase.seconds, 7 * 122)
+    self.assertIn(
+        "fill the static VMs' disk: its size is unknown", io_phase.how
+    )
+
+
+class PlanTellsTheTruthTest(
+    pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
+):
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(flagsaver.flagsaver())
+
+  @parameterized.parameters(
+      ('aws', 'gp2'), ('azure', 'premium'), ('gcp', 'pd_ssd')
+  )
+  def testEveryCloudsMatrixPlansTheTpccImport(self, cloud, matrix):
+    configs = plan.Configurations(_Matrix(cloud, matrix))
+    self.assertNotEmpty(configs)
+    for c in configs:
+      (load,) = [p for p in c.phases if p.name == 'tpcc_import']
+      # 3,500 warehouses on 3 db nodes: 3,500 / (1,333.3 x 3) h.
+      self.assertAlmostEqual(load.seconds, 3500 / (20000 / 2.5 / 6 * 3) * 3600)
+      self.assertIn('20,000 warehouses in 2.5 h on 6 nodes', load.how)
+
+  def testImportFollowsTheWarehouses(self):
+    (c,) = plan.Configurations([
+        '--cloud=AWS',
+        '--machine_type=c5a.4xlarge',
+        '--cloud_report_tpcc_start_warehouses=100',
+        '--cloud_report_tpcc_max_warehouses=8000',
+    ])
+    (load,) = [p for p in c.phases if p.name == 'tpcc_import']
+    self.assertEqual(load.seconds, estimates.ImportSeconds(8000, 3))
+    # 8,000 / (1,333.3 warehouses per node-hour x 3 nodes) = 2 h.
+    self.assertAlmostEqual(load.seconds, 2 * 3600)
+
+  def testAzurePremium2500GbIsPricedAtP50BesideTheReportsMethod(self):
+    configs = plan.Configurations(_Matrix('azure', 'premium'))
+    d16as = next(
+        c for c in configs if c.flags['machine_type'] == 'Standard_D16as_v4'
+    )
+    # configs/pricing/azure.yaml: D16as_v4 $0.768/h; P50 $495.57/month.
+    self.assertAlmostEqual(d16as.usd_per_hour, 4 * 0.768 + 3 * 495.57 / 720)
+    (note,) = d16as.price_notes
+    self.assertIn('bills as P50, $495.57/month', note)
+    self.assertIn('$323.81/month', note)  # P40 x 2,500 / 2,000
+
+  @parameterized.parameters(
+      ('m5d.4xlarge', 300, '1 of 2 x 300 GB'),
+      ('c5d.4xlarge', 400, '1 of 1 x 400 GB'),
+      ('i3en.6xlarge', 7500, '1 of 2 x 7500 GB'),
+  )
+  def testLocalMatrixFillsTheInstanceStoreItHas(self, machine, gb, what):
+    configs = plan.Configurations(_Matrix('aws', 'local'))
+    c = next(c for c in configs if c.flags['machine_type'] == machine)
+    io_phase = next(p for p in c.phases if p.name == 'io')
+    self.assertEqual(io_phase.seconds, gb * 1e3 / 250 + 7 * 122)
+    self.assertIn(what, io_phase.how)
+
+  def testStripedLocalVolumesFillTogether(self):
+    (c,) = plan.Configurations([
+        '--cloud=AWS',
+        '--machine_type=i3.4xlarge',
+        '--data_disk_type=local',
+        '--num_striped_disks=2',
+    ])
+    io_phase = next(p for p in c.phases if p.name == 'io')
+    self.assertEqual(io_phase.seconds, 2 * 1900e3 / 250 + 7 * 122)
+
+  def testGcpLocalSsdsArePricedAsTheVolumesAttached(self):
+    (c,) = plan.Configurations([
+        '--cloud=GCP',
+        '--machine_type=n2-standard-16',
+        '--data_disk_type=local',
+        '--gce_num_local_ssds=2',
+    ])
+    # configs/pricing/gcp.yaml: n2-standard-16 $0.776944/h; each db VM has
+    # 2 local SSDs of 375 GB at $0.08/GB-month (not --data_disk_size).
+    self.assertAlmostEqual(
+        c.usd_per_hour, 4 * 0.776944 + 3 * 2 * 375 * 0.08 / 720
+    )
+
+  def testFillRunsAtTheMachinesEbsCap(self):
+    configs = plan.Configurations(_Matrix('aws', 'io2'))
+    c5 = next(c for c in configs if c.flags['machine_type'] == 'c5.4xlarge')
+    io_phase = next(p for p in c5.phases if p.name == 'io')
+    # io2 allows 1,000 MB/s; c5.4xlarge's EBS bandwidth is 593.75 MB/s.
+    self.assertEqual(io_phase.seconds, 2500e3 / 593.75 + 7 * 122)
+    self.assertIn('c5.4xlarge disk cap', io_phase.how)
+
+  def testSearchCostIsShownBesideLinears(self):
+    args = ['--cloud=AWS', '--machine_type=c5a.4xlarge']
+    (linear,) = plan.Configurations(args)
+    (bisect,) = plan.Configurations(
+        args + ['--cloud_report_tpcc_strategy=bisect']
+    )
+    self.assertIsNone(linear.linear_seconds)
+    self.assertEqual(bisect.linear_seconds, linear.seconds)
+    self.assertLess(bisect.seconds, linear.seconds)
+    text = plan.Format([bisect])
+    self.assertIn(
+        f'with a linear TPC-C search {plan._Hms(linear.seconds)},'
+        f' ${linear.usd:,.2f}',
+        text,
+    )
+
+  def testProbeStepsArePlannedAtTheProbeDuration(self):
+    search = plan.SearchBounds(
+        stepping.Plan('probe', 2500, 250, 3500), 1800, 360
+    )
+    full_only = plan.SearchBounds(
+        stepping.Plan('probe', 2500, 250, 3500), 1800, 1800
+    )
+    self.assertLess(search.longest_s, full_only.longest_s)
+    self.assertEqual(full_only.longest_s, full_only.most * 1800)
+
+  def testPricesNoteSaysTheDateAndAge(self):
+    (c,) = plan.Configurations(['--cloud=AWS', '--machine_type=c5a.4xlarge'])
+    note = plan.PricesNote([c], datetime.date(2026, 11, 15))
+    self.assertIn('as of 2020-11-15 (6.0 years before 2026-11-15)', note)
+    self.assertIn('--prices=FILE', note)
+
+  def testANewerPriceFilePricesTheRun(self):
+    with open(
+        os.path.join(ROOT, 'configs', 'pricing', 'aws.yaml'), encoding='utf-8'
+    ) as f:
+      text = f.read()
+    text = text.replace("as_of: '2020-11-15'", "as_of: '2026-10-01'")
+    text = text.replace('c5a.4xlarge:  {usd_per_hour: 0.616', 'c5a.4xlarge: '
+                        ' {usd_per_hour: 0.70')  # fmt: skip
+    newer = self.create_tempfile(content=text).full_path
+    status, out, err = _RunMain([
+        f'--prices={newer}',
+        '--cloud=AWS',
+        '--machine_type=c5a.4xlarge',
+        '--aws_ec2_instance_profile=p',
+    ])
+    self.assertEqual((status, err), (0, ''))
+    self.assertIn('(prices as of 2026-10-01)', out)
+    self.assertIn(f'from {newer} for its cloud', out)
+    self.assertIn('stay the basis of $/tpm', out)
+    (c,) = plan.Configurations(['--cloud=AWS', '--machine_type=c5a.4xlarge'])
+    self.assertAlmostEqual(c.usd_per_hour, 4 * 0.616 + 3 * 250 / 720)
+    newer_catalog = plan.LoadCatalog(newer)
+    (c,) = plan.Configurations(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge'], newer_catalog
+    )
+    self.assertAlmostEqual(c.usd_per_hour, 4 * 0.70 + 3 * 250 / 720)
+
+
+class PlanRefusesTest(
+    pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
+):
+  """Input that makes no plan: one line on stderr, exit 1 (2: usage)."""
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(flagsaver.flagsaver())
+
+  def _AssertRefused(self, argv, status, *fragments):
+    got, out, err = _RunMain(argv)
+    self.assertEqual(got, status, out + err)
+    self.assertEqual(out, '')
+    self.assertLen(err.splitlines(), 1, err)
+    self.assertTrue(err.startswith('pkb-ext plan: '), err)
+    for fragment in fragments:
+      self.assertIn(fragment, err)
+
+  @parameterized.parameters(
+      ('--data_disk_size=-1', 2, '--data_disk_size=-1'),
+      ('--data_disk_size=0', 2, '--data_disk_size=0'),
+      ('--provisioned_iops=-5', 2, '--provisioned_iops=-5'),
+      ('--provisioned_throughput=-1', 2, '--provisioned_throughput=-1'),
+      ('--machine_type=zz9.nope', 1, "'zz9.nope' has no AWS price"),
+      ('--run_processes=0', 2, 'run_processes'),
+      ('--cloud_report_tpcc_gotpc_threads_per_warehouse=nan', 2, 'nan'),
+      ('--flag_matrix=nope', 1, 'No flag_matrix with name nope'),
+      ('--benchmarks=nosuch', 1, 'nosuch is not found'),
+      ('--helpmatch=(', 2, 'not a regular expression'),
+      ('--prices', 2, '--prices=FILE'),
+  )
+  def testImpossibleValue(self, arg, status, fragment):
+    self._AssertRefused(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge', arg], status, fragment
+    )
+
+  def testImpossibleValueInAConfigFile(self):
+    config = self.create_tempfile(
+        content=(
+            'cloud_report_2021:\n  flags: {cloud: AWS, machine_type:'
+            ' c5a.4xlarge, data_disk_size: -1}\n'
+        )
+    ).full_path
+    self._AssertRefused(
+        [f'--benchmark_config_file={config}'],
+        1,
+        'vm_group db: data disk size -1 GB must be > 0',
+    )
+
+  @parameterized.named_parameters(
+      ('missing', None, 'no such config file'),
+      ('directory', 'DIR', 'not a regular file'),
+      ('binary', b'\x00\xff\xfe' * 100, 'not UTF-8'),
+      ('bad', 'a: [1\nb: }\n', 'line 2: not YAML'),
+      ('deep', '[' * 5000 + ']' * 5000, 'nested too deeply'),
+      ('not_a_mapping', '- 1\n', 'line 1: a benchmark config must be a'),
+      (
+          'matrix_not_a_mapping',
+          'cloud_report_2021:\n  flag_matrix: x\n  flag_matrix_defs: {x: 5}\n',
+          'line 3: cloud_report_2021.flag_matrix_defs.x must be a mapping',
+      ),
+      ('device', '/dev/zero', 'not a regular file'),
+  )
+  def testUnusableConfigFile(self, content, message):
+    if content is None:
+      path = os.path.join(self.create_tempdir().full_path, 'nope.yaml')
+    elif content == 'DIR':
+      path = self.create_tempdir().full_path
+    elif content == '/dev/zero':
+      path = content
+    else:
+      mode = 'wb' if isinstance(content, bytes) else 'w'
+      path = self.create_tempfile(content=content, mode=mode).full_path
+    self._AssertRefused([f'--benchmark_config_file={path}'], 1, path, message)
+
+  def testConfigFileLargerThanTheCap(self):
+    config = self.create_tempfile(content='a: 1\n' * 100).full_path
+    self.enter_context(mock.patch.object(cli, 'MAX_INPUT_BYTES', 64))
+    self._AssertRefused(
+        [f'--benchmark_config_file={config}'],
+        1,
+        config,
+        '500 bytes, larger than the 64',
+    )
+
+  def testUnusablePriceFile(self):
+    bad = self.create_tempfile(content='cloud: AWS\nmachines: [\n').full_path
+    self._AssertRefused([f'--prices={bad}'], 1, bad, 'not YAML')
+
+  def testHugeRunProcessesIsNotAMemoryError(self):
+    status, out, err = _RunMain([
+        '--cloud=AWS',
+        '--machine_type=c5a.4xlarge',
+        '--aws_ec2_instance_profile=p',
+        '--run_processes=100000000000',
+    ])
+    self.assertEqual((status, err), (0, ''))
+    self.assertIn('with --run_processes=100000000000', out)
+
+  @parameterized.parameters('--help', '-h')
+  def testHelp(self, arg):
+    status, out, err = _RunMain([arg])
+    self.assertEqual((status, err), (0, ''))
+    self.assertTrue(out.startswith('usage: pkb-ext plan'), out)
+
+  def testHelpmatchPrintsHelpNotAPlan(self):
+    status, out, err = _RunMain(['--helpmatch=cloud_report'])
+    self.assertEqual((status, err), (0, ''))
+    self.assertIn('--cloud_report_tpcc_strategy', out)
+    self.assertNotIn('configuration 1/', out)
+
+
+class PlanCommandInputTest(pkb_common_test_case.PkbCommonTestCase):
+  """The command itself: no hang, no warning, paths from elsewhere."""
+
+  def testFifoConfigIsRefusedNotWaitedOn(self):
+    fifo = os.path.join(self.create_tempdir().full_path, 'fifo')
+    os.mkfifo(fifo)
+    proc = _RunCommand([f'--benchmark_config_file={fifo}'], timeout=60)
+    self.assertEqual(proc.returncode, 1, proc.stderr)
+    self.assertEqual(
+        proc.stderr,
+        f'pkb-ext plan: {fifo}: not a regular file (a FIFO, device or'
+        ' directory)\n',
+    )
+
+  def testRelativeConfigPathFromAnotherDirectory(self):
+    with tempfile.TemporaryDirectory() as elsewhere:
+      proc = _RunCommand(
+          ['--benchmark_config_file=configs/machines/aws.yaml'], cwd=elsewhere
+      )
+    self.assertEqual(proc.returncode, 1, proc.stderr)
+    self.assertLen(proc.stderr.splitlines(), 1, proc.stderr)
+    self.assertIn(
+        'configs/machines/aws.yaml: no such config file (a relative path is'
+        f' looked up from {os.path.realpath(elsewhere)}',
+        proc.stderr,
+    )
+
+  def testACleanPlanPrintsNoWarning(self):
+    proc = _RunCommand([
+        '--cloud=AWS',
+        '--machine_type=c5a.4xlarge',
+        '--aws_ec2_instance_profile=p',
+    ])
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(proc.stderr, '')
+    self.assertIn('configuration 1/1', proc.stdout)
+
 
 class SearchStepsTest(pkb_common_test_case.PkbCommonTestCase):
 
@@ -182,9 +530,24 @@ class SearchStepsTest(pkb_common_test_case.PkbCommonTestCase):
         plan.SearchSteps(stepping.Plan('linear', 2500, 250, 3500)), (1, 5)
     )
 
+  def testLinearBoundsAreTheSimulatedOnes(self):
+    for start, step, maximum in ((2500, 250, 3500), (1, 1, 1), (10, 3, 40)):
+      grid = stepping.Plan('linear', start, step, maximum)
+      self.assertEqual(
+          plan.SearchBounds(grid, 7, 1),
+          plan.SimulatedSearchBounds(grid, 7, 1),
+      )
+
+  def testHugeGridsAreRefusedOrQuick(self):
+    huge = stepping.Plan('linear', 1, 1, 10**8)
+    self.assertEqual(plan.SearchBounds(huge, 2, 1).longest_s, 2 * 10**8)
+    with self.assertRaisesRegex(plan.PlanError, '100,000,000 levels'):
+      plan.SearchBounds(stepping.Plan('bisect', 1, 1, 10**8), 2, 1)
+
   def testMakespan(self):
     self.assertEqual(plan.Makespan([3, 3, 3, 3], None), 12)
     self.assertEqual(plan.Makespan([3, 3, 3, 3], 3), 6)
+    self.assertEqual(plan.Makespan([3, 3, 3, 3], 10**11), 3)
 
 
 if __name__ == '__main__':

@@ -207,6 +207,100 @@ class TablesTest(absltest.TestCase):
     self.assertEqual(limits.disk_iops, 10000)
 
 
+class BilledTiersTest(parameterized.TestCase):
+  """Azure bills a Premium SSD at the smallest size tier that holds it."""
+
+  def setUp(self):
+    super().setUp()
+    self.catalog = pricing.Load()
+    self.premium = self.catalog.Disk('Azure', 'premium')
+
+  @parameterized.parameters(
+      (2500, 'P50', 495.57),
+      (2048, 'P40', 259.05),
+      (2049, 'P50', 495.57),
+      (1000, 'P30', 135.17),
+      (300, 'P20', 73.22),
+  )
+  def testTier(self, gb, name, usd):
+    self.assertEqual(self.premium.BilledTier(gb).name, name)
+    self.assertEqual(self.premium.CapacityUsd(gb, tiered=True), usd)
+
+  def testMonthlyCostKeepsTheReportsMethodUnlessTiered(self):
+    report = self.catalog.MonthlyCost(
+        'Azure', 'Standard_D16as_v4', 'premium', 2500
+    )
+    billed = self.catalog.MonthlyCost(
+        'Azure', 'Standard_D16as_v4', 'premium', 2500, tiered=True
+    )
+    self.assertAlmostEqual(report.disk_usd, 259.05 * 2500 / 2000)
+    self.assertAlmostEqual(billed.disk_usd, 495.57)
+    two = self.catalog.MonthlyCost(
+        'Azure', 'Standard_D16as_v4', 'premium', 5000, tiered=True, disks=2
+    )
+    self.assertAlmostEqual(two.disk_usd, 2 * 495.57)
+
+  def testUnpricedAndTooLargeTiersRaise(self):
+    with self.assertRaisesRegex(pricing.PricingError, 'P15, which has no'):
+      self.premium.CapacityUsd(200, tiered=True)
+    with self.assertRaisesRegex(pricing.PricingError, 'largest tier'):
+      self.premium.CapacityUsd(5000, tiered=True)
+
+  def testDisksWithoutTiersPricePerGb(self):
+    gp2 = self.catalog.Disk('AWS', 'gp2')
+    self.assertIsNone(gp2.BilledTier(2500))
+    self.assertEqual(gp2.CapacityUsd(2500, tiered=True), 250.0)
+
+
+class ThroughputTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('AWS', 'gp2', 2500, 0, 0, 250),
+      ('AWS', 'io2', 2500, 5400, 0, 1000),
+      ('AWS', 'io2', 2500, 1000, 0, 256),
+      ('AWS', 'gp3', 2500, 0, 0, 125),
+      ('AWS', 'gp3', 2500, 0, 500, 500),
+      ('Azure', 'premium', 2500, 0, 0, 250),
+      ('Azure', 'ultra', 2500, 5400, 300, 300),
+      ('GCP', 'pd-ssd', 2500, 0, 0, 1200),
+      ('AWS', 'local', 300, 0, 0, None),
+  )
+  def testCeiling(self, cloud, disk, gb, iops, mbps, want):
+    got = pricing.Load().Disk(cloud, disk).ThroughputMbps(gb, iops, mbps)
+    if want is None:
+      self.assertIsNone(got)
+    else:
+      self.assertAlmostEqual(got, want)
+
+  def testInstanceStoreVolumeSizes(self):
+    catalog = pricing.Load()
+    self.assertEqual(catalog.Machine('AWS', 'm5d.4xlarge').local_volume_gb, 300)
+    self.assertEqual(catalog.Disk('GCP', 'local').volume_gb, 375)
+    self.assertIsNone(catalog.Machine('AWS', 'c5.4xlarge').local_volume_gb)
+
+
+class ParseTableTest(absltest.TestCase):
+
+  def testNewerTableReplacesItsCloud(self):
+    catalog = pricing.Load()
+    with open(
+        os.path.join(pricing.DefaultDirectory(), 'aws.yaml'), encoding='utf-8'
+    ) as f:
+      text = f.read().replace("'2020-11-15'", "'2026-10-01'")
+    table = pricing.ParseTable(text, 'new.yaml', catalog.method)
+    newer = catalog.WithTable(table)
+    self.assertEqual(newer.Table('aws').as_of, '2026-10-01')
+    self.assertEqual(catalog.Table('aws').as_of, '2020-11-15')
+    self.assertEqual(newer.Table('gcp'), catalog.Table('gcp'))
+
+  def testYamlErrorNamesTheLine(self):
+    method = pricing.Load().method
+    with self.assertRaisesRegex(pricing.PricingError, r'^x.yaml line 2: '):
+      pricing.ParseTable('cloud: X\nmachines: }\n', 'x.yaml', method)
+    with self.assertRaisesRegex(pricing.PricingError, 'expected a mapping'):
+      pricing.ParseTable('- 1\n', 'x.yaml', method)
+
+
 class MalformedTablesTest(parameterized.TestCase):
 
   def _Dir(self, cloud_yaml):
@@ -247,6 +341,20 @@ class MalformedTablesTest(parameterized.TestCase):
               ' 1}]}}\n'
           ),
           'increase',
+      ),
+      ('machines: {m: {usd_per_hour: .inf}}\ndisks: {}\n', 'finite'),
+      ('machines: {m: {usd_per_hour: 1, cost: 2}}\ndisks: {}\n', 'unknown'),
+      ('machines: []\ndisks: {}\n', 'must be a mapping'),
+      (
+          (
+              'machines: {}\ndisks: {d: {usd_per_gb_month: 1, billed_tiers:'
+              ' [{name: A, up_to_gb: 9}, {name: B, up_to_gb: 3}]}}\n'
+          ),
+          'billed tiers must increase',
+      ),
+      (
+          'machines: {}\ndisks: {d: {usd_per_gb_month: 1, max_mbps: -1}}\n',
+          'must be >= 0',
       ),
   )
   def testRejected(self, body, message):
