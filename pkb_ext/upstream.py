@@ -532,13 +532,21 @@ def _Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
       for d in part.files
       if d.endswith('.py') and d.startswith((BENCHMARKS_DEST, PACKAGES_DEST))
   ]
-  suffix = f' (part {part.index} of {part.count})' if part.count > 1 else ''
+  listed = ', '.join(f'`{m}`' for m in modules) or 'data files and tests'
   if part.group == series.SHARED:
+    suffix = f' ({part.index} of {part.count})' if part.count > 1 else ''
     subject = f'Add shared helpers of the {REPORT} benchmarks{suffix}.'
+    summary = f'Helpers the {REPORT} benchmarks share{suffix}: {listed}.'
+    changes = summary
+  elif part.anchor not in part.files:  # a leading part of a split group
+    what = _Summary(texts[part.anchor])
+    subject = (
+        f'Add {", ".join(modules) or "data files"} for the {part.group}'
+        f' benchmark ({part.index} of {part.count}).'
+    )
     summary = (
-        f'Helpers the {REPORT} benchmarks share{suffix}: '
-        + ', '.join(f'`{m}`' for m in modules)
-        + '.'
+        f'Part {part.index} of {part.count} of the {part.group} benchmark'
+        f' ({what}): {listed}.'
     )
     changes = summary
   else:
@@ -546,19 +554,21 @@ def _Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
     if part.group == registry.SUITE_BENCHMARK:
       subject = (
           f'Add the {part.group} benchmark and the'
-          f' {registry.BENCHMARK_SET} benchmark sets{suffix}.'
+          f' {registry.BENCHMARK_SET} benchmark sets.'
       )
       changes = (
           f'Add the `{part.group}` benchmark ({what}) and the'
           f' `{registry.BENCHMARK_SET}` and'
-          f' `{registry.PHASES_BENCHMARK_SET}` benchmark sets{suffix}.'
+          f' `{registry.PHASES_BENCHMARK_SET}` benchmark sets.'
       )
     else:
-      subject = f'Add the {part.group} benchmark{suffix}.'
-      changes = f'Add the `{part.group}` benchmark{suffix}: {what}.'
+      subject = f'Add the {part.group} benchmark.'
+      changes = f'Add the `{part.group}` benchmark: {what}.'
     summary = f'{what}.'
     if part.count > 1:
-      summary += f'\n\nThis part adds: {", ".join(modules) or "data, tests"}.'
+      summary += (
+          f'\n\nThe last of its {part.count} patches; this one adds {listed}.'
+      )
   body = textwrap.fill(summary, width=72, break_on_hyphens=False)
   if '\n\n' in summary:
     body = '\n\n'.join(
@@ -666,7 +676,11 @@ def Write(
   try:
     groups, home = series.Group(
         {d: texts[d] for d in dests},
-        {d: n for d, n in names.items() if '/' not in d[len(BENCHMARKS_DEST) + 1 :]},
+        {
+            d: n
+            for d, n in names.items()
+            if '/' not in d[len(BENCHMARKS_DEST) + 1 :]
+        },
         layout,
     )
     anchors = {n: d for d, n in names.items()}
@@ -704,14 +718,22 @@ def Write(
           f.write(contents[dest])
         shutil.copymode(os.path.join(source_root, sources[dest]), path)
       message, changes = _Message(part, texts)
-      edits = [(CHANGES_FILE, lambda t, c=changes: ChangesSource(t, ChangesEntry(c)))]
-      if not data_added and any(d.startswith(DATA_DEST + '/') for d in part.files):
+      edits = [
+          (CHANGES_FILE, lambda t, c=changes: ChangesSource(t, ChangesEntry(c)))
+      ]
+      if not data_added and any(
+          d.startswith(DATA_DEST + '/') for d in part.files
+      ):
         data_added = True
         edits.append((DATA_INIT_FILE, DataInitSource))
-      if names.get(part.anchor) == registry.SUITE_BENCHMARK and part.anchor in part.files:
-        edits.append(
-            (BENCHMARK_SETS_FILE, lambda t: BenchmarkSetsSource(t, phase_benchmarks))
-        )
+      if (
+          names.get(part.anchor) == registry.SUITE_BENCHMARK
+          and part.anchor in part.files
+      ):
+        edits.append((
+            BENCHMARK_SETS_FILE,
+            lambda t: BenchmarkSetsSource(t, phase_benchmarks),
+        ))
         edits.append((AWS_DISK_FILE, AwsDiskSource))
       for rel, change in edits:
         path = os.path.join(tree, rel)
@@ -735,7 +757,9 @@ def Write(
     )
     files = sorted(os.listdir(staging))
     if len(files) != len(parts):
-      raise ExportError(f'git format-patch wrote {len(files)} patches, not {len(parts)}')
+      raise ExportError(
+          f'git format-patch wrote {len(files)} patches, not {len(parts)}'
+      )
     patches = []
     for name in files:
       with open(os.path.join(staging, name), encoding='utf-8') as f:
@@ -748,7 +772,9 @@ def Write(
           .group(1)
           .split()
       )
-      added = re.findall(r'^diff --git a/(\S+) b/\S+\nnew file mode', text, re.M)
+      added = re.findall(
+          r'^diff --git a/(\S+) b/\S+\nnew file mode', text, re.M
+      )
       changed = [
           p
           for p in re.findall(r'^diff --git a/(\S+) b/', text, re.M)
@@ -768,7 +794,8 @@ def Write(
       raise ExportError(f'cannot write to {out_dir}: {e.strerror or e}') from e
   return Export(
       patches=tuple(
-          Patch(os.path.join(out_dir, n), s, l, a, c) for n, s, l, a, c in patches
+          Patch(os.path.join(out_dir, n), s, l, a, c)
+          for n, s, l, a, c in patches
       ),
       pkb_commit=commit,
       added=tuple(sorted(dests)),

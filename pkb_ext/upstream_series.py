@@ -128,8 +128,7 @@ def Patterns(text: str, where: str) -> list[re.Pattern]:
       out.append(
           re.compile(
               ''.join(
-                  '[^/]*' if p.startswith('{') else re.escape(p)
-                  for p in pieces
+                  '[^/]*' if p.startswith('{') else re.escape(p) for p in pieces
               )
           )
       )
@@ -308,9 +307,7 @@ def Group(
         if _Names(module_patterns[m], path, dirs=False)
     ]
     by_test = [
-        test_rank[t]
-        for t in tests
-        if _Names(test_patterns[t], path, dirs=True)
+        test_rank[t] for t in tests if _Names(test_patterns[t], path, dirs=True)
     ]
     if not by_module and not by_test:
       raise SeriesError(
@@ -386,9 +383,7 @@ def Split(
     if sum(_Weight(texts[d]) for d in members) <= budget:
       parts.append(Part(group, anchors.get(group), members))
       continue
-    own = sorted(
-        (d for d in members if kinds[d] == 'module'), key=position.get
-    )
+    own = sorted((d for d in members if kinds[d] == 'module'), key=position.get)
     units = {d: [d] for d in own}
 
     def Attach(dest, candidates):

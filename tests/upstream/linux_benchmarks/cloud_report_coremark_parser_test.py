@@ -62,7 +62,9 @@ class CoremarkTest(pkb_common_test_case.PkbCommonTestCase):
 class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText('coremark', _Read('coremark', 'single_core.txt'))
+    samples = parsers.ParseText(
+        'coremark', _Read('coremark', 'single_core.txt')
+    )
     self.assertNotEmpty(samples)
     for s in samples:
       self.assertEqual(s.metadata['phase'], parsers.TOOLS['coremark'].phase)

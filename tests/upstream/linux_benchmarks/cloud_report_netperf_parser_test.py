@@ -57,7 +57,9 @@ class NetperfTest(pkb_common_test_case.PkbCommonTestCase):
 class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText('netperf', _Read('netperf', 'tcp_rr_keyval.txt'))
+    samples = parsers.ParseText(
+        'netperf', _Read('netperf', 'tcp_rr_keyval.txt')
+    )
     self.assertNotEmpty(samples)
     for s in samples:
       self.assertEqual(s.metadata['phase'], parsers.TOOLS['netperf'].phase)

@@ -82,7 +82,9 @@ class TpccTest(pkb_common_test_case.PkbCommonTestCase):
 class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText('tpcc', _Read('tpcc', 'gotpc_v1.0.9_pg15_4wh_4threads_30s.txt'))
+    samples = parsers.ParseText(
+        'tpcc', _Read('tpcc', 'gotpc_v1.0.9_pg15_4wh_4threads_30s.txt')
+    )
     self.assertNotEmpty(samples)
     for s in samples:
       self.assertEqual(s.metadata['phase'], parsers.TOOLS['tpcc'].phase)
