@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for the 2021 Cloud Report's CoreMark 1.0 parser, on real CoreMark outputs."""
+"""Tests for the 2021 Cloud Report's CoreMark parser on real outputs."""
 
 import os
 import unittest

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for the 2021 Cloud Report's fio parser, on real fio 3.33 JSON of the report's job file."""
+"""Tests for the 2021 Cloud Report's fio parser on real fio 3.33 JSON."""
 
 import json
 import os

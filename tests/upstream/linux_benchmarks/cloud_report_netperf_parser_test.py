@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for the 2021 Cloud Report's netperf parser, on real netperf 2.7.0 outputs."""
+"""Tests for the 2021 Cloud Report's netperf parser on real outputs."""
 
 import os
 import unittest

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for the 2021 Cloud Report's TPC-C parser, on real cockroach workload and go-tpc summaries."""
+"""Tests for the 2021 Cloud Report's TPC-C parser on real summaries."""
 
 import os
 import unittest
