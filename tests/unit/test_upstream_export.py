@@ -238,6 +238,19 @@ class PlanTest(absltest.TestCase):
       upstream.Write(os.path.join(root, 'out'), root, archive)
 
 
+class OutTest(absltest.TestCase):
+
+  def testAnOutDirectoryHoldingPatchesIsRefusedUntouched(self):
+    out = self.create_tempdir()
+    old = out.create_file('0001-old.patch', content='old')
+    with self.assertRaisesRegex(
+        upstream.ExportError, r'--out .*: already holds 0001-old.patch'
+    ):
+      upstream.Write(out.full_path)
+    self.assertEqual(os.listdir(out.full_path), ['0001-old.patch'])
+    self.assertEqual(old.read_text(), 'old')
+
+
 class RegistryStepsTest(absltest.TestCase):
 
   def testEveryRegistryStepIsExportedOrLeftOutOnPurpose(self):
