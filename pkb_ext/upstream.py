@@ -11,48 +11,59 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""pkb-ext upstream: the upstream unit as a patch against the pinned PKB.
+"""pkb-ext upstream: the upstream unit as a patch series against PKB's pin.
 
-  pkb-ext upstream --out DIR     writes DIR/cloud_report.patch
+  pkb-ext upstream --out DIR     writes DIR/0001-*.patch, DIR/0002-*.patch, ...
 
-The patch (git format-patch output; apply it with `git apply` or `git am` at
-the root of a PKB checkout at the pinned commit) carries:
+The series (git format-patch output; apply the patches in order with `git
+am` or `git apply` at the root of a PKB checkout at the pinned commit)
+carries:
 
   benchmarks/**            -> perfkitbenchmarker/linux_benchmarks/**
   linux_packages/*         -> perfkitbenchmarker/linux_packages/*
   configs/**               -> perfkitbenchmarker/data/cloud_report/**
   tests/upstream/**        -> tests/** (tests in PKB's layout)
-  tests/data/<tool>/       -> tests/data/cloud_report/<tool>/ (captured
-                              outputs the exported tests read)
+  tests/data/<tool>/<file> -> tests/data/cloud_report/<tool>/<file>, the
+                              captured outputs an exported test names
 
 with imports of pkb_cloud_report.benchmarks and pkb_cloud_report.linux_packages
 rewritten to perfkitbenchmarker.linux_benchmarks and
 perfkitbenchmarker.linux_packages, PKB's licence header in place of ours, and
-pyink's formatting with PKB's settings. What pkb_ext/registry.py does at run
-time becomes source changes:
+the new Python files formatted by pyink with PKB's settings. upstream_series
+computes which patch holds each file (shared helpers, one patch per
+benchmark module, the suite last; a group over 2,500 lines split along
+module lines); each patch has its own commit message and CHANGES.next.md
+line. What pkb_ext/registry.py does at run time becomes source changes, each
+written by hand in PKB's style on the lines it needs only (PKB's own files
+are never reformatted):
 
   benchmarks and packages   found by PKB's own module scan of their packages;
   benchmark sets            cloud_report and cloud_report_phases are added to
-                            perfkitbenchmarker/benchmark_sets.py;
+                            perfkitbenchmarker/benchmark_sets.py (the patch
+                            holding the suite);
   data loader for configs/  'cloud_report' joins DATA_SUBDIRECTORIES in
-                            perfkitbenchmarker/data/__init__.py, so the names
-                            the modules use (e.g. fio/cloud_report_2021.fio.j2)
-                            resolve to perfkitbenchmarker/data/cloud_report/;
+                            perfkitbenchmarker/data/__init__.py (the first
+                            patch with a data file), so the names the modules
+                            use (e.g. fio/cloud_report_2021.fio.j2) resolve
+                            to perfkitbenchmarker/data/cloud_report/;
   AWS local volumes         registry.AWS_LOCAL_VOLUMES (instance-store counts
                             of the report's machines that PKB's table lacks)
                             join NUM_LOCAL_VOLUMES in
-                            perfkitbenchmarker/providers/aws/aws_disk.py;
+                            perfkitbenchmarker/providers/aws/aws_disk.py (the
+                            patch holding the suite, whose machine matrices
+                            name them);
   data loader for the cache left out: it holds what setup fetched (CoreMark's
                             tarball); on PKB, --data_search_paths or PKB's
                             preprovisioned data serve that;
   publishers                left out on purpose: upstream, samples go through
                             PKB's own publishers (--bigquery_table, ...).
 
-It also adds an entry to CHANGES.next.md. configs/pricing/ and
-configs/baselines/ stay behind: only pkb_ext's analysis prices results and
-compares them with published figures. The export refuses a module that still
-imports pkb_ext, pkb_ext_dev or pkb_cloud_report after the rewrite, and a file
-that would replace one PKB already has.
+configs/pricing/ and configs/baselines/ stay behind: only pkb_ext's analysis
+prices results and compares them with published figures. The export refuses
+a module that still imports pkb_ext, pkb_ext_dev or pkb_cloud_report after
+the rewrite, a file that would replace one PKB already has, a file no rule
+places in a patch, a patch over 2,500 lines, and an --out directory that
+already holds patches.
 
 It needs a source checkout (tests/upstream and tests/data are not installed)
 and PKB's source at the pin, which scripts/setup.sh stores in the cache.
@@ -68,12 +79,13 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import textwrap
 import zlib
 
 from pkb_ext import paths
 from pkb_ext import registry
+from pkb_ext import upstream_series as series
 
-PATCH_NAME = 'cloud_report.patch'
 PIN_SCRIPT = os.path.join('scripts', 'setup.d', '30-pkb.sh')
 # Our packages' installed names -> PKB's.
 IMPORT_RENAMES = {
@@ -90,7 +102,8 @@ PACKAGES_DEST = 'perfkitbenchmarker/linux_packages'
 DATA_DEST = f'perfkitbenchmarker/data/{DATA_SUBDIRECTORY}'
 TESTS_SOURCE = os.path.join('tests', 'upstream')
 TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
-# Captured tool outputs the exported tests read (tests/data/<dir>/).
+# Captured tool outputs the exported tests may read (tests/data/<dir>/); a
+# file is exported only when an exported test names it.
 TEST_DATA_DIRS = ('coremark', 'fio', 'netperf', 'tpcc', 'ttfb')
 # configs/ entries that only pkb_ext uses (the analysis' price tables and
 # published baselines) or that only make configs/ a package of ours.
@@ -104,13 +117,7 @@ DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
 AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
 CHANGES_FILE = 'CHANGES.next.md'
 CHANGES_SECTION = '### New features:'
-CHANGES_ENTRY = (
-    '-   Add the Cockroach Labs 2021 Cloud Report: the `cloud_report_2021`\n   '
-    ' benchmark (CoreMark, fio on the raw data disk, netperf, object storage\n '
-    '   time to first byte and throughput, TPC-C stepping on CockroachDB on 3'
-    ' db\n    nodes and 1 client), one benchmark per phase, and the'
-    ' `cloud_report`\n    and `cloud_report_phases` benchmark sets.\n'
-)
+REPORT = 'Cockroach Labs 2021 Cloud Report'
 # PKB's licence header (its hooks/lib/boilerplate.py.txt, with the year).
 PKB_HEADER = """\
 # Copyright {year} PerfKitBenchmarker Authors. All rights reserved.
@@ -157,12 +164,17 @@ REGISTRY_STEPS = {
     '_RegisterPublishers': (
         "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
     ),
+    '_RegisterExtensions': (
+        "left out: pkb_ext's own checks and bucket back-ends (the spool"
+        ' directory, emulator endpoints) plug into registration points the'
+        ' exported code offers; upstream none are registered'
+    ),
     '_RegisterFlagHelp': (
         'left out: upstream every module that defines cloud_report flags has'
         ' cloud_report in its name, which --helpmatch=cloud_report matches'
     ),
 }
-_AUTHOR = ('pkb-ext upstream', 'pkb-ext-upstream@localhost')
+_AUTHOR = ('Cloud Report export', 'cloud-report-export@localhost')
 
 
 class ExportError(Exception):
@@ -173,15 +185,6 @@ class ExportError(Exception):
 class ExportFile:
   source: str  # path relative to the source root
   dest: str  # path relative to PKB's root
-
-
-@dataclasses.dataclass(frozen=True)
-class Export:
-  patch: str  # path of the written patch
-  pkb_commit: str
-  added: tuple[str, ...]  # PKB paths the patch adds
-  modified: tuple[str, ...]  # PKB paths the patch changes
-  benchmarks: tuple[str, ...]  # BENCHMARK_NAME of each exported benchmark
 
 
 def PinnedCommit(source_root: str | None = None) -> str:
@@ -284,8 +287,24 @@ def Plan(source_root: str) -> list[ExportFile]:
   Add('linux_packages', PACKAGES_DEST, ('__init__.py',))
   Add('configs', DATA_DEST, CONFIGS_LEFT_OUT)
   Add(TESTS_SOURCE, 'tests')
+  tests = {}
+  for item in plan:
+    if item.source.startswith(TESTS_SOURCE + os.sep):
+      with open(os.path.join(source_root, item.source), encoding='utf-8') as f:
+        tests[item.source] = f.read()
   for name in TEST_DATA_DIRS:
-    Add(os.path.join('tests', 'data', name), f'{TEST_DATA_DEST}/{name}')
+    top = os.path.join('tests', 'data', name)
+    files = _Walk(source_root, top)
+    try:
+      named = series.TestDataNamed(
+          tests, [os.path.basename(rel) for rel in files]
+      )
+    except SyntaxError as e:
+      raise ExportError(f'{e.filename}:{e.lineno}: not Python: {e.msg}') from e
+    for rel in files:
+      if os.path.basename(rel) in named:
+        inner = os.path.relpath(rel, top).replace(os.sep, '/')
+        plan.append(ExportFile(rel, f'{TEST_DATA_DEST}/{name}/{inner}'))
   return plan
 
 
@@ -391,17 +410,26 @@ def BenchmarkSetsSource(text: str, phase_benchmarks: list[str]) -> str:
 
 
 def DataInitSource(text: str) -> str:
-  """Adds DATA_SUBDIRECTORY to data/__init__.py's DATA_SUBDIRECTORIES."""
+  """Adds DATA_SUBDIRECTORY to data/__init__.py's DATA_SUBDIRECTORIES.
+
+  One line is inserted before the first entry that sorts after it (at the
+  end if none does); PKB's own lines stay as they are.
+  """
   match = re.search(
       r'^DATA_SUBDIRECTORIES = \[\n((?:    .*\n)*?)\]\n', text, re.M
   )
   if not match:
     raise ExportError(f'{DATA_INIT_FILE}: no DATA_SUBDIRECTORIES list')
-  names = re.findall(r"'([^']+)'", match.group(1))
-  if DATA_SUBDIRECTORY in names:
+  entries = match.group(1).splitlines(keepends=True)
+  names = [re.findall(r"'([^']+)'", line) for line in entries]
+  if any(DATA_SUBDIRECTORY in n for n in names):
     return text
-  body = ''.join(f"    '{n}',\n" for n in sorted(names + [DATA_SUBDIRECTORY]))
-  return text[: match.start(1)] + body + text[match.end(1) :]
+  at = next(
+      (i for i, n in enumerate(names) if n and n[0] > DATA_SUBDIRECTORY),
+      len(entries),
+  )
+  entries.insert(at, f"    '{DATA_SUBDIRECTORY}',\n")
+  return text[: match.start(1)] + ''.join(entries) + text[match.end(1) :]
 
 
 def AwsDiskSource(text: str) -> str:
@@ -421,15 +449,25 @@ def AwsDiskSource(text: str) -> str:
   return text[: match.end(1)] + entries + text[match.end(1) :]
 
 
-def ChangesSource(text: str) -> str:
-  """Adds CHANGES_ENTRY as the last item of CHANGES_SECTION."""
+def ChangesEntry(text: str) -> str:
+  """text as a CHANGES.next.md item: '-   ' and 80-column lines."""
+  return (
+      textwrap.fill(
+          text, width=80, initial_indent='-   ', subsequent_indent='    '
+      )
+      + '\n'
+  )
+
+
+def ChangesSource(text: str, entry: str) -> str:
+  """Adds entry (a ChangesEntry) as the last item of CHANGES_SECTION."""
   start = text.find(f'\n{CHANGES_SECTION}\n')
   if start < 0:
     raise ExportError(f'{CHANGES_FILE}: no "{CHANGES_SECTION}" section')
   nxt = text.find('\n### ', start + 1)
   end = len(text) if nxt < 0 else nxt
   body = text[:end].rstrip('\n') + '\n'
-  return body + CHANGES_ENTRY + text[end:]
+  return body + entry + text[end:]
 
 
 def _Git(tree: str, *args: str, env: dict | None = None) -> str:
@@ -459,26 +497,152 @@ def Pyink(files: list[str], check: bool = False) -> subprocess.CompletedProcess:
   )
 
 
+@dataclasses.dataclass(frozen=True)
+class Patch:
+  path: str  # the written .patch file
+  subject: str
+  lines: int  # lines of the whole patch text
+  added: tuple[str, ...]  # PKB paths it adds
+  modified: tuple[str, ...]  # PKB paths it changes
+
+
+@dataclasses.dataclass(frozen=True)
+class Export:
+  patches: tuple[Patch, ...]  # in the order they apply
+  pkb_commit: str
+  added: tuple[str, ...]  # PKB paths the series adds
+  modified: tuple[str, ...]  # PKB paths the series changes
+  benchmarks: tuple[str, ...]  # BENCHMARK_NAME of each exported benchmark
+
+
+def _Summary(text: str) -> str:
+  """The first line of a module's docstring, without its final period."""
+  tree = ast.parse(text)
+  doc = ast.get_docstring(tree) or ''
+  return doc.strip().split('\n')[0].rstrip('.')
+
+
+def _Short(dest: str) -> str:
+  """A module's name as a reader of the series knows it."""
+  for top in (BENCHMARKS_DEST, PACKAGES_DEST):
+    if dest.startswith(top + '/'):
+      return series.ModuleName(dest)[len(top) + 1 :]
+  return dest
+
+
+def _Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
+  """(commit message, CHANGES.next.md text) of one part."""
+  modules = [
+      _Short(d)
+      for d in part.files
+      if d.endswith('.py') and d.startswith((BENCHMARKS_DEST, PACKAGES_DEST))
+  ]
+  listed = ', '.join(f'`{m}`' for m in modules) or 'data files and tests'
+  if part.group == series.SHARED:
+    suffix = f' ({part.index} of {part.count})' if part.count > 1 else ''
+    subject = f'Add shared helpers of the {REPORT} benchmarks{suffix}.'
+    summary = f'Helpers the {REPORT} benchmarks share{suffix}: {listed}.'
+    changes = summary
+  elif part.anchor not in part.files:  # a leading part of a split group
+    what = _Summary(texts[part.anchor])
+    subject = (
+        f'Add {", ".join(modules) or "data files"} for the {part.group}'
+        f' benchmark ({part.index} of {part.count}).'
+    )
+    summary = (
+        f'Part {part.index} of {part.count} of the {part.group} benchmark'
+        f' ({what}): {listed}.'
+    )
+    changes = summary
+  else:
+    what = _Summary(texts[part.anchor])
+    if part.group == registry.SUITE_BENCHMARK:
+      subject = (
+          f'Add the {part.group} benchmark and the'
+          f' {registry.BENCHMARK_SET} benchmark sets.'
+      )
+      changes = (
+          f'Add the `{part.group}` benchmark ({what}) and the'
+          f' `{registry.BENCHMARK_SET}` and'
+          f' `{registry.PHASES_BENCHMARK_SET}` benchmark sets.'
+      )
+    else:
+      subject = f'Add the {part.group} benchmark.'
+      changes = f'Add the `{part.group}` benchmark: {what}.'
+    summary = f'{what}.'
+    if part.count > 1:
+      summary += (
+          f'\n\nThe last of its {part.count} patches; this one adds {listed}.'
+      )
+  body = textwrap.fill(summary, width=72, break_on_hyphens=False)
+  if '\n\n' in summary:
+    body = '\n\n'.join(
+        textwrap.fill(p, width=72, break_on_hyphens=False)
+        for p in summary.split('\n\n')
+    )
+  return f'{subject}\n\n{body}\n', changes
+
+
+def _Format(source_root: str, contents: dict[str, bytes]) -> None:
+  """pyink (PKB's settings) over the new Python files, in place."""
+  python = [
+      d
+      for d in contents
+      if d.endswith('.py') and not d.startswith(DATA_DEST + '/')
+  ]
+  del source_root
+  with tempfile.TemporaryDirectory(prefix='pkb-ext-pyink-') as tmp:
+    files = []
+    for i, dest in enumerate(python):
+      path = os.path.join(tmp, f'{i}_{os.path.basename(dest)}')
+      with open(path, 'wb') as f:
+        f.write(contents[dest])
+      files.append(path)
+    formatted = Pyink(files)
+    if formatted.returncode:
+      raise ExportError(f'pyink failed: {formatted.stderr.strip()}')
+    for dest, path in zip(python, files):
+      with open(path, 'rb') as f:
+        contents[dest] = f.read()
+
+
+def _Check(out_dir: str) -> None:
+  if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+    raise ExportError(f'--out {out_dir}: exists and is not a directory')
+  if os.path.isdir(out_dir):
+    try:
+      old = sorted(n for n in os.listdir(out_dir) if n.endswith('.patch'))
+    except OSError as e:
+      raise ExportError(f'--out {out_dir}: {e.strerror or e}') from e
+    if old:
+      raise ExportError(
+          f'--out {out_dir}: already holds {old[0]}; give an empty or new'
+          ' directory (a series is never written over another)'
+      )
+
+
 def Write(
     out_dir: str,
     source_root: str | None = None,
     archive: str | None = None,
+    limit: int = series.PATCH_LINE_LIMIT,
 ) -> Export:
-  """Writes out_dir/PATCH_NAME and returns what it holds.
+  """Writes the series to out_dir/0001-*.patch, ... and returns it.
 
   Args:
-    out_dir: the directory to write the patch to (made if missing).
+    out_dir: the directory to write the series to (made if missing; it must
+      hold no .patch file).
     source_root: the pkb_ext source checkout (default: this one).
     archive: PKB's source at the pin (default: the cache's).
+    limit: most lines one patch may have.
 
   Returns:
-    What the patch adds and changes.
+    The patches and what the series adds and changes.
 
   Raises:
     ExportError: the unit cannot be exported; the message says why.
   """
-  if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-    raise ExportError(f'--out {out_dir}: exists and is not a directory')
+  _Check(out_dir)
   source_root = source_root or paths.RepoRoot()
   commit = PinnedCommit(source_root)
   archive = archive or SourceArchive(commit)
@@ -492,7 +656,7 @@ def Write(
   dests = [f.dest for f in plan]
   if len(set(dests)) != len(dests):
     raise ExportError('two exported files map to one PKB path')
-  contents, benchmarks = {}, []
+  contents, names = {}, {}
   for item in plan:  # every file is checked before anything is written
     contents[item.dest] = _Transform(source_root, item)
     if item.dest.startswith(BENCHMARKS_DEST) and item.dest.endswith(
@@ -501,11 +665,42 @@ def Write(
       name = BenchmarkName(contents[item.dest].decode('utf-8'))
       if name is None:
         raise ExportError(f'{item.source}: no BENCHMARK_NAME = "..."')
-      benchmarks.append(name)
-  if registry.SUITE_BENCHMARK not in benchmarks:
+      names[item.dest] = name
+  if registry.SUITE_BENCHMARK not in names.values():
     raise ExportError(f'no benchmark module named {registry.SUITE_BENCHMARK}')
+  _Format(source_root, contents)
+  texts = {d: c.decode('utf-8', 'replace') for d, c in contents.items()}
+  layout = series.Layout(
+      benchmarks=BENCHMARKS_DEST,
+      packages=PACKAGES_DEST,
+      data=DATA_DEST,
+      tests='tests',
+      test_data=TEST_DATA_DEST,
+      suite=registry.SUITE_BENCHMARK,
+  )
+  try:
+    groups, home = series.Group(
+        {d: texts[d] for d in dests},
+        {
+            d: n
+            for d, n in names.items()
+            if '/' not in d[len(BENCHMARKS_DEST) + 1 :]
+        },
+        layout,
+    )
+    anchors = {n: d for d, n in names.items()}
+    parts = series.Split(texts, groups, home, anchors, layout, limit)
+  except series.SeriesError as e:
+    raise ExportError(str(e)) from e
+  phase_benchmarks = sorted(
+      n for n in names.values() if n != registry.SUITE_BENCHMARK
+  )
   modified = [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE, CHANGES_FILE]
-  with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tree:
+  sources = {f.dest: f.source for f in plan}
+  written = []
+  with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tmp:
+    tree = os.path.join(tmp, 'pkb')
+    os.makedirs(tree)
     ExtractPkb(archive, tree, modified)
     env = dict(
         os.environ,
@@ -519,68 +714,98 @@ def Write(
     _Git(tree, 'init', '-q', env=env)
     _Git(tree, 'add', '-A', env=env)
     _Git(tree, 'commit', '-q', '-m', f'PKB at {commit}', env=env)
-
-    for item in plan:
-      dest = os.path.join(tree, item.dest)
-      os.makedirs(os.path.dirname(dest), exist_ok=True)
-      with open(dest, 'wb') as f:
-        f.write(contents[item.dest])
-      shutil.copymode(os.path.join(source_root, item.source), dest)
-    phase_benchmarks = sorted(
-        n for n in benchmarks if n != registry.SUITE_BENCHMARK
-    )
-    for rel, change in (
-        (
+    data_added = False
+    for part in parts:
+      for dest in part.files:
+        path = os.path.join(tree, dest)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'wb') as f:
+          f.write(contents[dest])
+        shutil.copymode(os.path.join(source_root, sources[dest]), path)
+      message, changes = _Message(part, texts)
+      edits = [
+          (CHANGES_FILE, lambda t, c=changes: ChangesSource(t, ChangesEntry(c)))
+      ]
+      if not data_added and any(
+          d.startswith(DATA_DEST + '/') for d in part.files
+      ):
+        data_added = True
+        edits.append((DATA_INIT_FILE, DataInitSource))
+      if (
+          names.get(part.anchor) == registry.SUITE_BENCHMARK
+          and part.anchor in part.files
+      ):
+        edits.append((
             BENCHMARK_SETS_FILE,
             lambda t: BenchmarkSetsSource(t, phase_benchmarks),
-        ),
-        (DATA_INIT_FILE, DataInitSource),
-        (AWS_DISK_FILE, AwsDiskSource),
-        (CHANGES_FILE, ChangesSource),
-    ):
-      path = os.path.join(tree, rel)
-      with open(path, encoding='utf-8') as f:
-        text = f.read()
-      with open(path, 'w', encoding='utf-8') as f:
-        f.write(change(text))
-
-    python_files = [
-        os.path.join(tree, p)
-        for p in dests + [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE]
-        if p.endswith('.py') and not p.startswith(DATA_DEST)
-    ]
-    formatted = Pyink(python_files)
-    if formatted.returncode:
-      raise ExportError(f'pyink failed: {formatted.stderr}')
-
-    _Git(tree, 'add', '-A', env=env)
-    message = (
-        'Add the Cockroach Labs 2021 Cloud Report benchmarks\n\n'
-        f'Exported by pkb-ext upstream against PKB {commit}.\n'
-    )
-    _Git(tree, 'commit', '-q', '-m', message, env=env)
-    patch_text = _Git(
+        ))
+        edits.append((AWS_DISK_FILE, AwsDiskSource))
+      for rel, change in edits:
+        path = os.path.join(tree, rel)
+        with open(path, encoding='utf-8') as f:
+          text = f.read()
+        with open(path, 'w', encoding='utf-8') as f:
+          f.write(change(text))
+      _Git(tree, 'add', '-A', env=env)
+      _Git(tree, 'commit', '-q', '-m', message, env=env)
+    staging = os.path.join(tmp, 'out')
+    _Git(
         tree,
         'format-patch',
-        '-1',
-        '--stdout',
+        '-q',
         '--binary',
         '--full-index',
+        '-o',
+        staging,
+        'HEAD~' + str(len(parts)),
         env=env,
     )
-  patch = os.path.join(out_dir, PATCH_NAME)
-  try:
-    os.makedirs(out_dir, exist_ok=True)
-    with open(patch, 'w', encoding='utf-8') as f:
-      f.write(patch_text)
-  except OSError as e:
-    raise ExportError(f'cannot write {patch}: {e.strerror or e}') from e
+    files = sorted(os.listdir(staging))
+    if len(files) != len(parts):
+      raise ExportError(
+          f'git format-patch wrote {len(files)} patches, not {len(parts)}'
+      )
+    patches = []
+    for name in files:
+      with open(os.path.join(staging, name), encoding='utf-8') as f:
+        text = f.read()
+      lines = text.count('\n')
+      if lines > limit:
+        raise ExportError(f'{name}: {lines} lines, over the {limit}-line limit')
+      subject = ' '.join(
+          re.search(r'^Subject: \[PATCH[^]]*\] (.*(?:\n .*)*)', text, re.M)
+          .group(1)
+          .split()
+      )
+      added = re.findall(
+          r'^diff --git a/(\S+) b/\S+\nnew file mode', text, re.M
+      )
+      changed = [
+          p
+          for p in re.findall(r'^diff --git a/(\S+) b/', text, re.M)
+          if p not in added
+      ]
+      patches.append((name, subject, lines, tuple(added), tuple(changed)))
+    try:
+      os.makedirs(out_dir, exist_ok=True)
+      _Check(out_dir)
+      for name, *_ in patches:
+        path = os.path.join(out_dir, name)
+        shutil.copyfile(os.path.join(staging, name), path)
+        written.append(path)
+    except OSError as e:
+      for path in written:
+        os.remove(path)
+      raise ExportError(f'cannot write to {out_dir}: {e.strerror or e}') from e
   return Export(
-      patch=patch,
+      patches=tuple(
+          Patch(os.path.join(out_dir, n), s, l, a, c)
+          for n, s, l, a, c in patches
+      ),
       pkb_commit=commit,
       added=tuple(sorted(dests)),
       modified=tuple(modified),
-      benchmarks=tuple(sorted(benchmarks)),
+      benchmarks=tuple(sorted(names.values())),
   )
 
 
@@ -588,11 +813,14 @@ def Main(argv: list[str]) -> int:
   parser = argparse.ArgumentParser(
       prog='pkb-ext upstream',
       description=(
-          'Write the upstream unit as a patch against the pinned PKB commit.'
+          'Write the upstream unit as a patch series against the pinned PKB'
+          ' commit.'
       ),
   )
   parser.add_argument(
-      '--out', required=True, help=f'directory for {PATCH_NAME}'
+      '--out',
+      required=True,
+      help='directory for 0001-*.patch, ... (must hold no .patch file)',
   )
   parser.add_argument(
       '--pkb-archive',
@@ -604,13 +832,16 @@ def Main(argv: list[str]) -> int:
   except ExportError as e:
     print(f'pkb-ext upstream: {e}', file=sys.stderr)
     return 1
+  for patch in export.patches:
+    print(f'{patch.path}: {patch.lines} lines: {patch.subject}')
   print(
-      f'{export.patch}: against PKB {export.pkb_commit}; adds'
-      f' {len(export.added)} files, changes {", ".join(export.modified)};'
-      f' benchmarks: {", ".join(export.benchmarks)}'
+      f'{len(export.patches)} patches against PKB {export.pkb_commit}; they'
+      f' add {len(export.added)} files and change'
+      f' {", ".join(export.modified)}; benchmarks:'
+      f' {", ".join(export.benchmarks)}'
   )
   print(
-      'Apply at the root of a PKB checkout at that commit: git apply'
-      f' {export.patch}'
+      'Apply them in order at the root of a PKB checkout at that commit:'
+      f' git am {os.path.join(args.out, "*.patch")}'
   )
   return 0

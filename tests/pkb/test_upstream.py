@@ -11,11 +11,13 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The exported patch in a fresh PKB at the pin, with pkb_ext not importable.
+"""The exported series in a fresh PKB at the pin, pkb_ext not importable.
 
-`pkb-ext upstream` writes the patch; this applies it to PKB's source at the
-pinned commit (extracted from the setup cache's archive into a temporary git
-repository) with `git apply --check`, then `git apply`. Everything that runs
+`pkb-ext upstream` writes the series; this applies it patch by patch to
+PKB's source at the pinned commit (extracted from the setup cache's archive
+into a temporary git repository) with `git apply --check`, then `git apply`,
+and after each patch imports the modules it adds and runs its tests and
+PKB's tests of the PKB files it edits. Everything that runs
 in that tree runs in an interpreter started with -I -S, whose sys.path is the
 patched tree, the standard library and the venv's site-packages (for PKB's
 dependencies) without processing its .pth files: pkb_ext, pkb_cloud_report
@@ -93,38 +95,144 @@ def testIsolationCheckCatchesAnImportablePkbExt(tmp_path):
   assert 'ISOLATION BROKEN: pkb_ext is importable' in result.stderr
 
 
+# PKB's own tests of the PKB files the series edits.
+PKB_FILE_TESTS = {
+    upstream.BENCHMARK_SETS_FILE: 'tests/benchmark_sets_test.py',
+    upstream.DATA_INIT_FILE: 'tests/data_test.py',
+    upstream.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
+}
+_GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
+
+
+def _Apply(tree, patch):
+  """git apply --check, then git apply --index and a commit, of one patch."""
+  for args in (['apply', '--check'], ['apply', '--index']):
+    result = subprocess.run(
+        _GIT + [tree] + args + [patch],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, f'{patch}: git {args}: {result.stderr}'
+  subprocess.run(
+      _GIT + [tree] + ['commit', '-qm', os.path.basename(patch)], check=True
+  )
+
+
+# Runs the named test files (argv) after importing every module named by
+# --import=NAME; prints the count of tests run.
+_IMPORT_AND_TEST = """\
+import importlib, unittest
+modules = [a[len('--import='):] for a in sys.argv[1:] if a.startswith('--import=')]
+files = [a for a in sys.argv[1:] if not a.startswith('--import=')]
+for name in modules:
+  importlib.import_module(name)
+if files:
+  unittest.main(module=None, argv=['unittest', *files])
+print('Ran 0 tests (imports only)', file=sys.stderr)
+"""
+
+
+def _Git(tree, *args):
+  return subprocess.run(
+      ['git', '-C', tree, *args], capture_output=True, text=True, check=True
+  ).stdout
+
+
+def _Pin(export):
+  """The tree's commit before the series (the pin)."""
+  return f'HEAD~{len(export.patches)}'
+
+
 @pytest.fixture(scope='module')
 def patched(tmp_path_factory):
-  """(export, tree): the patch written and applied to a fresh PKB."""
+  """(export, tree, log): the series written and applied to a fresh PKB.
+
+  After each patch its new modules import, and its own tests and PKB's
+  tests of the PKB files it edits pass; log holds (patch, tests run).
+  """
   base = tmp_path_factory.mktemp('upstream')
   export = upstream.Write(str(base / 'out'))
   tree = str(base / 'pkb')
   os.makedirs(tree)
   upstream.ExtractPkb(upstream.SourceArchive(export.pkb_commit), tree)
-  git = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
   for args in (['init', '-q'], ['add', '-A'], ['commit', '-qm', 'pin']):
-    subprocess.run(git + [tree] + args, check=True)
-  for args in (['apply', '--check'], ['apply']):
-    result = subprocess.run(
-        git + [tree] + args + [export.patch],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, f'git {args}: {result.stderr}'
-  return export, tree
+    subprocess.run(_GIT + [tree] + args, check=True)
+  log = []
+  for patch in export.patches:
+    _Apply(tree, patch.path)
+    modules = [
+        '--import=' + p[: -len('.py')].replace('/', '.')
+        for p in patch.added
+        if p.endswith('.py')
+        and p.startswith(
+            (upstream.BENCHMARKS_DEST + '/', upstream.PACKAGES_DEST + '/')
+        )
+    ]
+    tests = [p for p in patch.added if p.endswith('_test.py')] + [
+        PKB_FILE_TESTS[p] for p in patch.modified if p in PKB_FILE_TESTS
+    ]
+    result = _Isolated(tree, _IMPORT_AND_TEST, *modules, *tests)
+    assert (
+        result.returncode == 0
+    ), f'after {os.path.basename(patch.path)}:\n{result.stderr[-6000:]}'
+    ran = re.search(r'^Ran (\d+) tests?', result.stderr, re.M)
+    log.append((os.path.basename(patch.path), int(ran.group(1))))
+  return export, tree, log
 
 
-def testPatchAddsAndChangesWhatItSays(patched):
-  export, tree = patched
-  status = subprocess.run(
-      ['git', '-C', tree, 'status', '--porcelain', '--untracked-files=all'],
-      capture_output=True,
-      text=True,
-      check=True,
-  ).stdout.splitlines()
-  added = sorted(line[3:] for line in status if line.startswith('??'))
-  modified = sorted(line[3:] for line in status if line.startswith(' M'))
+def testEveryPatchIsSmallAndTested(patched):
+  export, _, log = patched
+  assert len(export.patches) > 1
+  for patch, (name, ran) in zip(export.patches, log):
+    with open(patch.path, encoding='utf-8') as f:
+      lines = f.read().count('\n')
+    assert lines == patch.lines <= upstream.series.PATCH_LINE_LIMIT, name
+    assert re.match(r'\d{4}-', name), name
+    assert CHANGES_LINE.search(open(patch.path, encoding='utf-8').read()), name
+    if any(p.endswith('_test.py') for p in patch.added):
+      assert ran > 0, name
+
+
+CHANGES_LINE = re.compile(
+    r'^\+\+\+ b/CHANGES\.next\.md\n@@[^\n]*\n(?: [^\n]*\n)*\+-   ', re.M
+)
+
+
+def testEveryFileLandsInOnePatch(patched):
+  export, _, _ = patched
+  added = [p for patch in export.patches for p in patch.added]
+  assert sorted(added) == sorted(export.added)
+  modified = {p for patch in export.patches for p in patch.modified}
+  assert modified == set(export.modified)
+  assert all(upstream.CHANGES_FILE in p.modified for p in export.patches)
+
+
+def testPkbFilesChangeOnlyOnTheFeaturesLines(patched):
+  """Each PKB file the series edits only gains lines; none moves."""
+  export, tree, _ = patched
+  for rel in export.modified:
+    diff = _Git(tree, 'diff', '--unified=0', _Pin(export), '--', rel)
+    body = [
+        line
+        for line in diff.splitlines()
+        if line[:1] in '+-' and not line.startswith(('+++', '---'))
+    ]
+    assert body, rel
+    assert not [l for l in body if l.startswith('-')], f'{rel}:\n{diff}'
+  data_diff = _Git(
+      tree, 'diff', '--unified=0', _Pin(export), '--', upstream.DATA_INIT_FILE
+  )
+  assert [
+      l for l in data_diff.splitlines() if l.startswith('+') and l[1:2] != '+'
+  ] == [f"+    '{upstream.DATA_SUBDIRECTORY}',"]
+
+
+def testSeriesAddsAndChangesWhatItSays(patched):
+  export, tree, _ = patched
+  status = _Git(tree, 'diff', '--name-status', _Pin(export)).splitlines()
+  added = sorted(line[2:] for line in status if line.startswith('A\t'))
+  modified = sorted(line[2:] for line in status if line.startswith('M\t'))
   assert added == list(export.added)
   assert modified == sorted(export.modified)
   assert len(status) == len(added) + len(modified)
@@ -149,7 +257,7 @@ _OURS = re.compile(
 
 
 def testExportedCodeNamesNothingPkbLacks(patched):
-  export, tree = patched
+  export, tree, _ = patched
   found = []
   for rel in export.added:
     if rel.startswith(upstream.TEST_DATA_DEST + '/'):
@@ -162,7 +270,7 @@ def testExportedCodeNamesNothingPkbLacks(patched):
 
 
 def testPkbTestsAndExportedTestsPass(patched):
-  export, tree = patched
+  export, tree, _ = patched
   exported = [
       p
       for p in export.added
@@ -197,7 +305,7 @@ def _OurFlags() -> set[str]:
 
 
 def testHelpmatchListsEveryCloudReportFlag(patched):
-  _, tree = patched
+  _, tree, _ = patched
   result = _Isolated(
       tree,
       'import runpy\n'
@@ -224,7 +332,7 @@ def testHelpmatchListsEveryCloudReportFlag(patched):
 
 
 def testBenchmarksFlagResolves(patched):
-  export, tree = patched
+  export, tree, _ = patched
   result = _Isolated(
       tree,
       'import json\n'
@@ -288,8 +396,14 @@ def _PythonFiles(export):
 
 
 def testPyinkCleanWithPkbSettings(patched):
-  export, tree = patched
-  files = [os.path.join(tree, p) for p in _PythonFiles(export)]
+  """The series' new files; PKB's own files are not all pyink-clean, and
+  the series leaves their lines alone (testPkbFilesChangeOnly...)."""
+  export, tree, _ = patched
+  files = [
+      os.path.join(tree, p)
+      for p in _PythonFiles(export)
+      if p not in export.modified
+  ]
   result = upstream.Pyink(files, check=True)
   assert result.returncode == 0, result.stdout[-4000:] + result.stderr
 
@@ -316,9 +430,8 @@ def _Lint(tree, files):
 
 
 def testPylintCleanWithPkbSettingsOnThePatchedLines(patched):
-  export, tree = patched
-  with open(export.patch, encoding='utf-8') as f:
-    added = _AddedLines(f.read())
+  export, tree, _ = patched
+  added = _AddedLines(_Git(tree, 'diff', _Pin(export)))
   files = _PythonFiles(export)
   problems = []
   for m in _Lint(tree, files):

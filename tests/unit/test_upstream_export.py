@@ -98,15 +98,24 @@ class SourceChangesTest(absltest.TestCase):
     with self.assertRaisesRegex(upstream.ExportError, 'BENCHMARK_SETS'):
       upstream.BenchmarkSetsSource('X = {}\n', [])
 
-  def testDataSubdirectoriesSortedOnce(self):
-    text = "A = 1\nDATA_SUBDIRECTORIES = [\n    'edw',\n    'ycsb',\n]\nB = 2\n"
+  def testDataSubdirectoriesGainOneLineOnly(self):
+    """PKB's entries stay as they are, even out of order or commented."""
+    text = (
+        "A = 1\nDATA_SUBDIRECTORIES = [\n    'edw',\n    'ycsb',\n"
+        "    'abc',  # pytype: disable=x\n]\nB = 2\n"
+    )
     out = upstream.DataInitSource(text)
     self.assertEqual(
         out,
         "A = 1\nDATA_SUBDIRECTORIES = [\n    'cloud_report',\n    'edw',\n"
-        "    'ycsb',\n]\nB = 2\n",
+        "    'ycsb',\n    'abc',  # pytype: disable=x\n]\nB = 2\n",
     )
     self.assertEqual(upstream.DataInitSource(out), out)
+    last = "A = 1\nDATA_SUBDIRECTORIES = [\n    'abc',\n]\n"
+    self.assertEqual(
+        upstream.DataInitSource(last),
+        "A = 1\nDATA_SUBDIRECTORIES = [\n    'abc',\n    'cloud_report',\n]\n",
+    )
 
   def testAwsLocalVolumesPkbLacks(self):
     text = (
@@ -134,15 +143,21 @@ class SourceChangesTest(absltest.TestCase):
         '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n'
         '-   c\n\n### Enhancements:\n\n-   d\n'
     )
-    out = upstream.ChangesSource(text)
+    entry = upstream.ChangesEntry('Add the `x` benchmark: ' + 'word ' * 30)
+    out = upstream.ChangesSource(text, entry)
     self.assertEqual(
         out,
         '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n-   c\n'
-        + upstream.CHANGES_ENTRY
+        + entry
         + '\n### Enhancements:\n\n-   d\n',
     )
-    for line in upstream.CHANGES_ENTRY.splitlines():
+    lines = entry.splitlines()
+    self.assertStartsWith(lines[0], '-   Add the `x` benchmark: word')
+    self.assertGreater(len(lines), 1)
+    for line in lines:
       self.assertLessEqual(len(line), 80)
+    for line in lines[1:]:
+      self.assertStartsWith(line, '    word')
 
 
 def _Write(root, rel, text=''):
@@ -170,10 +185,17 @@ class PlanTest(absltest.TestCase):
         'tests/upstream/conftest.py',
         'tests/upstream/linux_benchmarks/x_test.py',
         'tests/data/fio/out.json',
+        'tests/data/fio/unread.json',
+        'tests/data/fio/PROVENANCE.md',
         'tests/data/fio/capture.sh',
         'tests/data/analysis/rows.ndjson',
     ):
       _Write(root, rel)
+    _Write(
+        root,
+        'tests/upstream/linux_benchmarks/x_test.py',
+        "_Read('fio', 'out.json')\n",
+    )
     plan = {f.source: f.dest for f in upstream.Plan(root)}
     self.assertEqual(
         plan,
@@ -214,6 +236,19 @@ class PlanTest(absltest.TestCase):
         upstream.ExportError, r'y_benchmark.py:14: imports pkb_ext'
     ):
       upstream.Write(os.path.join(root, 'out'), root, archive)
+
+
+class OutTest(absltest.TestCase):
+
+  def testAnOutDirectoryHoldingPatchesIsRefusedUntouched(self):
+    out = self.create_tempdir()
+    old = out.create_file('0001-old.patch', content='old')
+    with self.assertRaisesRegex(
+        upstream.ExportError, r'--out .*: already holds 0001-old.patch'
+    ):
+      upstream.Write(out.full_path)
+    self.assertEqual(os.listdir(out.full_path), ['0001-old.patch'])
+    self.assertEqual(old.read_text(), 'old')
 
 
 class RegistryStepsTest(absltest.TestCase):
