@@ -85,6 +85,38 @@ def _NetperfRequired(text: str) -> list[str]:
   return network.RequiredSelectors(test)
 
 
+def _TpccDuration(text: str) -> str:
+  """argparse type of parse's --duration: a duration such as 30m."""
+  from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
+
+  try:
+    tpcc_engines.DurationSeconds(text)
+  except ValueError as e:
+    raise argparse.ArgumentTypeError(str(e)) from e
+  return text
+
+
+def _CheckTpccDuration(text: str, duration: str) -> None:
+  """Refuses a TPC-C output whose run ended well before `duration`.
+
+  The summary of a run stopped early looks complete; only its elapsed time
+  tells, against the duration it was asked for (the phase's own rule).
+
+  Raises:
+    parsers.ParseError: the run was cut short.
+  """
+  from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
+  from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc  # pylint: disable=g-import-not-at-top
+
+  seconds = tpcc_engines.DurationSeconds(duration)
+  elapsed = tpcc.Parse(text).elapsed_s
+  if elapsed < tpcc_engines.MIN_ELAPSED_FRACTION * seconds:
+    raise parsers.ParseError(
+        f'the run ended after {elapsed:g} s of the {seconds} s asked for'
+        f' (--duration {duration}): cut short, not a complete run'
+    )
+
+
 def _Parse(args) -> int:
   name = 'standard input' if args.file == STDIN else args.file
   try:
@@ -97,6 +129,8 @@ def _Parse(args) -> int:
     if args.tool == 'netperf' and not args.any_selectors:
       kwargs['required'] = _NetperfRequired(text)
     out = parsers.ParseText(args.tool, text, **kwargs)
+    if args.tool == 'tpcc' and args.duration:
+      _CheckTpccDuration(text, args.duration)
   except parsers.ParseError as e:
     hint = ''
     if kwargs.get('required') and 'missing from netperf output' in str(e):
@@ -232,6 +266,14 @@ def BuildParser() -> argparse.ArgumentParser:
       help=(
           'netperf: accept -k output of any selectors, not only of those'
           ' the net phase asks for'
+      ),
+  )
+  parse.add_argument(
+      '--duration',
+      type=_TpccDuration,
+      help=(
+          'tpcc: the measured time the run was asked for (e.g. 30m); an'
+          ' output whose run ended before 90 %% of it is refused as cut short'
       ),
   )
   for name, (_, help_text) in _DELEGATED.items():

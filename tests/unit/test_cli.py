@@ -60,6 +60,27 @@ class ParseTest(absltest.TestCase):
     self.assertIn(f.name, err)
     self.assertIn('no score line', err)
 
+  def testACutShortTpccRunIsRefusedGivenItsDuration(self):
+    data = os.path.join(os.path.dirname(__file__), '..', 'data', 'tpcc')
+    cut = os.path.join(data, 'cockroach_v22.1.2_mr_4000wh_interrupted_tail.txt')
+    whole = os.path.join(data, 'cockroach_v22.1.2_9node_8vcpu_3500wh_tail.txt')
+    rc, out, _ = _Main(['parse', 'tpcc', cut])  # complete-looking alone
+    self.assertEqual(rc, 0)
+    self.assertIn('"elapsed_s": 24.5', out)
+    rc, out, err = _Main(['parse', 'tpcc', '--duration', '12m', cut])
+    self.assertEqual((rc, out), (1, ''))
+    self.assertEqual(
+        err,
+        f'pkb-ext parse tpcc: {cut}: the run ended after 24.5 s of the 720 s'
+        ' asked for (--duration 12m): cut short, not a complete run\n',
+    )
+    rc, out, _ = _Main(['parse', 'tpcc', '--duration', '12m', whole])
+    self.assertEqual(rc, 0)
+    self.assertIn('tpcc_tpmc', out)
+    with self.assertRaises(SystemExit) as e:
+      _Main(['parse', 'tpcc', '--duration', '12 minutes', whole])
+    self.assertEqual(e.exception.code, 2)
+
   def testToolTable(self):
     self.assertEqual(
         set(parsers.TOOLS), {'coremark', 'fio', 'netperf', 'tpcc', 'ttfb'}
