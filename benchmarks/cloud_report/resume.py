@@ -33,12 +33,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from typing import Any, Mapping, Sequence
 
 from absl import flags
 from perfkitbenchmarker import context
 from perfkitbenchmarker import sample
+
+from pkb_cloud_report.benchmarks.cloud_report import stepping
 
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
 
@@ -148,22 +149,8 @@ class PhaseStore:
     return state
 
   def _Write(self, state: Mapping[str, Any]) -> None:
-    """Replaces the file atomically (a temporary file, then a rename)."""
-    directory = os.path.dirname(os.path.abspath(self.path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        prefix='.' + os.path.basename(self.path), dir=directory
-    )
-    try:
-      with os.fdopen(fd, 'w', encoding='utf-8') as f:
-        json.dump(state, f)
-        f.flush()
-        os.fsync(f.fileno())
-      os.replace(tmp, self.path)
-    except BaseException:
-      if os.path.exists(tmp):
-        os.unlink(tmp)
-      raise
+    """Replaces the file atomically."""
+    stepping.WriteJsonAtomically(self.path, state)
 
   def Finished(self) -> dict[str, tuple[list[sample.Sample], bool]]:
     """{phase: (its samples, whether they were handed to PKB already)}."""

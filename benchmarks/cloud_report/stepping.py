@@ -597,21 +597,25 @@ class StateStore:
         'fingerprint': self.fingerprint,
         'steps': [s.ToJson() for s in steps],
     }
-    directory = os.path.dirname(os.path.abspath(self.path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        prefix='.' + os.path.basename(self.path), dir=directory
-    )
-    try:
-      with os.fdopen(fd, 'w', encoding='utf-8') as f:
-        json.dump(state, f, indent=1, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-      os.replace(tmp, self.path)
-    except BaseException:
-      if os.path.exists(tmp):
-        os.unlink(tmp)
-      raise
+    WriteJsonAtomically(self.path, state, indent=1, sort_keys=True)
+
+
+def WriteJsonAtomically(path: str, obj: Any, **dump_kwargs) -> None:
+  """Writes obj as JSON to path: a synced temporary file, then a rename, so
+  a crash leaves the old file or the new one, never half of one."""
+  directory = os.path.dirname(os.path.abspath(path))
+  os.makedirs(directory, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path), dir=directory)
+  try:
+    with os.fdopen(fd, 'w', encoding='utf-8') as f:
+      json.dump(obj, f, **dump_kwargs)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.unlink(tmp)
+    raise
 
 
 def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool, bool]]:

@@ -56,6 +56,7 @@ from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroac
 from pkb_ext.local import sshd
 from pkb_ext_dev import faults
 from pkb_ext_dev import local_cloud
+from pkb_ext_dev import procs
 from pkb_ext_dev import ssh_host_vm
 from pkb_ext_dev import stock_pkb
 
@@ -130,16 +131,8 @@ class CockroachLocalCloudTest(absltest.TestCase):
 
   def _Cockroaches(self):
     """cockroach processes on the hosts (seen from this machine's /proc)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir('/proc')):
-      try:
-        with open(f'/proc/{pid}/cmdline', 'rb') as f:
-          cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
-      except OSError:
-        continue
-      if _NODE.search(cmd) and 'pytest' not in cmd:
-        found.append(f'{pid}: {cmd[:160]}')
-    return found
+    return [f'{pid}: {cmd[:160]}' for pid, cmd in procs.Cmdlines()
+            if _NODE.search(cmd) and 'pytest' not in cmd]  # fmt: skip
 
   def _HostCockroaches(self):
     out = {}

@@ -43,6 +43,7 @@ from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroac
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import procs
 
 _DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
 _SPEC = importlib.util.spec_from_file_location(
@@ -224,16 +225,8 @@ class CockroachDoubleTest(absltest.TestCase):
 
   def _Workloads(self):
     """This test's `workload run` processes still alive."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir('/proc')):
-      try:
-        with open(f'/proc/{pid}/cmdline', 'rb') as f:
-          cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
-      except OSError:
-        continue
-      if self.binary in cmd and 'workload run' in cmd:
-        found.append(cmd)
-    return found
+    return [cmd for _, cmd in procs.Cmdlines()
+            if self.binary in cmd and 'workload run' in cmd]  # fmt: skip
 
   def testAtTheEdgeTheWorkloadDiesAsTheRealOneDoes(self):
     self._Cluster(60)
