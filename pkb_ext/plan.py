@@ -80,6 +80,7 @@ import yaml
 from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_ext import cli
+from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext import registry
 
@@ -749,10 +750,10 @@ def ReadText(path: str) -> str:
           f'{path}: {info.st_size:,} bytes, larger than the'
           f' {cli.MAX_INPUT_BYTES:,} a config or price file may have'
       )
-    return cli.ReadInput(path)
+    return inputs.ReadText(path, cli.MAX_INPUT_BYTES, 'a config or price file')
   except OSError as e:
     raise PlanError(f'{path}: {e.strerror or e}') from e
-  except cli.InputError as e:
+  except inputs.InputError as e:
     raise PlanError(f'{path}: {e}') from e
 
 
