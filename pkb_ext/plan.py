@@ -1159,7 +1159,7 @@ def OverlapLine(c: Config) -> str | None:
   return (
       f'  overlap {",".join(c.schedule.side)} beside'
       f' {",".join(c.schedule.fill)}: {_Hms(with_s)} wall,'
-      f' {c.VmHours(with_s):.1f} VM-hours; in series {_Hms(series_s)},'
+      f' {c.VmHours(with_s):.1f} VM-hours; without overlap {_Hms(series_s)},'
       f' {c.VmHours(series_s):.1f} VM-hours; overlap saves'
       f' {_Hms(series_s - with_s)} and {c.VmHours(series_s - with_s):.1f}'
       ' VM-hours'
@@ -1174,11 +1174,14 @@ def _OverlapTotal(configs: Sequence[Config], processes: int | None) -> str:
   series_h = sum(c.VmHours(c.series_seconds) for c in configs)
   with_wall = Makespan([c.overlap_seconds for c in configs], processes)
   series_wall = Makespan([c.series_seconds for c in configs], processes)
+  saved = [c.UsdFor(c.series_seconds - c.overlap_seconds) for c in configs]
+  priced = [usd for usd in saved if usd is not None]
   return (
       f'OVERLAP with overlap {_Hms(with_wall)} wall, {with_h:.1f} VM-hours;'
-      f' in series {_Hms(series_wall)} wall, {series_h:.1f} VM-hours;'
+      f' without overlap {_Hms(series_wall)} wall, {series_h:.1f} VM-hours;'
       f' overlap saves {_Hms(series_wall - with_wall)} wall and'
       f' {series_h - with_h:.1f} VM-hours'
+      + (f' ({_Usd(sum(priced))})' if priced else '')
   )
 
 
