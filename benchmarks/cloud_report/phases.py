@@ -268,6 +268,8 @@ def Arrange(
     topology: Topology, names: Sequence[str], overlap: bool
 ) -> tuple[Schedule, Topology]:
   """The schedule of names, and the topology with its placement."""
+  if not overlap:  # the topology as it is (Cleanup may have none)
+    return MakeSchedule(names, 0, False, overlap=False), topology
   schedule = MakeSchedule(
       names, len(topology.db_vms), topology.client_vm is not None, overlap
   )

@@ -23,8 +23,8 @@ host's command log (every ssh command with its start time, UTC ms):
    to the next fio job's start);
 2. without overlap, CoreMark runs on db1 and no side phase's command starts
    inside the fill's window;
-3. both runs give the same samples: metrics and metadata keys (the values of
-   phase_vms and overlapped differ, as they should).
+3. both runs give the same samples: metrics and the phases' metadata keys
+   (the values of phase_vms and overlapped differ, as they should).
 
 The fill is made long enough to see (4 KiB blocks at queue depth 1). The
 hosts share one machine, so their figures under overlap are not cloud
@@ -72,15 +72,7 @@ class LocalOverlapTest(absltest.TestCase):
     super().setUpClass()
     cls.work = tempfile.mkdtemp(prefix='pkb-ext-overlap-')
     cls.cloud = local_cloud.TestCloud(local_cloud.TestStateDir())
-    proc = cls.cloud.Cli('status', '--json')
-    cls.was_up = proc.returncode == 0 and json.loads(proc.stdout).get('up')
-    if not cls.was_up:
-      if cls.cloud.Leftovers():  # a previous run died: its state says what
-        cls.cloud.Cli('down')
-      proc = cls.cloud.Cli('up')
-      if proc.returncode:
-        cls.cloud.Cli('down')
-        raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
+    cls.was_up = cls.cloud.UpForTests()
     cls.runs = {}
 
   @classmethod
@@ -90,11 +82,7 @@ class LocalOverlapTest(absltest.TestCase):
       print(f'overlap test logs kept in {cls.work}', file=sys.stderr)
     else:
       shutil.rmtree(cls.work, ignore_errors=True)
-    if not cls.was_up:
-      proc = cls.cloud.Cli('down')
-      left = cls.cloud.Leftovers()
-      if proc.returncode or left:
-        raise AssertionError(f'down left {left}: {proc.stderr}')
+    cls.cloud.DownAfterTests(cls.was_up)
     super().tearDownClass()
 
   def _Log(self, host):
@@ -166,14 +154,21 @@ class LocalOverlapTest(absltest.TestCase):
     )
 
   def _Labels(self, samples):
-    """{phase: (phase_vms, overlapped)} and the (metric, keys) set."""
+    """{phase: (phase_vms, overlapped)} and the set of (metric, keys).
+
+    The keys are the phase's own: PKB's run labels (each VM group's
+    machine facts, which list the machine's loop devices, shared with
+    other local clouds) are on every sample, the phases' and PKB's own
+    (End to End Runtime), and are left out.
+    """
+    labels = [stock_pkb.Labels(s) for s in samples]
+    run_keys = set().union(*(set(x) for x in labels if 'phase' not in x))
     placed, shape = {}, set()
-    for s in samples:
-      labels = stock_pkb.Labels(s)
-      if 'phase' not in labels:
+    for s, x in zip(samples, labels):
+      if 'phase' not in x:
         continue
-      placed[labels['phase']] = (labels['phase_vms'], labels['overlapped'])
-      shape.add((s['metric'], tuple(sorted(labels))))
+      placed[x['phase']] = (x['phase_vms'], x['overlapped'])
+      shape.add((s['metric'], tuple(sorted(set(x) - run_keys))))
     return placed, shape
 
   def test_1_the_fill_runs_beside_the_side_phases_on_other_hosts(self):

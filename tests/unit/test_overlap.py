@@ -207,16 +207,21 @@ class OverlapRunTest(absltest.TestCase):
     self.assertEqual(placed['cpu'], ('db1', False))
     self.assertEqual(placed['net'], ('client,db1', False))
 
-  def testAFailedFillKeepsTheOtherThreadsSamples(self):
-    self.fakes['io'].fail = True
+  def _FailingRun(self, error):
+    """Runs every phase with overlap; returns {phase: samples handed}."""
     handed = {}
-    with self.assertRaisesRegex(phases.PhaseError, 'io: RuntimeError: io tool'):
+    with self.assertRaisesRegex(phases.PhaseError, error):
       phases.RunAll(
           self.topo,
           EVERY,
           on_samples=lambda p, s: handed.setdefault(p, s),
           overlap=True,
       )
+    return handed
+
+  def testAFailedFillKeepsTheOtherThreadsSamples(self):
+    self.fakes['io'].fail = True
+    handed = self._FailingRun('io: RuntimeError: io tool')
     self.assertEqual(sorted(handed), ['cpu', 'net', 'object_storage', 'tpcc'])
 
   def testASideFailureKeepsItsOwnSamplesAndTheFills(self):
@@ -226,14 +231,7 @@ class OverlapRunTest(absltest.TestCase):
           sample.Sample('net_partial', 1, 'u', {})])  # fmt: skip
 
     self.fakes['net'].run = Fails
-    handed = {}
-    with self.assertRaisesRegex(phases.PhaseError, 'net: PhaseFailure'):
-      phases.RunAll(
-          self.topo,
-          EVERY,
-          on_samples=lambda p, s: handed.setdefault(p, s),
-          overlap=True,
-      )
+    handed = self._FailingRun('net: PhaseFailure')
     self.assertEqual(sorted(handed), sorted(EVERY))
     self.assertEqual(handed['net'][0].metric, 'net_partial')
     self.assertTrue(handed['net'][0].metadata['overlapped'])
