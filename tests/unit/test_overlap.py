@@ -98,7 +98,8 @@ class _Phase:
     return out
 
   def Cleanup(self, topo):
-    self.log.append((self.name, 'Cleanup', topo.DbFor(self.name), None))
+    vm = topo.DbFor(self.name) if topo else None
+    self.log.append((self.name, 'Cleanup', vm, None))
 
 
 class OverlapRunTest(absltest.TestCase):
@@ -180,6 +181,13 @@ class OverlapRunTest(absltest.TestCase):
     where = {n: vm for n, step, vm, _ in self.log if step == 'Cleanup'}
     self.assertEqual((where['cpu'], where['net'], where['io']),
                      ('vm-db2', 'vm-db2', 'vm-db1'))  # fmt: skip
+
+  def testCleanupWithoutOverlapNeedsNoTopology(self):
+    phases.CleanupAll(None, EVERY)  # as a standalone benchmark's may be
+    self.assertEqual(
+        [n for n, step, *_ in self.log if step == 'Cleanup'],
+        list(reversed(EVERY)),
+    )
 
   def testSamplesSayWhereAndWhetherOverlappedWithOneKeySet(self):
     on = phases.RunAll(self.topo, EVERY, overlap=True)
