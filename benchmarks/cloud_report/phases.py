@@ -336,6 +336,7 @@ class _Runner:
       self._Hand(name, phase_samples)
 
   def _Resumed(self, name: str) -> None:
+    """Hands a phase an earlier attempt saved, unless PKB has it already."""
     saved, handed = self.finished[name]
     logging.info(
         'cloud_report: phase %s finished in an earlier attempt of this run'
