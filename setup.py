@@ -95,7 +95,14 @@ _EXTRAS = {
     'bigquery': ['google-cloud-bigquery'],
     'analysis': ['duckdb', 'sqlglot', 'matplotlib', 'jinja2'],
     'object_storage': ['boto3', 'google-cloud-storage', 'azure-storage-blob'],
-    'dev': ['pytest', 'mock', 'pyink', 'freezegun', 'hypothesis'],
+    'dev': [
+        'pytest',
+        'mock',
+        'pyink',
+        'freezegun',
+        'hypothesis',
+        'import-linter',
+    ],
 }
 
 

@@ -13,7 +13,7 @@
 # limitations under the License.
 """The 2021 Cloud Report's storage phase alone: fio on one raw data disk.
 
-Runs the report's fio job file (configs/fio/cloud_report_2021.fio.j2) on the
+Runs the report's fio job file (data file fio/cloud_report_2021.fio.j2) on the
 db VM's 2,500 GB network data disk: the fill-disk precondition (never
 reported), then wr-bw, wr-iops, wr-latency, rd-bw, rd-iops, rd-latency and
 the latency-target job, each 2 minutes with a 2 s ramp, libaio, direct=1.

@@ -14,14 +14,12 @@
 """Object storage time to first byte and throughput, from one client VM.
 
 The object_storage phase of cloud_report_2021 on its own: from a client VM
-to a bucket in its region (PKB's S3, GCS or Azure Blob service, or an
-endpoint given by --cloud_report_object_storage_endpoint and
---cloud_report_object_storage_provider, such as MinIO, fake-gcs-server or
-Azurite), TTFB percentiles of PUTs and GETs
-on new and reused connections, single-stream throughput per object size and
-aggregate throughput per concurrency level. Unlike PKB's
-object_storage_service benchmark, which times whole requests, it separates
-the first byte from the transfer. See cloud_report/object_storage.py.
+to a bucket in its region (PKB's S3, GCS or Azure Blob service), TTFB
+percentiles of PUTs and GETs on new and reused connections, single-stream
+throughput per object size and aggregate throughput per concurrency level.
+Unlike PKB's object_storage_service benchmark, which times whole requests,
+it separates the first byte from the transfer. See cloud_report/
+object_storage/.
 
 Example:
   pkb.py --benchmarks=cloud_report_object_storage --cloud=AWS \

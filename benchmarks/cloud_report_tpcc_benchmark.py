@@ -16,9 +16,8 @@
 A 3-node CockroachDB cluster (stores on the 2,500 GB data disks) and a
 client running `cockroach workload`: load the warehouses, then 30-minute
 steps from 2,500 active warehouses by +250 until a step fails its pass rule
-(report: p90 < 5 s). On the local cloud the engine is PostgreSQL on db1 with
-go-tpc on the client. cloud_report.tpcc has the flags; a crashed run
-resumes with the same --run_uri and --run_stage=run.
+(report: p90 < 5 s). cloud_report.tpcc has the flags (the engine among
+them); a crashed run resumes with the same --run_uri and --run_stage=run.
 
 Example:
   pkb.py --benchmarks=cloud_report_tpcc --cloud=GCP \

@@ -24,7 +24,8 @@
   pkb-ext bench --out FILE             the harness's own benchmarks
   pkb-ext upstream --out DIR           the benchmarks as a patch to the PKB pin
 
-`pkb-ext bench` needs a source checkout: the harness lives in tests/pkb_ext_dev.
+`pkb-ext bench` needs a source checkout: the harness lives in tests/pkb_ext_dev,
+and runs as its own process (python -m pkb_ext_dev.bench).
 
 `parse` reads a regular file (or standard input, `-`) of at most
 MAX_INPUT_BYTES; any input it cannot parse is a one-line error naming the
@@ -39,6 +40,7 @@ import importlib
 import json
 import logging
 import os
+import subprocess
 import sys
 import warnings
 
@@ -153,23 +155,33 @@ def _DevPackageDir() -> str | None:
   return None
 
 
+def _RunDev(name: str, module_name: str, argv: list[str]) -> int:
+  """Runs a dev-only module of a source checkout as its own process.
+
+  The product never imports tests/: `python -m MODULE ARGV` runs with
+  tests/ on PYTHONPATH (its subprocesses import pkb_ext_dev too), and its
+  exit status is returned.
+  """
+  dev = _DevPackageDir()
+  if dev is None:
+    print(
+        f'pkb-ext {name}: needs a source checkout of pkb_ext (its'
+        ' tests/pkb_ext_dev is not installed with the package)',
+        file=sys.stderr,
+    )
+    return 2
+  env = dict(os.environ)
+  env['PYTHONPATH'] = os.pathsep.join(
+      p for p in (dev, env.get('PYTHONPATH')) if p
+  )
+  command = [sys.executable, '-m', module_name, *argv]
+  return subprocess.run(command, env=env, check=False).returncode
+
+
 def _Delegate(name: str, argv: list[str]) -> int:
   module_name = _DELEGATED[name][0]
   if module_name.startswith('pkb_ext_dev.'):
-    dev = _DevPackageDir()
-    if dev is None:
-      print(
-          f'pkb-ext {name}: needs a source checkout of pkb_ext (its'
-          ' tests/pkb_ext_dev is not installed with the package)',
-          file=sys.stderr,
-      )
-      return 2
-    if dev not in sys.path:
-      sys.path.insert(0, dev)
-    # Subprocesses (fake_vm_main, the bench's own runs) import it too.
-    os.environ['PYTHONPATH'] = os.pathsep.join(
-        p for p in (dev, os.environ.get('PYTHONPATH')) if p
-    )
+    return _RunDev(name, module_name, argv)
   module = importlib.import_module(module_name)
   return module.Main(argv)
 

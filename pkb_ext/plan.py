@@ -79,7 +79,6 @@ import yaml
 
 from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_ext import cli
 from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext import registry
@@ -93,6 +92,8 @@ OBJECT_MBPS = 100
 # The largest grid whose search plan follows decision by decision (the
 # report's has 5 levels).
 MAX_SEARCH_LEVELS = 1000
+# Far above any real benchmark config or price file.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 PRICES_OPTION = '--prices'
 HELP_ARGS = frozenset(('-h', '--help', '-help', '--helpshort', '--helpfull'))
@@ -734,7 +735,7 @@ def _OneLine(e: BaseException) -> str:
 
 
 def ReadText(path: str) -> str:
-  """Returns the text of a regular UTF-8 file of cli.MAX_INPUT_BYTES or less.
+  """Returns the text of a regular UTF-8 file of MAX_INPUT_BYTES or less.
 
   Raises:
     PlanError: not so.
@@ -745,16 +746,16 @@ def ReadText(path: str) -> str:
       raise PlanError(
           f'{path}: not a regular file (a FIFO, device or directory)'
       )
-    if info.st_size > cli.MAX_INPUT_BYTES:
+    if info.st_size > MAX_INPUT_BYTES:
       raise PlanError(
           f'{path}: {info.st_size:,} bytes, larger than the'
-          f' {cli.MAX_INPUT_BYTES:,} a config or price file may have'
+          f' {MAX_INPUT_BYTES:,} a config or price file may have'
       )
-    return inputs.ReadText(path, cli.MAX_INPUT_BYTES, 'a config or price file')
+    return inputs.ReadText(path, MAX_INPUT_BYTES, 'a config or price file')
   except OSError as e:
     raise PlanError(f'{path}: {e.strerror or e}') from e
   except inputs.InputError as e:
-    raise PlanError(f'{path}: {e}') from e
+    raise PlanError(str(e)) from e
 
 
 def _Where(line: int, files: Sequence[tuple[str, int]]) -> str:

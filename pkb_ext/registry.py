@@ -199,6 +199,23 @@ def _RegisterLocalDisks() -> None:
       )
 
 
+def _RegisterExtensions() -> None:
+  """Plugs what only pkb_ext has into the registration points of ours.
+
+  The exported benchmarks know nothing of pkb_ext: preflight runs the checks
+  added here (the spool directory of pkb_ext's publisher), and the object
+  storage phase asks the back-ends added here for its bucket first (the
+  endpoint flags of pkb_ext.object_storage_endpoints).
+  """
+  cloud_report = f'{BENCHMARKS_PACKAGE}.cloud_report'
+  preflight = importlib.import_module(f'{cloud_report}.preflight')
+  publisher = importlib.import_module(f'{PUBLISH_PACKAGE}.publisher')
+  preflight.RegisterCheck('cloud_report_spool_dir', publisher.SpoolCheck)
+  os_buckets = importlib.import_module(f'{cloud_report}.object_storage.buckets')
+  endpoints = importlib.import_module('pkb_ext.object_storage_endpoints')
+  os_buckets.RegisterBackend(endpoints.ENDPOINTS)
+
+
 def _RegisterFlagHelp() -> None:
   """Lists our flags under a module name that --helpmatch=cloud_report finds."""
   from absl import flags
@@ -233,6 +250,7 @@ def Register() -> None:
       _RegisterDataLoaders()
       _RegisterPublishers()
       _RegisterLocalDisks()
+      _RegisterExtensions()
       _RegisterFlagHelp()
     except BaseException:
       _registered = False

@@ -24,7 +24,6 @@ waits 1 s for it by default).
 
   - a data disk of type local on a machine type to which PKB gives no local
     disk (or fewer than the disk is striped over);
-  - a --cloud_report_spool_dir that cannot be created or written;
   - with the object storage phase, a client --os_type whose python3 is older
     than the worker's pinned SDKs need (OS_PYTHON: the python3 of PKB's
     Linux os_types; an os_type missing from it is not refused);
@@ -36,7 +35,9 @@ waits 1 s for it by default).
     reports only whether credentials were found, never what they are;
   - whatever a selected phase module's own CheckPrerequisites(config)
     reports (object storage credentials, ...): it returns a list of
-    problems, or raises.
+    problems, or raises;
+  - whatever a check added with RegisterCheck reports: code that adds flags
+    of its own to a run (a publisher's, say) checks them here too.
 """
 
 import contextlib
@@ -57,10 +58,10 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
 from pkb_cloud_report.benchmarks.cloud_report import phases
 
 FLAGS = flags.FLAGS
-SPOOL_DIR_FLAG = 'cloud_report_spool_dir'
 
 # The python3 (major, minor) of the image PKB boots for each Linux os_type:
 # the distribution's own python3 package.
@@ -227,39 +228,6 @@ def LocalDiskProblems(groups: Iterable[Group]) -> list[str]:
   return problems
 
 
-def _NearestExisting(path: str) -> str:
-  path = os.path.abspath(path)
-  while not os.path.exists(path):
-    parent = os.path.dirname(path)
-    if parent == path:
-      break
-    path = parent
-  return path
-
-
-def SpoolProblems(spool_dir: str | None) -> list[str]:
-  """Problems of a spool directory that could not take the samples."""
-  if not spool_dir:
-    return []
-  existing = _NearestExisting(spool_dir)
-  if existing != os.path.abspath(spool_dir) and not os.path.isdir(existing):
-    return [
-        f'--{SPOOL_DIR_FLAG}={spool_dir}: {existing} is not a directory;'
-        f' set --{SPOOL_DIR_FLAG} to a writable directory'
-    ]
-  if not os.path.isdir(existing):
-    return [
-        f'--{SPOOL_DIR_FLAG}={spool_dir} is not a directory; set'
-        f' --{SPOOL_DIR_FLAG} to a writable directory'
-    ]
-  if not os.access(existing, os.W_OK | os.X_OK):
-    return [
-        f'--{SPOOL_DIR_FLAG}={spool_dir}: {existing} is not writable by this'
-        f' user; set --{SPOOL_DIR_FLAG} to a writable directory'
-    ]
-  return []
-
-
 def _FlagValue(name: str) -> Any:
   return FLAGS[name].value if name in FLAGS else None
 
@@ -283,8 +251,8 @@ def WorkerPythonFloor() -> tuple[tuple[int, int], str]:
     (X, Y) and the data name of the file that states it.
   """
   floors = []
-  for provider in object_storage.PROVIDERS:
-    name = object_storage.REQUIREMENTS_DATA.format(provider=provider)
+  for provider in os_worker.PROVIDERS:
+    name = os_worker.REQUIREMENTS_DATA.format(provider=provider)
     floors.append((RequiresPython(data.ResourcePath(name)), name))
   return max(floors)
 
@@ -396,9 +364,7 @@ def _AwsProblems() -> list[str]:
   try:
     found = botocore_session.Session().get_credentials()
   except (botocore_exceptions.BotoCoreError, OSError, ValueError) as e:
-    return [
-        f'AWS: cannot read the AWS credentials: {object_storage.OneLine(e)}'
-    ]
+    return [f'AWS: cannot read the AWS credentials: {os_worker.OneLine(e)}']
   if found is None:
     return [
         'AWS: no AWS credentials found (environment, shared credentials and'
@@ -491,14 +457,55 @@ def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:
   return problems
 
 
-def Problems(benchmark_config, names: Sequence[str]) -> list[str]:
+# A check takes the benchmark config and the selected phases' names and
+# returns problems, one message each, naming the flag that fixes it.
+CheckFunction = Callable[[Any, Sequence[str]], list[str]]
+
+
+@dataclasses.dataclass
+class Checks:
+  """Checks added to preflight's own, by name, in the order added."""
+
+  by_name: dict[str, CheckFunction] = dataclasses.field(default_factory=dict)
+
+  def Add(self, name: str, check: CheckFunction) -> None:
+    """Adds a check; the same check again under its name is a no-op.
+
+    Raises:
+      ValueError: another check already has this name.
+    """
+    known = self.by_name.get(name)
+    if known is not None and known is not check:
+      raise ValueError(f'preflight check {name!r} is already registered')
+    self.by_name[name] = check
+
+  def Problems(self, benchmark_config, names: Sequence[str]) -> list[str]:
+    return [
+        p
+        for check in self.by_name.values()
+        for p in check(benchmark_config, names) or []
+    ]
+
+
+# The registration point: RegisterCheck adds to it, Problems runs it.
+REGISTERED = Checks()
+
+
+def RegisterCheck(name: str, check: CheckFunction) -> None:
+  """Makes Problems run `check` too (see Checks.Add)."""
+  REGISTERED.Add(name, check)
+
+
+def Problems(
+    benchmark_config, names: Sequence[str], checks: Checks = REGISTERED
+) -> list[str]:
   """Every problem preflight finds (see the module docstring)."""
   groups = GroupsOf(benchmark_config)
   return (
       CloudAccessProblems(groups)
       + LocalDiskProblems(groups)
       + OsTypeProblems(groups, names)
-      + SpoolProblems(_FlagValue(SPOOL_DIR_FLAG))
+      + checks.Problems(benchmark_config, names)
       + PhaseProblems(names, benchmark_config)
   )
 

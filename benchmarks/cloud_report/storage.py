@@ -18,7 +18,7 @@ As the report's scripts/gen/fio.sh did, Run
      (only that device at that mount point; --cloud_report_fio_unmount);
   2. refuses unsafe targets (io_guard: root/boot device, mounted, holds a
      mounted partition, not a block device);
-  3. renders configs/fio/cloud_report_2021.fio.j2 with the disk's size and
+  3. renders the data file fio/cloud_report_2021.fio.j2 with the disk's size and
      the cloud_report_fio_* flags, and runs the fill-disk-ignore
      precondition (checked for errors, never reported), then wr-bw, wr-iops,
      wr-latency, rd-bw, rd-iops, rd-latency and target;
@@ -465,7 +465,7 @@ def RunJobs(vm, params: Params, target: str, fio: str) -> list:
     )
   disk_bytes = int(vm.RemoteCommand(size_cmd)[0].strip())
   job_file = RenderJobFile(JobFileContext(params, disk_bytes))
-  with tempfile.TemporaryDirectory(prefix='pkb-ext-fio-') as tmp:
+  with tempfile.TemporaryDirectory(prefix='cloud-report-fio-') as tmp:
     local = os.path.join(tmp, REMOTE_JOB_FILE)
     with open(local, 'w', encoding='utf-8') as f:
       f.write(job_file)

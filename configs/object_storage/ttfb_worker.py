@@ -17,7 +17,7 @@ Usage: python3 ttfb_worker.py --config worker.json --out ttfb.jsonl
 
 Pushed to the client VM by cloud_report.object_storage and run with the
 VM's python3 (3.8+) and one provider SDK: boto3 (S3 and S3-compatible
-endpoints such as MinIO), google-cloud-storage (GCS) or azure-storage-blob.
+endpoints), google-cloud-storage (GCS) or azure-storage-blob.
 It writes one JSON object per line and flushes each, so a killed run leaves
 every finished request on disk:
 
@@ -182,7 +182,7 @@ def _Close(client):
 
 
 class S3Adapter:
-  """boto3; an endpoint (MinIO) gets path-style addressing."""
+  """boto3; an S3-compatible endpoint gets path-style addressing."""
 
   def __init__(self, cfg):
     import boto3  # pylint: disable=g-import-not-at-top
@@ -243,7 +243,7 @@ class S3Adapter:
 class GcsAdapter:
   """google-cloud-storage, with one set of credentials for all clients.
 
-  With an endpoint (an emulator such as fake-gcs-server) the clients are
+  With an endpoint (a GCS-compatible service) the clients are
   anonymous and google.auth.default() is never called, so no credential
   lookup or metadata server probe happens; without one they use the VM's
   default credentials (its service account).
@@ -303,7 +303,7 @@ class AzureAdapter:
     self.sdk = ('azure-storage-blob', getattr(blob, '__version__', '?'))
     self.bucket = cfg['bucket']
     account = cfg['azure_account']
-    # An endpoint is the account's URL (Azurite: http://host:10000/account).
+    # An endpoint is the account's URL (http://host:port/account).
     self._url = (
         cfg.get('endpoint') or f'https://{account}.blob.core.windows.net'
     )
@@ -347,8 +347,8 @@ class AzureAdapter:
     """Deletes in batches of 256, or blob by blob where batches fail.
 
     The SDK puts the account in a batch's sub-request paths only for a
-    localhost or 127.0.0.1 account URL, so an emulator (Azurite) reached at
-    any other address refuses every batch; single deletes work everywhere.
+    localhost or 127.0.0.1 account URL, so a Blob-compatible service reached
+    at any other address refuses every batch; single deletes work everywhere.
     """
     container = client.get_container_client(self.bucket)
     for i in range(0, len(keys), 256):

@@ -133,6 +133,40 @@ flags.register_validator(
 )
 
 
+def _NearestExisting(path: str) -> str:
+  path = os.path.abspath(path)
+  while not os.path.exists(path):
+    parent = os.path.dirname(path)
+    if parent == path:
+      break
+    path = parent
+  return path
+
+
+def SpoolProblems(spool_dir: str | None) -> list[str]:
+  """Problems of a spool directory that could not take the samples."""
+  if not spool_dir:
+    return []
+  name = _SPOOL_DIR.name
+  fix = f'set --{name} to a writable directory'
+  existing = _NearestExisting(spool_dir)
+  if existing != os.path.abspath(spool_dir) and not os.path.isdir(existing):
+    return [f'--{name}={spool_dir}: {existing} is not a directory; {fix}']
+  if not os.path.isdir(existing):
+    return [f'--{name}={spool_dir} is not a directory; {fix}']
+  if not os.access(existing, os.W_OK | os.X_OK):
+    return [
+        f'--{name}={spool_dir}: {existing} is not writable by this user; {fix}'
+    ]
+  return []
+
+
+def SpoolCheck(benchmark_config, names) -> list[str]:
+  """Preflight's check of --cloud_report_spool_dir (see registry.py)."""
+  del benchmark_config, names  # the spool serves every benchmark
+  return SpoolProblems(_SPOOL_DIR.value)
+
+
 @dataclasses.dataclass(frozen=True)
 class Params:
   """The publisher's flags, read once."""

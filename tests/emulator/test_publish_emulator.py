@@ -39,7 +39,7 @@ from pkb_ext.publish import ids
 from pkb_ext.publish import publisher
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
-from pkb_ext.publish import synthetic
+from pkb_ext_dev import synthetic
 from pkb_ext_dev import bq_emulator
 from pkb_ext_dev import stock_pkb
 
@@ -49,7 +49,8 @@ _PROJECT = bq_emulator.PROJECT
 # a GEOGRAPHY query (DuckDB's spatial extension) with no network at all.
 _OFFLINE = """
 import socket, tempfile
-from pkb_ext.publish import bigquery, ids, schema, spool, synthetic
+from pkb_ext.publish import bigquery, ids, schema, spool
+from pkb_ext_dev import synthetic
 from pkb_ext_dev import bq_emulator
 try:
   socket.create_connection(('192.0.2.1', 9), timeout=2)

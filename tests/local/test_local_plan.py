@@ -211,7 +211,7 @@ class ServicesTest(absltest.TestCase):
         self.assertEqual(keys['secret_key'], 'minio-secret')
 
   def testCredentialsFileParsesAsThePhaseReadsIt(self):
-    from pkb_cloud_report.benchmarks.cloud_report import object_storage  # pylint: disable=g-import-not-at-top
+    from pkb_ext import object_storage_endpoints  # pylint: disable=g-import-not-at-top
 
     state = {
         'services': {
@@ -220,7 +220,9 @@ class ServicesTest(absltest.TestCase):
             'fake-gcs': {'project': 'pkb-ext-local'},
         }
     }
-    creds = object_storage.ParseCredentials(services.CredentialsText(state))
+    creds = object_storage_endpoints.ParseCredentials(
+        services.CredentialsText(state)
+    )
     self.assertEqual(
         creds.WorkerExtra('s3'), {'access_key': 'u', 'secret_key': 's3-secret'}
     )

@@ -56,6 +56,10 @@ from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets as os_buckets
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as os_params
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
+from pkb_ext import object_storage_endpoints as endpoints
 from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
 from pkb_ext.local import services
 from pkb_ext_dev import local_vm
@@ -66,7 +70,7 @@ PYTHON = str(BIN / services.SDK_PYTHON)
 WORKER = (
     pathlib.Path(paths.RepoRoot()) / 'configs/object_storage/ttfb_worker.py'
 )
-OUTPUT = f'{object_storage.WORK_DIR}/ttfb.jsonl'
+OUTPUT = f'{os_worker.WORK_DIR}/ttfb.jsonl'
 PROVIDERS = ('s3', 'gcs', 'azure')
 
 
@@ -143,18 +147,20 @@ class Emulator:
       time.sleep(0.2)
 
   def Credentials(self):
-    return object_storage.ParseCredentials(
+    return endpoints.ParseCredentials(
         ''.join(f'{k}={v}\n' for k, v in self.keys.items())
     )
 
+  def Endpoint(self):
+    return endpoints.Endpoint(self.endpoint, self.provider, self.Credentials())
+
+  def Backend(self):
+    """The phase's back-end for this emulator."""
+    return endpoints.ENDPOINT_BUCKETS[self.provider](self.Endpoint(), '')
+
   def Client(self):
     """This emulator's SDK client, made as the phase makes its own."""
-    params = object_storage.Params(
-        endpoint=self.endpoint,
-        provider=self.provider,
-        credentials=self.Credentials(),
-    )
-    return object_storage._ENDPOINT_BUCKETS[self.provider](params, '').client
+    return self.Backend().client
 
   def BucketExists(self, name):
     client = self.Client()
@@ -179,14 +185,7 @@ class Emulator:
     return len(list(client.get_container_client(name).list_blobs()))
 
   def DeleteBucket(self, name):
-    object_storage._ENDPOINT_BUCKETS[self.provider](
-        object_storage.Params(
-            endpoint=self.endpoint,
-            provider=self.provider,
-            credentials=self.Credentials(),
-        ),
-        '',
-    ).Delete(name)
+    self.Backend().Delete(name)
 
   def Stop(self):
     if self.proc.poll() is None:
@@ -252,7 +251,7 @@ class BucketRemovingVm(local_vm.LocalVm):
 
   def RobustRemoteCommand(self, command, ignore_failure=False, timeout=None):
     if 'ttfb_worker.py' in command:
-      self._emulator.DeleteBucket(object_storage.BucketName(FLAGS.run_uri))
+      self._emulator.DeleteBucket(os_buckets.BucketName(FLAGS.run_uri))
     return super().RobustRemoteCommand(command, ignore_failure, timeout)
 
 
@@ -319,7 +318,7 @@ class _PhaseTestCase(parameterized.TestCase):
             cloud_report_object_storage_concurrency_object_size='1MiB',
         )
     )
-    self.bucket = object_storage.BucketName(self.run_uri)
+    self.bucket = os_buckets.BucketName(self.run_uri)
 
   def On(self, provider, **more):
     """Points the phase at one emulator (flags restored after the test)."""
@@ -462,19 +461,13 @@ class WorkerRegressionTest(absltest.TestCase):
 
   def _Run(self, provider, env=None, **cfg):
     emulator = EMULATORS[provider]
-    bucket = 'pkb-ext-os-' + secrets.token_hex(4)
-    params = object_storage.Params(
-        endpoint=emulator.endpoint,
-        provider=provider,
-        credentials=emulator.Credentials(),
-    )
-    buckets = object_storage._ENDPOINT_BUCKETS[provider](params, '')
-    buckets.Make(bucket)
-    self.addCleanup(buckets.Delete, bucket)
+    bucket = 'cloud-report-os-' + secrets.token_hex(4)
+    backend = emulator.Backend()
+    backend.Make(bucket)
+    self.addCleanup(backend.Delete, bucket)
     work = self.create_tempdir().full_path
-    config = object_storage.WorkerConfig(
-        object_storage.Params(
-            endpoint=emulator.endpoint,
+    config = os_worker.WorkerConfig(
+        os_params.Params(
             latency_requests=25,
             sizes=(),
             concurrency=(),
@@ -483,7 +476,7 @@ class WorkerRegressionTest(absltest.TestCase):
         provider,
         bucket,
         'local-1',
-        params.credentials.WorkerExtra(provider),
+        backend.WorkerExtra(),
     )
     with open(os.path.join(work, 'worker.json'), 'w') as f:
       json.dump(config, f)
@@ -558,7 +551,7 @@ class BadInputTest(_PhaseTestCase):
     topology = self.Topology(vm)
     object_storage.Prepare(topology)
     try:
-      with self.assertRaises(object_storage.ObjectStorageError) as cm:
+      with self.assertRaises(os_worker.ObjectStorageError) as cm:
         object_storage.Run(topology)
     finally:
       object_storage.Cleanup(topology)
@@ -566,7 +559,6 @@ class BadInputTest(_PhaseTestCase):
     self.assertNotIn('\n', text)
     self.assertIn(f'object storage {provider} at {endpoint}: ', text)
     self.assertRegex(text, message)
-    self.assertEqual(object_storage._LIVE, {})
     return text
 
   @parameterized.parameters(*PROVIDERS)

@@ -43,12 +43,12 @@ from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
-from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
-OUTPUT = (DATA / 'minio_boto3_complete.jsonl').read_text()
-BUCKET = 'pkb-ext-os-0bj5t0re'
-WORK = object_storage.WORK_DIR
+OUTPUT = (DATA / 's3_boto3_complete.jsonl').read_text()
+BUCKET = 'cloud-report-os-0bj5t0re'
+WORK = worker.WORK_DIR
 
 
 def _Vm(test, cloud, zone, worker_error=None):
@@ -74,7 +74,7 @@ def _Vm(test, cloud, zone, worker_error=None):
   # RunAndCollectCommand's output: the exit code, the worker's output and
   # its stderr tail.
   vm.RobustRemoteCommand.return_value = (
-      f'{object_storage._RC_MARK}0\n{OUTPUT}\n{object_storage._STDERR_MARK}\n',
+      f'{worker.RC_MARK}0\n{OUTPUT}\n{worker.STDERR_MARK}\n',
       '',
   )
   if worker_error:
@@ -93,7 +93,6 @@ class BenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   def setUp(self):
     super().setUp()
     self.enter_context(flagsaver.flagsaver(run_uri='0bj5t0re'))
-    self.enter_context(mock.patch.dict(object_storage._LIVE, clear=True))
 
   def testRegisteredWithPkb(self):
     names = {b.BENCHMARK_NAME: b for b in linux_benchmarks.BENCHMARKS}
@@ -208,7 +207,6 @@ class BenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
       self._RunAll(vm)
     self.assertIn(f's3://{BUCKET}', cmd.GetCommandWithSubstring(' rb '))
     self.assertEqual(cmd.all_commands.count(' rb '), 1)
-    self.assertEqual(object_storage._LIVE, {})
     vm.RemoteCommand.assert_any_call(f'rm -rf {WORK}', ignore_failure=True)
 
 

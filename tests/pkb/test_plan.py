@@ -29,7 +29,6 @@ from absl.testing import parameterized
 
 from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_ext import cli
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing
@@ -496,7 +495,7 @@ class PlanRefusesTest(
 
   def testConfigFileLargerThanTheCap(self):
     config = self.create_tempfile(content='a: 1\n' * 100).full_path
-    self.enter_context(mock.patch.object(cli, 'MAX_INPUT_BYTES', 64))
+    self.enter_context(mock.patch.object(plan, 'MAX_INPUT_BYTES', 64))
     self._AssertRefused(
         [f'--benchmark_config_file={config}'],
         1,

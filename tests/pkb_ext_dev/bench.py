@@ -877,3 +877,7 @@ def SittingArgsProblem(args) -> str | None:
   if args.hog_seconds <= 0 or args.calibrate_seconds <= 0:
     return '--hog-seconds and --calibrate-seconds must be > 0'
   return None
+
+
+if __name__ == '__main__':
+  sys.exit(Main(sys.argv[1:]))

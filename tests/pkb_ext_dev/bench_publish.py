@@ -38,7 +38,7 @@ import time
 from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import spool
-from pkb_ext.publish import synthetic
+from pkb_ext_dev import synthetic
 
 SAMPLES = 100_000
 SITTINGS = 3

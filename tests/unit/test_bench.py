@@ -35,7 +35,6 @@ from pkb_ext_dev import bench_calibrate
 from pkb_ext_dev import bench_fidelity
 from pkb_ext_dev import bench_publish
 from pkb_ext_dev import bench_stepping
-from pkb_ext import cli
 
 _KEYS = {
     'fio_iops_ratio',
@@ -58,7 +57,7 @@ _KEYS = {
 def _Cli(argv):
   out, err = io.StringIO(), io.StringIO()
   with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    rc = cli.main(['bench', *argv])
+    rc = bench.Main(argv)
   return rc, out.getvalue(), err.getvalue()
 
 

@@ -16,6 +16,8 @@
 import contextlib
 import io
 import os
+import subprocess
+import sys
 import tempfile
 from unittest import mock
 
@@ -120,6 +122,49 @@ class DelegateTest(absltest.TestCase):
       rc, _, err = _Main(['bench', '--out', 'x.json'])
     self.assertEqual(rc, 2)
     self.assertIn('needs a source checkout', err)
+
+  def testBenchRunsTheHarnessAsItsOwnProcess(self):
+    self.enter_context(mock.patch.dict(sys.modules))
+    for name in [m for m in sys.modules if m.startswith('pkb_ext_dev')]:
+      del sys.modules[name]
+    with mock.patch.object(cli.subprocess, 'run') as run:
+      run.return_value.returncode = 3
+      rc, _, _ = _Main(['bench', '--out', 'x.json'])
+    self.assertEqual(rc, 3)
+    (command,), kwargs = run.call_args
+    self.assertEqual(
+        command,
+        [sys.executable, '-m', 'pkb_ext_dev.bench', '--out', 'x.json'],
+    )
+    self.assertEqual(
+        kwargs['env']['PYTHONPATH'].split(os.pathsep)[0], cli._DevPackageDir()
+    )
+    self.assertEqual(
+        [m for m in sys.modules if m.startswith('pkb_ext_dev')], []
+    )
+
+  def testBenchExitStatusAndErrorComeFromTheHarness(self):
+    env = dict(os.environ)
+    env['PYTHONPATH'] = ''
+    proc = subprocess.run(
+        [
+            sys.executable,
+            '-c',
+            'import sys; from pkb_ext import cli; sys.exit(cli.main())',
+            'bench',
+            '--out',
+            os.devnull,
+            '--only',
+            'iperf',
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    self.assertEqual(proc.returncode, 2, proc.stderr)
+    self.assertIn("pkb-ext bench: --only: unknown part 'iperf'", proc.stderr)
 
   def testBenchFindsTheDevPackage(self):
     self.assertTrue(

@@ -307,9 +307,9 @@ class NetperfTest(parameterized.TestCase):
 class TtfbTest(parameterized.TestCase):
 
   @parameterized.parameters(
-      ('minio_boto3_sigterm.jsonl', 1, '"ttfb_ms": 7.5307'),
-      ('minio_boto3_sigterm.jsonl', 1, '"total_ms": 38.9458'),
-      ('minio_boto3_complete.jsonl', 898, '"wall_ms": 37.5802'),
+      ('s3_boto3_sigterm.jsonl', 1, '"ttfb_ms": 7.5307'),
+      ('s3_boto3_sigterm.jsonl', 1, '"total_ms": 38.9458'),
+      ('s3_boto3_complete.jsonl', 898, '"wall_ms": 37.5802'),
   )
   def testIntegerTooLargeForAFloatIsAParseError(self, name, index, field):
     lines = _Read(f'ttfb/{name}').splitlines(keepends=True)
@@ -325,7 +325,7 @@ class TtfbTest(parameterized.TestCase):
     self.assertLen(proc.stderr.strip().splitlines(), 1, proc.stderr)
 
   def testDeepNestingAndHugeNumbersAreParseErrors(self):
-    lines = _Read('ttfb/minio_boto3_sigterm.jsonl').splitlines(keepends=True)
+    lines = _Read('ttfb/s3_boto3_sigterm.jsonl').splitlines(keepends=True)
     for bad in (
         _Deep() + '\n',
         lines[1].replace('"bytes": 1,', f'"bytes": {BIG},'),

@@ -25,12 +25,15 @@ from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as params_lib
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import stages
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker
 
 FLAGS = flags.FLAGS
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
-COMPLETE = (DATA / 'minio_boto3_complete.jsonl').read_text()
-SIGKILLED = (DATA / 'minio_boto3_sigkill.jsonl').read_text()
+COMPLETE = (DATA / 's3_boto3_complete.jsonl').read_text()
+SIGKILLED = (DATA / 's3_boto3_sigkill.jsonl').read_text()
 
 
 class FlagsTest(parameterized.TestCase):
@@ -44,18 +47,18 @@ class FlagsTest(parameterized.TestCase):
       ('1B', 1),
   )
   def testParseSize(self, text, size):
-    self.assertEqual(object_storage.ParseSize(text), size)
+    self.assertEqual(params_lib.ParseSize(text), size)
 
   @parameterized.parameters('16KB', '1.5MiB', 'MiB', '0', '-1KiB', '')
   def testParseSizeRejects(self, text):
     with self.assertRaisesRegex(ValueError, 'object size'):
-      object_storage.ParseSize(text)
+      params_lib.ParseSize(text)
 
   def testDefaultsAreTheStudys(self):
     with flagsaver.flagsaver():
       FLAGS.mark_as_parsed()
-      params = object_storage.Params.FromFlags()
-    self.assertEqual(params, object_storage.Params())
+      params = params_lib.Params.FromFlags()
+    self.assertEqual(params, params_lib.Params())
     self.assertEqual(params.latency_requests, 1000)
     self.assertEqual(params.downloads_per_size, 100)
     self.assertEqual(params.sizes[0], 16 << 10)
@@ -70,8 +73,6 @@ class FlagsTest(parameterized.TestCase):
       ('cloud_report_object_storage_concurrency_object_size', 'big', 'size'),
       ('cloud_report_object_storage_prefix', '/abs/', 'relative'),
       ('cloud_report_object_storage_prefix', 'a/../b', 'relative'),
-      ('cloud_report_object_storage_endpoint', 'ftp://x', 'http'),
-      ('cloud_report_object_storage_credentials_file', '/nonexistent', 'read'),
   )
   def testValidatorsNameTheFlag(self, name, value, message):
     with flagsaver.flagsaver():
@@ -80,68 +81,29 @@ class FlagsTest(parameterized.TestCase):
       ):
         setattr(FLAGS, name, value)
 
-  def testCredentialsFileMustBePrivate(self):
-    path = self.create_tempfile(
-        content='AWS_ACCESS_KEY_ID=ak\nAWS_SECRET_ACCESS_KEY=sk-secret\n'
-    ).full_path
-    os.chmod(path, 0o644)
-    with flagsaver.flagsaver():
-      with self.assertRaisesRegex(
-          flags.IllegalFlagValueError, 'readable by others.*chmod 600'
-      ) as cm:
-        FLAGS.cloud_report_object_storage_credentials_file = path
-    self.assertNotIn('sk-secret', str(cm.exception))
-    os.chmod(path, 0o600)
-    with flagsaver.flagsaver(cloud_report_object_storage_credentials_file=path):
-      creds = object_storage.Params.FromFlags().credentials
-    self.assertEqual((creds.access_key, creds.secret_key), ('ak', 'sk-secret'))
-    self.assertNotIn('sk-secret', repr(object_storage.Params.FromFlags()))
-
-  @parameterized.parameters(
-      ('AWS_ACCESS_KEY_ID=a\n', 'go together'),
-      ('AZURE_STORAGE_KEY=k\n', 'go together'),
-      ('just-a-secret-value\n', 'line 1: not NAME=VALUE'),
-      (
-          '# c\nAWS_SESSION_TOKEN=t\n',
-          "line 2: unknown name 'AWS_SESSION_TOKEN'",
-      ),
-      ('GOOGLE_CLOUD_PROJECT=a\nGOOGLE_CLOUD_PROJECT=b\n', 'given twice'),
-  )
-  def testBadCredentialsNameTheLineNotTheValue(self, text, message):
-    with self.assertRaisesRegex(ValueError, message) as cm:
-      object_storage.ParseCredentials(text, 'f')
-    self.assertNotIn('secret-value', str(cm.exception))
-
-  def testCredentialsFromTheEnvironment(self):
-    creds = object_storage.CredentialsFromEnvironment({
-        'AZURE_STORAGE_ACCOUNT': 'acct',
-        'AZURE_STORAGE_KEY': 'a2V5',
-        'HOME': '/root',
-    })
-    self.assertEqual(
-        creds.WorkerExtra('azure'),
-        {'azure_account': 'acct', 'azure_key': 'a2V5'},
-    )
-    self.assertEqual(creds.WorkerExtra('s3'), {})
-    self.assertEqual(creds.Secrets(), ['a2V5'])
-
   def testEmptyListsSkipWorkloads(self):
     with flagsaver.flagsaver(
         cloud_report_object_storage_sizes=[],
         cloud_report_object_storage_concurrency=[],
     ):
-      params = object_storage.Params.FromFlags()
+      params = params_lib.Params.FromFlags()
     self.assertEqual((params.sizes, params.concurrency), ((), ()))
 
 
 class PureHelpersTest(absltest.TestCase):
 
   def testWorkerConfigCarriesEveryKnob(self):
-    params = object_storage.Params(
-        latency_requests=7, sizes=(1, 2), endpoint='http://10.0.0.1:9000'
-    )
-    cfg = object_storage.WorkerConfig(
-        params, 's3', 'b', 'us-east-1', {'access_key': 'a', 'secret_key': 's'}
+    params = params_lib.Params(latency_requests=7, sizes=(1, 2))
+    cfg = worker.WorkerConfig(
+        params,
+        's3',
+        'b',
+        'us-east-1',
+        {
+            'endpoint': 'http://10.0.0.1:9000',
+            'access_key': 'a',
+            'secret_key': 's',
+        },
     )
     self.assertEqual(cfg['latency_requests'], 7)
     self.assertEqual(cfg['sizes'], [1, 2])
@@ -150,64 +112,36 @@ class PureHelpersTest(absltest.TestCase):
     json.dumps(cfg)
 
   def testWorkerCommandRecordsTheExitCode(self):
-    cmd = object_storage.WorkerCommand(
-        object_storage.Params(python='/usr/bin/python3')
-    )
+    cmd = worker.WorkerCommand(params_lib.Params(python='/usr/bin/python3'))
     self.assertIn('/usr/bin/python3 ttfb_worker.py --config worker.json', cmd)
     self.assertIn('echo $? > worker.rc', cmd)
-    self.assertTrue(cmd.startswith(f'cd {object_storage.WORK_DIR} && '))
+    self.assertTrue(cmd.startswith(f'cd {worker.WORK_DIR} && '))
 
   def testBucketNameIsValidEverywhere(self):
-    name = object_storage.BucketName('A1b2_C3d4')
-    self.assertEqual(name, 'pkb-ext-os-a1b2c3d4')
-    self.assertRegex(object_storage.BucketName('x' * 80), r'^[a-z0-9-]{3,63}$')
+    name = buckets.BucketName('A1b2_C3d4')
+    self.assertEqual(name, 'cloud-report-os-a1b2c3d4')
+    self.assertRegex(buckets.BucketName('x' * 80), r'^[a-z0-9-]{3,63}$')
 
-  def testProviderOfCloudOrEndpoint(self):
-    vm = mock.Mock(CLOUD='GCP')
-    self.assertEqual(
-        object_storage.ProviderOf(vm, object_storage.Params()), 'gcs'
-    )
-    vm.CLOUD = 'Static'
+  def testProviderOfTheCloudsOwnService(self):
+    self.assertEqual(buckets.CloudProvider('GCP'), 'gcs')
+    self.assertEqual(buckets.CloudProvider('Azure'), 'azure')
     with self.assertRaisesRegex(
-        ValueError, 'cloud_report_object_storage_endpoint'
+        ValueError, "no object storage for cloud 'Static'"
     ):
-      object_storage.ProviderOf(vm, object_storage.Params())
-    self.assertEqual(
-        object_storage.ProviderOf(
-            vm, object_storage.Params(endpoint='http://m')
-        ),
-        's3',
-    )
-    for provider in object_storage.PROVIDERS:
-      self.assertEqual(
-          object_storage.ProviderOf(
-              vm,
-              object_storage.Params(endpoint='http://m', provider=provider),
-          ),
-          provider,
-      )
-    vm.CLOUD = 'AWS'
-    with self.assertRaisesRegex(ValueError, 'provider=gcs needs'):
-      object_storage.ProviderOf(vm, object_storage.Params(provider='gcs'))
-    self.assertEqual(
-        object_storage.ProviderOf(vm, object_storage.Params(provider='s3')),
-        's3',
-    )
+      buckets.CloudProvider('Static')
 
   def testOneLine(self):
     error = ValueError('Connection refused\nRequestId: x\nTime: y')
-    self.assertEqual(
-        object_storage.OneLine(error), 'ValueError: Connection refused'
-    )
-    self.assertLen(object_storage.OneLine('x' * 1000), 300)
+    self.assertEqual(worker.OneLine(error), 'ValueError: Connection refused')
+    self.assertLen(worker.OneLine('x' * 1000), 300)
 
   def testRegionOf(self):
     self.assertEqual(
-        object_storage.RegionOf(mock.Mock(spec=['zone'], zone='us-east-1a')),
+        buckets.RegionOf(mock.Mock(spec=['zone'], zone='us-east-1a')),
         'us-east-1',
     )
     self.assertEqual(
-        object_storage.RegionOf(mock.Mock(zone='eastus-1', region='eastus')),
+        buckets.RegionOf(mock.Mock(zone='eastus-1', region='eastus')),
         'eastus',
     )
 
@@ -215,8 +149,8 @@ class PureHelpersTest(absltest.TestCase):
 def _Collected(worker_rc, output, stderr=''):
   """What RunAndCollectCommand prints: exit code, output, stderr tail."""
   return (
-      f'{object_storage._RC_MARK}{worker_rc.strip()}\n{output}\n'
-      f'{object_storage._STDERR_MARK}\n{stderr}'
+      f'{worker.RC_MARK}{worker_rc.strip()}\n{output}\n'
+      f'{worker.STDERR_MARK}\n{stderr}'
   )
 
 
@@ -249,25 +183,38 @@ class RunTest(absltest.TestCase):
     super().setUp()
     self.enter_context(flagsaver.flagsaver(run_uri='abc123'))
     self.store = mock.Mock(name='store')
+    self.store.provider = 's3'
+    self.store.where = 's3 (AWS service, region us-east-1)'
+    self.store.reuse_installed_sdk = False
     self.store.WorkerExtra.return_value = {}
+    self.backends = mock.create_autospec(buckets.Backends, instance=True)
+    self.backends.ForVm.return_value = self.store
+    self.sleep = self.enter_context(mock.patch.object(stages.time, 'sleep'))
+
+  def _PkbService(self):
+    """PKB's object storage service of any cloud, mocked."""
+    service = mock.Mock(name='service', storage_account=None)
     self.enter_context(
-        mock.patch.object(object_storage, '_Buckets', return_value=self.store)
+        mock.patch(
+            'perfkitbenchmarker.object_storage_service.GetObjectStorageClass',
+            return_value=lambda: service,
+        )
     )
-    self.enter_context(mock.patch.dict(object_storage._LIVE, clear=True))
+    return service
 
   def _Topology(self, vm):
     return phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
 
   def testBucketIsMadeUsedAndDeleted(self):
     vm = _Vm()
-    samples = object_storage.Run(self._Topology(vm))
+    samples = stages.Run(self._Topology(vm), self.backends)
     self.assertEqual(
-        [c[0] for c in self.store.method_calls], ['Make', 'Delete']
+        [c[0] for c in self.store.method_calls],
+        ['Make', 'WorkerExtra', 'Delete'],
     )
-    self.store.Delete.assert_called_once_with('pkb-ext-os-abc123')
-    self.assertEqual(object_storage._LIVE, {})
-    cfg = vm.pushed[f'{object_storage.WORK_DIR}/worker.json']
-    self.assertEqual(cfg['bucket'], 'pkb-ext-os-abc123')
+    self.store.Delete.assert_called_once_with('cloud-report-os-abc123')
+    cfg = vm.pushed[f'{worker.WORK_DIR}/worker.json']
+    self.assertEqual(cfg['bucket'], 'cloud-report-os-abc123')
     self.assertEqual(cfg['region'], 'us-east-1')
     self.assertNotIn('cloud_report_phase_error', {s.metric for s in samples})
     self.assertTrue(
@@ -276,12 +223,12 @@ class RunTest(absltest.TestCase):
 
   def testRunIsOneRobustCommand(self):
     vm = _Vm()
-    object_storage.Run(self._Topology(vm))
+    stages.Run(self._Topology(vm), self.backends)
     (call,) = vm.RobustRemoteCommand.call_args_list
     command = call.args[0]
     self.assertEqual(
         command,
-        object_storage.RunAndCollectCommand(object_storage.Params.FromFlags()),
+        worker.RunAndCollectCommand(params_lib.Params.FromFlags()),
     )
     # The config is made private before the worker and removed after it.
     self.assertLess(
@@ -297,43 +244,57 @@ class RunTest(absltest.TestCase):
   def testParseCollected(self):
     for output in ('{"a":1}\n{"b":2}\n', '{"a":1}\n{"torn', '', '\n'):
       self.assertEqual(
-          object_storage.ParseCollected(_Collected('137', output, 'oops\n')),
+          worker.ParseCollected(_Collected('137', output, 'oops\n')),
           (output, 137, 'oops'),
       )
     self.assertEqual(
-        object_storage.ParseCollected(_Collected('', '{}')), ('{}', -1, '')
+        worker.ParseCollected(_Collected('', '{}')), ('{}', -1, '')
     )
-    self.assertEqual(object_storage.ParseCollected(''), ('', -1, ''))
+    self.assertEqual(worker.ParseCollected(''), ('', -1, ''))
 
   def testWorkerFailureMidRunStillDeletesTheBucket(self):
     vm = _Vm(worker_error=errors.VirtualMachine.RemoteCommandError('ssh: lost'))
     with self.assertRaisesRegex(
         errors.VirtualMachine.RemoteCommandError, 'lost'
     ):
-      object_storage.Run(self._Topology(vm))
-    self.store.Delete.assert_called_once_with('pkb-ext-os-abc123')
-    self.assertEqual(object_storage._LIVE, {})
+      stages.Run(self._Topology(vm), self.backends)
+    self.store.Delete.assert_called_once_with('cloud-report-os-abc123')
     # The config, which may hold credentials, is removed from the VM too.
     vm.RemoteCommand.assert_any_call(
-        f'rm -f {object_storage.WORK_DIR}/worker.json', ignore_failure=True
+        f'rm -f {worker.WORK_DIR}/worker.json', ignore_failure=True
     )
 
-  def testCleanupRetriesABucketRunCouldNotDelete(self):
+  def testADeletionThatFailsOnceIsRetried(self):
     self.store.Delete.side_effect = [RuntimeError('503'), None]
-    vm = _Vm()
-    with self.assertRaisesRegex(RuntimeError, '503'):
-      object_storage.Run(self._Topology(vm))
-    self.assertIn('pkb-ext-os-abc123', object_storage._LIVE)
-    object_storage.Cleanup(self._Topology(vm))
+    samples = stages.Run(self._Topology(_Vm()), self.backends)
     self.assertEqual(self.store.Delete.call_count, 2)
-    self.assertEqual(object_storage._LIVE, {})
-    vm.RemoteCommand.assert_any_call(
-        f'rm -rf {object_storage.WORK_DIR}', ignore_failure=True
+    self.sleep.assert_called_once_with(stages.DELETE_WAIT_S)
+    self.assertNotIn('cloud_report_phase_error', {s.metric for s in samples})
+
+  def testABucketLeftBehindFailsThePhaseKeepingItsSamples(self):
+    self.store.Delete.side_effect = RuntimeError('503 Slow Down')
+    with self.assertRaisesRegex(
+        phases.PhaseFailure,
+        r'^object storage s3 \(AWS service, region us-east-1\): bucket'
+        r' cloud-report-os-abc123 left behind: RuntimeError: 503 Slow Down$',
+    ) as cm:
+      stages.Run(self._Topology(_Vm()), self.backends)
+    self.assertEqual(self.store.Delete.call_count, stages.DELETE_ATTEMPTS)
+    self.assertIn(
+        'object_storage_ttfb', {s.metric for s in cm.exception.samples}
     )
+
+  def testCleanupRemovesTheWorkersFiles(self):
+    vm = _Vm()
+    stages.Cleanup(self._Topology(vm))
+    vm.RemoteCommand.assert_called_once_with(
+        f'rm -rf {worker.WORK_DIR}', ignore_failure=True
+    )
+    self.store.Delete.assert_not_called()
 
   def testKilledWorkerGivesPartialSamplesAndAnError(self):
     vm = _Vm(worker_rc='137\n', output=SIGKILLED)
-    samples = object_storage.Run(self._Topology(vm))
+    samples = stages.Run(self._Topology(vm), self.backends)
     errors_ = [s for s in samples if s.metric == 'cloud_report_phase_error']
     self.assertLen(errors_, 1)
     self.assertIn('worker exit 137', errors_[0].metadata['error'])
@@ -346,11 +307,11 @@ class RunTest(absltest.TestCase):
   def testUnusableOutputFailsThePhaseAfterDeleting(self):
     vm = _Vm(worker_rc='2\n', output='')
     with self.assertRaisesRegex(
-        object_storage.ObjectStorageError,
+        worker.ObjectStorageError,
         r'^object storage s3 \(AWS service, region us-east-1\): worker exited'
         r' 2, nothing measured: ',
     ):
-      object_storage.Run(self._Topology(vm))
+      stages.Run(self._Topology(vm), self.backends)
     self.store.Delete.assert_called_once()
 
   def testPrepareInstallsTheSdkOnlyWhenMissing(self):
@@ -359,13 +320,11 @@ class RunTest(absltest.TestCase):
         ('', 'No module named boto3', 1),
         ('', '', 0),
     ]
-    with flagsaver.flagsaver(
-        cloud_report_object_storage_endpoint='http://m:9000'
-    ):
-      object_storage.Prepare(self._Topology(vm))
+    self.store.reuse_installed_sdk = True
+    stages.Prepare(self._Topology(vm), self.backends)
     vm.Install.assert_called_once_with('pip')
     vm.RemoteCommand.assert_any_call(
-        f'sudo python3 -m pip install -q -r {object_storage.WORK_DIR}/'
+        f'sudo python3 -m pip install -q -r {worker.WORK_DIR}/'
         'requirements-s3.txt'
     )
     self.assertEqual(
@@ -373,11 +332,11 @@ class RunTest(absltest.TestCase):
         [
             mock.call(
                 'object_storage/requirements-s3.txt',
-                f'{object_storage.WORK_DIR}/requirements-s3.txt',
+                f'{worker.WORK_DIR}/requirements-s3.txt',
             ),
             mock.call(
                 'object_storage/ttfb_worker.py',
-                f'{object_storage.WORK_DIR}/ttfb_worker.py',
+                f'{worker.WORK_DIR}/ttfb_worker.py',
             ),
         ],
     )
@@ -390,34 +349,35 @@ class RunTest(absltest.TestCase):
         'No module named google',
         1,
     )
-    with mock.patch.object(object_storage, 'PkbBuckets') as buckets:
-      with self.assertRaisesRegex(
-          RuntimeError, 'cannot import google.cloud.storage'
-      ):
-        object_storage.Prepare(self._Topology(vm))
-    buckets.return_value.service.PrepareVM.assert_called_once_with(vm)
+    service = self._PkbService()
+    with self.assertRaisesRegex(
+        RuntimeError, 'cannot import google.cloud.storage'
+    ):
+      stages.Prepare(self._Topology(vm), buckets.Backends())
+    service.PrepareVM.assert_called_once_with(vm)
     vm.PushDataFile.assert_any_call(
         'object_storage/requirements-gcs.txt',
-        f'{object_storage.WORK_DIR}/requirements-gcs.txt',
+        f'{worker.WORK_DIR}/requirements-gcs.txt',
     )
 
   def testACloudVmAlwaysGetsThePinnedSdk(self):
     vm = _Vm()
     vm.CLOUD = 'AWS'
     vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)  # boto3 there
-    with mock.patch.object(object_storage, 'PkbBuckets'):
-      object_storage.Prepare(self._Topology(vm))
+    service = self._PkbService()
+    stages.Prepare(self._Topology(vm), buckets.Backends())
+    service.PrepareVM.assert_called_once_with(vm)
     vm.RemoteCommand.assert_any_call(
-        f'sudo python3 -m pip install -q -r {object_storage.WORK_DIR}/'
+        f'sudo python3 -m pip install -q -r {worker.WORK_DIR}/'
         'requirements-s3.txt'
     )
-    pins = pathlib.Path(object_storage.__file__).parents[2] / (
+    pins = pathlib.Path(stages.__file__).parents[3] / (
         'configs/object_storage/requirements-s3.txt'
     )
     self.assertIn('boto3==', pins.read_text())
 
 
-class PkbBucketsTest(absltest.TestCase):
+class PkbBackendTest(absltest.TestCase):
 
   def testAzureWorkerGetsTheStorageAccountKey(self):
     service = mock.Mock()
@@ -427,15 +387,17 @@ class PkbBucketsTest(absltest.TestCase):
         'perfkitbenchmarker.object_storage_service.GetObjectStorageClass',
         return_value=lambda: service,
     ):
-      buckets = object_storage.PkbBuckets('Azure', 'eastus')
-    buckets.Make('b')
+      backend = buckets.PkbBackend('Azure', 'eastus')
+    backend.Make('b')
     service.PrepareService.assert_called_once_with('eastus')
     service.MakeBucket.assert_called_once_with('b')
     self.assertEqual(
-        buckets.WorkerExtra(),
+        backend.WorkerExtra(),
         {'azure_account': 'pkbabcabsstorage', 'azure_key': 'a2V5'},
     )
-    buckets.Delete('b')
+    backend.PrepareVm(mock.Mock())
+    service.PrepareVM.assert_not_called()  # the worker uses the key
+    backend.Delete('b')
     service.DeleteBucket.assert_called_once_with('b')
     service.CleanupService.assert_called_once_with()
 

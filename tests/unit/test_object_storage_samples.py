@@ -34,7 +34,7 @@ class FromResultTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.samples = _Samples('minio_boto3_complete.jsonl')
+    cls.samples = _Samples('s3_boto3_complete.jsonl')
 
   def _Find(self, metric, **meta):
     return [
@@ -102,7 +102,7 @@ class FromResultTest(absltest.TestCase):
     self.assertEqual(max(keys.values()), 1)
 
   def testPartialRunIsMarked(self):
-    for s in _Samples('minio_boto3_sigterm.jsonl'):
+    for s in _Samples('s3_boto3_sigterm.jsonl'):
       self.assertIs(s.metadata['partial'], True)
       self.assertIn('aborted', s.metadata['parse_problems'])
 

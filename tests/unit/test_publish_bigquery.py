@@ -30,7 +30,7 @@ from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
-from pkb_ext.publish import synthetic
+from pkb_ext_dev import synthetic
 
 _TABLE = ids.ParseTableId('my-project.pkb.samples')
 

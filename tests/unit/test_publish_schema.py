@@ -28,7 +28,7 @@ from perfkitbenchmarker import publisher as pkb_publisher
 from perfkitbenchmarker import sample as pkb_sample
 
 from pkb_ext.publish import schema
-from pkb_ext.publish import synthetic
+from pkb_ext_dev import synthetic
 
 _PKB_COLUMNS = (
     'metric', 'value', 'unit', 'timestamp', 'test', 'official', 'owner',

@@ -28,7 +28,7 @@ from absl.testing import parameterized
 
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
-from pkb_ext.publish import synthetic
+from pkb_ext_dev import synthetic
 
 
 def _Rows(n, run_uri='run-a', seed=0):

@@ -56,7 +56,7 @@ class CompleteRunTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.text = _Read('minio_boto3_complete.jsonl')
+    cls.text = _Read('s3_boto3_complete.jsonl')
     cls.result = ttfb.Parse(cls.text)
 
   def testHeader(self):
@@ -193,19 +193,19 @@ class PercentileTest(parameterized.TestCase):
 class PartialOutputTest(absltest.TestCase):
 
   def testSigkilledRunKeepsFinishedRequests(self):
-    result = ttfb.Parse(_Read('minio_boto3_sigkill.jsonl'))
+    result = ttfb.Parse(_Read('s3_boto3_sigkill.jsonl'))
     self.assertTrue(result.partial)
     self.assertLen(result.requests, 81)
     self.assertIn('no end record', result.problems[0])
     self.assertTrue(any(g.metric == 'ttfb' for g in result.groups))
 
   def testSigtermAbortRecordIsKept(self):
-    result = ttfb.Parse(_Read('minio_boto3_sigterm.jsonl'))
+    result = ttfb.Parse(_Read('s3_boto3_sigterm.jsonl'))
     self.assertTrue(result.partial)
     self.assertIn('SystemExit: signal 15', '; '.join(result.problems))
 
   def testTruncatedLastLineIsDroppedAndReported(self):
-    text = _Read('minio_boto3_sigkill.jsonl')
+    text = _Read('s3_boto3_sigkill.jsonl')
     cut = text[: len(text) - 40]  # the kill landed mid-write
     result = ttfb.Parse(cut)
     self.assertTrue(result.partial)
@@ -213,7 +213,7 @@ class PartialOutputTest(absltest.TestCase):
     self.assertIn('line 82: truncated last line dropped', result.problems[0])
 
   def testFailedRequestsAreCountedNotTimed(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     failed = json.loads(lines[1])
     assert failed['workload'] == 'latency'
     text = _Edit(
@@ -257,32 +257,32 @@ class BadOutputTest(parameterized.TestCase):
     )
 
   def testNoHeader(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(''.join(lines[1:]), 'expected the worker header first')
 
   def testForeignFormat(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(_Edit(lines, 0, version=2), 'not pkb-ext-ttfb version 1')
 
   def testGarbageInTheMiddle(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     lines[5] = lines[5][:50] + '\n'
     self._Fails(''.join(lines), 'line 6: not JSON')
 
   def testTruncatedLineThatIsNotLast(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(
         ''.join(lines[:3]) + '{"kind": "requ\n' + ''.join(lines[3:]),
         'line 4: not JSON',
     )
 
   def testNonObjectLine(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     lines[2] = '[1, 2]\n'
     self._Fails(''.join(lines), 'line 3: expected a JSON object')
 
   def testUnknownKind(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(_Edit(lines, 3, kind='sample'), "unknown record kind 'sample'")
 
   @parameterized.named_parameters(
@@ -296,31 +296,31 @@ class BadOutputTest(parameterized.TestCase):
       ('short_read', dict(bytes=0), '0 bytes moved for a 1-byte object'),
   )
   def testBadRequestField(self, change, message):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(_Edit(lines, 4, **change), 'line 5: .*' + message)
 
   def testRoundWithMoreErrorsThanRequests(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     i = next(i for i, l in enumerate(lines) if '"kind": "round"' in l)
     self._Fails(_Edit(lines, i, errors=9), '9 errors in')
 
   def testEndCountsMismatch(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(
         ''.join(lines[:100] + lines[-1:]),
         'end record counts 920 requests, the output has 99',
     )
 
   def testLinesAfterEnd(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(''.join(lines + lines[1:2]), "'request' record after the end")
 
   def testHeaderOnly(self):
-    lines = _Lines('minio_boto3_complete.jsonl')
+    lines = _Lines('s3_boto3_complete.jsonl')
     self._Fails(lines[0], r'no successful request in 0 request record\(s\)')
 
   def testOnlyFailures(self):
-    lines = _Lines('minio_boto3_sigkill.jsonl')[:3]
+    lines = _Lines('s3_boto3_sigkill.jsonl')[:3]
     text = _Edit(lines, 1, ok=False, error='EndpointConnectionError: refused')
     text = ''.join(_Edit(text.splitlines(True), 2, ok=False, error='x'))
     self._Fails(text, 'no successful request in 2')
@@ -331,7 +331,7 @@ class CliTest(absltest.TestCase):
   def testParsePrintsSamples(self):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-      rc = cli.main(['parse', 'ttfb', str(DATA / 'minio_boto3_complete.jsonl')])
+      rc = cli.main(['parse', 'ttfb', str(DATA / 's3_boto3_complete.jsonl')])
     self.assertEqual(rc, 0)
     rows = [json.loads(l) for l in out.getvalue().splitlines()]
     metrics = {r['metric'] for r in rows}

@@ -137,7 +137,7 @@ def _Write(file_obj, data, chunk=64 << 10):
 def _Config(provider, **overrides):
   cfg = {
       'provider': provider,
-      'bucket': 'pkb-ext-os-test',
+      'bucket': 'cloud-report-os-test',
       'region': 'us-east1',
       'prefix': 'cr/',
       'endpoint': None,

@@ -13,7 +13,7 @@
 # limitations under the License.
 """Parses and aggregates the object storage worker's JSON lines (pure).
 
-The worker (configs/object_storage/ttfb_worker.py, whose docstring defines
+The worker (data file object_storage/ttfb_worker.py, whose docstring defines
 what each timing means) writes a header line, one line per request and per
 concurrency round, and an end line. Parse() checks every line and aggregates:
 

@@ -34,8 +34,8 @@ from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 
 METRICS = {
     # GET: request sent -> first body byte; PUT: -> first byte of the final
-    # response after the body was sent (see configs/object_storage/
-    # ttfb_worker.py).
+    # response after the body was sent (see the data file
+    # object_storage/ttfb_worker.py).
     'object_storage_ttfb': 'ms',
     # Request sent -> SDK call done (whole body read for a GET).
     'object_storage_request_time': 'ms',

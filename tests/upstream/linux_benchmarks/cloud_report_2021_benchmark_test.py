@@ -25,7 +25,7 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker.providers.aws import aws_disk
 from pkb_cloud_report.benchmarks import cloud_report_2021_benchmark
-from pkb_cloud_report.benchmarks.cloud_report import object_storage
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as object_storage_worker
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import storage
 from tests import pkb_common_test_case
@@ -141,7 +141,7 @@ class DataTest(pkb_common_test_case.PkbCommonTestCase):
       for f in files:
         names.append(os.path.relpath(os.path.join(root, f), _DATA_DIR))
     self.assertIn(storage.JOB_FILE_TEMPLATE, names)
-    self.assertIn(object_storage.WORKER_DATA, names)
+    self.assertIn(object_storage_worker.WORKER_DATA, names)
     for name in names:
       self.assertEqual(
           os.path.realpath(data.ResourcePath(name)),

@@ -174,7 +174,7 @@ class TtfbTest(pkb_common_test_case.PkbCommonTestCase):
   """The object storage worker's JSON lines."""
 
   def testCompleteRun(self):
-    result = ttfb.Parse(_Read('ttfb', 'minio_boto3_complete.jsonl'))
+    result = ttfb.Parse(_Read('ttfb', 's3_boto3_complete.jsonl'))
     self.assertEqual(result.header.provider, 's3')
     self.assertEqual(result.problems, ())
     self.assertEqual(sum(e.errors for e in result.errors), 0)
@@ -193,7 +193,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
         'coremark': 'single_core.txt',
         'fio': 'all_jobs.json',
         'netperf': 'tcp_rr_keyval.txt',
-        'ttfb': 'minio_boto3_complete.jsonl',
+        'ttfb': 's3_boto3_complete.jsonl',
         'tpcc': 'gotpc_v1.0.9_pg15_4wh_4threads_30s.txt',
     }
     self.assertCountEqual(files, parsers.TOOLS)
