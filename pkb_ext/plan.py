@@ -56,6 +56,12 @@ and a few stated assumptions (the constants below):
                   for probes); a search other than linear shows linear's
                   time and cost beside it
   provisioning    PROVISION_S (create, boot, teardown)
+
+The suite's wall time follows --cloud_report_overlap (default true): the
+phases phases.MakeSchedule runs beside io (cpu, net, object_storage, where
+the topology has the VMs for them) count once, as the longer of io and
+their sum; every VM is billed for the whole wall time. Each configuration
+and the totals show the wall time and VM-hours with and without overlap.
 """
 
 import dataclasses
@@ -196,10 +202,40 @@ class Config:
   price_problem: str | None
   problems: tuple[str, ...]  # what preflight refuses
   price_notes: tuple[str, ...] = ()
+  # phases.Schedule with overlap asked for (None: no overlap possible), and
+  # whether the run overlaps (--cloud_report_overlap of the suite).
+  schedule: Any = None
+  overlap: bool = False
+
+  @property
+  def series_seconds(self) -> float:
+    """The wall time with every phase in series."""
+    return PROVISION_S + sum(p.seconds for p in self.phases)
+
+  @property
+  def overlap_seconds(self) -> float:
+    """The wall time with the side phases beside the fill (schedule)."""
+    if self.schedule is None or not self.schedule.side:
+      return self.series_seconds
+    by_phase = {}
+    for p in self.phases:
+      name = _SCHEDULED_AS.get(p.name, p.name)
+      by_phase[name] = by_phase.get(name, 0.0) + p.seconds
+
+    def Sum(names):
+      return sum(by_phase.get(n, 0.0) for n in names)
+
+    return (
+        PROVISION_S
+        + Sum(self.schedule.before)
+        + max(Sum(self.schedule.fill), Sum(self.schedule.side))
+        + Sum(self.schedule.after)
+    )
 
   @property
   def seconds(self) -> float:
-    return PROVISION_S + sum(p.seconds for p in self.phases)
+    """The wall time of the run as configured (with or without overlap)."""
+    return self.overlap_seconds if self.overlap else self.series_seconds
 
   @property
   def linear_seconds(self) -> float | None:
@@ -215,7 +251,11 @@ class Config:
 
   @property
   def vm_hours(self) -> float:
-    return self.vms * self.seconds / 3600
+    return self.VmHours(self.seconds)
+
+  def VmHours(self, seconds: float) -> float:
+    """Every VM of the configuration lives for the whole run."""
+    return self.vms * seconds / 3600
 
   @property
   def usd(self) -> float | None:
@@ -226,6 +266,9 @@ class Config:
       return None
     return self.usd_per_hour * seconds / 3600
 
+
+# Plan phases that are part of a scheduled phase (phases.Schedule).
+_SCHEDULED_AS = {'tpcc_import': 'tpcc'}
 
 # --- Phase estimates (pure, from the phases' Params). ---
 
@@ -426,7 +469,10 @@ def PhaseEstimates(name: str, fill: Fill | None, db_nodes: int) -> list[Phase]:
   """Estimates a phase from its flags (read under the config's flags)."""
   from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
-  params = phases.Load(name).Params.FromFlags()
+  module = phases.Load(name)
+  # A phase module, or a phase package whose flags live in its params.
+  params_class = getattr(module, 'Params', None) or module.params.Params
+  params = params_class.FromFlags()
   if name == 'cpu':
     return [CpuPhase(params)]
   if name == 'io':
@@ -661,6 +707,29 @@ def _PhasesOf(module) -> list[str]:
   if hasattr(module, 'PHASE'):
     return [module.PHASE]
   return list(module.SelectedPhases())
+
+
+def _Schedule(module, names: Sequence[str], groups: Sequence[Group]):
+  """(the suite's schedule with overlap, whether the run overlaps).
+
+  Read under the configuration's flags. A standalone phase module runs one
+  phase, so (None, False).
+  """
+  # pylint: disable=g-import-not-at-top
+  from absl import flags
+  from pkb_cloud_report.benchmarks.cloud_report import phases
+  # pylint: enable=g-import-not-at-top
+
+  if hasattr(module, 'PHASE'):
+    return None, False
+  count = {g.name: g.vm_count for g in groups}
+  schedule = phases.MakeSchedule(
+      names,
+      count.get(phases.DB_GROUP, 0),
+      count.get(phases.CLIENT_GROUP, 0) > 0,
+      overlap=True,
+  )
+  return schedule, bool(flags.FLAGS.cloud_report_overlap)
 
 
 def _OneLine(e: BaseException) -> str:
@@ -947,6 +1016,7 @@ def Configurations(
         if _Finite(p.seconds, f'phase {p.name}') < 0:
           raise PlanError(f'phase {p.name}: {p.seconds:g} s is not a duration')
       problems = tuple(preflight.Problems(config, names))
+      schedule, overlap = _Schedule(module, names, groups)
     try:
       usd_per_hour, as_of, notes = HourlyCost(catalog, groups)
       price_problem = None
@@ -963,6 +1033,8 @@ def Configurations(
             price_problem=price_problem,
             problems=problems,
             price_notes=tuple(notes),
+            schedule=schedule,
+            overlap=overlap,
         )
     )
   return out
@@ -1045,6 +1117,9 @@ def Format(
         + (f' ({c.price_problem})' if c.price_problem else '')
         + linear
     )
+    line = OverlapLine(c)
+    if line:
+      lines.append(line)
     for problem in c.problems:
       lines.append(f'  REFUSED {problem}')
   priced = [c.usd for c in configs if c.usd is not None]
@@ -1065,6 +1140,8 @@ def Format(
           else ' in series'
       )
   )
+  if any(c.schedule is not None and c.schedule.side for c in configs):
+    lines.append(_OverlapTotal(configs, processes))
   if prices_note:
     lines.append(prices_note)
   lines.append('Times are estimates from stated rates (see pkb_ext/plan.py).')
@@ -1072,6 +1149,44 @@ def Format(
   if refused:
     lines.append(f'{refused} configuration(s) would be REFUSED by preflight.')
   return '\n'.join(lines)
+
+
+def OverlapLine(c: Config) -> str | None:
+  """A configuration's wall time and VM-hours with and without overlap."""
+  if c.schedule is None:
+    return None
+  if not c.schedule.side:
+    why = '; '.join(c.schedule.notes) or 'no phase can run beside io'
+    return f'  overlap none: {why}'
+  with_s, series_s = c.overlap_seconds, c.series_seconds
+  saved = c.UsdFor(series_s - with_s)
+  return (
+      f'  overlap {",".join(c.schedule.side)} beside'
+      f' {",".join(c.schedule.fill)}: {_Hms(with_s)} wall,'
+      f' {c.VmHours(with_s):.1f} VM-hours; without overlap {_Hms(series_s)},'
+      f' {c.VmHours(series_s):.1f} VM-hours; overlap saves'
+      f' {_Hms(series_s - with_s)} and {c.VmHours(series_s - with_s):.1f}'
+      ' VM-hours'
+      + (f' ({_Usd(saved)})' if saved is not None else '')
+      + ('' if c.overlap else '; this run: --cloud_report_overlap=false')
+  )
+
+
+def _OverlapTotal(configs: Sequence[Config], processes: int | None) -> str:
+  """The totals with and without overlap."""
+  with_h = sum(c.VmHours(c.overlap_seconds) for c in configs)
+  series_h = sum(c.VmHours(c.series_seconds) for c in configs)
+  with_wall = Makespan([c.overlap_seconds for c in configs], processes)
+  series_wall = Makespan([c.series_seconds for c in configs], processes)
+  saved = [c.UsdFor(c.series_seconds - c.overlap_seconds) for c in configs]
+  priced = [usd for usd in saved if usd is not None]
+  return (
+      f'OVERLAP with overlap {_Hms(with_wall)} wall, {with_h:.1f} VM-hours;'
+      f' without overlap {_Hms(series_wall)} wall, {series_h:.1f} VM-hours;'
+      f' overlap saves {_Hms(series_wall - with_wall)} wall and'
+      f' {series_h - with_h:.1f} VM-hours'
+      + (f' ({_Usd(sum(priced))})' if priced else '')
+  )
 
 
 def SplitPricesOption(argv: Sequence[str]) -> tuple[str | None, list[str]]:

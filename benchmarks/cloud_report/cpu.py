@@ -14,7 +14,8 @@
 """The cpu phase: CoreMark 1.0 (v1.01), single-core then all-core.
 
 As the report's scripts (cockroachlabs/cloud-report scripts/gen/cpu.sh) did,
-on the first db node: build CoreMark once per mode, run the single-core
+on the first db node (under the suite's overlap, on the second: see
+phases): build CoreMark once per mode, run the single-core
 binary N times, then the all-core one N times. All-core is built with
 `-DMULTITHREAD=$(nproc) -DUSE_PTHREAD` and linked with -lpthread; PKB's own
 coremark benchmark defaults to the fork + socket method instead
@@ -39,6 +40,7 @@ from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark_pk
 from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as coremark_parser
 from pkb_cloud_report.benchmarks.cloud_report.samples import cpu as cpu_samples
 
+PHASE = 'cpu'
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)
 
@@ -205,12 +207,12 @@ def RunVm(vm, params: Params) -> list:
 
 
 def Prepare(topology: phases.Topology) -> None:
-  PrepareVm(topology.first_db, Params.FromFlags())
+  PrepareVm(topology.DbFor(PHASE), Params.FromFlags())
 
 
 def Run(topology: phases.Topology) -> list:
-  return RunVm(topology.first_db, Params.FromFlags())
+  return RunVm(topology.DbFor(PHASE), Params.FromFlags())
 
 
 def Cleanup(topology: phases.Topology) -> None:
-  coremark_pkg.Uninstall(topology.first_db)
+  coremark_pkg.Uninstall(topology.DbFor(PHASE))

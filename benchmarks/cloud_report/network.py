@@ -14,8 +14,8 @@
 """The net phase: netperf TCP_RR latency and TCP_STREAM throughput.
 
 As the report: netperf 2.6+ between two nodes of one zone over internal IPs,
-one netperf process on the client VM against a netserver on the first db VM,
-60 s per iteration with `-I 99,5`:
+one netperf process on the client VM against a netserver on the first db VM
+(under the suite's overlap, the second: see phases), 60 s per iteration with `-I 99,5`:
 
 - TCP_RR with the report's output selectors (min, mean, P90, P99, max and
   stddev latency, transaction rate) plus P50;
@@ -49,6 +49,7 @@ from pkb_cloud_report.linux_packages import cloud_report_netperf as netperf_pkg
 from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as netperf_parser
 from pkb_cloud_report.benchmarks.cloud_report.samples import network as net_samples
 
+PHASE = 'net'
 TESTS = ('TCP_RR', 'TCP_STREAM')
 STYLE_OPTIONS = {'keyval': '-k', 'human': '-O', 'csv': '-o'}
 # The report's TCP_RR selectors, spelled as its script did, plus P50.
@@ -537,8 +538,8 @@ def RunPair(client, server, params: Params) -> list:
 
 def Prepare(topology: phases.Topology) -> None:
   params = Params.FromFlags()
-  client = topology.RequireClient('net')
-  for vm in (topology.first_db, client):
+  client = topology.RequireClient(PHASE)
+  for vm in (topology.DbFor(PHASE), client):
     binaries = netperf_pkg.Install(vm, params.install)
     setattr(vm, _BINARIES_ATTR, binaries)  # Run needs no second probe
     logging.info('cloud_report net: %s: netperf %s at %s', vm.name,
@@ -547,11 +548,11 @@ def Prepare(topology: phases.Topology) -> None:
 
 def Run(topology: phases.Topology) -> list:
   return RunPair(
-      topology.RequireClient('net'), topology.first_db, Params.FromFlags()
+      topology.RequireClient(PHASE), topology.DbFor(PHASE), Params.FromFlags()
   )
 
 
 def Cleanup(topology: phases.Topology) -> None:
   """Stops a netserver a failed Run left (by PID) and removes our files."""
-  server = topology.first_db
+  server = topology.DbFor(PHASE)
   StopNetserver(server, Params.FromFlags().control_port, remove_work_dir=True)

@@ -23,20 +23,39 @@ benchmark modules:
 
 Importing a phase module defines its flags, so the benchmark modules import
 this registry, which imports every phase module, before PKB parses flags.
+
+Overlap: the io phase fills the first db VM's data disk before it measures,
+hours on a cloud, while the other VMs wait. The cpu phase (on a db VM other
+than the first), net (between the client and that db VM) and object_storage
+(from the client) need neither that VM nor its disk, so with overlap RunAll
+runs them in a second thread while io runs (Arrange decides which can), then
+the phases after io. Each sample records the VMs its phase ran on
+(phase_vms: roles db1..dbN, client) and whether the phase overlapped another.
 """
 
 import dataclasses
 import importlib
 import logging
+import threading
 import time
 import types
 from typing import Any, Callable, Sequence
+
+from perfkitbenchmarker import background_tasks
 
 from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
 
 ORDER = samples_lib.PHASES
 DB_GROUP = 'db'
 CLIENT_GROUP = 'client'
+# The phase that fills the first db VM's disk, and the phases that can run
+# beside it on other VMs (in the report's order).
+FILL_PHASE = 'io'
+SIDE_PHASES = ('cpu', 'net', 'object_storage')
+# The side phases that use a db VM, and which one (an index into db_vms)
+# under overlap.
+SIDE_DB_PHASES = ('cpu', 'net')
+SIDE_DB = 1
 _PACKAGE = __name__.rsplit('.', 1)[0]
 
 
@@ -104,12 +123,40 @@ class Topology:
   db_vms: tuple[Any, ...]
   client_vm: Any  # None when the benchmark has no client group
   run_metadata: samples_lib.RunMetadata | None  # None in Prepare/Cleanup
+  side_db: int = 0  # index of the db VM cpu and net use (SIDE_DB: overlap)
+  overlapped: tuple[str, ...] = ()  # phases run beside another phase
 
   @property
   def first_db(self):
     if not self.db_vms:
       raise ValueError('this benchmark has no "db" vm_group')
     return self.db_vms[0]
+
+  def DbFor(self, phase: str):
+    """The db VM a phase runs on: cpu and net may use another (overlap)."""
+    if phase in SIDE_DB_PHASES and self.side_db:
+      return self.db_vms[self.side_db]
+    return self.first_db
+
+  def Placement(self, phase: str) -> dict[str, Any]:
+    """The sample metadata saying where a phase ran and if it overlapped.
+
+    phase_vms lists the roles of the VMs the phase ran on (db1..dbN for the
+    db VMs in order, client), comma-separated.
+    """
+    db = f'db{(self.side_db if phase in SIDE_DB_PHASES else 0) + 1}'
+    every_db = [f'db{i}' for i in range(1, len(self.db_vms) + 1)]
+    roles = {
+        'cpu': [db],
+        'io': [db],
+        'net': ['client', db],
+        'object_storage': ['client'],
+        'tpcc': every_db + (['client'] if self.client_vm is not None else []),
+    }[phase]
+    return {
+        'phase_vms': ','.join(roles),
+        'overlapped': phase in self.overlapped,
+    }
 
   def RequireClient(self, phase: str):
     """Returns the client VM, or raises naming the phase that needs it."""
@@ -137,6 +184,173 @@ def PrepareAll(topology: Topology, names: Sequence[str]) -> None:
     _RunOne(name, topology, 'Prepare')
 
 
+@dataclasses.dataclass(frozen=True)
+class Schedule:
+  """The order phases run in: before, then fill beside side, then after.
+
+  Without overlap, fill and side are empty and `before` holds every phase.
+  """
+
+  before: tuple[str, ...]
+  fill: tuple[str, ...]  # (FILL_PHASE,) under overlap
+  side: tuple[str, ...]  # run in a second thread while fill runs
+  after: tuple[str, ...]
+  notes: tuple[str, ...]  # why a phase does or does not overlap
+
+  @property
+  def overlapped(self) -> tuple[str, ...]:
+    return self.fill + self.side
+
+
+def MakeSchedule(
+    names: Sequence[str], db_vms: int, has_client: bool, overlap: bool
+) -> Schedule:
+  """Decides which phases run beside the fill (pure).
+
+  Args:
+    names: the phases to run, in the report's order.
+    db_vms: how many db VMs there are.
+    has_client: whether there is a client VM.
+    overlap: whether overlap is asked for (--cloud_report_overlap).
+
+  Returns:
+    The schedule. A side phase overlaps when io is selected and the VMs it
+    needs exist: cpu a second db VM, net the client and a second db VM,
+    object_storage the client. Any other phase runs in series, in order.
+  """
+  names = tuple(names)
+  series = Schedule(names, (), (), (), ())
+  if not overlap:
+    return series
+  wanted = [n for n in names if n in SIDE_PHASES]
+  if not wanted:
+    return series
+  if FILL_PHASE not in names:
+    return dataclasses.replace(
+        series,
+        notes=(
+            (
+                f'overlap does not apply: the {FILL_PHASE} phase is not'
+                f' selected; {",".join(names)} run in series'
+            ),
+        ),
+    )
+  needs = {
+      'cpu': (db_vms > SIDE_DB, 'a second db VM'),
+      'net': (db_vms > SIDE_DB and has_client, 'the client and a second db VM'),
+      'object_storage': (has_client, 'the client VM'),
+  }
+  side = tuple(n for n in wanted if needs[n][0])
+  notes = [
+      f'overlap does not apply to {n}: it needs {needs[n][1]}; it runs in'
+      ' series'
+      for n in wanted
+      if not needs[n][0]
+  ]
+  if not side:
+    return dataclasses.replace(series, notes=tuple(notes))
+  at = names.index(FILL_PHASE)
+  rest = [n for n in names if n not in side and n != FILL_PHASE]
+  notes.append(
+      f'overlap: {",".join(side)} run while {FILL_PHASE} runs on db1'
+      ' (--cloud_report_overlap)'
+  )
+  return Schedule(
+      before=tuple(n for n in rest if names.index(n) < at),
+      fill=(FILL_PHASE,),
+      side=side,
+      after=tuple(n for n in rest if names.index(n) > at),
+      notes=tuple(notes),
+  )
+
+
+def Arrange(
+    topology: Topology, names: Sequence[str], overlap: bool
+) -> tuple[Schedule, Topology]:
+  """The schedule of names, and the topology with its placement."""
+  if not overlap:  # the topology as it is (Cleanup may have none)
+    return MakeSchedule(names, 0, False, overlap=False), topology
+  schedule = MakeSchedule(
+      names, len(topology.db_vms), topology.client_vm is not None, overlap
+  )
+  if not schedule.side:
+    return schedule, topology
+  side_db = SIDE_DB if set(SIDE_DB_PHASES) & set(schedule.side) else 0
+  return schedule, dataclasses.replace(
+      topology, side_db=side_db, overlapped=schedule.overlapped
+  )
+
+
+class _Runner:
+  """Runs phases in series; two runners' threads share its lock and state."""
+
+  def __init__(self, topology, on_samples, keep_going, prepare, store):
+    self.topology = topology
+    self.on_samples = on_samples
+    self.keep_going = keep_going
+    self.prepare = prepare
+    self.store = store
+    self.finished = store.Finished() if store else {}
+    self.collected, self.failures = {}, []
+    self.stop = threading.Event()
+    self.lock = threading.Lock()
+
+  def _Hand(self, name: str, phase_samples: list[Any]) -> None:
+    with self.lock:
+      self.collected.setdefault(name, []).extend(phase_samples)
+      if self.on_samples:
+        self.on_samples(name, phase_samples)
+
+  def _Stamp(self, name: str, phase_samples) -> list[Any]:
+    return samples_lib.Stamp(
+        list(phase_samples),
+        self.topology.run_metadata,
+        name,
+        self.topology.Placement(name),
+    )
+
+  def Series(self, names: Sequence[str]) -> None:
+    """Runs names in order; stops early only when keep_going is off."""
+    for name in names:
+      if self.stop.is_set():
+        return
+      if name in self.finished:
+        self._Resumed(name)
+        continue
+      try:
+        if self.prepare:
+          _RunOne(name, self.topology, 'Prepare')
+        phase_samples = self._Stamp(name, _RunOne(name, self.topology, 'Run'))
+      except Exception as e:  # pylint: disable=broad-except
+        logging.exception('cloud_report: phase %s failed', name)
+        with self.lock:
+          self.failures.append(f'{name}: {type(e).__name__}: {e}')
+        if not self.keep_going:
+          self.stop.set()
+        kept = self._Stamp(name, getattr(e, 'samples', None) or [])
+        if kept:  # a PhaseFailure's own samples
+          self._Hand(name, kept)
+        continue
+      if self.store:
+        self.store.SaveFinished(name, phase_samples)
+      self._Hand(name, phase_samples)
+
+  def _Resumed(self, name: str) -> None:
+    """Hands a phase an earlier attempt saved, unless PKB has it already."""
+    saved, handed = self.finished[name]
+    logging.info(
+        'cloud_report: phase %s finished in an earlier attempt of this run'
+        ' (%s); %s',
+        name,
+        self.store.path,
+        'its samples were handed to PKB then'
+        if handed
+        else f'its {len(saved)} samples are returned now',
+    )
+    if not handed:
+      self._Hand(name, saved)
+
+
 def RunAll(
     topology: Topology,
     names: Sequence[str],
@@ -144,6 +358,7 @@ def RunAll(
     keep_going: bool = True,
     prepare: bool = False,
     store: Any = None,
+    overlap: bool = False,
 ) -> list[Any]:
   """Runs phases in order and stamps the common metadata on their samples.
 
@@ -151,8 +366,11 @@ def RunAll(
     topology: the VMs.
     names: phases to run, already validated.
     on_samples: called with (phase, samples) as soon as a phase ends, so a
-      later failure cannot lose them.
-    keep_going: run the remaining phases after one fails.
+      later failure cannot lose them; under overlap from either thread, one
+      call at a time.
+    keep_going: run the remaining phases after one fails. When off, a
+      failure under overlap also stops the other thread before its next
+      phase.
     prepare: run each phase's Prepare right before its Run. The combined
       suite needs this: phases share the db nodes' data disks in the report's
       order (io measures the raw device, then tpcc formats it), so no phase
@@ -161,66 +379,50 @@ def RunAll(
       phase ends, and a phase it holds is not run again: its samples are
       returned (and handed to on_samples) unless an earlier attempt handed
       them to PKB already.
+    overlap: run the side phases beside the fill where Arrange allows; the
+      two threads are PKB background tasks, which carry the benchmark spec's
+      thread context (resume.RunKey reads it).
 
   Returns:
-    All samples.
+    All samples, phase by phase in the report's order.
 
   Raises:
     PhaseError: after the remaining phases ran, if any phase failed.
   """
-  collected, failures = [], []
-  finished = store.Finished() if store else {}
-  for name in names:
-    if name in finished:
-      saved, handed = finished[name]
-      logging.info(
-          'cloud_report: phase %s finished in an earlier attempt of this run'
-          ' (%s); %s',
-          name,
-          store.path,
-          'its samples were handed to PKB then'
-          if handed
-          else f'its {len(saved)} samples are returned now',
-      )
-      if not handed:
-        collected.extend(saved)
-        if on_samples:
-          on_samples(name, saved)
-      continue
-    try:
-      if prepare:
-        _RunOne(name, topology, 'Prepare')
-      phase_samples = samples_lib.Stamp(
-          list(_RunOne(name, topology, 'Run')), topology.run_metadata, name
-      )
-    except Exception as e:  # pylint: disable=broad-except
-      logging.exception('cloud_report: phase %s failed', name)
-      failures.append(f'{name}: {type(e).__name__}: {e}')
-      kept = samples_lib.Stamp(
-          list(getattr(e, 'samples', None) or []), topology.run_metadata, name
-      )  # a PhaseFailure's own samples
-      collected.extend(kept)
-      if on_samples and kept:
-        on_samples(name, kept)
-      if not keep_going:
-        break
-      continue
-    if store:
-      store.SaveFinished(name, phase_samples)
-    collected.extend(phase_samples)
-    if on_samples:
-      on_samples(name, phase_samples)
-  if failures:
+  schedule, topology = Arrange(topology, names, overlap)
+  for note in schedule.notes:
+    logging.info('cloud_report: %s', note)
+  runner = _Runner(topology, on_samples, keep_going, prepare, store)
+  runner.Series(schedule.before)
+  if schedule.side and not runner.stop.is_set():
+    background_tasks.RunParallelThreads(
+        [
+            (runner.Series, (schedule.fill,), {}),
+            (runner.Series, (schedule.side,), {}),
+        ],
+        max_concurrency=2,
+    )
+  runner.Series(schedule.after)
+  if runner.failures:
     raise PhaseError(
         'cloud_report phase(s) failed (samples of the others were handed to'
         ' on_samples): '
-        + '; '.join(failures)
+        + '; '.join(runner.failures)
     )
-  return collected
+  return [s for n in names for s in runner.collected.get(n, [])]
 
 
-def CleanupAll(topology: Topology, names: Sequence[str]) -> None:
-  """Cleans up every phase, in reverse order, even if one cleanup fails."""
+def CleanupAll(
+    topology: Topology, names: Sequence[str], overlap: bool = False
+) -> None:
+  """Cleans up every phase, in reverse order, even if one cleanup fails.
+
+  Args:
+    topology: the VMs.
+    names: the phases that ran.
+    overlap: as RunAll's, so each phase cleans up the VMs it ran on.
+  """
+  _, topology = Arrange(topology, names, overlap)
   errors = []
   for name in reversed(list(names)):
     try:

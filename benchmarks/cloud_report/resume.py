@@ -33,6 +33,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 from typing import Any, Mapping, Sequence
 
 from absl import flags
@@ -42,6 +43,9 @@ from perfkitbenchmarker import sample
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
+# Serializes every PhaseStore's read-modify-write: under overlap two threads
+# save their phases in the same file.
+_LOCK = threading.RLock()
 
 
 class StateError(Exception):
@@ -119,7 +123,11 @@ def RunKey() -> tuple[str, str]:
 
 
 class PhaseStore:
-  """Finished phases' samples of one run and configuration, as JSON."""
+  """Finished phases' samples of one run and configuration, as JSON.
+
+  Thread-safe: each method reads, changes and writes the file under one
+  lock, so phases saved from two threads are both kept.
+  """
 
   VERSION = 1
 
@@ -155,7 +163,9 @@ class PhaseStore:
   def Finished(self) -> dict[str, tuple[list[sample.Sample], bool]]:
     """{phase: (its samples, whether they were handed to PKB already)}."""
     out = {}
-    for name, record in self._Read()['phases'].items():
+    with _LOCK:
+      state = self._Read()
+    for name, record in state['phases'].items():
       try:
         samples = [
             sample.Sample(
@@ -174,8 +184,7 @@ class PhaseStore:
 
   def SaveFinished(self, phase: str, samples: Sequence[sample.Sample]) -> None:
     """Saves a phase that finished, with its (stamped) samples."""
-    state = self._Read()
-    state['phases'][phase] = {
+    record = {
         'handed': False,
         'samples': [
             {
@@ -188,21 +197,26 @@ class PhaseStore:
             for s in samples
         ],
     }
-    self._Write(state)
+    with _LOCK:
+      state = self._Read()
+      state['phases'][phase] = record
+      self._Write(state)
 
   def MarkHanded(self) -> None:
     """Records that PKB holds every saved phase's samples (Run returned)."""
-    state = self._Read()
-    if not state['phases']:
-      return
-    for record in state['phases'].values():
-      record['handed'] = True
-    self._Write(state)
+    with _LOCK:
+      state = self._Read()
+      if not state['phases']:
+        return
+      for record in state['phases'].values():
+        record['handed'] = True
+      self._Write(state)
 
   def Clear(self) -> None:
     """Starts over (a run that prepares is not a resumed one)."""
-    try:
-      os.unlink(self.path)
-      logging.info('cloud_report: removed the phase state %s', self.path)
-    except FileNotFoundError:
-      pass
+    with _LOCK:
+      try:
+        os.unlink(self.path)
+        logging.info('cloud_report: removed the phase state %s', self.path)
+      except FileNotFoundError:
+        pass

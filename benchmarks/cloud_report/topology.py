@@ -203,7 +203,9 @@ def RunPhase(spec, phase: str) -> list:
   except phases.PhaseFailure as e:
     KeepRunError(spec, f'{phase}: {e}')
     out = e.samples
-  return samples_lib.Stamp(out, topology.run_metadata, phase)
+  return samples_lib.Stamp(
+      out, topology.run_metadata, phase, topology.Placement(phase)
+  )
 
 
 def CleanupPhase(spec, phase: str) -> None:

@@ -100,15 +100,7 @@ class CockroachLocalCloudTest(absltest.TestCase):
     super().setUpClass()
     cls.work = tempfile.mkdtemp(prefix='pkb-ext-crdb-local-')
     cls.cloud = local_cloud.TestCloud(local_cloud.TestStateDir())
-    proc = cls.cloud.Cli('status', '--json')
-    cls.was_up = proc.returncode == 0 and json.loads(proc.stdout).get('up')
-    if not cls.was_up:
-      if cls.cloud.Leftovers():  # a previous run died: its state says what
-        cls.cloud.Cli('down')
-      proc = cls.cloud.Cli('up')
-      if proc.returncode:
-        cls.cloud.Cli('down')
-        raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
+    cls.was_up = cls.cloud.UpForTests()
     cls.data_dir = os.path.join(cls.work, 'data')
     os.makedirs(cls.data_dir)
     cls.tarball, cls.sha = double.BuildTarball(
@@ -119,11 +111,7 @@ class CockroachLocalCloudTest(absltest.TestCase):
   def tearDownClass(cls):
     faults.FaultCloud.EndSshMasters(cls.work)
     shutil.rmtree(cls.work, ignore_errors=True)
-    if not cls.was_up:
-      proc = cls.cloud.Cli('down')
-      left = cls.cloud.Leftovers()
-      if proc.returncode or left:
-        raise AssertionError(f'down left {left}: {proc.stderr}')
+    cls.cloud.DownAfterTests(cls.was_up)
     super().tearDownClass()
 
   def _Vm(self, name):

@@ -40,13 +40,16 @@ _PLAYBACK = {
 
 class CloudReport2021MainTest(absltest.TestCase):
 
-  def _RunMain(self, selected_phases):
+  def _RunMain(self, selected_phases, **extra_flags):
     result = stock_pkb.RunMain(
         self.create_tempdir().full_path,
         'cloud_report_2021',
         stock_pkb.StaticVms(4, local_disks=['/dev/vdb']),
         answers=[a for p in selected_phases for a in _PLAYBACK[p]()],
-        flags={'cloud_report_phases': ','.join(selected_phases) or 'none'},
+        flags={
+            'cloud_report_phases': ','.join(selected_phases) or 'none',
+            **extra_flags,
+        },
         run_uri='fakevms1',
     )
     self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
@@ -81,6 +84,50 @@ class CloudReport2021MainTest(absltest.TestCase):
       self.assertNotEmpty(mine, f'no samples from phase {phase}')
       for s in mine:
         self.assertEqual(stock_pkb.Labels(s)['report_version'], '2021')
+
+  def testOverlapMovesCpuAndNetToTheSecondDbVmWithOneSampleSet(self):
+    selected = ['cpu', 'io', 'net']
+    runs = {
+        overlap: self._RunMain(selected, cloud_report_overlap=overlap)
+        for overlap in ('true', 'false')
+    }
+
+    def VmOf(commands, fragment):
+      (vm,) = {c['vm'] for c in commands if fragment in c['command']}
+      return vm
+
+    shapes = {}
+    for overlap, (pkb_log, commands, samples) in runs.items():
+      fio_vm = VmOf(commands, 'blockdev --getsize64')
+      coremark_vm = VmOf(commands, '/bin/coremark-single')
+      self.assertEqual(VmOf(commands, 'netserver -p'), coremark_vm)
+      placed = {}
+      for s in samples:
+        labels = stock_pkb.Labels(s)
+        if 'phase' in labels:
+          placed[labels['phase']] = (labels['phase_vms'], labels['overlapped'])
+      if overlap == 'true':
+        self.assertNotEqual(coremark_vm, fio_vm)
+        self.assertIn('overlap: cpu,net run while io runs on db1', pkb_log)
+        self.assertEqual(placed, {
+            'cpu': ('db2', 'True'),
+            'io': ('db1', 'True'),
+            'net': ('client,db2', 'True'),
+        })  # fmt: skip
+      else:
+        self.assertEqual(coremark_vm, fio_vm)
+        self.assertEqual(placed, {
+            'cpu': ('db1', 'False'),
+            'io': ('db1', 'False'),
+            'net': ('client,db1', 'False'),
+        })  # fmt: skip
+      shapes[overlap] = sorted(
+          (s['metric'], tuple(sorted(stock_pkb.Labels(s))))
+          for s in samples
+          if 'phase' in stock_pkb.Labels(s)
+      )
+    self.assertNotEmpty(shapes['true'])
+    self.assertEqual(shapes['true'], shapes['false'])
 
 
 if __name__ == '__main__':

@@ -76,6 +76,7 @@ class ValidatorTest(parameterized.TestCase):
       ('cloud_report_bq_timeout', 'inf', 'finite'),
       ('cloud_report_tpcc_gotpc_threads_per_warehouse', 'nan', 'finite'),
       ('cloud_report_fio_latency_percentile', 'nan', 'finite'),
+      ('cloud_report_overlap', 'maybe', 'Non-boolean argument'),
   )
   def testRejected(self, name, text, why):
     error = _Rejects(name, text)
@@ -94,6 +95,7 @@ class ValidatorTest(parameterized.TestCase):
       ('cloud_report_tpcc_pass_rule', 'custom:p90_ms>100,p90_ms<500'),
       ('cloud_report_tpcc_pass_rule', 'custom:efficiency_pct>85,p95_ms<1e4'),
       ('cloud_report_bq_timeout', '30'),
+      ('cloud_report_overlap', 'false'),
   )
   def testAccepted(self, name, text):
     self.assertIsNone(_Rejects(name, text))

@@ -312,6 +312,52 @@ class PlanTellsTheTruthTest(
     self.assertEqual(io_phase.seconds, 2500e3 / 593.75 + 7 * 122)
     self.assertIn('c5.4xlarge disk cap', io_phase.how)
 
+  def testOverlapSavesTheSidePhasesOnTheAwsGp2Matrix(self):
+    configs = plan.Configurations(AWS_GP2)
+    self.assertLen(configs, 12)
+    for c in configs:
+      by_name = {p.name: p.seconds for p in c.phases}
+      side = by_name['cpu'] + by_name['net'] + by_name['object_storage']
+      self.assertGreater(by_name['io'], side)  # a 2,500 GB gp2 fill is longer
+      self.assertAlmostEqual(c.series_seconds - c.overlap_seconds, side)
+      self.assertEqual(c.seconds, c.overlap_seconds)  # overlap is the default
+      self.assertAlmostEqual(c.vm_hours, 4 * c.overlap_seconds / 3600)
+    text = plan.Format(configs)
+    lines = text.splitlines()
+    overlap = [l for l in lines if l.startswith('  overlap ')]
+    self.assertLen(overlap, 12)
+    self.assertTrue(
+        all('cpu,net,object_storage beside io' in l for l in overlap), overlap
+    )
+    (total,) = [l for l in lines if l.startswith('OVERLAP ')]
+    saved_h = sum(c.VmHours(c.series_seconds - c.overlap_seconds)
+                  for c in configs)  # fmt: skip
+    self.assertIn(f'overlap saves', total)
+    self.assertIn(f'{saved_h:.1f} VM-hours', total)
+
+  def testOverlapOffPlansTheRunInSeriesAndStillShowsTheSaving(self):
+    (on,) = plan.Configurations(['--cloud=AWS', '--machine_type=c5a.4xlarge'])
+    (off,) = plan.Configurations(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge',
+         '--cloud_report_overlap=false']
+    )  # fmt: skip
+    self.assertEqual(off.seconds, off.series_seconds)
+    self.assertEqual(on.seconds, on.overlap_seconds)
+    self.assertLess(on.seconds, off.seconds)
+    self.assertEqual(off.overlap_seconds, on.overlap_seconds)
+    self.assertIn('this run: --cloud_report_overlap=false', plan.Format([off]))
+
+  def testWithoutIoThePlanSaysOverlapDoesNotApply(self):
+    (c,) = plan.Configurations(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge',
+         '--cloud_report_phases=cpu,net']
+    )  # fmt: skip
+    self.assertEqual(c.seconds, c.series_seconds)
+    self.assertIn(
+        'overlap none: overlap does not apply: the io phase is not selected',
+        plan.Format([c]),
+    )
+
   def testSearchCostIsShownBesideLinears(self):
     args = ['--cloud=AWS', '--machine_type=c5a.4xlarge']
     (linear,) = plan.Configurations(args)

@@ -88,6 +88,32 @@ class TestCloud:
         check=False,
     )
 
+  def UpForTests(self) -> bool:
+    """Brings the cloud up unless it is up; returns whether it was already.
+
+    A cloud that is down but left something behind (a run that died) is
+    taken down first.
+    """
+    proc = self.Cli('status', '--json')
+    was_up = proc.returncode == 0 and json.loads(proc.stdout).get('up')
+    if not was_up:
+      if self.Leftovers():
+        self.Cli('down')
+      proc = self.Cli('up')
+      if proc.returncode:
+        self.Cli('down')
+        raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
+    return bool(was_up)
+
+  def DownAfterTests(self, was_up: bool) -> None:
+    """Takes the cloud down unless it was up before; nothing may be left."""
+    if was_up:
+      return
+    proc = self.Cli('down')
+    left = self.Leftovers()
+    if proc.returncode or left:
+      raise AssertionError(f'down left {left}: {proc.stderr}')
+
   def Status(self) -> dict:
     proc = self.Cli('status', '--json')
     if proc.returncode:

@@ -82,7 +82,8 @@ class RunMetadataTest(absltest.TestCase):
         sample.Sample('m', 1, 'u', {'iteration': 3, 'mode': 'all'}),
         sample.Sample('m', 2, 'u', {}),
     ]
-    samples.Stamp(s, _META, 'cpu')
+    placement = {'phase_vms': 'db2', 'overlapped': True}
+    samples.Stamp(s, _META, 'cpu', placement)
     self.assertEqual(s[0].metadata['iteration'], 3)
     self.assertEqual(s[0].metadata['mode'], 'all')
     self.assertEqual(s[1].metadata['iteration'], 1)
@@ -90,10 +91,14 @@ class RunMetadataTest(absltest.TestCase):
       self.assertTrue(_KEYS <= set(one.metadata))
       self.assertEqual(one.metadata['phase'], 'cpu')
       self.assertEqual(one.metadata['machine_type'], 'c5a.4xlarge')
+      self.assertEqual(one.metadata['phase_vms'], 'db2')
+      self.assertIs(one.metadata['overlapped'], True)
 
   def testStampRefusesAnotherPhase(self):
     with self.assertRaisesRegex(ValueError, "phase 'io'"):
-      samples.Stamp([sample.Sample('m', 1, 'u', {'phase': 'io'})], _META, 'cpu')
+      samples.Stamp(
+          [sample.Sample('m', 1, 'u', {'phase': 'io'})], _META, 'cpu', {}
+      )
 
   def testJsonDict(self):
     d = samples.ToJsonDict(sample.Sample('m', 1.5, 'u', {'a': 1}))

@@ -116,16 +116,23 @@ class RunMetadata:
 
 
 def Stamp(
-    samples: list[sample.Sample], run_metadata: RunMetadata, phase: str
+    samples: list[sample.Sample],
+    run_metadata: RunMetadata,
+    phase: str,
+    placement: Mapping[str, Any],
 ) -> list[sample.Sample]:
   """Adds the common metadata to samples, keeping their own iteration.
 
-  A sample's own metadata wins, except for `phase`, which must agree.
+  A sample's own metadata wins, except for `phase`, which must agree, and
+  the placement's keys, which the scheduler alone knows.
 
   Args:
     samples: a phase's samples.
     run_metadata: the topology's metadata.
     phase: the phase that made the samples.
+    placement: where the phase ran (phases.Topology.Placement: phase_vms,
+      overlapped); every sample of the suite and of a standalone phase has
+      these keys, so runs with and without overlap have one set of keys.
 
   Returns:
     The same samples, with metadata completed.
@@ -137,7 +144,7 @@ def Stamp(
           f'sample {s.metric} says phase {own_phase!r}, made by {phase!r}'
       )
     common = run_metadata.ForSample(phase, int(s.metadata.get('iteration', 1)))
-    s.metadata.update(common | s.metadata)
+    s.metadata.update(common | s.metadata | dict(placement))
   return samples
 
 

@@ -1,0 +1,358 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Overlap: the scheduling of phases beside the io fill, with fake phases."""
+
+import os
+import threading
+import time
+from unittest import mock
+
+from absl.testing import absltest
+from perfkitbenchmarker import context
+from perfkitbenchmarker import sample
+
+from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import resume
+
+EVERY = list(phases.ORDER)
+_WAIT_S = 10  # a bound on every wait: a scheduling bug fails, never hangs
+
+
+class ScheduleTest(absltest.TestCase):
+
+  def testTheSuiteOverlapsCpuNetAndObjectStorageWithIo(self):
+    s = phases.MakeSchedule(EVERY, 3, True, overlap=True)
+    self.assertEqual(s.before, ())
+    self.assertEqual(s.fill, ('io',))
+    self.assertEqual(s.side, ('cpu', 'net', 'object_storage'))
+    self.assertEqual(s.after, ('tpcc',))
+
+  def testOffRunsEveryPhaseInSeries(self):
+    s = phases.MakeSchedule(EVERY, 3, True, overlap=False)
+    self.assertEqual(s.before, tuple(EVERY))
+    self.assertEqual(s.fill + s.side + s.after, ())
+
+  def testWithoutIoItSaysSoAndRunsInSeries(self):
+    s = phases.MakeSchedule(['cpu', 'net', 'tpcc'], 3, True, overlap=True)
+    self.assertEqual(s.before, ('cpu', 'net', 'tpcc'))
+    self.assertEqual(s.side, ())
+    self.assertRegex(' '.join(s.notes), 'io phase is not selected')
+
+  def testOneDbVmKeepsCpuAndNetInSeries(self):
+    s = phases.MakeSchedule(EVERY, 1, True, overlap=True)
+    self.assertEqual(s.side, ('object_storage',))
+    self.assertEqual(s.before, ('cpu',))
+    self.assertEqual(s.after, ('net', 'tpcc'))
+    notes = ' '.join(s.notes)
+    self.assertIn(
+        'overlap does not apply to cpu: it needs a second db VM', notes
+    )
+    self.assertIn('net: it needs the client and a second db VM', notes)
+
+  def testOneDbVmAndNoClientOverlapsNothing(self):
+    s = phases.MakeSchedule(['cpu', 'io'], 1, False, overlap=True)
+    self.assertEqual(s.before, ('cpu', 'io'))
+    self.assertEqual(s.side, ())
+    self.assertRegex(' '.join(s.notes), 'cpu: it needs a second db VM')
+
+  def testIoAloneNeedsNoNote(self):
+    s = phases.MakeSchedule(['io', 'tpcc'], 3, True, overlap=True)
+    self.assertEqual(s.before, ('io', 'tpcc'))
+    self.assertEqual(s.notes, ())
+
+
+class _Phase:
+  """A fake phase recording where, when and in which thread it ran."""
+
+  def __init__(self, name, log):
+    self.name, self.log = name, log
+    self.run = None  # a callable (topology) -> samples, replacing the default
+    self.fail = False
+
+  def Prepare(self, topo):
+    self.log.append((self.name, 'Prepare', topo.DbFor(self.name), None))
+
+  def Run(self, topo):
+    started = time.monotonic()
+    if self.run:
+      out = self.run(topo)
+    elif self.fail:
+      raise RuntimeError(f'{self.name} tool exited 1')
+    else:
+      out = [sample.Sample(f'{self.name}_metric', 1, 'u', {'own': 1})]
+    self.log.append((
+        self.name, 'Run', topo.DbFor(self.name),
+        (threading.current_thread().name, started, time.monotonic()),
+    ))  # fmt: skip
+    return out
+
+  def Cleanup(self, topo):
+    vm = topo.DbFor(self.name) if topo else None
+    self.log.append((self.name, 'Cleanup', vm, None))
+
+
+class OverlapRunTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.log = []
+    self.fakes = {n: _Phase(n, self.log) for n in EVERY}
+    self.enter_context(
+        mock.patch.object(phases, 'Load', side_effect=self.fakes.get)
+    )
+    meta = mock.Mock()
+    meta.ForSample.side_effect = lambda p, i: {'phase': p, 'iteration': i}
+    self.topo = phases.Topology(
+        db_vms=('vm-db1', 'vm-db2', 'vm-db3'),
+        client_vm='vm-client',
+        run_metadata=meta,
+    )
+
+  def _Runs(self):
+    return {name: rest for name, step, *rest in self.log if step == 'Run'}
+
+  def _Meet(self, *names, timeout=_WAIT_S):
+    """Makes names' Runs wait for each other: only overlap lets them meet."""
+    barrier = threading.Barrier(len(names), timeout=timeout)
+
+    def Run(topo):
+      del topo
+      barrier.wait()
+      return [sample.Sample('met', 1, 'u', {})]
+
+    for name in names:
+      self.fakes[name].run = Run
+
+  def testIoRunsBesideTheSidePhasesThenTpcc(self):
+    self._Meet('io', 'object_storage')
+    out = phases.RunAll(self.topo, EVERY, prepare=True, overlap=True)
+    runs = self._Runs()
+    threads = {n: r[1][0] for n, r in runs.items()}
+    self.assertNotEqual(threads['io'], threads['cpu'])
+    self.assertLen({threads[n] for n in ('cpu', 'net', 'object_storage')}, 1)
+    self.assertEqual(threads['tpcc'], threading.current_thread().name)
+    side = [n for n, step, *_ in self.log if step == 'Run' and n != 'io']
+    self.assertEqual(side, ['cpu', 'net', 'object_storage', 'tpcc'])
+    tpcc_start = runs['tpcc'][1][1]
+    self.assertGreaterEqual(
+        tpcc_start, max(r[1][2] for r in runs.values() if r is not runs['tpcc'])
+    )
+    # Prepare right before each Run, in each thread.
+    for name in EVERY:
+      steps = [s for n, s, *_ in self.log if n == name]
+      self.assertEqual(steps, ['Prepare', 'Run'], name)
+    # Samples come back in the report's order.
+    self.assertEqual(
+        [s.metadata['phase'] for s in out],
+        ['cpu', 'io', 'net', 'object_storage', 'tpcc'],
+    )
+
+  def testWithoutOverlapThePhasesCannotMeet(self):
+    self._Meet('io', 'cpu', timeout=0.5)
+    with self.assertRaisesRegex(phases.PhaseError, 'cpu: BrokenBarrierError'):
+      phases.RunAll(self.topo, EVERY, overlap=False)
+    threads = {r[1][0] for r in self._Runs().values()}
+    self.assertEqual(threads, {threading.current_thread().name})
+
+  def testSidePhasesUseTheSecondDbVm(self):
+    phases.RunAll(self.topo, EVERY, prepare=True, overlap=True)
+    where = {n: r[0] for n, r in self._Runs().items()}
+    self.assertEqual(where['cpu'], 'vm-db2')
+    self.assertEqual(where['net'], 'vm-db2')
+    self.assertEqual(where['io'], 'vm-db1')
+    self.log.clear()
+    phases.RunAll(self.topo, EVERY, prepare=True, overlap=False)
+    where = {n: r[0] for n, r in self._Runs().items()}
+    self.assertEqual((where['cpu'], where['net']), ('vm-db1', 'vm-db1'))
+
+  def testCleanupUsesTheVmsTheRunUsed(self):
+    phases.CleanupAll(self.topo, EVERY, overlap=True)
+    where = {n: vm for n, step, vm, _ in self.log if step == 'Cleanup'}
+    self.assertEqual((where['cpu'], where['net'], where['io']),
+                     ('vm-db2', 'vm-db2', 'vm-db1'))  # fmt: skip
+
+  def testCleanupWithoutOverlapNeedsNoTopology(self):
+    phases.CleanupAll(None, EVERY)  # as a standalone benchmark's may be
+    self.assertEqual(
+        [n for n, step, *_ in self.log if step == 'Cleanup'],
+        list(reversed(EVERY)),
+    )
+
+  def testSamplesSayWhereAndWhetherOverlappedWithOneKeySet(self):
+    on = phases.RunAll(self.topo, EVERY, overlap=True)
+    off = phases.RunAll(self.topo, EVERY, overlap=False)
+
+    def Shape(samples):
+      return sorted((s.metric, tuple(sorted(s.metadata))) for s in samples)
+
+    self.assertEqual(Shape(on), Shape(off))
+    placed = {
+        s.metadata['phase']: (s.metadata['phase_vms'], s.metadata['overlapped'])
+        for s in on
+    }
+    self.assertEqual(placed, {
+        'cpu': ('db2', True),
+        'io': ('db1', True),
+        'net': ('client,db2', True),
+        'object_storage': ('client', True),
+        'tpcc': ('db1,db2,db3,client', False),
+    })  # fmt: skip
+    placed = {
+        s.metadata['phase']: (s.metadata['phase_vms'], s.metadata['overlapped'])
+        for s in off
+    }
+    self.assertEqual(placed['cpu'], ('db1', False))
+    self.assertEqual(placed['net'], ('client,db1', False))
+
+  def _FailingRun(self, error):
+    """Runs every phase with overlap; returns {phase: samples handed}."""
+    handed = {}
+    with self.assertRaisesRegex(phases.PhaseError, error):
+      phases.RunAll(
+          self.topo,
+          EVERY,
+          on_samples=lambda p, s: handed.setdefault(p, s),
+          overlap=True,
+      )
+    return handed
+
+  def testAFailedFillKeepsTheOtherThreadsSamples(self):
+    self.fakes['io'].fail = True
+    handed = self._FailingRun('io: RuntimeError: io tool')
+    self.assertEqual(sorted(handed), ['cpu', 'net', 'object_storage', 'tpcc'])
+
+  def testASideFailureKeepsItsOwnSamplesAndTheFills(self):
+    def Fails(topo):
+      del topo
+      raise phases.PhaseFailure('netperf half done', [
+          sample.Sample('net_partial', 1, 'u', {})])  # fmt: skip
+
+    self.fakes['net'].run = Fails
+    handed = self._FailingRun('net: PhaseFailure')
+    self.assertEqual(sorted(handed), sorted(EVERY))
+    self.assertEqual(handed['net'][0].metric, 'net_partial')
+    self.assertTrue(handed['net'][0].metadata['overlapped'])
+
+  def testStopOnFirstFailureStopsTheOtherThreadAndTpcc(self):
+    io_failed, cpu_started = threading.Event(), threading.Event()
+
+    def IoFails(topo):
+      del topo
+      self.assertTrue(cpu_started.wait(_WAIT_S))
+      raise phases.PhaseFailure(
+          'fill broke', [sample.Sample('io_x', 0, 'u', {})]
+      )
+
+    def CpuWaits(topo):
+      del topo
+      cpu_started.set()
+      self.assertTrue(io_failed.wait(_WAIT_S))
+      return [sample.Sample('cpu_metric', 1, 'u', {})]
+
+    self.fakes['io'].run = IoFails
+    self.fakes['cpu'].run = CpuWaits
+
+    def OnSamples(name, samples):
+      del samples
+      if name == 'io':
+        io_failed.set()
+
+    with self.assertRaisesRegex(phases.PhaseError, 'io: PhaseFailure'):
+      phases.RunAll(
+          self.topo, EVERY, on_samples=OnSamples, keep_going=False,
+          overlap=True,
+      )  # fmt: skip
+    self.assertEqual(sorted(self._Runs()), ['cpu'])  # io raised before its log
+
+  def _Store(self):
+    return resume.PhaseStore(
+        os.path.join(self.create_tempdir().full_path, 'phases.json')
+    )
+
+  def testAResumedOverlapRunRunsOnlyWhatHadNotFinished(self):
+    store = self._Store()
+    self.fakes['net'].fail = True
+    with self.assertRaises(phases.PhaseError):
+      phases.RunAll(self.topo, EVERY, store=store, overlap=True)
+    self.assertEqual(
+        sorted(store.Finished()), ['cpu', 'io', 'object_storage', 'tpcc']
+    )
+    self.fakes['net'].fail = False
+    self.log.clear()
+    handed = {}
+    out = phases.RunAll(
+        self.topo, EVERY, store=store, overlap=True,
+        on_samples=lambda p, s: handed.setdefault(p, s),
+    )  # fmt: skip
+    self.assertEqual(sorted(self._Runs()), ['net'])
+    self.assertEqual(sorted(handed), sorted(EVERY))
+    self.assertEqual([s.metadata['phase'] for s in out], EVERY)
+    self.assertEqual(sorted(store.Finished()), sorted(EVERY))
+
+  def testTheThreadsSeeTheRunsBenchmarkSpec(self):
+    spec = mock.Mock(sequence_number=1)
+    spec.name = 'cloud_report_2021'
+    spec.config.flags = {'cloud_report_phases': 'cpu,io'}
+    spec.config.vm_groups = {}
+    keys = {}
+
+    def Key(name):
+      def Run(topo):
+        del topo
+        keys[name] = resume.RunKey()
+        return []
+
+      return Run
+
+    for name in ('io', 'cpu'):
+      self.fakes[name].run = Key(name)
+    context.SetThreadBenchmarkSpec(spec)
+    self.addCleanup(context.SetThreadBenchmarkSpec, None)
+    phases.RunAll(self.topo, ['cpu', 'io'], overlap=True)
+    mine = resume.RunKey()
+    self.assertNotEqual(mine[1], resume.ConfigKey('', {}, []))
+    self.assertEqual(keys, {'io': mine, 'cpu': mine})
+
+
+class PhaseStoreThreadsTest(absltest.TestCase):
+
+  def testSavesFromManyThreadsAreAllKept(self):
+    store = resume.PhaseStore(
+        os.path.join(self.create_tempdir().full_path, 'phases.json')
+    )
+    read = resume.PhaseStore._Read
+
+    def SlowRead(self_):
+      state = read(self_)
+      time.sleep(0.05)  # widen the read-modify-write window
+      return state
+
+    self.enter_context(mock.patch.object(resume.PhaseStore, '_Read', SlowRead))
+    names = [f'p{i}' for i in range(6)]
+    threads = [
+        threading.Thread(
+            target=store.SaveFinished,
+            args=(n, [sample.Sample(n, 1, 'u', {})]),
+        )
+        for n in names
+    ]
+    for t in threads:
+      t.start()
+    for t in threads:
+      t.join(_WAIT_S)
+    self.assertEqual(sorted(store.Finished()), names)
+
+
+if __name__ == '__main__':
+  absltest.main()
