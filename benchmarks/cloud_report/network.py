@@ -78,7 +78,7 @@ SELECTORS = {
         + ('LOCAL_SEND_SIZE', 'REMOTE_RECV_SIZE', 'TRANSPORT_MSS')
     ),
 }
-WORK_DIR = 'pkb_ext_netperf'  # relative: the login's home on a VM
+WORK_DIR = 'cloud_report_netperf'  # relative: the login's home on a VM
 # The VM attribute where Prepare keeps the netperf it installed, for Run.
 _BINARIES_ATTR = 'cloud_report_netperf_binaries'
 

@@ -103,9 +103,9 @@ def _Provisioned(disk, attrs) -> int | None:
 def RunMetadataFromVm(vm) -> samples_lib.RunMetadata:
   """Reads the common metadata off a db VM and its first scratch disk.
 
-  A static VM (PKB's --static_vm_file, e.g. the local cloud) has no machine
-  or disk type; it is labelled by what it is: static-<vCPUs>vcpu, and
-  static for its disk, so reports show a machine rather than 'unknown'.
+  A static VM (PKB's --static_vm_file) has no machine or disk type; it is
+  labelled by what it is: static-<vCPUs>vcpu, and static for its disk, so
+  reports show a machine rather than 'unknown'.
   """
   disk = DataDisk(vm)
   vcpus = int(vm.NumCpusForBenchmark())

@@ -172,7 +172,9 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertLen(stops, 2)  # after Run, and again (a no-op) in Cleanup
     # Cleanup's stop removes the work dir in the same command.
     self.assertTrue(server_commands[-1].startswith('if [ -f '))
-    self.assertTrue(server_commands[-1].endswith('; rm -rf pkb_ext_netperf'))
+    self.assertTrue(
+        server_commands[-1].endswith('; rm -rf cloud_report_netperf')
+    )
     # netperf is probed once per VM, in Prepare; Run uses what it found.
     for commands in (server_commands, client_cmd.all_commands.splitlines()):
       self.assertLen([c for c in commands if 'command -v netperf' in c], 1)
@@ -257,7 +259,7 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     ):
       benchmark.Run(spec)
     stop = server_cmd.all_commands.splitlines()[-1]
-    self.assertIn('pid=$(cat pkb_ext_netperf/netserver-', stop)
+    self.assertIn('pid=$(cat cloud_report_netperf/netserver-', stop)
     self.assertIn('kill $pids', stop)
     self.assertNotIn('killall', stop)
 

@@ -49,10 +49,6 @@ _HEADER = re.compile(r'^# Copyright \d{4} The pkb_ext Authors\.$')
 # Hits that are known and owned elsewhere: (path, text of the line). Each
 # must still match (a stale entry fails too), so the list only shrinks.
 PENDING = (
-    # The work directory on the VM; network.py is being reworked elsewhere.
-    ('benchmarks/cloud_report/network.py', "WORK_DIR = 'pkb_ext_netperf'"),
-    # topology.py is being reworked elsewhere.
-    ('benchmarks/cloud_report/topology.py', 'e.g. the local cloud'),
     # The worker's output format name: every captured output carries it.
     ('benchmarks/cloud_report/parsers/ttfb.py', "FORMAT = 'pkb-ext-ttfb'"),
     ('configs/object_storage/ttfb_worker.py', "FORMAT = 'pkb-ext-ttfb'"),

@@ -140,7 +140,7 @@ class CommandTest(absltest.TestCase):
   def testNetserverIsStartedAndStoppedByItsPid(self):
     start = net.StartNetserverCommand('/usr/bin/netserver', 20000)
     self.assertIn('nohup /usr/bin/netserver -p 20000 -D', start)
-    self.assertIn('echo $! >pkb_ext_netperf/netserver-20000.pid', start)
+    self.assertIn('echo $! >cloud_report_netperf/netserver-20000.pid', start)
     stop = net.StopNetserverCommand(20000)
     # Its own process group (setsid), stopped with its per-test children:
     # only the group's members that run `netserver -p PORT`.
