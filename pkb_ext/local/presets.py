@@ -25,6 +25,7 @@ from absl import flags
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_ext import local
+from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
 from pkb_ext.publish import publisher  # pylint: disable=unused-import
 
 PRESETS = ('smoke', 'report')

@@ -370,7 +370,10 @@ class CockroachLocalCloudTest(absltest.TestCase):
         if saved and '"level": 100' in open(saved[0]).read():
           break
         time.sleep(0.5)
-      self.assertIsNone(first.poll(), 'the run ended before the kill')
+      if first.poll() is not None:
+        with open(log_path) as f:
+          tail = f.read()[-3000:]
+        self.fail(f'the run ended before the kill: {tail}')
       os.killpg(first.pid, signal.SIGKILL)
       first.wait()
     with open(log_path) as f:
