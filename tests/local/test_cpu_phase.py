@@ -34,6 +34,7 @@ from perfkitbenchmarker import linux_packages
 
 from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
 from pkb_cloud_report.benchmarks.cloud_report import cpu
+from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import fidelity as fidelity_lib
 
@@ -90,7 +91,9 @@ class LocalVmTest(absltest.TestCase):
     for s in samples:
       self.assertTrue(math.isfinite(s.value), s)
 
-    cpu.Cleanup(mock.Mock(first_db=self.vm))
+    cpu.Cleanup(
+        phases.Topology(db_vms=(self.vm,), client_vm=None, run_metadata=None)
+    )
     self.assertFalse(os.path.exists(pkg.RootDir()))
 
   def testTamperedSourceIsRefused(self):
