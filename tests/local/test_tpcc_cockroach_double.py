@@ -268,21 +268,25 @@ class CockroachDoubleTest(absltest.TestCase):
   def testImportOverExistingTablesFailsAsTheRealOneDoes(self):
     self._Cluster(60)
     import_command = tpcc_engines.ImportCommand(60, '127.0.0.1').replace(
-        ':26257', f':{self.ports[1]}'
+        ':26257', f':{self.ports[0]}'
     )
     proc = self._Bash(import_command)
-    self.assertEqual(proc.returncode, 1)
+    self.assertEqual(proc.returncode, 1, proc.stdout)
     self.assertEqual(
         proc.stderr,
         'Error: importing fixture: importing table warehouse: pq: relation'
         ' "warehouse" already exists\n',
     )
     count = cockroachdb.CountCommand('127.0.0.1', 'tpcc.warehouse')
-    proc = self._Bash(count.replace(':26257', f':{self.ports[2]}'))
+    for _ in range(100):  # the import reaches every node (the double gossips)
+      proc = self._Bash(count.replace(':26257', f':{self.ports[2]}'))
+      if proc.returncode == 0:
+        break
+      time.sleep(0.2)
     self.assertEqual((proc.returncode, proc.stdout), (0, 'count\n60\n'))
     proc = self._Sql(0, 'DROP DATABASE IF EXISTS tpcc CASCADE')
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    for _ in range(50):  # the drop reaches every node
+    for _ in range(100):  # the drop reaches every node
       proc = self._Bash(count.replace(':26257', f':{self.ports[2]}'))
       if proc.returncode:
         break
@@ -308,7 +312,11 @@ class CockroachDoubleTest(absltest.TestCase):
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertIn('already been initialized', proc.stdout)
     count = cockroachdb.CountCommand('127.0.0.1', 'tpcc.warehouse')
-    proc = self._Bash(count.replace(':26257', f':{self.ports[1]}'))
+    for _ in range(100):  # its store, or its peers, have the import
+      proc = self._Bash(count.replace(':26257', f':{self.ports[1]}'))
+      if proc.returncode == 0:
+        break
+      time.sleep(0.2)
     self.assertEqual(proc.stdout, 'count\n60\n', proc.stderr)
 
   def testWorkloadNeedsTwoConnectionsPerWarehouse(self):
