@@ -15,7 +15,8 @@
 
 As the report: netperf 2.6+ between two nodes of one zone over internal IPs,
 one netperf process on the client VM against a netserver on the first db VM
-(under the suite's overlap, the second: see phases), 60 s per iteration with `-I 99,5`:
+(under the suite's overlap, the second: see phases), 60 s per iteration with
+`-I 99,5`:
 
 - TCP_RR with the report's output selectors (min, mean, P90, P99, max and
   stddev latency, transaction rate) plus P50;
