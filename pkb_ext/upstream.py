@@ -134,8 +134,12 @@ PKB_HEADER = """\
 # See the License for the specific language governing permissions and
 # limitations under the License.
 """
+# The header a file of ours carries: the upstream unit's files carry PKB's
+# own already (they are written for PKB); the exporter normalizes either.
 _OUR_HEADER = re.compile(
-    r'\A# Copyright (?P<year>\d{4}) The pkb_ext Authors\.\n'
+    r'\A# Copyright (?P<year>\d{4})'
+    r' (?:The pkb_ext Authors\.|PerfKitBenchmarker Authors\. All rights'
+    r' reserved\.)\n'
     r'#\n'
     r'# Licensed under the Apache License, Version 2\.0 \(the "License"\);\n'
     r'(?:#.*\n)*?'
@@ -315,11 +319,13 @@ def RewriteImports(text: str) -> str:
 
 
 def ReplaceHeader(text: str, where: str) -> str:
-  """Swaps our licence header for PKB's (a .py file must have ours)."""
+  """Gives a file PKB's licence header (a .py file must have a header)."""
   match = _OUR_HEADER.match(text)
   if not match:
     if where.endswith('.py'):
-      raise ExportError(f'{where}: does not start with the pkb_ext header')
+      raise ExportError(
+          f'{where}: does not start with an Apache licence header'
+      )
     return text
   return PKB_HEADER.format(year=match.group('year')) + text[match.end() :]
 
