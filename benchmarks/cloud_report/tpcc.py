@@ -17,7 +17,8 @@ The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
 result is the largest passing count and its tpmC. Prepare loads the maximum
 warehouse count through the engine (cloud_report.tpcc_engines: cockroach,
-the report's, or postgres + go-tpc); Run steps with
+the report's; cloud_report.tpcc_postgres: postgres + go-tpc); its flags are
+cloud_report.tpcc_params's; Run steps with
 cloud_report.stepping (linear, the report's; bisect; or probe: short probes
 find the edge, full-length runs confirm it) and the pass rule
 (`report`: p90 < 5 s; `crl_script`: efc > 85 % and p95 < 10 s; or
@@ -35,404 +36,26 @@ parallel (--run_processes), and each must resume its own search.
 
 import dataclasses
 import logging
-import math
 import os
 
-from absl import flags
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 
 PHASE = 'tpcc'
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
 
-_ENGINE = flags.DEFINE_enum(
-    'cloud_report_tpcc_engine',
-    engines.COCKROACH,
-    list(engines.ENGINES),
-    "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
-    ' workload) or postgres (PostgreSQL on db1 + go-tpc).',
-)
-_STRATEGY = flags.DEFINE_enum(
-    'cloud_report_tpcc_strategy',
-    stepping.LINEAR,
-    list(stepping.STRATEGIES),
-    'linear: the report, +step until the first failing step; bisect: the'
-    ' same grid searched by bisection from its middle, then the edge'
-    ' confirmed by a run; probe: the grid bisected with short runs'
-    ' (--cloud_report_tpcc_probe_duration), then a full-length pass at the'
-    ' edge and a full-length fail above it, going on at full length where'
-    ' a full run disagrees with its probe.',
-)
-_PROBE_DURATION = flags.DEFINE_string(
-    'cloud_report_tpcc_probe_duration',
-    '5m',
-    'Measured time of a probe step (strategy probe), after the same ramp as'
-    ' a full step.',
-)
-_START = flags.DEFINE_integer(
-    'cloud_report_tpcc_start_warehouses',
-    2500,
-    'Active warehouses of the first step (linear); the lowest level of the'
-    ' grid (bisect, which starts in its middle).',
-    lower_bound=1,
-)
-_STEP = flags.DEFINE_integer(
-    'cloud_report_tpcc_step_warehouses',
-    250,
-    'Active warehouses added per step.',
-    lower_bound=1,
-)
-_MAX = flags.DEFINE_integer(
-    'cloud_report_tpcc_max_warehouses',
-    3500,
-    'Warehouses loaded, and the last step (default: tpcc.sh -W default in'
-    " the CRL repository, the report's 16-vCPU setting).",
-    lower_bound=1,
-)
-_DURATION = flags.DEFINE_string(
-    'cloud_report_tpcc_duration', '30m', 'Measured time per step (90s, 30m).'
-)
-_RAMP = flags.DEFINE_string(
-    'cloud_report_tpcc_ramp', '1m', 'Ramp before each step (0s for none).'
-)
-_PASS_RULE = flags.DEFINE_string(
-    'cloud_report_tpcc_pass_rule',
-    'report',
-    'report (p90 < 5 s, the report text), crl_script (efc > 85 % and p95 <'
-    ' 10 s, the CRL script), or custom:METRIC<VALUE,METRIC>VALUE,... over'
-    f' {", ".join(stepping.METRIC_KEYS)}.',
-)
-_STATE_DIR = flags.DEFINE_string(
-    'cloud_report_tpcc_state_dir',
-    None,
-    "Directory of the stepping state file (default: PKB's run directory).",
-)
-_CRDB_CACHE = flags.DEFINE_string(
-    'cloud_report_tpcc_cockroach_cache',
-    '.25',
-    'cockroach start --cache (CRL repository: 0.25).',
-)
-_CRDB_SQL_MEMORY = flags.DEFINE_string(
-    'cloud_report_tpcc_cockroach_max_sql_memory',
-    '.4',
-    'cockroach start --max-sql-memory (CRL repository: 0.4).',
-)
-_CRDB_IMPORT_SETTINGS = flags.DEFINE_boolean(
-    'cloud_report_tpcc_cockroach_import_settings',
-    True,
-    "Set tpcc.sh's bulk-import cluster settings before the fixtures import.",
-)
-_PG_PORT = flags.DEFINE_integer(
-    'cloud_report_tpcc_postgres_port',
-    5432,
-    'PostgreSQL port on db1.',
-    lower_bound=1,
-    upper_bound=65535,
-)
-_PG_OPTIONS = flags.DEFINE_list(
-    'cloud_report_tpcc_postgres_options',
-    [],
-    'Extra PostgreSQL settings, NAME=VALUE (after the defaults).',
-)
-_PG_BIN_DIR = flags.DEFINE_string(
-    'cloud_report_tpcc_postgres_bin_dir',
-    None,
-    'PostgreSQL server binaries on db1 (default: newest'
-    ' /usr/lib/postgresql/*/bin).',
-)
-_PG_DATA_DIR = flags.DEFINE_string(
-    'cloud_report_tpcc_postgres_data_dir',
-    None,
-    "PostgreSQL data directory on db1 (default: on db1's data disk).",
-)
-_GOTPC_THREADS = flags.DEFINE_float(
-    'cloud_report_tpcc_gotpc_threads_per_warehouse',
-    10.0,
-    'go-tpc threads per active warehouse (TPC-C: 10 terminals).',
-    lower_bound=0.01,
-)
-_GOTPC_WAIT = flags.DEFINE_boolean(
-    'cloud_report_tpcc_gotpc_wait',
-    False,
-    'Run go-tpc with --wait (keying and think times), making its efficiency'
-    " comparable to cockroach's efc; off, each thread runs back to back.",
-)
-_GOTPC_LOAD_THREADS = flags.DEFINE_integer(
-    'cloud_report_tpcc_gotpc_load_threads',
-    4,
-    'go-tpc prepare threads.',
-    lower_bound=1,
-)
-_GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
-    'cloud_report_tpcc_gotpc_load_check',
-    True,
-    "Run go-tpc prepare's consistency checks after loading.",
-)
-AUTO = 'auto'
-_LOAD_TIMEOUT = flags.DEFINE_string(
-    'cloud_report_tpcc_load_timeout',
-    AUTO,
-    'Give up loading the warehouses after this long (e.g. 90m), ending the'
-    ' load on the client. auto: the expected import time of the warehouses'
-    ' on the db nodes plus a margin (at most an hour past it). An import'
-    ' can hang rather than exit when the database fails under it, e.g. on'
-    ' a full disk.',
-)
-_STEP_TIMEOUT = flags.DEFINE_string(
-    'cloud_report_tpcc_step_timeout',
-    AUTO,
-    'End a step that has not finished after this long (e.g. 45m) on the'
-    ' client; the step then gave no result. auto: ramp + duration plus a'
-    ' margin (at most an hour past them).',
-)
-_STEP_RETRIES = flags.DEFINE_integer(
-    'cloud_report_tpcc_step_retries',
-    1,
-    'Run a step that produced no result (the tool crashed, or printed'
-    ' nothing to parse) again this many times before the level counts as'
-    ' failed: the search ends there, its maximum the last passing level'
-    ' (the phase fails, its samples kept, when no level passed).',
-    lower_bound=0,
-)
-_GOTPC_INTERVAL = flags.DEFINE_string(
-    'cloud_report_tpcc_gotpc_interval',
-    '10s',
-    'go-tpc progress interval.',
-)
 
-
-def _Duration(name, positive=True, auto=False):
-  """A validator of a duration flag (auto: also the word AUTO)."""
-
-  def Check(value) -> bool:
-    if auto and value == AUTO:
-      return True
-    try:
-      seconds = engines.DurationSeconds(value)
-    except ValueError as e:
-      raise flags.ValidationError(f'--{name}: {e}') from e
-    if positive and seconds <= 0:
-      raise flags.ValidationError(f'--{name}={value}: must be longer than 0 s')
-    return True
-
-  return Check
-
-
-# Metrics the tools count in whole numbers.
-_INTEGER_METRICS = frozenset({'errors'})
-
-
-def RuleProblems(rule: stepping.PassRule) -> list[str]:
-  """Why no measurement could ever pass `rule` (empty if one could).
-
-  Every metric is finite and >= 0 (efficiency_pct has no upper bound:
-  go-tpc without --wait reports thousands of %), so `metric < v` needs
-  v > 0, and the lower and upper limits of one metric must leave room
-  between them (an integer, for error counts).
-  """
-  problems = []
-  lower: dict[str, float] = {}
-  upper: dict[str, float] = {}
-  for limit in rule.limits:
-    if not math.isfinite(limit.value):
-      problems.append(f'{limit.Describe()}: the value is not finite')
-      continue
-    if limit.op == '<':
-      upper[limit.metric] = min(upper.get(limit.metric, math.inf), limit.value)
-    else:
-      lower[limit.metric] = max(lower.get(limit.metric, -math.inf), limit.value)
-  for metric, high in upper.items():
-    low = lower.get(metric, -math.inf)
-    if metric in _INTEGER_METRICS:
-      least = 0 if low < 0 else math.floor(low) + 1  # the least whole count
-      possible = least < high
-    else:
-      possible = high > max(low, 0.0)
-    if possible:
-      continue
-    if high <= 0:
-      problems.append(f'{metric} < {high:g} can never hold: {metric} >= 0')
-    else:
-      problems.append(
-          f'{metric} > {low:g} and {metric} < {high:g} leave no'
-          f' {"whole number" if metric in _INTEGER_METRICS else "value"}'
-      )
-  return problems
-
-
-def _CheckRule(value) -> bool:
-  try:
-    rule = stepping.ParseRule(value)
-  except ValueError as e:
-    raise flags.ValidationError(f'--cloud_report_tpcc_pass_rule: {e}') from e
-  problems = RuleProblems(rule)
-  if problems:
-    raise flags.ValidationError(
-        f'--cloud_report_tpcc_pass_rule={value}: no step could ever pass: '
-        + '; '.join(problems)
-    )
-  return True
-
-
-def _CheckOptions(values) -> bool:
-  bad = [v for v in values if '=' not in v or ' ' in v or "'" in v]
-  if bad:
-    raise flags.ValidationError(
-        f'--cloud_report_tpcc_postgres_options: {bad}: write NAME=VALUE,'
-        ' without spaces or quotes'
-    )
-  return True
-
-
-def _CheckGrid(values) -> bool:
-  start = values['cloud_report_tpcc_start_warehouses']
-  maximum = values['cloud_report_tpcc_max_warehouses']
-  if start is not None and maximum is not None and maximum < start:
-    raise flags.ValidationError(
-        f'--cloud_report_tpcc_max_warehouses={maximum} is below'
-        f' --cloud_report_tpcc_start_warehouses={start}'
-    )
-  return True
-
-
-for _name in (
-    'cloud_report_tpcc_duration',
-    'cloud_report_tpcc_probe_duration',
-    'cloud_report_tpcc_gotpc_interval',
-):
-  flags.register_validator(_name, _Duration(_name))
-for _name in (
-    'cloud_report_tpcc_load_timeout',
-    'cloud_report_tpcc_step_timeout',
-):
-  flags.register_validator(_name, _Duration(_name, auto=True))
-flags.register_validator(
-    'cloud_report_tpcc_ramp',
-    _Duration('cloud_report_tpcc_ramp', positive=False),
-)
-flags.register_validator(
-    'cloud_report_tpcc_gotpc_threads_per_warehouse',
-    topology_lib.FiniteValidator(
-        'cloud_report_tpcc_gotpc_threads_per_warehouse'
-    ),
-)
-flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
-flags.register_validator('cloud_report_tpcc_postgres_options', _CheckOptions)
-flags.register_multi_flags_validator(
-    ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
-    _CheckGrid,
-)
-
-
-@dataclasses.dataclass(frozen=True)
-class Params:
-  """The phase's settings, read once from the flags."""
-
-  engine: str = engines.COCKROACH
-  strategy: str = stepping.LINEAR
-  start: int = 2500
-  step: int = 250
-  max_warehouses: int = 3500
-  duration: str = '30m'
-  probe_duration: str = '5m'
-  ramp: str = '1m'
-  pass_rule: str = 'report'
-  state_dir: str | None = None
-  cockroach_cache: str = '.25'
-  cockroach_max_sql_memory: str = '.4'
-  cockroach_import_settings: bool = True
-  postgres_port: int = 5432
-  postgres_options: tuple[str, ...] = ()
-  postgres_bin_dir: str | None = None
-  postgres_data_dir: str | None = None
-  gotpc_threads_per_warehouse: float = 10.0
-  gotpc_wait: bool = False
-  gotpc_load_threads: int = 4
-  gotpc_load_check: bool = True
-  gotpc_interval: str = '10s'
-  load_timeout: str = AUTO
-  step_timeout: str = AUTO
-  step_retries: int = 1
-
-  @classmethod
-  def FromFlags(cls) -> 'Params':
-    return cls(
-        engine=_ENGINE.value,
-        strategy=_STRATEGY.value,
-        start=_START.value,
-        step=_STEP.value,
-        max_warehouses=_MAX.value,
-        duration=_DURATION.value,
-        probe_duration=_PROBE_DURATION.value,
-        ramp=_RAMP.value,
-        pass_rule=_PASS_RULE.value,
-        state_dir=_STATE_DIR.value,
-        cockroach_cache=_CRDB_CACHE.value,
-        cockroach_max_sql_memory=_CRDB_SQL_MEMORY.value,
-        cockroach_import_settings=_CRDB_IMPORT_SETTINGS.value,
-        postgres_port=_PG_PORT.value,
-        postgres_options=tuple(_PG_OPTIONS.value),
-        postgres_bin_dir=_PG_BIN_DIR.value,
-        postgres_data_dir=_PG_DATA_DIR.value,
-        gotpc_threads_per_warehouse=_GOTPC_THREADS.value,
-        gotpc_wait=_GOTPC_WAIT.value,
-        gotpc_load_threads=_GOTPC_LOAD_THREADS.value,
-        gotpc_load_check=_GOTPC_LOAD_CHECK.value,
-        gotpc_interval=_GOTPC_INTERVAL.value,
-        load_timeout=_LOAD_TIMEOUT.value,
-        step_timeout=_STEP_TIMEOUT.value,
-        step_retries=_STEP_RETRIES.value,
-    )
-
-  def LoadTimeout(self, nodes: int) -> int:
-    """Seconds the warehouses' load may take on `nodes` database nodes."""
-    if self.load_timeout != AUTO:
-      return engines.DurationSeconds(self.load_timeout)
-    return estimates.Bound(estimates.ImportSeconds(self.max_warehouses, nodes))
-
-  def StepTimeout(self, overrun: float = 1.0) -> int:
-    """Seconds one step may take; overrun: the tool's duration multiplier
-    (go-tpc with --wait runs past its --time)."""
-    if self.step_timeout != AUTO:
-      return engines.DurationSeconds(self.step_timeout)
-    return estimates.Bound(
-        estimates.StepSeconds(self.ramp_s, self.duration_s * overrun)
-    )
-
-  @property
-  def duration_s(self) -> int:
-    return engines.DurationSeconds(self.duration)
-
-  @property
-  def probe_duration_s(self) -> int:
-    return engines.DurationSeconds(self.probe_duration)
-
-  @property
-  def ramp_s(self) -> int:
-    return engines.DurationSeconds(self.ramp)
-
-  @property
-  def plan(self) -> stepping.Plan:
-    return stepping.Plan(
-        self.strategy, self.start, self.step, self.max_warehouses
-    )
-
-  @property
-  def rule(self) -> stepping.PassRule:
-    return stepping.ParseRule(self.pass_rule)
-
-
-def Fingerprint(params: Params, engine) -> dict:
+def Fingerprint(params: tpcc_params.Params, engine) -> dict:
   """What makes two steps' measurements comparable (saved with the state)."""
   probe = {}
   if params.strategy == stepping.PROBE:
@@ -449,16 +72,27 @@ def Fingerprint(params: Params, engine) -> dict:
   )
 
 
-def StatePath(params: Params, run_uri: str, config_key: str) -> str:
+def StatePath(params: tpcc_params.Params, run_uri: str, config_key: str) -> str:
   directory = params.state_dir or vm_util.GetTempDir()
   return os.path.join(
       directory, STATE_FILE.format(run_uri=run_uri, config=config_key)
   )
 
 
+def SelectEngine(name: str, params: tpcc_params.Params):
+  """Returns the engine named by --cloud_report_tpcc_engine."""
+  if name == engines.COCKROACH:
+    return engines.CockroachEngine(params)
+  if name == engines.POSTGRES:
+    return tpcc_postgres.PostgresEngine(params)
+  raise ValueError(
+      f'unknown TPC-C engine {name!r}; expected one of {engines.ENGINES}'
+  )
+
+
 def Prepare(topology) -> None:
-  params = Params.FromFlags()
-  engine = engines.Select(params.engine, params, topology)
+  params = tpcc_params.Params.FromFlags()
+  engine = SelectEngine(params.engine, params)
   logging.info(
       'tpcc: engine %s; loading %d warehouses',
       engine.name,
@@ -467,13 +101,15 @@ def Prepare(topology) -> None:
   engine.Prepare(topology)
 
 
-def Search(params: Params, engine, topology, store=None) -> stepping.Result:
+def Search(
+    params: tpcc_params.Params, engine, topology, store=None
+) -> stepping.Result:
   """Runs (or resumes) the stepping search with an engine."""
   # The same engine with the probe's duration: a probe is a step run shorter.
   probe_params = dataclasses.replace(params, duration=params.probe_duration)
-  probe_engine = engines.Select(engine.name, probe_params, topology)
+  probe_engine = SelectEngine(engine.name, probe_params)
 
-  def Measurer(run_params: Params, run_engine, kind: str):
+  def Measurer(run_params: tpcc_params.Params, run_engine, kind: str):
     def Measure(warehouses: int, iteration: int) -> stepping.Measurement:
       logging.info(
           'tpcc: step %d (%s): %d active warehouses for %s (%s ramp)',
@@ -510,7 +146,7 @@ def Search(params: Params, engine, topology, store=None) -> stepping.Result:
 
 
 def ToSamples(
-    params: Params, engine, result: stepping.Result, metadata=None
+    params: tpcc_params.Params, engine, result: stepping.Result, metadata=None
 ) -> list:
   """Per-step and summary samples of a finished search.
 
@@ -553,8 +189,8 @@ def ToSamples(
 
 def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
-  params = Params.FromFlags()
-  engine = engines.Select(params.engine, params, topology)
+  params = tpcc_params.Params.FromFlags()
+  engine = SelectEngine(params.engine, params)
   run_uri, config_key = resume.RunKey()
   store = stepping.StateStore(
       StatePath(params, run_uri, config_key),
@@ -595,7 +231,7 @@ def CheckPrerequisites(benchmark_config) -> list[str]:
   --cloud_report_cockroachdb_arch or its machine type, needs a CockroachDB
   release built for it and a sha256 to check the tarball against.
   """
-  if _ENGINE.value == engines.POSTGRES:
+  if tpcc_params.ENGINE.value == engines.POSTGRES:
     return []
   problems = []
   for name, group in sorted((benchmark_config.vm_groups or {}).items()):
@@ -616,5 +252,5 @@ def CheckPrerequisites(benchmark_config) -> list[str]:
 
 
 def Cleanup(topology) -> None:
-  params = Params.FromFlags()
-  engines.Select(params.engine, params, topology).Cleanup(topology)
+  params = tpcc_params.Params.FromFlags()
+  SelectEngine(params.engine, params).Cleanup(topology)

@@ -24,21 +24,16 @@ client imports the TPC-C fixtures for the maximum warehouses and runs
 --duration` against all nodes. Its efficiency (efc) is measured with the
 workload's default keying and think times (--wait=true), as in the report.
 
-postgres: PostgreSQL on db1 only, go-tpc on the client (where CockroachDB
-cannot be installed).
-`go-tpc tpcc prepare` loads the maximum warehouses; a step runs `go-tpc tpcc
-run --warehouses N` (transactions pick warehouses 1..N) with
-threads_per_warehouse * N threads, after a ramp run of the same shape whose
-output is discarded (go-tpc has no ramp). Without --wait there is no keying
-or think time: go-tpc's efficiency (same formula, 100 * tpmC / (12.86 * N))
-then measures how far the load exceeds TPC-C's per-warehouse ceiling and is
-far above 100 %; with --cloud_report_tpcc_gotpc_wait and 10 threads per
+postgres (cloud_report.tpcc_postgres): PostgreSQL on db1 only, go-tpc on the
+client, where CockroachDB cannot be installed. Without --wait go-tpc has no
+keying or think time: its efficiency (same formula, 100 * tpmC / (12.86 *
+N)) then measures how far the load exceeds TPC-C's per-warehouse ceiling and
+is far above 100 %; with --cloud_report_tpcc_gotpc_wait and 10 threads per
 warehouse it is comparable to cockroach's efc.
 """
 
 import dataclasses
 import logging
-import math
 import posixpath
 import re
 import shlex
@@ -47,10 +42,8 @@ from typing import Any, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
@@ -65,17 +58,8 @@ ENGINES = (COCKROACH, POSTGRES)
 PHASE = 'tpcc'
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 DATABASE = 'tpcc'
-PG_USER = 'postgres'
 DATA_MOUNT = '/mnt/cloud_report_tpcc'  # a raw data disk's mount point
-PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'
-# Prints the newest PostgreSQL server's bin dir (Debian/Ubuntu layout).
-_NEWEST_PG_BIN = (
-    'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1'
-)
 MIN_ELAPSED_FRACTION = 0.9  # a run shorter than this was cut short
-# go-tpc --wait runs past --time (keying and think times), up to about this
-# many times it.
-GOTPC_WAIT_OVERRUN = 3.0
 WAREHOUSE_TOLERANCE = 0.02  # efficiency's implied warehouses vs requested
 OUTPUT_TAIL_LINES = 150
 _EXIT = re.compile(r'^cloud_report_tpcc_exit_status=(\d+)$', re.M)
@@ -152,7 +136,7 @@ def ToMeasurement(
   return stepping.Measurement(result.Metrics(), error, extra)
 
 
-def _RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
+def RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
   """Runs command on vm, its output to log_path; returns (tail, status).
 
   The command (a simple command) is ended on the VM after bound_s
@@ -259,7 +243,7 @@ def UnmountDataDisk(vm) -> None:
 class CockroachEngine:
   """CockroachDB on the db VMs, `cockroach workload` on the client."""
 
-  params: Any  # cloud_report.tpcc.Params
+  params: Any  # cloud_report.tpcc_params.Params
   name: str = COCKROACH
   tool: str = tpcc_parser.COCKROACH
 
@@ -328,7 +312,7 @@ class CockroachEngine:
     logging.info(
         'tpcc: importing %d warehouses, for at most %d s', wanted, bound
     )
-    tail, status = _RunLogged(
+    tail, status = RunLogged(
         client,
         ImportCommand(wanted, first_ip),
         f'{WORK_DIR}/import.txt',
@@ -367,7 +351,7 @@ class CockroachEngine:
         cockroachdb.WorkloadOpenFiles(warehouses),
         f'cockroach workload run tpcc at {warehouses} active warehouses',
     )
-    tail, status = _RunLogged(client, command, log, timeout, prelude)
+    tail, status = RunLogged(client, command, log, timeout, prelude)
     if status and cockroachdb.OPEN_FILES_MARK in tail:
       line = next(
           l for l in tail.splitlines() if cockroachdb.OPEN_FILES_MARK in l
@@ -414,273 +398,3 @@ def WorkloadRunCommand(
       f' --warehouses={warehouses} --active-warehouses={active}'
       f' --ramp={ramp} --duration={duration} {urls}'
   )
-
-
-@dataclasses.dataclass
-class PostgresEngine:
-  """PostgreSQL on db1, go-tpc on the client."""
-
-  params: Any  # cloud_report.tpcc.Params
-  name: str = POSTGRES
-  tool: str = tpcc_parser.GO_TPC
-
-  def Threads(self, warehouses: int) -> int:
-    return max(
-        1, math.ceil(warehouses * self.params.gotpc_threads_per_warehouse)
-    )
-
-  def Fingerprint(self) -> dict[str, Any]:
-    return {
-        'gotpc_version': go_tpc.VERSION,
-        'threads_per_warehouse': self.params.gotpc_threads_per_warehouse,
-        'wait': self.params.gotpc_wait,
-        'postgres_options': list(self.params.postgres_options),
-    }
-
-  def DataDir(self, db) -> str:
-    return self.params.postgres_data_dir or DataDiskDir(
-        db, 'cloud_report_postgres', PG_FALLBACK_DIR
-    )
-
-  def Probe(self, db) -> tuple[str, int]:
-    """(server bin dir, MemTotal in kB) of db, from one command.
-
-    The bin dir is --cloud_report_tpcc_postgres_bin_dir, else the newest
-    /usr/lib/postgresql/*/bin.
-
-    Raises:
-      errors.Setup.InvalidSetupError: no PostgreSQL server is found.
-    """
-    out, _ = db.RemoteCommand(
-        f'echo "bin_dir=$({_NEWEST_PG_BIN})";'
-        ' awk \'/^MemTotal:/ {print "mem_kb=" $2}\' /proc/meminfo'
-    )
-    values = dict(line.strip().partition('=')[::2] for line in out.splitlines())
-    bin_dir = self.params.postgres_bin_dir or values.get('bin_dir', '')
-    if not bin_dir:
-      raise errors.Setup.InvalidSetupError(
-          f'{db.name}: no PostgreSQL server in /usr/lib/postgresql/*/bin; set'
-          ' --cloud_report_tpcc_postgres_bin_dir'
-      )
-    mem_kb = values.get('mem_kb', '')
-    if not mem_kb.isdigit():
-      raise errors.VirtualMachine.RemoteCommandError(
-          f'{db.name}: no MemTotal in /proc/meminfo: {out[-300:]!r}'
-      )
-    return bin_dir, int(mem_kb)
-
-  def Prepare(self, topology) -> None:
-    """Installs PostgreSQL and go-tpc, starts the server, loads the tables."""
-    db, client = topology.first_db, topology.RequireClient(PHASE)
-    if getattr(db, 'install_packages', True) and hasattr(db, 'InstallPackages'):
-      db.InstallPackages('postgresql')
-      db.RemoteCommand('sudo systemctl stop postgresql 2>/dev/null; true')
-    client.Install(go_tpc.PACKAGE_NAME)
-    if not self.params.postgres_data_dir:
-      MountDataDisk(db)
-    bin_dir, mem_kb = self.Probe(db)
-    ctl = PostgresCommands(
-        bin_dir=bin_dir,
-        data_dir=self.DataDir(db),
-        port=self.params.postgres_port,
-    )
-    max_threads = max(
-        self.Threads(self.params.max_warehouses),
-        self.params.gotpc_load_threads,
-    )
-    settings = [
-        f'listen_addresses={db.internal_ip}',
-        f'max_connections={max_threads + 20}',
-        f'shared_buffers={mem_kb // 4}kB',
-    ] + list(self.params.postgres_options)
-    wanted = self.params.max_warehouses
-    out, _ = db.RemoteCommand(ctl.ResumeCommand(settings, DATABASE))
-    loaded = _LastCount(out)
-    if loaded is not None and loaded >= wanted:
-      logging.info(
-          'tpcc: %s already holds %d warehouses (%d wanted); no load',
-          ctl.data_dir,
-          loaded,
-          wanted,
-      )
-      return
-    db.RemoteCommand(
-        ' && '.join(ctl.SetUpCommands(client.internal_ip, settings))
-    )
-    binary = go_tpc.Path(client)
-    load = go_tpc.PrepareCommand(
-        binary,
-        db.internal_ip,
-        self.params.postgres_port,
-        PG_USER,
-        DATABASE,
-        self.params.max_warehouses,
-        self.params.gotpc_load_threads,
-        check=self.params.gotpc_load_check,
-    )
-    limit = self.params.LoadTimeout(1)
-    tail, status = _RunLogged(client, load, f'{WORK_DIR}/prepare.txt', limit)
-    if status in remote.TIMED_OUT:
-      raise errors.Benchmarks.RunError(
-          f'go-tpc prepare did not finish in {limit} s and was ended'
-          ' (--cloud_report_tpcc_load_timeout); is the database disk full or'
-          f' the server down? Output tail: {tail[-1500:]}'
-      )
-    if status or 'Finished' not in tail:
-      raise errors.Benchmarks.RunError(
-          f'go-tpc prepare exited {status}: {tail[-2000:]}'
-      )
-
-  def _Command(self, topology, warehouses: int, duration: str) -> str:
-    db, client = topology.first_db, topology.RequireClient(PHASE)
-    return go_tpc.RunWorkloadCommand(
-        go_tpc.Path(client),
-        db.internal_ip,
-        self.params.postgres_port,
-        PG_USER,
-        DATABASE,
-        warehouses,
-        self.Threads(warehouses),
-        duration,
-        wait=self.params.gotpc_wait,
-        interval=self.params.gotpc_interval,
-    )
-
-  def RunStep(self, topology, warehouses: int, iteration: int):
-    """Runs a ramp (if any) then one step; returns (output tail, status)."""
-    client = topology.RequireClient(PHASE)
-    prefix = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh'
-    if self.params.ramp_s:
-      tail, status = _RunLogged(
-          client,
-          self._Command(topology, warehouses, self.params.ramp),
-          f'{prefix}-ramp.txt',
-          estimates.Bound(self.params.ramp_s * self._Overrun()),
-      )
-      if status:
-        logging.warning('tpcc: go-tpc ramp run exited %d: %s', status, tail)
-    return _RunLogged(
-        client,
-        self._Command(topology, warehouses, self.params.duration),
-        f'{prefix}.txt',
-        self.StepTimeout(),
-    )
-
-  def _Overrun(self) -> float:
-    # With --wait, keying and think times make go-tpc run past its --time.
-    return GOTPC_WAIT_OVERRUN if self.params.gotpc_wait else 1.0
-
-  def StepTimeout(self) -> int:
-    """Seconds the measured run of a step may take before it is ended."""
-    return self.params.StepTimeout(self._Overrun())
-
-  def StepExtra(self, warehouses: int) -> dict[str, Any]:
-    return {'threads': self.Threads(warehouses)}
-
-  def SampleMetadata(self, topology) -> dict[str, Any]:
-    del topology
-    return {}
-
-  def Cleanup(self, topology) -> None:
-    """Stops and removes the server in one command (the bin dir looked up in
-    it), then unmounts the data disk Prepare mounted."""
-    db = topology.first_db
-    ctl = PostgresCommands(
-        bin_dir=self.params.postgres_bin_dir or f'$({_NEWEST_PG_BIN})',
-        data_dir=self.DataDir(db),
-        port=self.params.postgres_port,
-    )
-    db.RemoteCommand(' && '.join(ctl.TearDownCommands()))
-    if not self.params.postgres_data_dir:
-      UnmountDataDisk(db)
-
-
-@dataclasses.dataclass(frozen=True)
-class PostgresCommands:
-  """Commands that make, start, stop and remove our PostgreSQL server."""
-
-  bin_dir: str
-  data_dir: str
-  port: int
-
-  def _As(self, command: str) -> str:
-    return f'sudo -u {PG_USER} {command}'
-
-  def _StartCommand(self, settings) -> str:
-    d = shlex.quote(self.data_dir)
-    options = ' '.join(f'-c {s}' for s in settings)
-    server_options = shlex.quote(f'-p {self.port} -k {self.data_dir} {options}')
-    return self._As(
-        f'{self.bin_dir}/pg_ctl -D {d} -l {d}/server.log -w -t 300'
-        f' -o {server_options} start'
-    )
-
-  def ResumeCommand(self, settings, database: str) -> str:
-    """Prints the warehouses a server of ours already holds (nothing when
-    there is none), starting it first where it is stopped."""
-    d = shlex.quote(self.data_dir)
-    count = self._As(
-        f'{self.bin_dir}/psql -h {d} -p {self.port} -d {database} -tAc'
-        ' "SELECT count(*) FROM warehouse"'
-    )
-    running = self._As(f'{self.bin_dir}/pg_ctl -D {d} status >/dev/null')
-    return (
-        f'if sudo test -f {d}/PG_VERSION; then'
-        f' {{ {running} || {self._StartCommand(settings)} >/dev/null; }}'
-        f' && {count} 2>/dev/null; fi; true'
-    )
-
-  def StopCommand(self) -> str:
-    d = shlex.quote(self.data_dir)
-    return (
-        f'if sudo test -f {d}/postmaster.pid; then'
-        f' {self._As(f"{self.bin_dir}/pg_ctl -D {d} -m fast -w stop")}; fi'
-    )
-
-  def SetUpCommands(self, client_ip: str, settings) -> list[str]:
-    """From nothing (or a previous server of ours) to an empty tpcc DB, in
-    order (Prepare runs them as one command, joined with &&)."""
-    d = shlex.quote(self.data_dir)
-    hba = '\\n'.join([
-        f'local all {PG_USER} peer',
-        f'host all {PG_USER} 127.0.0.1/32 trust',
-        f'host all {PG_USER} {client_ip}/32 trust',
-    ])
-    return [
-        self.StopCommand(),
-        (
-            f'sudo rm -rf {d} && sudo mkdir -p {d} && sudo chown {PG_USER}: {d}'
-            f' && sudo chmod 700 {d}'
-        ),
-        self._As(
-            f'{self.bin_dir}/initdb -D {d} -U {PG_USER} --auth-local=peer'
-            ' --auth-host=reject >/dev/null'
-        ),
-        f"printf '{hba}\\n' | {self._As(f'tee {d}/pg_hba.conf')} >/dev/null",
-        self._StartCommand(settings),
-        self._As(
-            f'{self.bin_dir}/psql -h {d} -p {self.port} -d postgres -v'
-            f' ON_ERROR_STOP=1 -c "CREATE DATABASE {DATABASE}"'
-        ),
-    ]
-
-  def TearDownCommands(self) -> list[str]:
-    return [self.StopCommand(), f'sudo rm -rf {shlex.quote(self.data_dir)}']
-
-
-def _LastCount(output: str) -> int | None:
-  """The count a query printed last (None when it printed none; pure)."""
-  lines = [l.strip() for l in output.splitlines() if l.strip()]
-  if lines and lines[-1].isdigit():
-    return int(lines[-1])
-  return None
-
-
-def Select(name: str, params, topology):
-  """Returns the engine named by --cloud_report_tpcc_engine."""
-  del topology  # every engine takes its VMs in Prepare
-  if name == COCKROACH:
-    return CockroachEngine(params)
-  if name == POSTGRES:
-    return PostgresEngine(params)
-  raise ValueError(f'unknown TPC-C engine {name!r}; expected one of {ENGINES}')

@@ -39,6 +39,7 @@ from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import local_vm
 
@@ -79,7 +80,7 @@ class LocalVmTest(absltest.TestCase):
       os.makedirs(vm.work_dir, exist_ok=True)
     self.db, self.client = db, client
     self.topology = phases.Topology((db,), client, None)
-    self.params = tpcc.Params(
+    self.params = tpcc_params.Params(
         engine='postgres',
         strategy='linear',
         start=1,
@@ -97,7 +98,7 @@ class LocalVmTest(absltest.TestCase):
         gotpc_load_check=False,
         gotpc_interval='5s',
     )
-    self.engine = tpcc_engines.Select('postgres', self.params, self.topology)
+    self.engine = tpcc.SelectEngine('postgres', self.params)
     self.addCleanup(self.engine.Cleanup, self.topology)
 
   def testThreeRealStepsAndResume(self):

@@ -28,7 +28,7 @@ from absl.testing import parameterized
 
 from pkb_ext import registry
 from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 
 FLAGS = flags.FLAGS
 
@@ -113,7 +113,7 @@ class ValidatorTest(parameterized.TestCase):
 
   def testNamedRulesArePossible(self):
     for rule in stepping.RULES.values():
-      self.assertEqual(tpcc.RuleProblems(rule), [])
+      self.assertEqual(tpcc_params.RuleProblems(rule), [])
 
 
 class PkbStartUpTest(absltest.TestCase):

@@ -27,8 +27,9 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
-from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
 from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
 
 FIO_DATA = pathlib.Path(__file__).parent.parent / 'data' / 'fio'
@@ -143,7 +144,7 @@ class CoreMarkRoundTripsTest(absltest.TestCase):
 
 
 def _Engine(**overrides):
-  params = tpcc.Params(
+  params = tpcc_params.Params(
       engine=tpcc_engines.POSTGRES,
       start=1,
       step=1,
@@ -151,7 +152,7 @@ def _Engine(**overrides):
       postgres_data_dir='/srv/pg',
       **overrides,
   )
-  return tpcc_engines.PostgresEngine(params=params)
+  return tpcc_postgres.PostgresEngine(params=params)
 
 
 class PostgresRoundTripsTest(absltest.TestCase):
@@ -173,7 +174,7 @@ class PostgresRoundTripsTest(absltest.TestCase):
     topology = self._Topology(db)
     engine = _Engine()
     with mock.patch.object(
-        tpcc_engines.go_tpc, 'Path', return_value='/b/go-tpc'
+        tpcc_postgres.go_tpc, 'Path', return_value='/b/go-tpc'
     ):
       engine.Prepare(topology)
     self.assertLen(db.remote, 3)
@@ -181,7 +182,7 @@ class PostgresRoundTripsTest(absltest.TestCase):
     self.assertIn('SELECT count(*) FROM warehouse', resume)
     self.assertIn('/usr/lib/postgresql/*/bin', probe)
     self.assertIn('MemTotal', probe)
-    ctl = tpcc_engines.PostgresCommands(
+    ctl = tpcc_postgres.PostgresCommands(
         '/usr/lib/postgresql/15/bin', '/srv/pg', engine.params.postgres_port
     )
     settings = [

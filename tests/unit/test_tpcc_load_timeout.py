@@ -23,8 +23,9 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
 
 
 def _Db():
@@ -48,7 +49,7 @@ class LoadTimeoutTest(absltest.TestCase):
         f'load tail\ncloud_report_tpcc_exit_status={status}\n',
         '',
     )
-    params = tpcc.Params(
+    params = tpcc_params.Params(
         engine=tpcc_engines.POSTGRES,
         start=1,
         step=1,
@@ -56,12 +57,12 @@ class LoadTimeoutTest(absltest.TestCase):
         postgres_data_dir='/srv/pg',
         load_timeout=load_timeout,
     )
-    engine = tpcc_engines.PostgresEngine(params=params)
+    engine = tpcc_postgres.PostgresEngine(params=params)
     topology = phases.Topology(
         db_vms=(_Db(),), client_vm=client, run_metadata=None
     )
     with mock.patch.object(
-        tpcc_engines.go_tpc, 'Path', return_value='/b/go-tpc'
+        tpcc_postgres.go_tpc, 'Path', return_value='/b/go-tpc'
     ):
       engine.Prepare(topology)
     return client
@@ -93,7 +94,7 @@ class LoadTimeoutTest(absltest.TestCase):
         'cloud_report_tpcc_exit_status=0\n',
         '',
     )
-    tail, status = tpcc_engines._RunLogged(
+    tail, status = tpcc_engines.RunLogged(
         client, '/b/go-tpc tpcc prepare', '/w/p.txt', 600
     )
     self.assertEqual(status, 0)
@@ -104,24 +105,27 @@ class LoadTimeoutTest(absltest.TestCase):
 
   def testTheDefaultBoundFollowsTheWarehouses(self):
     # auto: the expected load plus its margin, never an hour past it.
-    small = tpcc.Params(max_warehouses=10).LoadTimeout(3)
-    report = tpcc.Params(max_warehouses=3500).LoadTimeout(3)
+    small = tpcc_params.Params(max_warehouses=10).LoadTimeout(3)
+    report = tpcc_params.Params(max_warehouses=3500).LoadTimeout(3)
     self.assertEqual(small, 609)  # 9 s expected, the least margin
     expected = 3500 / (20000 / 2.5 / 6 * 3) * 3600  # 52.5 minutes
     self.assertGreater(report, expected)
     self.assertLessEqual(report, expected + 3600)
     self.assertEqual(
-        tpcc.Params(max_warehouses=3500, load_timeout='90m').LoadTimeout(3),
+        tpcc_params.Params(max_warehouses=3500, load_timeout='90m').LoadTimeout(
+            3
+        ),
         5400,
     )
     self.assertLess(report, 48 * 3600)  # the old default
 
   def testTheStepBound(self):
-    params = tpcc.Params(duration='30m', ramp='1m')
+    params = tpcc_params.Params(duration='30m', ramp='1m')
     self.assertEqual(params.StepTimeout(), 31 * 60 + 600)
-    self.assertEqual(tpcc.Params(step_timeout='40m').StepTimeout(), 2400)
+    self.assertEqual(tpcc_params.Params(step_timeout='40m').StepTimeout(), 2400)
     self.assertEqual(
-        tpcc.Params(duration='4h', ramp='0s').StepTimeout(), 4 * 3600 + 3600
+        tpcc_params.Params(duration='4h', ramp='0s').StepTimeout(),
+        4 * 3600 + 3600,
     )
 
 

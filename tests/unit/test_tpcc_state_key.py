@@ -22,6 +22,7 @@ from perfkitbenchmarker import context
 
 from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 
 FLAGS = flags.FLAGS
 
@@ -89,7 +90,7 @@ class RunKeyTest(absltest.TestCase):
     self.assertEqual(key, resume.ConfigKey('', {}, []))
 
   def testStatePathNamesRunAndConfiguration(self):
-    params = tpcc.Params(state_dir='/state')
+    params = tpcc_params.Params(state_dir='/state')
     self.assertEqual(
         tpcc.StatePath(params, 'abc', '0123456789ab'),
         '/state/cloud_report_tpcc_abc_0123456789ab.json',

@@ -1,0 +1,307 @@
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The TPC-C phase's postgres engine: PostgreSQL on db1, go-tpc on the client.
+
+`go-tpc tpcc prepare` loads the maximum warehouses into PostgreSQL on db1; a
+step runs `go-tpc tpcc run --warehouses N` (transactions pick warehouses
+1..N) with threads_per_warehouse * N threads, after a ramp run of the same
+shape whose output is discarded (go-tpc has no ramp). The server, its data
+directory on db1's data disk and its access rules are PostgresCommands'.
+"""
+
+import dataclasses
+import logging
+import math
+import shlex
+from typing import Any
+
+from perfkitbenchmarker import errors
+
+from pkb_cloud_report.benchmarks.cloud_report import estimates
+from pkb_cloud_report.benchmarks.cloud_report import remote
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
+from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
+
+PG_USER = 'postgres'
+PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'
+# Prints the newest PostgreSQL server's bin dir (Debian/Ubuntu layout).
+_NEWEST_PG_BIN = (
+    'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1'
+)
+# go-tpc --wait runs past --time (keying and think times), up to about this
+# many times it.
+GOTPC_WAIT_OVERRUN = 3.0
+
+
+@dataclasses.dataclass
+class PostgresEngine:
+  """PostgreSQL on db1, go-tpc on the client."""
+
+  params: Any  # cloud_report.tpcc_params.Params
+  name: str = engines.POSTGRES
+  tool: str = tpcc_parser.GO_TPC
+
+  def Threads(self, warehouses: int) -> int:
+    return max(
+        1, math.ceil(warehouses * self.params.gotpc_threads_per_warehouse)
+    )
+
+  def Fingerprint(self) -> dict[str, Any]:
+    return {
+        'gotpc_version': go_tpc.VERSION,
+        'threads_per_warehouse': self.params.gotpc_threads_per_warehouse,
+        'wait': self.params.gotpc_wait,
+        'postgres_options': list(self.params.postgres_options),
+    }
+
+  def DataDir(self, db) -> str:
+    return self.params.postgres_data_dir or engines.DataDiskDir(
+        db, 'cloud_report_postgres', PG_FALLBACK_DIR
+    )
+
+  def Probe(self, db) -> tuple[str, int]:
+    """(server bin dir, MemTotal in kB) of db, from one command.
+
+    The bin dir is --cloud_report_tpcc_postgres_bin_dir, else the newest
+    /usr/lib/postgresql/*/bin.
+
+    Raises:
+      errors.Setup.InvalidSetupError: no PostgreSQL server is found.
+    """
+    out, _ = db.RemoteCommand(
+        f'echo "bin_dir=$({_NEWEST_PG_BIN})";'
+        ' awk \'/^MemTotal:/ {print "mem_kb=" $2}\' /proc/meminfo'
+    )
+    values = dict(line.strip().partition('=')[::2] for line in out.splitlines())
+    bin_dir = self.params.postgres_bin_dir or values.get('bin_dir', '')
+    if not bin_dir:
+      raise errors.Setup.InvalidSetupError(
+          f'{db.name}: no PostgreSQL server in /usr/lib/postgresql/*/bin; set'
+          ' --cloud_report_tpcc_postgres_bin_dir'
+      )
+    mem_kb = values.get('mem_kb', '')
+    if not mem_kb.isdigit():
+      raise errors.VirtualMachine.RemoteCommandError(
+          f'{db.name}: no MemTotal in /proc/meminfo: {out[-300:]!r}'
+      )
+    return bin_dir, int(mem_kb)
+
+  def Prepare(self, topology) -> None:
+    """Installs PostgreSQL and go-tpc, starts the server, loads the tables."""
+    db, client = topology.first_db, topology.RequireClient(engines.PHASE)
+    if getattr(db, 'install_packages', True) and hasattr(db, 'InstallPackages'):
+      db.InstallPackages('postgresql')
+      db.RemoteCommand('sudo systemctl stop postgresql 2>/dev/null; true')
+    client.Install(go_tpc.PACKAGE_NAME)
+    if not self.params.postgres_data_dir:
+      engines.MountDataDisk(db)
+    bin_dir, mem_kb = self.Probe(db)
+    ctl = PostgresCommands(
+        bin_dir=bin_dir,
+        data_dir=self.DataDir(db),
+        port=self.params.postgres_port,
+    )
+    max_threads = max(
+        self.Threads(self.params.max_warehouses),
+        self.params.gotpc_load_threads,
+    )
+    settings = [
+        f'listen_addresses={db.internal_ip}',
+        f'max_connections={max_threads + 20}',
+        f'shared_buffers={mem_kb // 4}kB',
+    ] + list(self.params.postgres_options)
+    wanted = self.params.max_warehouses
+    out, _ = db.RemoteCommand(ctl.ResumeCommand(settings, engines.DATABASE))
+    loaded = _LastCount(out)
+    if loaded is not None and loaded >= wanted:
+      logging.info(
+          'tpcc: %s already holds %d warehouses (%d wanted); no load',
+          ctl.data_dir,
+          loaded,
+          wanted,
+      )
+      return
+    db.RemoteCommand(
+        ' && '.join(ctl.SetUpCommands(client.internal_ip, settings))
+    )
+    binary = go_tpc.Path(client)
+    load = go_tpc.PrepareCommand(
+        binary,
+        db.internal_ip,
+        self.params.postgres_port,
+        PG_USER,
+        engines.DATABASE,
+        self.params.max_warehouses,
+        self.params.gotpc_load_threads,
+        check=self.params.gotpc_load_check,
+    )
+    limit = self.params.LoadTimeout(1)
+    tail, status = engines.RunLogged(
+        client, load, f'{engines.WORK_DIR}/prepare.txt', limit
+    )
+    if status in remote.TIMED_OUT:
+      raise errors.Benchmarks.RunError(
+          f'go-tpc prepare did not finish in {limit} s and was ended'
+          ' (--cloud_report_tpcc_load_timeout); is the database disk full or'
+          f' the server down? Output tail: {tail[-1500:]}'
+      )
+    if status or 'Finished' not in tail:
+      raise errors.Benchmarks.RunError(
+          f'go-tpc prepare exited {status}: {tail[-2000:]}'
+      )
+
+  def _Command(self, topology, warehouses: int, duration: str) -> str:
+    db, client = topology.first_db, topology.RequireClient(engines.PHASE)
+    return go_tpc.RunWorkloadCommand(
+        go_tpc.Path(client),
+        db.internal_ip,
+        self.params.postgres_port,
+        PG_USER,
+        engines.DATABASE,
+        warehouses,
+        self.Threads(warehouses),
+        duration,
+        wait=self.params.gotpc_wait,
+        interval=self.params.gotpc_interval,
+    )
+
+  def RunStep(self, topology, warehouses: int, iteration: int):
+    """Runs a ramp (if any) then one step; returns (output tail, status)."""
+    client = topology.RequireClient(engines.PHASE)
+    prefix = f'{engines.WORK_DIR}/step-{iteration:02d}-{warehouses}wh'
+    if self.params.ramp_s:
+      tail, status = engines.RunLogged(
+          client,
+          self._Command(topology, warehouses, self.params.ramp),
+          f'{prefix}-ramp.txt',
+          estimates.Bound(self.params.ramp_s * self._Overrun()),
+      )
+      if status:
+        logging.warning('tpcc: go-tpc ramp run exited %d: %s', status, tail)
+    return engines.RunLogged(
+        client,
+        self._Command(topology, warehouses, self.params.duration),
+        f'{prefix}.txt',
+        self.StepTimeout(),
+    )
+
+  def _Overrun(self) -> float:
+    # With --wait, keying and think times make go-tpc run past its --time.
+    return GOTPC_WAIT_OVERRUN if self.params.gotpc_wait else 1.0
+
+  def StepTimeout(self) -> int:
+    """Seconds the measured run of a step may take before it is ended."""
+    return self.params.StepTimeout(self._Overrun())
+
+  def StepExtra(self, warehouses: int) -> dict[str, Any]:
+    return {'threads': self.Threads(warehouses)}
+
+  def SampleMetadata(self, topology) -> dict[str, Any]:
+    del topology
+    return {}
+
+  def Cleanup(self, topology) -> None:
+    """Stops and removes the server in one command (the bin dir looked up in
+    it), then unmounts the data disk Prepare mounted."""
+    db = topology.first_db
+    ctl = PostgresCommands(
+        bin_dir=self.params.postgres_bin_dir or f'$({_NEWEST_PG_BIN})',
+        data_dir=self.DataDir(db),
+        port=self.params.postgres_port,
+    )
+    db.RemoteCommand(' && '.join(ctl.TearDownCommands()))
+    if not self.params.postgres_data_dir:
+      engines.UnmountDataDisk(db)
+
+
+@dataclasses.dataclass(frozen=True)
+class PostgresCommands:
+  """Commands that make, start, stop and remove our PostgreSQL server."""
+
+  bin_dir: str
+  data_dir: str
+  port: int
+
+  def _As(self, command: str) -> str:
+    return f'sudo -u {PG_USER} {command}'
+
+  def _StartCommand(self, settings) -> str:
+    d = shlex.quote(self.data_dir)
+    options = ' '.join(f'-c {s}' for s in settings)
+    server_options = shlex.quote(f'-p {self.port} -k {self.data_dir} {options}')
+    return self._As(
+        f'{self.bin_dir}/pg_ctl -D {d} -l {d}/server.log -w -t 300'
+        f' -o {server_options} start'
+    )
+
+  def ResumeCommand(self, settings, database: str) -> str:
+    """Prints the warehouses a server of ours already holds (nothing when
+    there is none), starting it first where it is stopped."""
+    d = shlex.quote(self.data_dir)
+    count = self._As(
+        f'{self.bin_dir}/psql -h {d} -p {self.port} -d {database} -tAc'
+        ' "SELECT count(*) FROM warehouse"'
+    )
+    running = self._As(f'{self.bin_dir}/pg_ctl -D {d} status >/dev/null')
+    return (
+        f'if sudo test -f {d}/PG_VERSION; then'
+        f' {{ {running} || {self._StartCommand(settings)} >/dev/null; }}'
+        f' && {count} 2>/dev/null; fi; true'
+    )
+
+  def StopCommand(self) -> str:
+    d = shlex.quote(self.data_dir)
+    return (
+        f'if sudo test -f {d}/postmaster.pid; then'
+        f' {self._As(f"{self.bin_dir}/pg_ctl -D {d} -m fast -w stop")}; fi'
+    )
+
+  def SetUpCommands(self, client_ip: str, settings) -> list[str]:
+    """From nothing (or a previous server of ours) to an empty tpcc DB, in
+    order (Prepare runs them as one command, joined with &&)."""
+    d = shlex.quote(self.data_dir)
+    hba = '\\n'.join([
+        f'local all {PG_USER} peer',
+        f'host all {PG_USER} 127.0.0.1/32 trust',
+        f'host all {PG_USER} {client_ip}/32 trust',
+    ])
+    return [
+        self.StopCommand(),
+        (
+            f'sudo rm -rf {d} && sudo mkdir -p {d} && sudo chown {PG_USER}: {d}'
+            f' && sudo chmod 700 {d}'
+        ),
+        self._As(
+            f'{self.bin_dir}/initdb -D {d} -U {PG_USER} --auth-local=peer'
+            ' --auth-host=reject >/dev/null'
+        ),
+        f"printf '{hba}\\n' | {self._As(f'tee {d}/pg_hba.conf')} >/dev/null",
+        self._StartCommand(settings),
+        self._As(
+            f'{self.bin_dir}/psql -h {d} -p {self.port} -d postgres -v'
+            f' ON_ERROR_STOP=1 -c "CREATE DATABASE {engines.DATABASE}"'
+        ),
+    ]
+
+  def TearDownCommands(self) -> list[str]:
+    return [self.StopCommand(), f'sudo rm -rf {shlex.quote(self.data_dir)}']
+
+
+def _LastCount(output: str) -> int | None:
+  """The count a query printed last (None when it printed none; pure)."""
+  lines = [l.strip() for l in output.splitlines() if l.strip()]
+  if lines and lines[-1].isdigit():
+    return int(lines[-1])
+  return None
