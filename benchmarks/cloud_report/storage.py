@@ -56,6 +56,7 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import estimates
 from pkb_cloud_report.benchmarks.cloud_report import remote
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands as commands
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
@@ -293,70 +294,12 @@ def RenderJobFile(context: dict) -> str:
   return env.from_string(template).render(**context)
 
 
-def OutputFile(job: str) -> str:
-  """Where fio writes a job's JSON on the VM (as fio.sh's --output)."""
-  return f'cloud_report_fio_{job}.json'
-
-
-def FioCommand(
-    fio: str, target: str, job_file: str, job: str, timeout_s: int
-) -> str:
-  """Runs one job; its JSON stays in OutputFile(job) and is also the
-  command's stdout (no second round trip to read it).
-
-  fio (with its job processes) is ended on the VM after timeout_s
-  (remote.Bounded); a timeout of the ssh session alone would leave fio
-  writing to the disk.
-  """
-  q, out = shlex.quote, shlex.quote(OutputFile(job))
-  fio_command = (
-      f'{fio} --output-format=json --output={out}'
-      f' --filename={q(target)} --section={q(job)} {q(job_file)}'
-  )
-  return (
-      f'sudo rm -f {out} && sudo {remote.Bounded(fio_command, timeout_s)}'
-      f' && cat {out}'
-  )
-
-
 def FillTimeout(params: Params, disk_bytes: int) -> int:
   """Seconds the fill job may take: --..._fill_timeout_s, else the bound
   of writing the whole disk at the expected rate (estimates.Bound)."""
   if params.fill_timeout_s:
     return params.fill_timeout_s
   return estimates.Bound(estimates.FillSeconds(disk_bytes / 1e9))
-
-
-def MkfsCommand(device: str, fs_type: str, block_size: int | None) -> str:
-  """PKB's LinuxVirtualMachine.FormatDisk command for a scratch disk."""
-  device = shlex.quote(device)
-  if fs_type == 'xfs':
-    return f'sudo mkfs.xfs -f -i size={block_size or 512} {device}'
-  return (
-      'sudo mke2fs -F -E lazy_itable_init=0,discard -O ^has_journal -t ext4'
-      f' -b {block_size or 4096} {device}'
-  )
-
-
-def MountCommand(device: str, mount_point: str, options: str) -> str:
-  """PKB's MountDisk command (without adding a second fstab line)."""
-  opts = f'-o {shlex.quote(options)} ' if options else ''
-  mp = shlex.quote(mount_point)
-  return (
-      f'sudo mkdir -p {mp} && sudo mount {opts}{shlex.quote(device)} {mp}'
-      f' && sudo chown "$(id -un):$(id -gn)" {mp}'
-  )
-
-
-def UnmountCommand(device: str, mount_point: str) -> str:
-  """Unmounts mount_point only if `device` is what is mounted there."""
-  mp, dev = shlex.quote(mount_point), shlex.quote(device)
-  return (
-      f'if mountpoint -q {mp}; then'
-      f' src=$(findmnt -nvfo SOURCE --mountpoint {mp});'
-      f' if [ "$(readlink -f "$src")" = "$(readlink -f {dev})" ]; then'
-      f' sudo umount {mp}; fi; fi'
-  )
 
 
 def FioPath(params: Params, vm) -> str:
@@ -399,30 +342,6 @@ def Prepare(topology) -> None:
     vm.InstallPackages('fio')
 
 
-_RETURN_CODE = re.compile(r'Got non-zero return code \((-?\d+)\)')
-
-
-def FioFailure(job: str, where: str, message: str) -> str:
-  """Names a failed fio job and fio's own stderr (pure).
-
-  PKB's RemoteCommandError of a RobustRemoteCommand names its wait script
-  (`python3 /tmp/pkb/wait_for_command.py …`) first and the tool's stderr
-  last; the user needs the job, the exit status and that stderr.
-
-  Args:
-    job: the fio job (section) name.
-    where: 'vm:device'.
-    message: the RemoteCommandError's text.
-  """
-  m = _RETURN_CODE.search(message)
-  status = f' (exit status {m.group(1)})' if m else ''
-  _, found, stderr = message.rpartition('STDERR:')
-  detail = ' '.join((stderr if found else message).split())
-  if len(detail) > 600:
-    detail = detail[:600] + ' …'
-  return f'fio job {job} on {where} failed{status}: {detail or "no stderr"}'
-
-
 def _RunJob(vm, params, fio, target, job, disk_bytes) -> fio_parser.Result:
   """Runs one fio job of the rendered job file; returns its parsed result."""
   if job == FILL_JOB:
@@ -436,13 +355,12 @@ def _RunJob(vm, params, fio, target, job, disk_bytes) -> fio_parser.Result:
     logging.info('io phase: fio job %s on %s:%s', job, vm.name, target)
   try:
     stdout, _ = vm.RobustRemoteCommand(
-        FioCommand(fio, target, REMOTE_JOB_FILE, job, timeout),
+        commands.FioCommand(fio, target, REMOTE_JOB_FILE, job, timeout),
         timeout=timeout + remote.SSH_MARGIN_S,
     )
   except errors.VirtualMachine.RemoteCommandError as e:
-    message = FioFailure(job, f'{vm.name}:{target}', str(e))
-    m = _RETURN_CODE.search(str(e))
-    if m and int(m.group(1)) in remote.TIMED_OUT:
+    message = commands.FioFailure(job, f'{vm.name}:{target}', str(e))
+    if commands.ExitStatus(str(e)) in remote.TIMED_OUT:
       message += (
           f'; it did not end within {timeout} s and was ended on the VM'
           + (' (--cloud_report_fio_fill_timeout_s)' if job == FILL_JOB
@@ -492,7 +410,7 @@ def RunOnVm(vm, params: Params) -> list:
   """The whole phase on one VM: unmount, guard, jobs, restore."""
   target, mount_point, mount_options = Target(params, vm)
   if params.unmount and mount_point:
-    vm.RemoteCommand(UnmountCommand(target, mount_point))
+    vm.RemoteCommand(commands.UnmountCommand(target, mount_point))
   facts = io_guard.Check(vm, target, params.allow_non_block_device)
   try:
     return RunJobs(vm, params, target, FioPath(params, vm))
@@ -504,10 +422,12 @@ def RunOnVm(vm, params: Params) -> list:
       logging.info('io phase: %s is not a block device; no mkfs', target)
     else:
       vm.RemoteCommand(
-          MkfsCommand(target, params.fs_type, params.fs_block_size)
+          commands.MkfsCommand(target, params.fs_type, params.fs_block_size)
       )
       if mount_point:
-        vm.RemoteCommand(MountCommand(target, mount_point, mount_options))
+        vm.RemoteCommand(
+            commands.MountCommand(target, mount_point, mount_options)
+        )
         disk = topology_lib.DataDisk(vm)
         if disk is not None and topology_lib.DevicePath(disk) == target:
           # Later phases find the database's directory here (as PKB's fio
@@ -520,7 +440,9 @@ def Run(topology) -> list:
 
 
 def Cleanup(topology) -> None:
-  outputs = ' '.join(OutputFile(j) for j in (FILL_JOB,) + REPORTED_JOBS)
+  outputs = ' '.join(
+      commands.OutputFile(j) for j in (FILL_JOB,) + REPORTED_JOBS
+  )
   topology.first_db.RemoteCommand(
       f'sudo rm -f {REMOTE_JOB_FILE} {outputs}', ignore_failure=True
   )

@@ -47,7 +47,7 @@ from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
-from pkb_cloud_report.benchmarks.cloud_report import storage as io_phase
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
@@ -227,16 +227,16 @@ def MountDataDisk(vm) -> None:
     return
   io_guard.Check(vm, device)
   vm.RemoteCommand(
-      io_phase.MkfsCommand(device, 'ext4', None)
+      storage_commands.MkfsCommand(device, 'ext4', None)
       + ' && '
-      + io_phase.MountCommand(device, DATA_MOUNT, 'discard')
+      + storage_commands.MountCommand(device, DATA_MOUNT, 'discard')
   )
 
 
 def UnmountDataDisk(vm) -> None:
   device = _RawDataDevice(vm)
   if device:
-    vm.RemoteCommand(io_phase.UnmountCommand(device, DATA_MOUNT))
+    vm.RemoteCommand(storage_commands.UnmountCommand(device, DATA_MOUNT))
 
 
 @dataclasses.dataclass

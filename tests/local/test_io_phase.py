@@ -42,6 +42,7 @@ from absl.testing import absltest
 from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import loop_device
@@ -107,7 +108,9 @@ class LocalVmTest(absltest.TestCase):
     self.assertTrue(all(v > 0 for v in iops.values()), iops)
     # The fill ran over the whole device (size=100%, not time based) and
     # reported nothing; fio's io_bytes leave out what the ramp wrote.
-    with open(os.path.join(self.work, io.OutputFile(io.FILL_JOB))) as f:
+    with open(
+        os.path.join(self.work, storage_commands.OutputFile(io.FILL_JOB))
+    ) as f:
       (fill,) = fio_parser.Parse(f.read()).jobs
     self.assertEqual(fill.directions[0].name, 'write')
     self.assertBetween(fill.directions[0].io_bytes, 1, 1 << 30)

@@ -34,6 +34,7 @@ from pkb_cloud_report.benchmarks import cloud_report_fio_benchmark as benchmark
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as parser
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
 from pkb_ext_dev import fio_playback as playback
 from pkb_ext_dev import pkb_tests
@@ -258,16 +259,18 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testFioFailureWithoutStderrKeepsTheMessage(self):
     self.assertEqual(
-        io.FioFailure('target', 'db-0:/dev/sdb', 'ssh: connection lost'),
+        storage_commands.FioFailure(
+            'target', 'db-0:/dev/sdb', 'ssh: connection lost'
+        ),
         'fio job target on db-0:/dev/sdb failed: ssh: connection lost',
     )
     self.assertEqual(
-        io.FioFailure(
+        storage_commands.FioFailure(
             'wr-bw', 'v:/d', 'Got non-zero return code (2) x STDERR:'
         ),
         'fio job wr-bw on v:/d failed (exit status 2): no stderr',
     )
-    self.assertLess(len(io.FioFailure('j', 'v:/d', 'STDERR: ' + 'e' * 5000)),
+    self.assertLess(len(storage_commands.FioFailure('j', 'v:/d', 'STDERR: ' + 'e' * 5000)),
                     700)  # fmt: skip
 
   @flagsaver.flagsaver(cloud_report_fio_device='/dev/sdz')
@@ -308,7 +311,9 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         linux_virtual_machine.BaseLinuxMixin.FormatDisk(vm, DEVICE)
         (pkb_command,), _ = vm.RemoteHostCommand.call_args
         self.assertTrue(
-            pkb_command.endswith(io.MkfsCommand(DEVICE, fs_type, None)),
+            pkb_command.endswith(
+                storage_commands.MkfsCommand(DEVICE, fs_type, None)
+            ),
             pkb_command,
         )
         self.assertEqual(io.Params.FromFlags().fs_type, fs_type)

@@ -28,6 +28,7 @@ import os
 
 from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'fio')
 DISK_BYTES = 1 << 30  # the captures ran on a 1 GiB loop device
@@ -62,5 +63,5 @@ def Answers(
   ]
   for job in (io.FILL_JOB,) + io.REPORTED_JOBS:
     out = overrides.get(job) or Read(JobFile(job))
-    answers.append((f'cat {io.OutputFile(job)}', out))
+    answers.append((f'cat {storage_commands.OutputFile(job)}', out))
   return answers

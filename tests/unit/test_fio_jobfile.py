@@ -30,6 +30,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands
 
 DISK_2500_GB = 2500 * 2**30
 GLOBAL = {
@@ -135,7 +136,7 @@ class CommandTest(absltest.TestCase):
 
   def testFioCommand(self):
     self.assertEqual(
-        io.FioCommand(
+        storage_commands.FioCommand(
             'fio', '/dev/nvme1n1', 'cloud_report_2021.fio', 'wr-bw', 722
         ),
         'sudo rm -f cloud_report_fio_wr-bw.json && sudo timeout -k 30 722 fio'
@@ -145,7 +146,7 @@ class CommandTest(absltest.TestCase):
     )
     self.assertIn(
         "--filename='/tmp/a b'",
-        io.FioCommand('fio', '/tmp/a b', 'x.fio', 'target', 60),
+        storage_commands.FioCommand('fio', '/tmp/a b', 'x.fio', 'target', 60),
     )
 
   def testFillTimeoutIsTheBoundOfTheExpectedFill(self):
@@ -160,22 +161,22 @@ class CommandTest(absltest.TestCase):
 
   def testMkfsAndMountMirrorPkb(self):
     self.assertEqual(
-        io.MkfsCommand('/dev/sdb', 'ext4', None),
+        storage_commands.MkfsCommand('/dev/sdb', 'ext4', None),
         'sudo mke2fs -F -E lazy_itable_init=0,discard -O ^has_journal'
         ' -t ext4 -b 4096 /dev/sdb',
     )
     self.assertEqual(
-        io.MkfsCommand('/dev/sdb', 'xfs', None),
+        storage_commands.MkfsCommand('/dev/sdb', 'xfs', None),
         'sudo mkfs.xfs -f -i size=512 /dev/sdb',
     )
     self.assertEqual(
-        io.MountCommand('/dev/sdb', '/scratch', 'discard'),
+        storage_commands.MountCommand('/dev/sdb', '/scratch', 'discard'),
         'sudo mkdir -p /scratch && sudo mount -o discard /dev/sdb /scratch'
         ' && sudo chown "$(id -un):$(id -gn)" /scratch',
     )
 
   def testUnmountOnlyOurDevice(self):
-    cmd = io.UnmountCommand('/dev/sdb', '/scratch')
+    cmd = storage_commands.UnmountCommand('/dev/sdb', '/scratch')
     self.assertIn('mountpoint -q /scratch', cmd)
     self.assertIn(
         '= "$(readlink -f /dev/sdb)" ]; then sudo umount /scratch', cmd

@@ -27,6 +27,7 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import storage as io
+from pkb_cloud_report.benchmarks.cloud_report import storage_commands
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
@@ -89,7 +90,9 @@ class IoRoundTripsTest(absltest.TestCase):
     self.assertLen(vm.robust, len(jobs))
     for command, job in zip(vm.robust, jobs):
       self.assertIn(f'--section={job} ', command)
-      self.assertTrue(command.endswith(f' && cat {io.OutputFile(job)}'))
+      self.assertTrue(
+          command.endswith(f' && cat {storage_commands.OutputFile(job)}')
+      )
     self.assertEqual(
         sorted({s.metadata['fio_job'] for s in samples}),
         sorted(io.REPORTED_JOBS),
