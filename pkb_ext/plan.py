@@ -469,10 +469,7 @@ def PhaseEstimates(name: str, fill: Fill | None, db_nodes: int) -> list[Phase]:
   """Estimates a phase from its flags (read under the config's flags)."""
   from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
-  module = phases.Load(name)
-  # A phase module, or a phase package whose flags live in its params.
-  params_class = getattr(module, 'Params', None) or module.params.Params
-  params = params_class.FromFlags()
+  params = phases.Load(name).ReadParams()
   if name == 'cpu':
     return [CpuPhase(params)]
   if name == 'io':

@@ -96,12 +96,12 @@ PATH="$VENV/bin:$PATH" "$VENV/bin/python" -W ignore -c '
 import sys
 from pkb_ext import registry
 registry.Register()
-from pkb_cloud_report.benchmarks.cloud_report import preflight
+from pkb_cloud_report.benchmarks.cloud_report import cloud_access
 cloud = sys.argv[1]
-problems = preflight.CloudProblems(cloud)
+problems = cloud_access.CloudProblems(cloud)
 for problem in problems:
   print(f"[cloud-setup] to do: {problem}")
 if not problems:
   print(f"[cloud-setup] ready for {cloud}: its CLI is on PATH (after"
         " `source .venv/bin/activate`) and has credentials")
-sys.exit(1 if preflight.CliProblem(cloud) else 0)' "$CLOUD"
+sys.exit(1 if cloud_access.CliProblem(cloud) else 0)' "$CLOUD"

@@ -210,6 +210,11 @@ def Prepare(topology: phases.Topology) -> None:
   PrepareVm(topology.DbFor(PHASE), Params.FromFlags())
 
 
+def ReadParams():
+  """The phase's settings, read from its flags (plan estimates from them)."""
+  return Params.FromFlags()
+
+
 def Run(topology: phases.Topology) -> list:
   return RunVm(topology.DbFor(PHASE), Params.FromFlags())
 

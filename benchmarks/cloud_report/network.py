@@ -547,6 +547,11 @@ def Prepare(topology: phases.Topology) -> None:
                  binaries.version, binaries.netperf)  # fmt: skip
 
 
+def ReadParams():
+  """The phase's settings, read from its flags (plan estimates from them)."""
+  return Params.FromFlags()
+
+
 def Run(topology: phases.Topology) -> list:
   return RunPair(
       topology.RequireClient(PHASE), topology.DbFor(PHASE), Params.FromFlags()

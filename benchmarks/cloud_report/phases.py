@@ -20,6 +20,7 @@ benchmark modules:
   Prepare(topology: Topology) -> None      installs what the phase needs
   Run(topology: Topology) -> list[sample.Sample]
   Cleanup(topology: Topology) -> None
+  ReadParams() -> the phase's Params     its settings, from its flags
 
 Importing a phase module defines its flags, so the benchmark modules import
 this registry, which imports every phase module, before PKB parses flags.

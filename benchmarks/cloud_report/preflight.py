@@ -40,15 +40,8 @@ waits 1 s for it by default).
     of its own to a run (a publisher's, say) checks them here too.
 """
 
-import contextlib
 import dataclasses
-import json
-import os
 import re
-import shutil
-import signal
-import subprocess
-import sys
 from typing import Any, Callable, Iterable, Sequence
 
 from absl import flags
@@ -57,6 +50,7 @@ from perfkitbenchmarker import disk as pkb_disk
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
+from pkb_cloud_report.benchmarks.cloud_report import cloud_access
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
 from pkb_cloud_report.benchmarks.cloud_report import phases
@@ -102,20 +96,6 @@ OS_PYTHON = {
 _REQUIRES_PYTHON = re.compile(
     r'^#\s*Requires-Python:\s*>=\s*(\d+)\.(\d+)\b', re.MULTILINE
 )
-# The CLI PKB runs on this host for each cloud, and where it comes from.
-CLOUD_CLIS = {
-    'AWS': ('aws', 'the AWS CLI (PyPI: awscli)'),
-    'GCP': (
-        'gcloud',
-        (
-            'the Google Cloud CLI (on no package registry; see'
-            ' https://cloud.google.com/sdk/docs/install)'
-        ),
-    ),
-    'Azure': ('az', 'the Azure CLI (PyPI: azure-cli)'),
-}
-# Seconds a CLI's credentials query may take.
-CLI_TIMEOUT_S = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +119,7 @@ def UsesStaticVms(group) -> bool:
   PKB then takes every VM from that file's pool while it lasts.
   """
   return bool(getattr(group, 'static_vms', None)) or bool(
-      _FlagValue('static_vm_file')
+      cloud_access.FlagValue('static_vm_file')
   )
 
 
@@ -228,10 +208,6 @@ def LocalDiskProblems(groups: Iterable[Group]) -> list[str]:
   return problems
 
 
-def _FlagValue(name: str) -> Any:
-  return FLAGS[name].value if name in FLAGS else None
-
-
 def RequiresPython(path: str) -> tuple[int, int]:
   """The `# Requires-Python: >=X.Y` of a requirements file, as (X, Y)."""
   with open(path) as f:
@@ -265,9 +241,9 @@ def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
   """A client os_type whose python3 cannot install the worker's SDKs."""
   if object_storage.PHASE not in names:
     return []
-  if (_FlagValue('cloud_report_object_storage_python') or 'python3') != (
-      'python3'
-  ):
+  if (
+      cloud_access.FlagValue('cloud_report_object_storage_python') or 'python3'
+  ) != 'python3':
     return []  # another interpreter than the image's python3
   client = [g for g in groups if g.name == 'client' and g.os_type]
   if not client or client[0].os_type not in OS_PYTHON:
@@ -289,152 +265,18 @@ def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
   ]
 
 
-class CliError(Exception):
-  """A cloud's CLI could not be run, or did not answer in time."""
-
-
-def RunCli(
-    argv: Sequence[str], timeout: float | None = None
-) -> tuple[int, str]:
-  """Runs a CLI found on PATH; returns its exit status and stdout.
-
-  Its output is for parsing only: neither stdout nor stderr (dropped) is
-  logged. On a timeout the CLI's whole process group is killed.
-
-  Raises:
-    CliError: it could not be started or did not end in time.
-  """
-  timeout = CLI_TIMEOUT_S if timeout is None else timeout
-  try:
-    with subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-      try:
-        out, _ = proc.communicate(timeout=timeout)
-      except subprocess.TimeoutExpired as e:
-        with contextlib.suppress(ProcessLookupError):
-          os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise CliError(
-            f'`{" ".join(argv)}` did not answer in {timeout:g} s'
-        ) from e
-  except OSError as e:
-    raise CliError(f'cannot run `{argv[0]}`: {e.strerror}') from e
-  return proc.returncode, out
-
-
-def CliProblem(cloud: str) -> str | None:
-  """The cloud's CLI missing from PATH, where PKB runs it from."""
-  cli, what = CLOUD_CLIS[cloud]
-  if shutil.which(cli):
-    return None
-  bin_dir = os.path.dirname(sys.executable)
-  if os.access(os.path.join(bin_dir, cli), os.X_OK):
-    return (
-        f'{cloud}: PKB runs `{cli}` from PATH, which lacks {bin_dir} where'
-        ' it is installed; put that directory on PATH (e.g. `source'
-        f' {bin_dir}/activate`)'
-    )
-  return f'{cloud}: PKB runs `{cli}`, which is not on PATH; install {what}'
-
-
-def _AwsProblems() -> list[str]:
-  """Whether `aws` runs, and botocore (its library) finds credentials."""
-  # pylint: disable=g-import-not-at-top,import-outside-toplevel
-  try:
-    rc, _ = RunCli(['aws', '--version'])
-  except CliError as e:
-    return [f'AWS: {e}']
-  if rc:
-    return [
-        f'AWS: `aws --version` failed (exit status {rc}): the aws on PATH,'
-        f' {shutil.which("aws")}, does not run; put a working AWS CLI (PyPI:'
-        ' awscli) first on PATH'
-    ]
-  try:
-    from botocore import exceptions as botocore_exceptions
-    from botocore import session as botocore_session
-  except ImportError:
-    return ['AWS: botocore (installed with the AWS CLI) cannot be imported']
-  try:
-    found = botocore_session.Session().get_credentials()
-  except (botocore_exceptions.BotoCoreError, OSError, ValueError) as e:
-    return [f'AWS: cannot read the AWS credentials: {os_worker.OneLine(e)}']
-  if found is None:
-    return [
-        'AWS: no AWS credentials found (environment, shared credentials and'
-        ' config files, instance metadata); run `aws configure`, or set'
-        ' AWS_PROFILE'
-    ]
-  return []
-
-
-def _GcpProblems() -> list[str]:
-  """gcloud's account and project (or --project)."""
-  argv = ['gcloud', 'config', 'list', '--format=json']
-  try:
-    rc, out = RunCli(argv)
-  except CliError as e:
-    return [f'GCP: {e}']
-  try:
-    core = None if rc else json.loads(out or '{}').get('core') or {}
-  except (AttributeError, ValueError):
-    core = None
-  if not isinstance(core, dict):
-    return [f'GCP: `{" ".join(argv)}` failed; check the Google Cloud CLI']
-  problems = []
-  if not core.get('account'):
-    problems.append(
-        'GCP: gcloud has no account; run `gcloud auth login` (or `gcloud'
-        ' auth activate-service-account`)'
-    )
-  if not core.get('project') and not _FlagValue('project'):
-    problems.append(
-        'GCP: no project; set --project, or run `gcloud config set project'
-        ' PROJECT`'
-    )
-  return problems
-
-
-def _AzureProblems() -> list[str]:
-  """Whether the Azure CLI has a logged-in account."""
-  try:
-    rc, _ = RunCli(['az', 'account', 'show', '--output', 'none'])
-  except CliError as e:
-    return [f'Azure: {e}']
-  if rc:
-    return [
-        'Azure: the Azure CLI has no logged-in account (`az account show`'
-        ' failed); run `az login`'
-    ]
-  return []
-
-
-# What each cloud's CLI lacks, once it is on PATH.
-_CLI_PROBLEMS: dict[str, Callable[[], list[str]]] = {
-    'AWS': _AwsProblems,
-    'GCP': _GcpProblems,
-    'Azure': _AzureProblems,
-}
-
-
-def CloudProblems(cloud: str) -> list[str]:
-  """The cloud's CLI missing from PATH, or without credentials."""
-  missing = CliProblem(cloud)
-  return [missing] if missing else _CLI_PROBLEMS[cloud]()
-
-
 def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:
   """CloudProblems of each cloud whose VMs PKB would create."""
-  if _FlagValue('ignore_package_requirements'):
+  if cloud_access.FlagValue('ignore_package_requirements'):
     return []
-  clouds = {g.cloud for g in groups if not g.static and g.cloud in CLOUD_CLIS}
-  return [p for cloud in sorted(clouds) for p in CloudProblems(cloud)]
+  clouds = {
+      g.cloud
+      for g in groups
+      if not g.static and g.cloud in cloud_access.CLOUD_CLIS
+  }
+  return [
+      p for cloud in sorted(clouds) for p in cloud_access.CloudProblems(cloud)
+  ]
 
 
 def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:

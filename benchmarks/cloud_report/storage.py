@@ -435,6 +435,11 @@ def RunOnVm(vm, params: Params) -> list:
           disk.mount_point = mount_point
 
 
+def ReadParams():
+  """The phase's settings, read from its flags (plan estimates from them)."""
+  return Params.FromFlags()
+
+
 def Run(topology) -> list:
   return RunOnVm(topology.first_db, Params.FromFlags())
 

@@ -187,6 +187,11 @@ def ToSamples(
   return out
 
 
+def ReadParams():
+  """The phase's settings, read from its flags (plan estimates from them)."""
+  return tpcc_params.Params.FromFlags()
+
+
 def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
   params = tpcc_params.Params.FromFlags()

@@ -29,6 +29,7 @@ from absl import flags
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import cloud_access
 from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_ext import plan
 from pkb_ext_dev import pkb_tests
@@ -87,23 +88,23 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testACliMissingFromPathIsNamedWithWhereToGetIt(self):
     self.assertEqual(
-        preflight.CloudProblems('AWS'),
+        cloud_access.CloudProblems('AWS'),
         [
             'AWS: PKB runs `aws`, which is not on PATH; install the AWS CLI'
             ' (PyPI: awscli)'
         ],
     )
-    (gcp,) = preflight.CloudProblems('GCP')
+    (gcp,) = cloud_access.CloudProblems('GCP')
     self.assertIn('`gcloud`, which is not on PATH', gcp)
     self.assertIn('on no package registry', gcp)
-    (azure,) = preflight.CloudProblems('Azure')
+    (azure,) = cloud_access.CloudProblems('Azure')
     self.assertIn('`az`, which is not on PATH; install the Azure CLI', azure)
     self.assertIn('PyPI: azure-cli', azure)
 
   def testACliInThisVenvButNotOnPathSaysSo(self):
     venv_bin = os.path.dirname(sys.executable)
     self._Cli('aws', 'exit 0', venv_bin)
-    (problem,) = preflight.CloudProblems('AWS')
+    (problem,) = cloud_access.CloudProblems('AWS')
     self.assertIn(
         f'PATH, which lacks {venv_bin} where it is installed', problem
     )
@@ -111,14 +112,14 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testAnAwsThatDoesNotRunIsRefused(self):
     self._Cli('aws', 'echo "aws: command not found" >&2; exit 127')
-    (problem,) = preflight.CloudProblems('AWS')
+    (problem,) = cloud_access.CloudProblems('AWS')
     self.assertIn('`aws --version` failed (exit status 127)', problem)
     self.assertIn(os.path.join(self.bin, 'aws'), problem)
 
   def testAwsWithoutCredentials(self):
     self._Cli('aws', 'echo aws-cli/1.46.3')
     self.assertEqual(
-        preflight.CloudProblems('AWS'),
+        cloud_access.CloudProblems('AWS'),
         [
             'AWS: no AWS credentials found (environment, shared credentials'
             ' and config files, instance metadata); run `aws configure`, or'
@@ -130,16 +131,16 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
     self._Cli('aws', 'echo aws-cli/1.46.3')
     os.environ['AWS_ACCESS_KEY_ID'] = 'AKIAFAKEKEYID'
     os.environ['AWS_SECRET_ACCESS_KEY'] = SECRET
-    self.assertEqual(preflight.CloudProblems('AWS'), [])
+    self.assertEqual(cloud_access.CloudProblems('AWS'), [])
     del os.environ['AWS_SECRET_ACCESS_KEY']
-    (problem,) = preflight.CloudProblems('AWS')
+    (problem,) = cloud_access.CloudProblems('AWS')
     self.assertIn('cannot read the AWS credentials: PartialCredentialsError',
                   problem)  # fmt: skip
     self.assertNotIn('AKIAFAKEKEYID', problem)
     os.environ['AWS_PROFILE'] = 'nosuchprofile'
     os.environ['AWS_SECRET_ACCESS_KEY'] = SECRET
     del os.environ['AWS_ACCESS_KEY_ID']
-    (problem,) = preflight.CloudProblems('AWS')
+    (problem,) = cloud_access.CloudProblems('AWS')
     self.assertIn('ProfileNotFound', problem)
     self.assertNotIn(SECRET, problem)
 
@@ -148,7 +149,7 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
         'gcloud', """echo '{"core": {"disable_usage_reporting": true}}'"""
     )
     self.assertEqual(
-        preflight.CloudProblems('GCP'),
+        cloud_access.CloudProblems('GCP'),
         [
             (
                 'GCP: gcloud has no account; run `gcloud auth login` (or'
@@ -161,29 +162,29 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
         ],
     )
     FLAGS.project = 'my-project'
-    self.assertLen(preflight.CloudProblems('GCP'), 1)
+    self.assertLen(cloud_access.CloudProblems('GCP'), 1)
     self._Cli(
         'gcloud',
         """echo '{"core": {"account": "me@example.com", "project": "p"}}'""",
     )
     FLAGS.project = None
-    self.assertEqual(preflight.CloudProblems('GCP'), [])
+    self.assertEqual(cloud_access.CloudProblems('GCP'), [])
 
   def testAFailingGcloudIsRefused(self):
     self._Cli('gcloud', 'echo "ERROR: broken" >&2; exit 1')
     self.assertEqual(
-        preflight.CloudProblems('GCP'),
+        cloud_access.CloudProblems('GCP'),
         [
             'GCP: `gcloud config list --format=json` failed; check the Google'
             ' Cloud CLI'
         ],
     )
     self._Cli('gcloud', 'echo "not json"')
-    self.assertIn('failed', preflight.CloudProblems('GCP')[0])
+    self.assertIn('failed', cloud_access.CloudProblems('GCP')[0])
     with open(os.path.join(self.bin, 'gcloud'), 'w') as f:
       f.write('#!/nonexistent/interpreter\n')
     self.assertEqual(
-        preflight.CloudProblems('GCP'),
+        cloud_access.CloudProblems('GCP'),
         ['GCP: cannot run `gcloud`: No such file or directory'],
     )
 
@@ -191,8 +192,8 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
     # The child keeps stdout open: only killing the group ends the wait.
     self._Cli('gcloud', 'sleep 60 & sleep 60')
     started = time.monotonic()
-    with mock.patch.object(preflight, 'CLI_TIMEOUT_S', 1):
-      problems = preflight.CloudProblems('GCP')
+    with mock.patch.object(cloud_access, 'CLI_TIMEOUT_S', 1):
+      problems = cloud_access.CloudProblems('GCP')
     self.assertLess(time.monotonic() - started, 30)
     self.assertEqual(
         problems,
@@ -206,14 +207,14 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
 exit 1""",
     )
     self.assertEqual(
-        preflight.CloudProblems('Azure'),
+        cloud_access.CloudProblems('Azure'),
         [
             'Azure: the Azure CLI has no logged-in account (`az account show`'
             ' failed); run `az login`'
         ],
     )
     self._Cli('az', 'test "$*" = "account show --output none"')
-    self.assertEqual(preflight.CloudProblems('Azure'), [])
+    self.assertEqual(cloud_access.CloudProblems('Azure'), [])
 
   def testOnlyProvisioningCloudsAreChecked(self):
     groups = [_Group('Azure'), _Group('GCP', static=True), _Group('Kubernetes')]

@@ -13,6 +13,7 @@
 # limitations under the License.
 """Tests for the phase registry and the topology built from a spec."""
 
+import dataclasses
 import os
 from unittest import mock
 
@@ -108,8 +109,10 @@ class ValidateTest(absltest.TestCase):
   def testEveryPhaseHasAModule(self):
     for name in phases.ORDER:
       module = phases.Load(name)
-      for step in ('Prepare', 'Run', 'Cleanup'):
+      for step in ('Prepare', 'Run', 'Cleanup', 'ReadParams'):
         self.assertTrue(callable(getattr(module, step)), (name, step))
+      params = module.ReadParams()  # from the flags' defaults
+      self.assertTrue(dataclasses.is_dataclass(params), name)
 
 
 class _FakePhase:

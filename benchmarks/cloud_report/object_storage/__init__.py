@@ -32,6 +32,7 @@ Errors that stop the phase are one line naming the provider and where it
 was reached (a back-end's endpoint, or the cloud's service and region).
 """
 
+from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as params_lib
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import stages
 
 PHASE = stages.PHASE
@@ -43,6 +44,11 @@ def CheckPrerequisites(benchmark_config) -> list[str]:
 
 def Prepare(topology) -> None:
   stages.Prepare(topology)
+
+
+def ReadParams():
+  """The phase's settings, read from its flags (plan estimates from them)."""
+  return params_lib.Params.FromFlags()
 
 
 def Run(topology) -> list:
