@@ -40,7 +40,7 @@ from absl import flags
 from perfkitbenchmarker import context
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import stepping_state
 
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
 # Serializes every PhaseStore's read-modify-write: under overlap two threads
@@ -158,7 +158,7 @@ class PhaseStore:
 
   def _Write(self, state: Mapping[str, Any]) -> None:
     """Replaces the file atomically."""
-    stepping.WriteJsonAtomically(self.path, state)
+    stepping_state.WriteJsonAtomically(self.path, state)
 
   def Finished(self) -> dict[str, tuple[list[sample.Sample], bool]]:
     """{phase: (its samples, whether they were handed to PKB already)}."""

@@ -37,9 +37,10 @@ answer is therefore the one full-length steps give, as long as a full run
 that fails at N warehouses also fails above N (bisect's assumption too);
 probes only choose where the full-length runs start.
 
-Everything here but StateStore is pure. Next() decides the next level from
+Everything here is pure. Next() decides the next level from
 the history of (level, passed); Search() drives a measure callback with it,
-judges each measurement with a PassRule and saves the history after every
+judges each measurement with a pass rule (cloud_report.pass_rules) and saves
+the history (cloud_report.stepping_state) after every
 step, so a re-run with the same state resumes without repeating a step.
 
 A run that produced no result (the tool crashed, or printed nothing to
@@ -60,33 +61,14 @@ rule: an empty latency distribution is no evidence of low latency.
 """
 
 import dataclasses
-import json
-import math
-import operator
-import os
-import re
-import tempfile
 from typing import Any, Callable, Mapping, Sequence
+
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 
 LINEAR = 'linear'
 BISECT = 'bisect'
 PROBE = 'probe'
 STRATEGIES = (LINEAR, BISECT, PROBE)
-
-# Metrics a measurement may carry (all floats); pass rules refer to these.
-METRIC_KEYS = (
-    'tpmc',
-    'efficiency_pct',
-    'avg_ms',
-    'p50_ms',
-    'p90_ms',
-    'p95_ms',
-    'p99_ms',
-    'max_ms',
-    'errors',
-    'elapsed_s',
-)
-_UNITS = {'ms': ' ms', 'pct': '%', 's': ' s'}
 
 
 class StateError(Exception):
@@ -265,116 +247,6 @@ def Next(plan: Plan, history: History) -> Decision:
 
 
 @dataclasses.dataclass(frozen=True)
-class Limit:
-  """One condition of a pass rule: metric < value or metric > value."""
-
-  metric: str
-  op: str  # '<' or '>'
-  value: float
-
-  def __post_init__(self):
-    if self.metric not in METRIC_KEYS:
-      raise ValueError(
-          f'unknown metric {self.metric!r}; expected one of'
-          f' {", ".join(METRIC_KEYS)}'
-      )
-    if self.op not in ('<', '>'):
-      raise ValueError(f'limit operator must be < or >, got {self.op!r}')
-
-  def Describe(self, value: float | None = None, negate: bool = False) -> str:
-    name, _, unit = self.metric.rpartition('_')
-    if not name:
-      name, unit = self.metric, ''
-    suffix = _UNITS.get(unit, '')
-    bound = f'{self.value:g}{suffix}'
-    op = {'<': '>=', '>': '<='}[self.op] if negate else self.op
-    if value is None:
-      return f'{name} {op} {bound}'
-    return f'{name} {value:g}{suffix} {op} {bound}'
-
-  def Holds(self, value: float) -> bool:
-    compare = operator.lt if self.op == '<' else operator.gt
-    return compare(value, self.value)
-
-
-@dataclasses.dataclass(frozen=True)
-class PassRule:
-  """A named pass rule: every limit must hold."""
-
-  name: str
-  limits: tuple[Limit, ...]
-  source: str = ''
-
-  def Judge(self, metrics: Mapping[str, float]) -> tuple[bool, str]:
-    """Returns (passed, reason) for one step's metrics."""
-    held, broken = [], []
-    for limit in self.limits:
-      value = metrics.get(limit.metric)
-      if value is None or not math.isfinite(value):
-        broken.append(f'no {limit.metric} measured')
-      elif limit.Holds(value):
-        held.append(limit.Describe(value))
-      else:
-        broken.append(limit.Describe(value, negate=True))
-    if broken:
-      return False, f'fail ({self.name}): ' + '; '.join(broken)
-    return True, f'pass ({self.name}): ' + '; '.join(held)
-
-
-RULES = {
-    rule.name: rule
-    for rule in (
-        PassRule(
-            'report',
-            (Limit('p90_ms', '<', 5000.0),),
-            'the 2021 Cloud Report text: 90th percentile latency < 5 s',
-        ),
-        PassRule(
-            'crl_script',
-            (Limit('efficiency_pct', '>', 85.0), Limit('p95_ms', '<', 10000.0)),
-            "cloud-report's scripts/gen/tpcc.sh (Nov 2020): efc > 85 and"
-            ' p95 < 10000 ms on the final line',
-        ),
-    )
-}
-CUSTOM_PREFIX = 'custom:'
-_LIMIT = re.compile(r'^\s*([a-z0-9_]+)\s*([<>])\s*([0-9.eE+-]+)\s*$')
-
-
-def ParseRule(spec: str) -> PassRule:
-  """Returns a named rule, or one written as custom:metric<value,...
-
-  Args:
-    spec: 'report', 'crl_script', or e.g. 'custom:p90_ms<250,tpmc>100'.
-
-  Raises:
-    ValueError: naming what is wrong with the spec.
-  """
-  if spec in RULES:
-    return RULES[spec]
-  if not spec.startswith(CUSTOM_PREFIX):
-    raise ValueError(
-        f'unknown pass rule {spec!r}; expected one of {", ".join(RULES)} or'
-        f' {CUSTOM_PREFIX}METRIC<VALUE,METRIC>VALUE... with METRIC one of'
-        f' {", ".join(METRIC_KEYS)}'
-    )
-  limits = []
-  for part in spec[len(CUSTOM_PREFIX) :].split(','):
-    m = _LIMIT.match(part)
-    if not m:
-      raise ValueError(
-          f'pass rule {spec!r}: cannot read {part!r}; write METRIC<VALUE or'
-          ' METRIC>VALUE'
-      )
-    try:
-      value = float(m.group(3))
-    except ValueError as e:
-      raise ValueError(f'pass rule {spec!r}: bad number in {part!r}') from e
-    limits.append(Limit(m.group(1), m.group(2), value))
-  return PassRule(spec, tuple(limits), 'custom')
-
-
-@dataclasses.dataclass(frozen=True)
 class Measurement:
   """What one run at one level measured; error set when it produced none."""
 
@@ -430,26 +302,8 @@ class Step:
     )
 
 
-_LATENCY_KEYS = ('avg_ms', 'p50_ms', 'p90_ms', 'p95_ms', 'p99_ms', 'max_ms')
-
-
-def NoThroughput(metrics: Mapping[str, float]) -> str | None:
-  """Why a run delivered no throughput (None if it did; pure).
-
-  0 tpmC, or every latency measured 0 ms: the summary of a run that completed
-  no transaction. Either fails the step under every rule.
-  """
-  tpmc = metrics.get('tpmc')
-  if tpmc is not None and tpmc == 0:
-    return 'no throughput: tpmC 0 (no transaction completed)'
-  latencies = [metrics[k] for k in _LATENCY_KEYS if k in metrics]
-  if latencies and all(v == 0 for v in latencies):
-    return 'no throughput: every latency 0 ms (no transaction completed)'
-  return None
-
-
 def Judge(
-    rule: PassRule,
+    rule: pass_rules.PassRule,
     level: int,
     measurement: Measurement,
     confirm: bool = False,
@@ -457,7 +311,11 @@ def Judge(
     gave_up: bool = False,
 ) -> Step:
   """Returns the verdict of one run under a rule."""
-  empty = None if measurement.error else NoThroughput(measurement.metrics)
+  empty = (
+      None
+      if measurement.error
+      else pass_rules.NoThroughput(measurement.metrics)
+  )
   if measurement.error:
     passed, reason = False, f'no result: {measurement.error}'
     if gave_up:
@@ -479,7 +337,9 @@ def Judge(
   )
 
 
-def Rejudge(rule: PassRule, step: Step, gave_up: bool | None = None) -> Step:
+def Rejudge(
+    rule: pass_rules.PassRule, step: Step, gave_up: bool | None = None
+) -> Step:
   """Re-applies a (possibly different) rule to a saved step."""
   return Judge(
       rule,
@@ -501,7 +361,7 @@ class Result:
   """A finished (or resumed and finished) search."""
 
   plan: Plan
-  rule: PassRule
+  rule: pass_rules.PassRule
   steps: tuple[Step, ...]
   max_passing: int | None
   resumed_steps: int = 0  # steps read from the saved state, not run now
@@ -547,77 +407,6 @@ class Result:
     return None
 
 
-class StateStore:
-  """The search's history as a JSON file, rewritten atomically per step.
-
-  Keyed by a run id (PKB's run_uri) and a fingerprint of what makes steps
-  comparable (engine, warehouses loaded, duration, ...): a file with another
-  run id is ignored, one with another fingerprint is refused.
-  """
-
-  VERSION = 1
-
-  def __init__(self, path: str, run_id: str, fingerprint: Mapping[str, Any]):
-    self.path = path
-    self.run_id = run_id
-    self.fingerprint = json.loads(json.dumps(dict(fingerprint), sort_keys=True))
-
-  def Load(self) -> list[Step]:
-    """Returns the saved steps ([] if none); refuses a different search."""
-    try:
-      with open(self.path, encoding='utf-8') as f:
-        state = json.load(f)
-    except FileNotFoundError:
-      return []
-    except (OSError, ValueError) as e:
-      raise StateError(f'cannot read stepping state {self.path}: {e}') from e
-    if state.get('version') != self.VERSION:
-      raise StateError(
-          f'{self.path}: state version {state.get("version")}, expected'
-          f' {self.VERSION}'
-      )
-    if state.get('run_id') != self.run_id:
-      return []
-    if state.get('fingerprint') != self.fingerprint:
-      raise StateError(
-          f'{self.path} holds steps of run {self.run_id} measured with'
-          f' {state.get("fingerprint")}, not {self.fingerprint}; use a new'
-          ' run_uri or remove the file to start over'
-      )
-    try:
-      return [Step.FromJson(s) for s in state.get('steps', [])]
-    except (KeyError, TypeError, ValueError) as e:
-      raise StateError(f'{self.path}: bad step record: {e}') from e
-
-  def Save(self, steps: Sequence[Step]) -> None:
-    """Writes the steps atomically (a temporary file, then a rename)."""
-    state = {
-        'version': self.VERSION,
-        'run_id': self.run_id,
-        'fingerprint': self.fingerprint,
-        'steps': [s.ToJson() for s in steps],
-    }
-    WriteJsonAtomically(self.path, state, indent=1, sort_keys=True)
-
-
-def WriteJsonAtomically(path: str, obj: Any, **dump_kwargs) -> None:
-  """Writes obj as JSON to path: a synced temporary file, then a rename, so
-  a crash leaves the old file or the new one, never half of one."""
-  directory = os.path.dirname(os.path.abspath(path))
-  os.makedirs(directory, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path), dir=directory)
-  try:
-    with os.fdopen(fd, 'w', encoding='utf-8') as f:
-      json.dump(obj, f, **dump_kwargs)
-      f.flush()
-      os.fsync(f.fileno())
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.unlink(tmp)
-    raise
-
-
 def Verdicts(steps: Sequence[Step]) -> list[tuple[int, bool, bool]]:
   """The (level, passed, probe) history of the steps that judge a level."""
   return [(s.level, s.passed, s.probe) for s in steps if s.verdict]
@@ -640,9 +429,9 @@ def _Resumable(plan: Plan, steps: list[Step]) -> list[Step]:
 
 def Search(
     plan: Plan,
-    rule: PassRule,
+    rule: pass_rules.PassRule,
     measure: Callable[[int, int], Measurement],
-    store: StateStore | None = None,
+    store: Any = None,
     on_step: Callable[[int, Step], None] | None = None,
     no_result_retries: int = 0,
     probe_measure: Callable[[int, int], Measurement] | None = None,
@@ -654,7 +443,8 @@ def Search(
     rule: the pass rule (saved steps are re-judged with it).
     measure: measure(level, iteration) runs one full-length step (iteration
       is 1-based).
-    store: where the history is kept; None keeps it in memory only.
+    store: where the history is kept (a stepping_state.StateStore); None
+      keeps it in memory only.
     on_step: called with (iteration, step) after each new step is saved.
     no_result_retries: how many times a level that produced no result is run
       again (in this call) before it is given up as failed.

@@ -44,6 +44,7 @@ from perfkitbenchmarker import vm_util
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import resume
+from pkb_cloud_report.benchmarks.cloud_report import stepping_state
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
@@ -197,7 +198,7 @@ def Run(topology) -> list:
   params = tpcc_params.Params.FromFlags()
   engine = SelectEngine(params.engine, params)
   run_uri, config_key = resume.RunKey()
-  store = stepping.StateStore(
+  store = stepping_state.StateStore(
       StatePath(params, run_uri, config_key),
       run_uri,
       Fingerprint(params, engine),

@@ -26,6 +26,7 @@ import math
 from absl import flags
 
 from pkb_cloud_report.benchmarks.cloud_report import estimates
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
@@ -85,7 +86,7 @@ _PASS_RULE = flags.DEFINE_string(
     'report',
     'report (p90 < 5 s, the report text), crl_script (efc > 85 % and p95 <'
     ' 10 s, the CRL script), or custom:METRIC<VALUE,METRIC>VALUE,... over'
-    f' {", ".join(stepping.METRIC_KEYS)}.',
+    f' {", ".join(pass_rules.METRIC_KEYS)}.',
 )
 _STATE_DIR = flags.DEFINE_string(
     'cloud_report_tpcc_state_dir',
@@ -207,7 +208,7 @@ def _Duration(name, positive=True, auto=False):
 _INTEGER_METRICS = frozenset({'errors'})
 
 
-def RuleProblems(rule: stepping.PassRule) -> list[str]:
+def RuleProblems(rule: pass_rules.PassRule) -> list[str]:
   """Why no measurement could ever pass `rule` (empty if one could).
 
   Every metric is finite and >= 0 (efficiency_pct has no upper bound:
@@ -247,7 +248,7 @@ def RuleProblems(rule: stepping.PassRule) -> list[str]:
 
 def _CheckRule(value) -> bool:
   try:
-    rule = stepping.ParseRule(value)
+    rule = pass_rules.ParseRule(value)
   except ValueError as e:
     raise flags.ValidationError(f'--cloud_report_tpcc_pass_rule: {e}') from e
   problems = RuleProblems(rule)
@@ -403,5 +404,5 @@ class Params:
     )
 
   @property
-  def rule(self) -> stepping.PassRule:
-    return stepping.ParseRule(self.pass_rule)
+  def rule(self) -> pass_rules.PassRule:
+    return pass_rules.ParseRule(self.pass_rule)

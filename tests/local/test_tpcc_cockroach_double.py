@@ -38,6 +38,7 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import remote
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
@@ -211,7 +212,7 @@ class CockroachDoubleTest(absltest.TestCase):
       self.assertGreaterEqual(result.elapsed_s, 1.8)
       m = tpcc_engines.ToMeasurement(proc.stdout, 0, active, 2)
       self.assertIsNone(m.error)
-      step = stepping.Judge(stepping.RULES['report'], active, m)
+      step = stepping.Judge(pass_rules.RULES['report'], active, m)
       verdicts.append((active, step.passed))
     self.assertEqual(verdicts, [(20, True), (40, True), (60, False)])
 
@@ -252,7 +253,7 @@ class CockroachDoubleTest(absltest.TestCase):
     m = tpcc_engines.ToMeasurement(proc.stdout, 0, 60, 2)
     self.assertIsNone(m.error)  # a result: one that completed nothing
     self.assertEqual((m.metrics['tpmc'], m.metrics['p90_ms']), (0.0, 0.0))
-    step = stepping.Judge(stepping.RULES['report'], 60, m)
+    step = stepping.Judge(pass_rules.RULES['report'], 60, m)
     self.assertFalse(step.passed)
     self.assertIn('no throughput', step.reason)
 

@@ -37,6 +37,8 @@ from absl.testing import flagsaver
 
 from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
+from pkb_cloud_report.benchmarks.cloud_report import stepping_state
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
@@ -103,7 +105,7 @@ class LocalVmTest(absltest.TestCase):
 
   def testThreeRealStepsAndResume(self):
     self.engine.Prepare(self.topology)
-    store = stepping.StateStore(
+    store = stepping_state.StateStore(
         os.path.join(self.dir, 'state.json'),
         'localvm1',
         tpcc.Fingerprint(self.params, self.engine),
@@ -173,7 +175,7 @@ class LocalVmTest(absltest.TestCase):
     linear_answer = stepping.Next(
         stepping.Plan('linear', 1, 1, 2),
         stepping.Verdicts(
-            [stepping.Rejudge(stepping.ParseRule(rule), s)
+            [stepping.Rejudge(pass_rules.ParseRule(rule), s)
              for s in linear.steps if s.level <= 2]
         ),
     ).max_passing  # fmt: skip
@@ -193,7 +195,7 @@ class LocalVmTest(absltest.TestCase):
     output, status = self.engine.RunStep(self.topology, 1, 1)
     measurement = tpcc_engines.ToMeasurement(output, status, 1, 10)
     self.assertIn('panicked', measurement.error)
-    step = stepping.Judge(stepping.RULES['report'], 1, measurement)
+    step = stepping.Judge(pass_rules.RULES['report'], 1, measurement)
     self.assertFalse(step.passed)
     self.assertTrue(step.reason.startswith('no result: '), step.reason)
     self.assertEqual(stepping.Verdicts([step]), [])  # retried, not judged

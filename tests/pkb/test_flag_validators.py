@@ -27,7 +27,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from pkb_ext import registry
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
 
 FLAGS = flags.FLAGS
@@ -112,7 +112,7 @@ class ValidatorTest(parameterized.TestCase):
         self.assertIsNotNone(_Rejects(name, text), f'--{name}={text}')
 
   def testNamedRulesArePossible(self):
-    for rule in stepping.RULES.values():
+    for rule in pass_rules.RULES.values():
       self.assertEqual(tpcc_params.RuleProblems(rule), [])
 
 

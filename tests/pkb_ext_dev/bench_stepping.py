@@ -51,6 +51,7 @@ import math
 import random
 import sys
 
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 
 START, STEP, MAXIMUM = 2500, 250, 5000
@@ -238,14 +239,17 @@ def SearchMachine(strategy: str, machine: Machine) -> stepping.Result:
   plan = stepping.Plan(strategy, START, STEP, MAXIMUM)
   measure, probe_measure = machine.Callbacks()
   return stepping.Search(
-      plan, stepping.RULES['report'], measure, probe_measure=probe_measure
+      plan, pass_rules.RULES['report'], measure, probe_measure=probe_measure
   )
 
 
 def StepsUsed(strategy: str, curve: CapacityCurve) -> stepping.Result:
   plan = stepping.Plan(strategy, START, STEP, MAXIMUM)
   return stepping.Search(
-      plan, stepping.RULES['report'], curve.Measure, probe_measure=curve.Measure
+      plan,
+      pass_rules.RULES['report'],
+      curve.Measure,
+      probe_measure=curve.Measure,
   )
 
 

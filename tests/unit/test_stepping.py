@@ -20,9 +20,10 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext_dev import bench_stepping
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 
-REPORT = stepping.RULES['report']
+REPORT = pass_rules.RULES['report']
 
 
 def _Plan(strategy, start=2500, step=250, maximum=5000):
@@ -377,7 +378,7 @@ class PassRuleTest(parameterized.TestCase):
     )
 
   def testCrlScriptNeedsBoth(self):
-    rule = stepping.RULES['crl_script']
+    rule = pass_rules.RULES['crl_script']
     self.assertTrue(rule.Judge({'efficiency_pct': 85.1, 'p95_ms': 9999})[0])
     passed, reason = rule.Judge({'efficiency_pct': 85.0, 'p95_ms': 15569.3})
     self.assertFalse(passed)
@@ -392,7 +393,7 @@ class PassRuleTest(parameterized.TestCase):
     self.assertIn('no p90_ms measured', reason)
 
   def testCustom(self):
-    rule = stepping.ParseRule('custom:p90_ms<250, tpmc>100')
+    rule = pass_rules.ParseRule('custom:p90_ms<250, tpmc>100')
     self.assertTrue(rule.Judge({'p90_ms': 249, 'tpmc': 101})[0])
     self.assertFalse(rule.Judge({'p90_ms': 249, 'tpmc': 100})[0])
 
@@ -405,7 +406,7 @@ class PassRuleTest(parameterized.TestCase):
   )
   def testBadRules(self, spec, message):
     with self.assertRaisesRegex(ValueError, message):
-      stepping.ParseRule(spec)
+      pass_rules.ParseRule(spec)
 
   def testErrorIsNoVerdict(self):
     step = stepping.Judge(
@@ -519,14 +520,14 @@ class NoThroughputTest(parameterized.TestCase):
   """A step that completed no transaction fails under every rule."""
 
   # cockroach workload's summary when nothing completed: every figure 0.
-  EMPTY = {k: 0.0 for k in stepping.METRIC_KEYS} | {'elapsed_s': 1800.0}
+  EMPTY = {k: 0.0 for k in pass_rules.METRIC_KEYS} | {'elapsed_s': 1800.0}
 
   @parameterized.parameters(
       'report', 'crl_script', 'custom:p90_ms<5000', 'custom:errors<1'
   )
   def testEmptySummaryFails(self, rule):
     step = stepping.Judge(
-        stepping.ParseRule(rule), 3000, stepping.Measurement(self.EMPTY)
+        pass_rules.ParseRule(rule), 3000, stepping.Measurement(self.EMPTY)
     )
     self.assertFalse(step.passed)
     self.assertIn('no throughput: tpmC 0', step.reason)

@@ -19,6 +19,8 @@ import os
 from absl.testing import absltest
 
 from pkb_ext_dev import bench_stepping
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
+from pkb_cloud_report.benchmarks.cloud_report import stepping_state
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 
 FINGERPRINT = {'engine': 'postgres', 'duration_s': 1800, 'warehouses': 5000}
@@ -50,10 +52,12 @@ class StateStoreTest(absltest.TestCase):
     self.dir = self.create_tempdir().full_path
     self.path = os.path.join(self.dir, 'state.json')
     self.plan = stepping.Plan('linear', 2500, 250, 5000)
-    self.rule = stepping.RULES['report']
+    self.rule = pass_rules.RULES['report']
 
   def _Store(self, run_id='run1', fingerprint=None):
-    return stepping.StateStore(self.path, run_id, fingerprint or FINGERPRINT)
+    return stepping_state.StateStore(
+        self.path, run_id, fingerprint or FINGERPRINT
+    )
 
   def testResumesWithoutRepeatingSteps(self):
     first = _Recorder(capacity=3400, interrupt_at=3)
@@ -111,7 +115,7 @@ class StateStoreTest(absltest.TestCase):
 
   def testSavedStepsAreRejudgedWithTheCurrentRule(self):
     stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
-    strict = stepping.ParseRule('custom:p90_ms<400')
+    strict = pass_rules.ParseRule('custom:p90_ms<400')
     rec = _Recorder(3400)
     result = stepping.Search(self.plan, strict, rec, self._Store())
     self.assertEqual(rec.calls, [])

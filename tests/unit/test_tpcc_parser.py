@@ -22,7 +22,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext import cli
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc
 from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
@@ -97,7 +97,7 @@ class CockroachTest(parameterized.TestCase):
     for rule in ('report', 'crl_script'):
       for wh in (3500, 3750, 4000):
         r = tpcc.Parse(_Read(f'cockroach_v22.1.2_9node_8vcpu_{wh}wh_tail.txt'))
-        verdicts[rule, wh] = stepping.RULES[rule].Judge(r.Metrics())
+        verdicts[rule, wh] = pass_rules.RULES[rule].Judge(r.Metrics())
     self.assertTrue(verdicts['report', 3750][0])
     self.assertEqual(
         verdicts['report', 4000],

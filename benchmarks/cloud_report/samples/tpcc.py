@@ -35,6 +35,7 @@ samples say which with efficiency_basis.
 from typing import Any, Mapping
 
 from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 
@@ -72,7 +73,7 @@ def EfficiencyBasis(think_time: bool | None) -> str:
 def MetricSamples(
     metrics: Mapping[str, float], metadata: Mapping[str, Any]
 ) -> list:
-  """Samples of one run's metrics (keys of stepping.METRIC_KEYS)."""
+  """Samples of one run's metrics (keys of pass_rules.METRIC_KEYS)."""
   md = dict(metadata)
   out = []
   if 'tpmc' in metrics:

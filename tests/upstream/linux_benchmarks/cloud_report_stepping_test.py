@@ -16,10 +16,12 @@
 import os
 import unittest
 
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
+from pkb_cloud_report.benchmarks.cloud_report import stepping_state
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from tests import pkb_common_test_case
 
-_REPORT = stepping.RULES['report']
+_REPORT = pass_rules.RULES['report']
 
 
 def _Measure(capacity):
@@ -94,7 +96,7 @@ class SearchTest(pkb_common_test_case.PkbCommonTestCase):
   def testResumesFromItsStateFile(self):
     """A second search reads the saved steps and runs none again."""
     path = os.path.join(self.create_tempdir().full_path, 'steps.json')
-    store = stepping.StateStore(path, 'run1', {'engine': 'cockroach'})
+    store = stepping_state.StateStore(path, 'run1', {'engine': 'cockroach'})
     measured = []
 
     def Measure(level, iteration):
@@ -115,7 +117,7 @@ class PassRuleTest(pkb_common_test_case.PkbCommonTestCase):
   """The named pass rules of a TPC-C step."""
 
   def testCrlScriptRuleNeedsEfficiencyAndP95(self):
-    rule = stepping.RULES['crl_script']
+    rule = pass_rules.RULES['crl_script']
     passed, _ = rule.Judge({'efficiency_pct': 86.0, 'p95_ms': 9000.0})
     self.assertTrue(passed)
     passed, reason = rule.Judge({'efficiency_pct': 84.0, 'p95_ms': 9000.0})
@@ -124,7 +126,7 @@ class PassRuleTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testUnknownRule(self):
     with self.assertRaisesRegex(ValueError, 'unknown pass rule'):
-      stepping.ParseRule('fastest')
+      pass_rules.ParseRule('fastest')
 
 
 if __name__ == '__main__':

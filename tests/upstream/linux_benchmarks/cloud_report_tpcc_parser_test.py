@@ -17,7 +17,7 @@ import os
 import unittest
 
 from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc
 from tests import pkb_common_test_case
 
@@ -55,7 +55,7 @@ class TpccTest(pkb_common_test_case.PkbCommonTestCase):
         r = tpcc.Parse(
             _Read('tpcc', f'cockroach_v22.1.2_9node_8vcpu_{wh}wh_tail.txt')
         )
-        verdicts[rule, wh] = stepping.RULES[rule].Judge(r.Metrics())
+        verdicts[rule, wh] = pass_rules.RULES[rule].Judge(r.Metrics())
     self.assertTrue(verdicts['report', 3500][0])
     self.assertTrue(verdicts['report', 3750][0])
     self.assertEqual(
