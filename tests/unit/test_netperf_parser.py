@@ -25,6 +25,7 @@ from absl.testing import parameterized
 from pkb_ext import cli
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf
+from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf_styles
 from pkb_cloud_report.benchmarks.cloud_report import network as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
@@ -92,7 +93,7 @@ class RealOutputTest(parameterized.TestCase):
     self.assertEqual(result.style, 'csv')
     self.assertEqual(
         dict(result.fields),
-        {netperf.TITLES[t]: v for t, v in expected.items()},
+        {netperf_styles.TITLES[t]: v for t, v in expected.items()},
     )
 
   @parameterized.parameters(*GOOD)
