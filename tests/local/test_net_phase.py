@@ -38,6 +38,7 @@ from perfkitbenchmarker import errors
 
 from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import netserver
 from pkb_cloud_report.benchmarks.cloud_report import network as net
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import fidelity as fidelity_lib
@@ -151,7 +152,7 @@ class LoopbackTest(_PhaseAsserts):
     self.assertEqual(_NetserversOn(CONTROL_PORT), [])
     self.assertFalse(
         os.path.exists(
-            os.path.join(self.server.work_dir, net.WORK_DIR, 'netserver-'
+            os.path.join(self.server.work_dir, netserver.WORK_DIR, 'netserver-'
                          f'{CONTROL_PORT}.pid')
         )
     )  # fmt: skip
@@ -189,7 +190,7 @@ class LoopbackTest(_PhaseAsserts):
       self.assertEqual(md['sending_vm'], 'client-0')
       self.assertEqual(md['receiving_vm'], 'db-0')
     self.assertFalse(
-        os.path.exists(os.path.join(self.server.work_dir, net.WORK_DIR))
+        os.path.exists(os.path.join(self.server.work_dir, netserver.WORK_DIR))
     )
 
   def testCleanupStopsOnlyItsOwnNetserver(self):

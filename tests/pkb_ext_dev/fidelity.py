@@ -33,6 +33,7 @@ from typing import Callable
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import cpu
+from pkb_cloud_report.benchmarks.cloud_report import netserver
 from pkb_cloud_report.benchmarks.cloud_report import network
 from pkb_cloud_report.benchmarks.cloud_report import storage
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard
@@ -349,7 +350,7 @@ def MeasureNetwork(
   finally:
     network.StopNetserver(server, params.control_port)
     server.RemoteCommand(
-        f'rm -f {network.WORK_DIR}/netserver-{params.control_port}.log;'
-        f' rmdir {network.WORK_DIR} 2>/dev/null || true',
+        f'rm -f {netserver.WORK_DIR}/netserver-{params.control_port}.log;'
+        f' rmdir {netserver.WORK_DIR} 2>/dev/null || true',
         ignore_failure=True,
     )

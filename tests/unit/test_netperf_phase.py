@@ -20,6 +20,7 @@ from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.linux_packages import cloud_report_netperf as pkg
+from pkb_cloud_report.benchmarks.cloud_report import netserver
 from pkb_cloud_report.benchmarks.cloud_report import network as net
 
 FLAGS = flags.FLAGS
@@ -138,10 +139,10 @@ class CommandTest(absltest.TestCase):
       net.NetperfCommand('netperf', 'h', 'UDP_RR', params)
 
   def testNetserverIsStartedAndStoppedByItsPid(self):
-    start = net.StartNetserverCommand('/usr/bin/netserver', 20000)
+    start = netserver.StartNetserverCommand('/usr/bin/netserver', 20000)
     self.assertIn('nohup /usr/bin/netserver -p 20000 -D', start)
     self.assertIn('echo $! >cloud_report_netperf/netserver-20000.pid', start)
-    stop = net.StopNetserverCommand(20000)
+    stop = netserver.StopNetserverCommand(20000)
     # Its own process group (setsid), stopped with its per-test children:
     # only the group's members that run `netserver -p PORT`.
     self.assertIn('$setsid nohup /usr/bin/netserver', start)
@@ -154,18 +155,22 @@ class CommandTest(absltest.TestCase):
       self.assertNotIn('pkill', command)
 
   def testConcurrentCommandAndSplit(self):
-    command = net.ConcurrentCommand(['netperf a', 'netperf b'])
+    command = netserver.ConcurrentCommand(['netperf a', 'netperf b'])
     self.assertStartsWith(command, 'd=$(mktemp -d) || exit 1; (netperf a ')
     self.assertIn('wait;', command)
     stdout = (
         '@@@ cloud_report netperf stream 0 exit 0\nA=1\n'
         '@@@ cloud_report netperf stream 1 exit 255\n'
     )
-    self.assertEqual(net.SplitConcurrent(stdout, 2), [(0, 'A=1\n'), (255, '')])
-    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'outputs of 3'):
-      net.SplitConcurrent(stdout, 3)
     self.assertEqual(
-        net.SplitConcurrent('@@@ cloud_report netperf stream 0 exit \n', 1),
+        netserver.SplitConcurrent(stdout, 2), [(0, 'A=1\n'), (255, '')]
+    )
+    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'outputs of 3'):
+      netserver.SplitConcurrent(stdout, 3)
+    self.assertEqual(
+        netserver.SplitConcurrent(
+            '@@@ cloud_report netperf stream 0 exit \n', 1
+        ),
         [(-1, '')],
     )
 
