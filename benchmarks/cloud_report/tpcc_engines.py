@@ -44,6 +44,7 @@ from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
@@ -271,7 +272,7 @@ class CockroachEngine:
     # off, and this install needs no package manager.
     background_tasks.RunThreaded(cockroachdb.Install, vms + [client])
     background_tasks.RunThreaded(MountDataDisk, vms)
-    cockroachdb.StartCluster(
+    cockroach_cluster.StartCluster(
         vms,
         self.StoreDirs(topology),
         self.params.cockroach_cache,
@@ -279,7 +280,7 @@ class CockroachEngine:
     )
     first_ip = vms[0].internal_ip
     wanted = self.params.max_warehouses
-    loaded = cockroachdb.LoadedWarehouses(client, first_ip, DATABASE)
+    loaded = cockroach_cluster.LoadedWarehouses(client, first_ip, DATABASE)
     if loaded is not None and loaded >= wanted:
       logging.info(
           'tpcc: the cluster already holds %d warehouses (%d wanted); no'
@@ -297,14 +298,15 @@ class CockroachEngine:
           DATABASE,
       )
       client.RemoteCommand(
-          cockroachdb.SqlCommand(
+          cockroach_cluster.SqlCommand(
               first_ip, f'DROP DATABASE IF EXISTS {DATABASE} CASCADE'
           )
       )
     if self.params.cockroach_import_settings:
       for statement in COCKROACH_IMPORT_SETTINGS:
         _, stderr, code = client.RemoteCommandWithReturnCode(
-            cockroachdb.SqlCommand(first_ip, statement), ignore_failure=True
+            cockroach_cluster.SqlCommand(first_ip, statement),
+            ignore_failure=True,
         )
         if code:
           logging.warning('tpcc: %s failed: %s', statement, stderr.strip())
@@ -347,14 +349,14 @@ class CockroachEngine:
     )
     log = f'{WORK_DIR}/step-{iteration:02d}-{warehouses}wh.txt'
     timeout = self.StepTimeout()
-    prelude = cockroachdb.RaiseOpenFilesCommand(
-        cockroachdb.WorkloadOpenFiles(warehouses),
+    prelude = cockroach_cluster.RaiseOpenFilesCommand(
+        cockroach_cluster.WorkloadOpenFiles(warehouses),
         f'cockroach workload run tpcc at {warehouses} active warehouses',
     )
     tail, status = RunLogged(client, command, log, timeout, prelude)
-    if status and cockroachdb.OPEN_FILES_MARK in tail:
+    if status and cockroach_cluster.OPEN_FILES_MARK in tail:
       line = next(
-          l for l in tail.splitlines() if cockroachdb.OPEN_FILES_MARK in l
+          l for l in tail.splitlines() if cockroach_cluster.OPEN_FILES_MARK in l
       )
       raise errors.Benchmarks.RunError(f'tpcc: {client.name}: {line}')
     return tail, status
@@ -374,7 +376,7 @@ class CockroachEngine:
 
   def Cleanup(self, topology) -> None:
     dirs = self.StoreDirs(topology)
-    cockroachdb.StopCluster(list(topology.db_vms), dirs)
+    cockroach_cluster.StopCluster(list(topology.db_vms), dirs)
     background_tasks.RunThreaded(
         lambda vm, path: vm.RemoteCommand(f'sudo rm -rf {shlex.quote(path)}'),
         [((vm, path), {}) for vm, path in zip(topology.db_vms, dirs)],
@@ -385,14 +387,15 @@ class CockroachEngine:
 def ImportCommand(warehouses: int, host_ip: str) -> str:
   return (
       f'{cockroachdb.BinaryPath()} workload fixtures import tpcc'
-      f' --warehouses={warehouses} {shlex.quote(cockroachdb.PgUrl(host_ip))}'
+      f' --warehouses={warehouses}'
+      f' {shlex.quote(cockroach_cluster.PgUrl(host_ip))}'
   )
 
 
 def WorkloadRunCommand(
     warehouses: int, active: int, ramp: str, duration: str, host_ips
 ) -> str:
-  urls = ' '.join(shlex.quote(cockroachdb.PgUrl(ip)) for ip in host_ips)
+  urls = ' '.join(shlex.quote(cockroach_cluster.PgUrl(ip)) for ip in host_ips)
   return (
       f'{cockroachdb.BinaryPath()} workload run tpcc'
       f' --warehouses={warehouses} --active-warehouses={active}'

@@ -52,6 +52,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import data
 
+from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.local import sshd
 from pkb_ext_dev import faults
@@ -134,7 +135,7 @@ class CockroachLocalCloudTest(absltest.TestCase):
     vms = [self._Vm(h) for h in ('db1', 'db2', 'db3')]
     stores = [f'/home/pkbext/crdb-start-test-{vm.name}' for vm in vms]
     db1, store = vms[0], stores[0]
-    self.addCleanup(cockroachdb.StopCluster, vms, stores)
+    self.addCleanup(cockroach_cluster.StopCluster, vms, stores)
     with flagsaver.flagsaver(
         data_search_paths=[self.data_dir],
         cloud_report_cockroachdb_sha256=[f'amd64={self.sha}'],
@@ -147,32 +148,34 @@ class CockroachLocalCloudTest(absltest.TestCase):
         ('v20.2.7', 'amd64', 'flag'),
     )
     db1.RemoteCommand(f'mkdir -p {store}')
-    bare = cockroachdb.NodeCommand(store, db1.internal_ip, [db1.internal_ip])
+    bare = cockroach_cluster.NodeCommand(
+        store, db1.internal_ip, [db1.internal_ip]
+    )
     with self.assertRaises(subprocess.TimeoutExpired):
       self.cloud.Ssh('db1', bare, timeout=20)
     # The node was ready long before: only the session's pipe is held.
-    pid_file = cockroachdb.PidFile(store)
+    pid_file = cockroach_cluster.PidFile(store)
     alive = self.cloud.Ssh('db1', f'kill -0 $(cat {pid_file}) && echo alive')
     self.assertEqual(alive.stdout.strip(), 'alive', alive.stderr)
-    db1.RemoteCommand(cockroachdb.StopCommand(store))
+    db1.RemoteCommand(cockroach_cluster.StopCommand(store))
     self.assertEqual(self._HostCockroaches()['db1'], [])
 
-    cockroachdb.StartNode(db1, store, [db1.internal_ip], timeout_s=60)
+    cockroach_cluster.StartNode(db1, store, [db1.internal_ip], timeout_s=60)
     listening = self.cloud.Ssh(
         'client',
         'python3 -c "import socket;'
         f" socket.create_connection(('{db1.internal_ip}',"
-        f' {cockroachdb.SQL_PORT}), 5)" && echo listening',
+        f' {cockroach_cluster.SQL_PORT}), 5)" && echo listening',
     )
     self.assertEqual(listening.stdout.strip(), 'listening', listening.stderr)
-    db1.RemoteCommand(cockroachdb.StopCommand(store))
+    db1.RemoteCommand(cockroach_cluster.StopCommand(store))
 
-    cockroachdb.StartCluster(vms, stores)  # start x3, init, SQL answers
+    cockroach_cluster.StartCluster(vms, stores)  # start x3, init, SQL answers
     out, _ = vms[2].RemoteCommand(
-        cockroachdb.SqlCommand(vms[2].internal_ip, 'SELECT 1')
+        cockroach_cluster.SqlCommand(vms[2].internal_ip, 'SELECT 1')
     )
     self.assertIn('(1 row)', out)
-    cockroachdb.StopCluster(vms, stores)
+    cockroach_cluster.StopCluster(vms, stores)
     self.assertEqual(self._HostCockroaches(), {h: [] for h in _HOSTS})
     for vm in vms:
       vm.RemoteCommand(f'rm -rf {store} {cockroachdb.RootDir()}')

@@ -40,6 +40,7 @@ from perfkitbenchmarker import errors
 from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
+from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
@@ -121,16 +122,16 @@ class CockroachDoubleTest(absltest.TestCase):
     store = os.path.join(self.dir, f'store{i}')
     if store not in self.stores:
       self.stores.append(store)
-      self.addCleanup(self._Bash, cockroachdb.StopCommand(store))
+      self.addCleanup(self._Bash, cockroach_cluster.StopCommand(store))
     return store
 
   def _Start(self, i, **kw):
     # The package's ports are fixed (26257); here each node has a free one.
-    command = cockroachdb.StartCommand(
+    command = cockroach_cluster.StartCommand(
         self._Store(i), '127.0.0.1', ['127.0.0.1'] * 3
     )
     command = command.replace(
-        f'--listen-addr=127.0.0.1:{cockroachdb.SQL_PORT}',
+        f'--listen-addr=127.0.0.1:{cockroach_cluster.SQL_PORT}',
         f'--listen-addr=127.0.0.1:{self.ports[i]}',
     ).replace(
         f'--join={",".join(["127.0.0.1:26257"] * 3)}',
@@ -143,7 +144,7 @@ class CockroachDoubleTest(absltest.TestCase):
 
   def _Sql(self, i, statement):
     return self._Bash(
-        cockroachdb.SqlCommand('127.0.0.1', statement).replace(
+        cockroach_cluster.SqlCommand('127.0.0.1', statement).replace(
             ':26257', f':{self.ports[i]}'
         )
     )
@@ -156,7 +157,7 @@ class CockroachDoubleTest(absltest.TestCase):
     self.assertEqual(proc.returncode, 1)  # not initialised yet
     self.assertIn('waiting for the cluster to be initialized', proc.stderr)
     proc = self._Bash(
-        cockroachdb.InitCommand('127.0.0.1').replace(
+        cockroach_cluster.InitCommand('127.0.0.1').replace(
             ':26257', f':{self.ports[0]}'
         )
     )
@@ -176,17 +177,17 @@ class CockroachDoubleTest(absltest.TestCase):
     return re.sub(r"'postgresql://[^']*'", lambda _: urls, command, count=1)
 
   def testBareStartKeepsTheCallersPipeOpenTheStartCommandReturns(self):
-    bare = cockroachdb.NodeCommand(
+    bare = cockroach_cluster.NodeCommand(
         self._Store(0), '127.0.0.1', ['127.0.0.1']
     ).replace(':26257', f':{self.ports[0]}')
     # As over ssh: the caller reads the command's output to its end.
     with self.assertRaises(subprocess.TimeoutExpired):
       self._Bash(bare, timeout=8)
-    pid_file = cockroachdb.PidFile(self._Store(0))
+    pid_file = cockroach_cluster.PidFile(self._Store(0))
     with open(pid_file) as f:
       pid = int(f.read())
     os.kill(pid, 0)  # the node was ready: it is the pipe that is held
-    self._Bash(cockroachdb.StopCommand(self._Store(0)))
+    self._Bash(cockroach_cluster.StopCommand(self._Store(0)))
     self.assertFalse(os.path.exists(pid_file))
 
     proc = self._Start(0, timeout=30)
@@ -194,7 +195,7 @@ class CockroachDoubleTest(absltest.TestCase):
     with open(pid_file) as f:
       pid = int(f.read())
     os.kill(pid, 0)
-    with open(cockroachdb.StartLog(self._Store(0))) as f:
+    with open(cockroach_cluster.StartLog(self._Store(0))) as f:
       self.assertIn('CockroachDB node starting', f.read())
     with socket.create_connection(('127.0.0.1', self.ports[0]), timeout=5):
       pass
@@ -278,7 +279,7 @@ class CockroachDoubleTest(absltest.TestCase):
         'Error: importing fixture: importing table warehouse: pq: relation'
         ' "warehouse" already exists\n',
     )
-    count = cockroachdb.CountCommand('127.0.0.1', 'tpcc.warehouse')
+    count = cockroach_cluster.CountCommand('127.0.0.1', 'tpcc.warehouse')
     for _ in range(100):  # the import reaches every node (the double gossips)
       proc = self._Bash(count.replace(':26257', f':{self.ports[2]}'))
       if proc.returncode == 0:
@@ -301,18 +302,18 @@ class CockroachDoubleTest(absltest.TestCase):
     self._Cluster(60)
     proc = self._Start(1)  # running: kept
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    self.assertIn(cockroachdb.RUNNING_MARK, proc.stdout)
-    self._Bash(cockroachdb.StopCommand(self._Store(1)))
+    self.assertIn(cockroach_cluster.RUNNING_MARK, proc.stdout)
+    self._Bash(cockroach_cluster.StopCommand(self._Store(1)))
     proc = self._Start(1)  # stopped: restarts on its store
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    self.assertNotIn(cockroachdb.RUNNING_MARK, proc.stdout)
-    init = cockroachdb.InitCommand('127.0.0.1').replace(
+    self.assertNotIn(cockroach_cluster.RUNNING_MARK, proc.stdout)
+    init = cockroach_cluster.InitCommand('127.0.0.1').replace(
         ':26257', f':{self.ports[1]}'
     )
     proc = self._Bash(init)
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertIn('already been initialized', proc.stdout)
-    count = cockroachdb.CountCommand('127.0.0.1', 'tpcc.warehouse')
+    count = cockroach_cluster.CountCommand('127.0.0.1', 'tpcc.warehouse')
     for _ in range(100):  # its store, or its peers, have the import
       proc = self._Bash(count.replace(':26257', f':{self.ports[1]}'))
       if proc.returncode == 0:
@@ -335,8 +336,8 @@ class CockroachDoubleTest(absltest.TestCase):
         r' 127\.0\.0\.1:\d+: socket: too many open files$',
     )
     # The engine's prelude raises the soft limit in the same shell.
-    prelude = cockroachdb.RaiseOpenFilesCommand(
-        cockroachdb.WorkloadOpenFiles(60), 'workload'
+    prelude = cockroach_cluster.RaiseOpenFilesCommand(
+        cockroach_cluster.WorkloadOpenFiles(60), 'workload'
     )
     proc = self._Bash(f'{{ {prelude}; }} && {bare}', limits=(64, 4096))
     self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -361,9 +362,9 @@ class CockroachDoubleTest(absltest.TestCase):
         'cloud_report_open_files: cockroach start needs 15000 open files',
         proc.stderr,
     )
-    self.assertFalse(os.path.exists(cockroachdb.PidFile(self._Store(0))))
+    self.assertFalse(os.path.exists(cockroach_cluster.PidFile(self._Store(0))))
     # Bare, the double refuses a hard limit below cockroach's minimum.
-    bare = cockroachdb.NodeCommand(
+    bare = cockroach_cluster.NodeCommand(
         self._Store(1), '127.0.0.1', ['127.0.0.1']
     ).replace(':26257', f':{self.ports[1]}')
     proc = self._Bash(f'{bare} </dev/null 2>&1', limits=(1024, 1024))
@@ -387,14 +388,16 @@ class CockroachDoubleTest(absltest.TestCase):
           r' \(.*/logs/cockroach-start\.log, cockroach\.log\):\n.*'
           r'bind: Address already in use',
       ):
-        cockroachdb.StartNode(vm, self._Store(0), ['127.0.0.1'], timeout_s=30)
+        cockroach_cluster.StartNode(
+            vm, self._Store(0), ['127.0.0.1'], timeout_s=30
+        )
 
   def testSigtermStopsTheNode(self):
     proc = self._Start(0)
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    with open(cockroachdb.PidFile(self._Store(0))) as f:
+    with open(cockroach_cluster.PidFile(self._Store(0))) as f:
       pid = int(f.read())
-    proc = self._Bash(cockroachdb.StopCommand(self._Store(0)))
+    proc = self._Bash(cockroach_cluster.StopCommand(self._Store(0)))
     self.assertEqual(proc.returncode, 0)
     with self.assertRaises(ProcessLookupError):
       os.kill(pid, 0)

@@ -44,6 +44,7 @@ from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report import tpcc
 from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
+from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import pkb_tests
@@ -277,7 +278,7 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
   def testStartInitStop(self):
     vms = [_Vm(f'db{i}', f'10.0.0.{i}') for i in (1, 2, 3)]
     dirs = ['/scratch/cockroach'] * 3
-    cockroachdb.StartCluster(vms, dirs)
+    cockroach_cluster.StartCluster(vms, dirs)
     for i, vm in enumerate(vms, 1):
       start = [c for c in vm.commands if ' start ' in c]
       self.assertLen(start, 1)
@@ -313,7 +314,7 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
           start[0],
       )
     inits = [c for vm in vms for c in vm.commands if ' init ' in c]
-    self.assertEqual(inits, [cockroachdb.InitCommand('10.0.0.1')])
+    self.assertEqual(inits, [cockroach_cluster.InitCommand('10.0.0.1')])
     self.assertIn(
         f'out=$({ROOT}/cockroach init --insecure --host=10.0.0.1:26257 2>&1)',
         inits[0],
@@ -322,7 +323,7 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
         f"{ROOT}/cockroach sql --insecure --host=10.0.0.1:26257 -e 'SELECT 1'",
         vms[0].commands,
     )
-    cockroachdb.StopCluster(vms, dirs)
+    cockroach_cluster.StopCluster(vms, dirs)
     stop = vms[2].commands[-1]
     self.assertIn('pid=$(cat /scratch/cockroach/cockroach.pid)', stop)
     self.assertIn('kill -TERM "$pid"', stop)
@@ -343,7 +344,7 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
         r'.*/scratch/cockroach/logs/cockroach-start\.log.*\n'
         r'I210301 node waiting for its disk',
     ):
-      cockroachdb.StartNode(vm, '/scratch/cockroach', ['10.0.0.2'])
+      cockroach_cluster.StartNode(vm, '/scratch/cockroach', ['10.0.0.2'])
     (call,) = vm.RemoteCommandWithReturnCode.call_args_list
     self.assertEqual(call.kwargs['timeout'], 360)  # bounded over ssh too
 
@@ -509,7 +510,7 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     drops = [c for c in client.commands if 'DROP DATABASE' in c]
     self.assertEqual(
         drops,
-        [cockroachdb.SqlCommand('10.0.0.1', 'DROP DATABASE IF EXISTS tpcc'
+        [cockroach_cluster.SqlCommand('10.0.0.1', 'DROP DATABASE IF EXISTS tpcc'
                                 ' CASCADE')],
     )  # fmt: skip
     imports = [c.args[0] for c in client.RobustRemoteCommand.call_args_list
