@@ -28,11 +28,11 @@ import shutil
 import signal
 import subprocess
 import sys
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
-from absl import flags
 
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
+from pkb_cloud_report.benchmarks.cloud_report import remote
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 # The CLI PKB runs on this host for each cloud, and where it comes from.
 CLOUD_CLIS = {
@@ -125,7 +125,7 @@ def _AwsProblems() -> list[str]:
   try:
     found = botocore_session.Session().get_credentials()
   except (botocore_exceptions.BotoCoreError, OSError, ValueError) as e:
-    return [f'AWS: cannot read the AWS credentials: {os_worker.OneLine(e)}']
+    return [f'AWS: cannot read the AWS credentials: {remote.OneLine(e)}']
   if found is None:
     return [
         'AWS: no AWS credentials found (environment, shared credentials and'
@@ -154,7 +154,7 @@ def _GcpProblems() -> list[str]:
         'GCP: gcloud has no account; run `gcloud auth login` (or `gcloud'
         ' auth activate-service-account`)'
     )
-  if not core.get('project') and not FlagValue('project'):
+  if not core.get('project') and not topology_lib.FlagValue('project'):
     problems.append(
         'GCP: no project; set --project, or run `gcloud config set project'
         ' PROJECT`'
@@ -188,8 +188,3 @@ def CloudProblems(cloud: str) -> list[str]:
   """The cloud's CLI missing from PATH, or without credentials."""
   missing = CliProblem(cloud)
   return [missing] if missing else _CLI_PROBLEMS[cloud]()
-
-
-def FlagValue(name: str) -> Any:
-  """The flag's value, or None where no module defined the flag."""
-  return flags.FLAGS[name].value if name in flags.FLAGS else None

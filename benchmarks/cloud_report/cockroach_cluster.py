@@ -33,6 +33,7 @@ from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import vm_util
 
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 
 # The CRL repository's start arguments (cmd/generate.go, commit 47fabad).
@@ -198,13 +199,13 @@ def LoadedWarehouses(vm, host_ip: str, database: str) -> int | None:
   )
   if code and 'does not exist' in err:
     return None
-  lines = [l.strip() for l in out.splitlines() if l.strip()]
-  if code or not lines or not lines[-1].isdigit():
+  count = None if code else remote.LastInteger(out)
+  if count is None:
     raise errors.Benchmarks.RunError(
         f'{vm.name}: cannot count the rows of {table}: exit status {code};'
         f' {(err or out).strip()[-500:]}'
     )
-  return int(lines[-1])
+  return count
 
 
 def PgUrl(ip: str) -> str:

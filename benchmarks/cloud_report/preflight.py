@@ -54,6 +54,7 @@ from pkb_cloud_report.benchmarks.cloud_report import cloud_access
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 FLAGS = flags.FLAGS
 
@@ -119,7 +120,7 @@ def UsesStaticVms(group) -> bool:
   PKB then takes every VM from that file's pool while it lasts.
   """
   return bool(getattr(group, 'static_vms', None)) or bool(
-      cloud_access.FlagValue('static_vm_file')
+      topology_lib.FlagValue('static_vm_file')
   )
 
 
@@ -242,7 +243,7 @@ def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
   if object_storage.PHASE not in names:
     return []
   if (
-      cloud_access.FlagValue('cloud_report_object_storage_python') or 'python3'
+      topology_lib.FlagValue('cloud_report_object_storage_python') or 'python3'
   ) != 'python3':
     return []  # another interpreter than the image's python3
   client = [g for g in groups if g.name == 'client' and g.os_type]
@@ -267,7 +268,7 @@ def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
 
 def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:
   """CloudProblems of each cloud whose VMs PKB would create."""
-  if cloud_access.FlagValue('ignore_package_requirements'):
+  if topology_lib.FlagValue('ignore_package_requirements'):
     return []
   clouds = {
       g.cloud

@@ -52,3 +52,23 @@ def ExitStatusTo(command: str, status_path: str) -> str:
     `command; echo $? > status_path`.
   """
   return f'{command}; echo $? > {status_path}'
+
+
+def OneLine(error: BaseException | str, limit: int = 300) -> str:
+  """The first non-empty line of an error, shortened (pure)."""
+  text = str(error)
+  lines = [l.strip() for l in text.splitlines() if l.strip()]
+  first = lines[0] if lines else ''
+  if isinstance(error, BaseException):
+    first = (
+        f'{type(error).__name__}: {first}' if first else type(error).__name__
+    )
+  return first if len(first) <= limit else first[: limit - 3] + '...'
+
+
+def LastInteger(output: str) -> int | None:
+  """The whole number a command printed last (None: it printed none)."""
+  lines = [l.strip() for l in output.splitlines() if l.strip()]
+  if lines and lines[-1].isdigit():
+    return int(lines[-1])
+  return None

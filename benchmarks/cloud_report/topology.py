@@ -38,6 +38,11 @@ def FiniteValidator(name: str):
   return Check
 
 
+def FlagValue(name: str):
+  """A flag's value, or None where no module defined the flag."""
+  return flags.FLAGS[name].value if name in flags.FLAGS else None
+
+
 def DataDisk(vm):
   """Returns the VM's data disk (its first scratch disk), or None."""
   disks = getattr(vm, 'scratch_disks', None) or []

@@ -124,7 +124,7 @@ class PostgresEngine:
     ] + list(self.params.postgres_options)
     wanted = self.params.max_warehouses
     out, _ = db.RemoteCommand(ctl.ResumeCommand(settings, engines.DATABASE))
-    loaded = _LastCount(out)
+    loaded = remote.LastInteger(out)
     if loaded is not None and loaded >= wanted:
       logging.info(
           'tpcc: %s already holds %d warehouses (%d wanted); no load',
@@ -297,11 +297,3 @@ class PostgresCommands:
 
   def TearDownCommands(self) -> list[str]:
     return [self.StopCommand(), f'sudo rm -rf {shlex.quote(self.data_dir)}']
-
-
-def _LastCount(output: str) -> int | None:
-  """The count a query printed last (None when it printed none; pure)."""
-  lines = [l.strip() for l in output.splitlines() if l.strip()]
-  if lines and lines[-1].isdigit():
-    return int(lines[-1])
-  return None

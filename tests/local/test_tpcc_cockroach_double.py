@@ -381,7 +381,9 @@ class CockroachDoubleTest(absltest.TestCase):
     taken.listen(1)
     self.addCleanup(taken.close)
     vm = local_vm.LocalVm('db1', work_dir=self.dir)
-    with mock.patch.object(cockroach_cluster, 'SQL_PORT', taken.getsockname()[1]):
+    with mock.patch.object(
+        cockroach_cluster, 'SQL_PORT', taken.getsockname()[1]
+    ):
       with self.assertRaisesRegex(
           errors.Benchmarks.PrepareException,
           r'(?s)db1: cockroach start failed \(exit status 1\)\. Log tails'

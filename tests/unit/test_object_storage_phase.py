@@ -24,6 +24,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as params_lib
@@ -132,8 +133,8 @@ class PureHelpersTest(absltest.TestCase):
 
   def testOneLine(self):
     error = ValueError('Connection refused\nRequestId: x\nTime: y')
-    self.assertEqual(worker.OneLine(error), 'ValueError: Connection refused')
-    self.assertLen(worker.OneLine('x' * 1000), 300)
+    self.assertEqual(remote.OneLine(error), 'ValueError: Connection refused')
+    self.assertLen(remote.OneLine('x' * 1000), 300)
 
   def testRegionOf(self):
     self.assertEqual(

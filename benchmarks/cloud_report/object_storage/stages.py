@@ -41,6 +41,8 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import vm_util
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import remote
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as params_lib
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker
@@ -109,10 +111,6 @@ def CredentialProblems(
   return []
 
 
-def _FlagOrNone(name: str):
-  return flags.FLAGS[name].value if name in flags.FLAGS else None
-
-
 def CheckPrerequisites(
     benchmark_config, backends: buckets.Backends = buckets.REGISTERED
 ) -> list[str]:
@@ -123,10 +121,10 @@ def CheckPrerequisites(
   return CredentialProblems(
       str(group.cloud),
       bool(getattr(group, 'static_vms', None))
-      or bool(flags.FLAGS['static_vm_file'].value),
+      or bool(topology_lib.FlagValue('static_vm_file')),
       backends.Serves(),
-      _FlagOrNone('aws_ec2_instance_profile'),
-      _FlagOrNone('gcloud_scopes'),
+      topology_lib.FlagValue('aws_ec2_instance_profile'),
+      topology_lib.FlagValue('gcloud_scopes'),
   )
 
 
@@ -212,7 +210,7 @@ def DeleteBucket(backend, bucket: str) -> str:
       backend.Delete(bucket)
       return ''
     except Exception as e:  # pylint: disable=broad-except
-      error = worker.OneLine(e)
+      error = remote.OneLine(e)
       logging.warning(
           'object_storage: bucket %s not deleted (try %d of %d): %s',
           bucket,
@@ -243,7 +241,7 @@ def Run(topology, backends: buckets.Backends = buckets.REGISTERED) -> list:
   except Exception as e:  # pylint: disable=broad-except
     raise worker.ObjectStorageError(
         f'object storage {backend.where}: cannot create bucket {bucket}: '
-        + worker.OneLine(e)
+        + remote.OneLine(e)
     ) from e
   try:
     config = worker.WorkerConfig(

@@ -47,18 +47,6 @@ class ObjectStorageError(RuntimeError):
   """The phase cannot measure: one line naming provider and endpoint."""
 
 
-def OneLine(error: BaseException | str, limit: int = 300) -> str:
-  """The first non-empty line of an error, shortened (pure)."""
-  text = str(error)
-  lines = [l.strip() for l in text.splitlines() if l.strip()]
-  first = lines[0] if lines else ''
-  if isinstance(error, BaseException):
-    first = (
-        f'{type(error).__name__}: {first}' if first else type(error).__name__
-    )
-  return first if len(first) <= limit else first[: limit - 3] + '...'
-
-
 def WorkerConfig(params, provider, bucket, region, extra=None) -> dict:
   """The worker's JSON config (pure); `extra` is the back-end's keys."""
   return {
@@ -144,7 +132,7 @@ def Samples(
       reason = tail[-1] if tail else str(e)
     raise ObjectStorageError(
         f'object storage {where}: worker exited {rc}, nothing measured: '
-        + OneLine(reason)
+        + remote.OneLine(reason)
     ) from e
   out = os_samples.FromResult(result)
   for s in out:
