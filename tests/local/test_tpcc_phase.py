@@ -103,6 +103,27 @@ class LocalVmTest(absltest.TestCase):
     self.engine = tpcc.SelectEngine('postgres', self.params)
     self.addCleanup(self.engine.Cleanup, self.topology)
 
+  def testPreparingAgainKeepsTheServerAndItsData(self):
+    self.engine.Prepare(self.topology)
+    loads = lambda: [c for c in self.client.commands if 'tpcc prepare' in c]
+    self.assertLen(loads(), 1)
+    count = (
+        f'sudo -u postgres {PG_BIN}/psql -h {self.params.postgres_data_dir}'
+        f' -p {PG_PORT} -d tpcc -tAc "SELECT count(*) FROM warehouse"'
+    )
+    self.assertEqual(self.db.RemoteCommand(count)[0].strip(), '3')
+    # Running, loaded: a second Prepare (a resumed run's) loads nothing.
+    self.engine.Prepare(self.topology)
+    self.assertLen(loads(), 1)
+    # Stopped (the VM restarted): it starts again on its data, loads nothing.
+    self.db.RemoteCommand(
+        f'sudo -u postgres {PG_BIN}/pg_ctl -D'
+        f' {self.params.postgres_data_dir} -m fast -w stop'
+    )
+    self.engine.Prepare(self.topology)
+    self.assertLen(loads(), 1)
+    self.assertEqual(self.db.RemoteCommand(count)[0].strip(), '3')
+
   def testThreeRealStepsAndResume(self):
     self.engine.Prepare(self.topology)
     store = stepping_state.StateStore(
