@@ -85,6 +85,16 @@ class HygieneTest(absltest.TestCase):
             elf.append(f)
     self.assertEqual(elf, [])
 
+  def testNoBenchmarkOrPackageModuleOver500Lines(self):
+    long = []
+    for f in self.files:
+      if f.endswith('.py') and f.startswith(('benchmarks/', 'linux_packages/')):
+        with open(os.path.join(_ROOT, f)) as fh:
+          n = sum(1 for _ in fh)
+        if n > 500:
+          long.append(f'{f}: {n}')
+    self.assertEqual(long, [])
+
   def testPythonFilesCarryOurLicenseHeader(self):
     # The upstream unit is written for PKB: its files carry PKB's header.
     missing = []
