@@ -77,7 +77,7 @@ import sys
 import threading
 import time
 
-FORMAT = 'pkb-ext-ttfb'
+FORMAT = 'cloud-report-ttfb'
 VERSION = 1
 _READ_CHUNK = 1 << 20
 _MAX_CONSECUTIVE_ERRORS = 20

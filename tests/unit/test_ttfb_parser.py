@@ -262,7 +262,7 @@ class BadOutputTest(parameterized.TestCase):
 
   def testForeignFormat(self):
     lines = _Lines('s3_boto3_complete.jsonl')
-    self._Fails(_Edit(lines, 0, version=2), 'not pkb-ext-ttfb version 1')
+    self._Fails(_Edit(lines, 0, version=2), 'not cloud-report-ttfb version 1')
 
   def testGarbageInTheMiddle(self):
     lines = _Lines('s3_boto3_complete.jsonl')
@@ -346,7 +346,7 @@ class CliTest(absltest.TestCase):
     with contextlib.redirect_stderr(err):
       rc = cli.main(['parse', 'ttfb', path])
     self.assertEqual(rc, 1)
-    self.assertIn('not pkb-ext-ttfb version 1', err.getvalue())
+    self.assertIn('not cloud-report-ttfb version 1', err.getvalue())
 
 
 if __name__ == '__main__':

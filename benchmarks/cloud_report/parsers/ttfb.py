@@ -51,7 +51,7 @@ from typing import Any, Sequence
 
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
 
-FORMAT = 'pkb-ext-ttfb'
+FORMAT = 'cloud-report-ttfb'
 VERSION = 1
 OPS = ('get', 'put')
 WORKLOADS = ('latency', 'throughput', 'concurrency')
