@@ -25,14 +25,23 @@ a verdict from the interval, never from the point value alone:
 Interference. Each pair records what else used the machine while it ran,
 from /proc (pkb_ext.local.system): the 1-minute load average at its start
 and end, the machine's busy CPU seconds (user + nice + system), the CPU
-seconds of the bench's own processes, and steal. "Ours" is the bench
+seconds of the bench's own processes, of kernel threads, of every other
+process, and steal. "Ours" is the bench
 process and its descendants plus, on the local cloud, every process of the
 cloud's network namespaces and their descendants (a process's own and its
 reaped children's CPU seconds); the bench's own CPU hog (below) is not
 ours. Then
 
-  other_cpu_s  = busy - ours (at least 0)
+  other_cpu_s  = the CPU seconds of processes that are neither ours nor
+                 kernel threads (each one's growth between two snapshots,
+                 all of it for one that started in between)
   other_share  = (other_cpu_s + steal) / (wall seconds x CPUs)
+
+Kernel threads (kernel_cpu_s) are reported but do not flag a pair: on a
+quiet machine most of their time is the kernel's work for our own runs
+(the loop device under fio, softirq threads under netperf's traffic),
+which would otherwise flag every fio and netperf pair; other work's own
+I/O is still seen through its processes.
 
 and a pair is flagged when other_share exceeds the threshold, or when its
 two runs did not run under the same CPU placement (the CPU affinity of
@@ -123,14 +132,10 @@ def PairVerdict(op: str, target, evidence: dict) -> str:
 # --- interference ---
 
 
-def OursCpuTicks(roots, exclude=()) -> int:
-  """CPU ticks of the processes `roots` and their descendants, so far.
+_PF_KTHREAD = 0x00200000  # /proc/PID/stat flags: a kernel thread
 
-  Each counts its own utime and stime and its reaped children's (cutime,
-  cstime), so a descendant that ends and is reaped inside the tree moves
-  its ticks, never loses them. `exclude` and their descendants are left
-  out.
-  """
+
+def _ProcessTable() -> dict[int, list[str]]:
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from pkb_ext.local import system
 
@@ -140,19 +145,71 @@ def OursCpuTicks(roots, exclude=()) -> int:
       fields = system.StatFields(int(name))
       if fields is not None:
         table[int(name)] = fields
+  return table
+
+
+def _Ticks(fields: list[str]) -> int:
+  """utime + stime + cutime + cstime of one /proc/PID/stat."""
+  return sum(int(v) for v in fields[11:15])
+
+
+def _Tree(table, roots, exclude=()) -> set[int]:
+  """The PIDs of `roots` and their descendants, `exclude` subtrees left out."""
   children = {}
   for pid, fields in table.items():
     children.setdefault(int(fields[1]), []).append(pid)
   skip = set(exclude)
-  seen, todo, total = set(), [p for p in roots if p in table], 0
+  seen, todo = set(), [p for p in roots if p in table]
   while todo:
     pid = todo.pop()
     if pid in seen or pid in skip:
       continue
     seen.add(pid)
-    total += sum(int(v) for v in table[pid][11:15])
     todo.extend(children.get(pid, ()))
-  return total
+  return seen
+
+
+def _IsKernelThread(pid: int, fields: list[str]) -> bool:
+  return pid == 2 or int(fields[1]) == 2 or bool(int(fields[6]) & _PF_KTHREAD)
+
+
+def Accounts(roots, exclude=()) -> dict:
+  """One /proc snapshot: our ticks, the kernel threads', everyone else's.
+
+  Returns:
+    {'ours': ticks of our trees, 'kernel': ticks of kernel threads (the
+    kernel's work, much of it on our behalf: loop devices, network softirq
+    threads), 'others': {pid: (start time, ticks)} of every other process}.
+  """
+  table = _ProcessTable()
+  ours = _Tree(table, roots, exclude)
+  kernel, others = 0, {}
+  for pid, fields in table.items():
+    if pid in ours:
+      continue
+    if _IsKernelThread(pid, fields):
+      kernel += _Ticks(fields)
+    else:
+      others[pid] = (fields[19], _Ticks(fields))
+  return {
+      'ours': sum(_Ticks(table[p]) for p in ours),
+      'kernel': kernel,
+      'others': others,
+  }
+
+
+def OthersTicks(before: dict, after: dict) -> int:
+  """Ticks other processes used between two Accounts()['others'].
+
+  A process in both counts its growth; one that started in between counts
+  all of its ticks; one that ended in between moves its ticks to its parent
+  when reaped, which counts them if it is another's.
+  """
+  total = 0
+  for pid, (start, ticks) in after.items():
+    was = before.get(pid)
+    total += ticks - was[1] if was and was[0] == start else ticks
+  return max(total, 0)
 
 
 class Monitor:
@@ -187,10 +244,13 @@ class Monitor:
     # pylint: disable=g-import-not-at-top,import-outside-toplevel
     from pkb_ext.local import system
 
+    accounts = Accounts(self._roots(), self._exclude())
     return {
         'at': time.monotonic(),
         'machine': system.MachineCpuTicks(),
-        'ours': OursCpuTicks(self._roots(), self._exclude()),
+        'ours': accounts['ours'],
+        'kernel': accounts['kernel'],
+        'others': accounts['others'],
         'loadavg_1m': os.getloadavg()[0],
     }
 
@@ -208,7 +268,8 @@ class Monitor:
         after['machine']['steal'] - before['machine']['steal']
     ) / self._ticks
     ours = (after['ours'] - before['ours']) / self._ticks
-    other = max(busy - ours, 0.0)
+    kernel = (after['kernel'] - before['kernel']) / self._ticks
+    other = OthersTicks(before['others'], after['others']) / self._ticks
     share = (other + steal) / (wall * self.cpus)
     reasons = []
     if share > self.max_other_share:
@@ -224,6 +285,7 @@ class Monitor:
         'busy_cpu_s': round(busy, 2),
         'ours_cpu_s': round(ours, 2),
         'other_cpu_s': round(other, 2),
+        'kernel_cpu_s': round(kernel, 2),
         'steal_s': round(steal, 2),
         'other_share': round(share, 4),
         'placement': list(placements),

@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import time
+from unittest import mock
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -154,6 +155,39 @@ class MonitorTest(absltest.TestCase):
     self.assertGreaterEqual(note['other_cpu_s'], 0.8 * report.cpu_s[0] - 0.05)
     self.assertTrue(note['flagged'])
     self.assertIn('others used', note['reasons'][0])
+
+  def testKernelThreadsAreNeitherOursNorOthers(self):
+    # /proc/PID/stat fields after the name: state, ppid, ..., flags at 6,
+    # utime..cstime at 11..14, start time at 19.
+    def Stat(ppid, ticks, flags=0, start=100):
+      return ['S', str(ppid), '0', '0', '0', '0', str(flags), '0', '0', '0',
+              '0', str(ticks), '0', '0', '0', '0', '0', '0', '0', str(start)]  # fmt: skip
+
+    def Table(kworker, other, mine):
+      return {
+          2: Stat(0, 0),
+          40: Stat(2, kworker),  # a kworker serving our loop device
+          41: Stat(1, 0, flags=bs._PF_KTHREAD),
+          50: Stat(1, other),  # someone else's process
+          60: Stat(1, mine),  # ours
+          61: Stat(60, mine),  # our child
+      }
+
+    with mock.patch.object(bs, '_ProcessTable', return_value=Table(0, 0, 0)):
+      before = bs.Accounts([60])
+    with mock.patch.object(
+        bs, '_ProcessTable', return_value=Table(900, 20, 300)
+    ):
+      after = bs.Accounts([60])
+    self.assertEqual(after['ours'] - before['ours'], 600)
+    self.assertEqual(after['kernel'] - before['kernel'], 900)
+    self.assertEqual(bs.OthersTicks(before['others'], after['others']), 20)
+
+  def testOthersTicksCountNewProcessesAndRecycledPids(self):
+    before = {7: ('100', 50), 8: ('100', 10)}
+    after = {7: ('100', 80), 8: ('555', 4), 9: ('600', 3)}  # 8 is recycled
+    self.assertEqual(bs.OthersTicks(before, after), 30 + 4 + 3)
+    self.assertEqual(bs.OthersTicks(after, {}), 0)
 
   def testDifferentPlacementsFlagThePair(self):
     monitor = bs.Monitor(max_other_share=1e9)
