@@ -25,8 +25,10 @@ phase's phase/raw pairs in ABBA order on the same host:
                     /dev/shm (RAM: no other job's disk I/O reaches it; made
                     and filled here, detached after), or with
                     device='disk' on db1's data disk;
-  netperf_rr_ratio  TCP_RR transactions/s through the net phase / a plain
-                    `netperf -t TCP_RR`, client -> db1;
+  netperf_rr_ratio  TCP_RR transactions/s through the net phase / the same
+                    `netperf -t TCP_RR` typed by hand with the report's
+                    latency selectors (-O; percentiles make netperf keep a
+                    histogram, which costs transactions), client -> db1;
   coremark_ratio    the all-core CoreMark score through the cpu phase / the
                     same binary started by hand, on db1.
 

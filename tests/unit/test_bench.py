@@ -568,3 +568,31 @@ class RunTest(absltest.TestCase):
 
 if __name__ == '__main__':
   absltest.main()
+
+
+class RawNetperfTest(absltest.TestCase):
+  """The raw side of net fidelity is the phase's measurement typed by hand."""
+
+  def testTheRawCommandAsksForTheReportsSelectors(self):
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from pkb_cloud_report.benchmarks.cloud_report import network
+    from pkb_ext_dev import fidelity
+
+    command = fidelity.RawRrCommand('netperf', '10.0.0.2', network.Params())
+    self.assertIn(' -t TCP_RR ', command)
+    (selectors,) = [w for w in command.split() if 'P50_LATENCY' in w]
+    self.assertEqual(tuple(selectors.split(',')), network.REPORT_RR_SELECTORS)
+    self.assertIn(' -O ', command)
+
+  def testTheRateIsReadFromARealCapture(self):
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from pkb_ext_dev import fidelity
+    from perfkitbenchmarker import errors
+
+    path = os.path.join(
+        os.path.dirname(__file__), '..', 'data', 'netperf', 'tcp_rr_human.txt'
+    )
+    with open(path) as f:
+      self.assertEqual(fidelity.RawRrRate(f.read()), 56218.227)
+    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'raw netperf'):
+      fidelity.RawRrRate('netperf: send_omni: connection refused\n')
