@@ -42,7 +42,9 @@ and a few stated assumptions (the constants below):
                   size in the price table (PKB gives their count), written
                   at the lowest known throughput ceiling of the disk
                   (configs/pricing) and the machine (its EBS or uncached
-                  disk limit), estimates.FILL_MBPS where none is known;
+                  disk limit), estimates.FILL_MBPS where none is known,
+                  and ended by the job file's runtime + ramp if that comes
+                  first (fio ends every job of the report's file there);
                   then each job's runtime + ramp
   net             per test (and TCP_STREAM stream count) x repetitions x
                   the confidence interval's maximum iterations x duration
@@ -307,15 +309,23 @@ def IoPhase(params, fill: Fill | None) -> Phase:
   percent = _PERCENT.match(size)
   if percent:
     gb *= min(float(percent.group(1)), 100.0) / 100
-  seconds_fill = estimates.FillSeconds(gb, fill.mbps)
+  whole = estimates.FillSeconds(gb, fill.mbps)
+  seconds_fill = estimates.FillSeconds(gb, fill.mbps, limit_s=per_job)
   of = f' ({size} of it)' if size != '100%' else ''
   if not percent:
     of = f' (fio size={size}, planned as the whole disk)'
+  if seconds_fill < whole:
+    took = (
+        f" would take {whole / 60:.0f} min, but the job file's runtime ends"
+        f' it at {per_job} s'
+    )
+  else:
+    took = f': {seconds_fill / 60:.0f} min'
   return Phase(
       'io',
       seconds + seconds_fill,
-      f'fill {gb:g} GB{of} ({fill.what}) at {fill.mbps:g} MB/s ({fill.rate}):'
-      f' {seconds_fill / 60:.0f} min + {how}',
+      f'fill {gb:g} GB{of} ({fill.what}) at {fill.mbps:g} MB/s'
+      f' ({fill.rate}){took} + {how}',
   )
 
 

@@ -24,8 +24,13 @@ The rates, and where they come from:
   IMPORT_WAREHOUSES_PER_NODE_HOUR  `cockroach workload fixtures import tpcc`
       of 20,000 warehouses took 2.5 hours on 6 nodes (a public CockroachDB
       issue report): 1,333 warehouses per node-hour.
-  FILL_MBPS  the fill writes the whole disk at up to 250 MB/s, the per-volume
-      throughput limit of the report's gp2 and Azure Premium P50 disks.
+  FILL_MBPS  the fill writes at up to 250 MB/s, the per-volume throughput
+      limit of the report's gp2 and Azure Premium P50 disks.
+
+The fill ends at the disk's end or at the job file's runtime, whichever
+comes first: the report's file sets runtime in [global], and fio ends every
+job at its runtime, time_based or not, so on a large disk the fill writes
+only ramp + runtime seconds' worth.
 """
 
 import math
@@ -55,14 +60,28 @@ def ImportSeconds(warehouses: int, nodes: int) -> float:
   return 3600.0 * warehouses / (IMPORT_WAREHOUSES_PER_NODE_HOUR * nodes)
 
 
-def FillSeconds(size_gb: float, mbps: float | None = None) -> float:
-  """Expected seconds to write size_gb (decimal GB) at mbps (MB/s)."""
+def FillSeconds(
+    size_gb: float, mbps: float | None = None, limit_s: float | None = None
+) -> float:
+  """Expected seconds of a fill of size_gb (decimal GB) at mbps (MB/s).
+
+  Args:
+    size_gb: what the fill writes when nothing ends it first.
+    mbps: the write rate (default FILL_MBPS).
+    limit_s: the job file's ramp + runtime, which ends the fill first on a
+      disk too large to write in that time; None: no limit.
+  """
   mbps = FILL_MBPS if mbps is None else mbps
   if not (math.isfinite(size_gb) and size_gb >= 0):
     raise ValueError(f'disk size {size_gb!r} GB')
   if not (math.isfinite(mbps) and mbps > 0):
     raise ValueError(f'fill rate {mbps!r} MB/s')
-  return size_gb * 1e3 / mbps
+  seconds = size_gb * 1e3 / mbps
+  if limit_s is not None:
+    if not (math.isfinite(limit_s) and limit_s >= 0):
+      raise ValueError(f'fill time limit {limit_s!r} s')
+    seconds = min(seconds, float(limit_s))
+  return seconds
 
 
 def StepSeconds(ramp_s: float, duration_s: float) -> float:

@@ -30,12 +30,12 @@ Each job is its own fio invocation of the same job file (--section=JOB)
 rather than one invocation of all stonewalled sections. Stonewall already
 runs the sections one at a time with nothing shared between them, so fio
 does the same I/O either way; separate invocations add a per-job timeout
-(the fill job's the disk size at an expected rate plus a margin,
+(the fill job's: its expected time, FillSeconds, plus a margin,
 estimates.Bound; the timed jobs' runtime + ramp + margin, each enforced on
 the VM by `timeout`),
 keep the fill job's output out of the reported results by construction, and
 let a failed job name itself instead of losing the whole run's JSON.
-fio runs through RobustRemoteCommand (the fill can take hours on 2,500 GB)
+fio runs through RobustRemoteCommand (each job runs minutes)
 and writes its JSON to cloud_report_fio_<job>.json on the VM (--output, as
 fio.sh did); the same command then prints that file, so the JSON comes back
 as the command's output, with no second round trip. Cleanup removes those
@@ -186,9 +186,9 @@ _HELP = {
         ' ramp before it is ended on the VM.'
     ),
     'fill_timeout_s': (
-        'Seconds the fill may take before it is ended on the VM; 0: the'
-        ' disk size at the expected fill rate plus a margin (at most an hour'
-        ' past the expected time).'
+        'Seconds the fill may take before it is ended on the VM; 0: its'
+        ' expected time (the disk at the expected fill rate, or ramp +'
+        ' runtime, which ends it first on a large disk) plus a margin.'
     ),
 }
 _DEFAULTS = Params()
@@ -294,12 +294,20 @@ def RenderJobFile(context: dict) -> str:
   return env.from_string(template).render(**context)
 
 
+def FillSeconds(params: Params, disk_bytes: int) -> float:
+  """The fill's expected seconds: the disk at the expected rate, or the job
+  file's ramp + runtime, which ends the fill first on a large disk."""
+  return estimates.FillSeconds(
+      disk_bytes / 1e9, limit_s=params.ramp_time_s + params.runtime_s
+  )
+
+
 def FillTimeout(params: Params, disk_bytes: int) -> int:
   """Seconds the fill job may take: --..._fill_timeout_s, else the bound
-  of writing the whole disk at the expected rate (estimates.Bound)."""
+  of its expected time (FillSeconds, estimates.Bound)."""
   if params.fill_timeout_s:
     return params.fill_timeout_s
-  return estimates.Bound(estimates.FillSeconds(disk_bytes / 1e9))
+  return estimates.Bound(FillSeconds(params, disk_bytes))
 
 
 def FioPath(params: Params, vm) -> str:

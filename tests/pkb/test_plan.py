@@ -155,7 +155,11 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
         ['cpu', 'io', 'net', 'object_storage', 'tpcc_import', 'tpcc'],
     )
     self.assertEqual(by_name['cpu'], plan.COREMARK_BUILD_S + 20 * 15)
-    self.assertEqual(by_name['io'], 2500e3 / 250 + 7 * 122)
+    # 2,500 GB at 250 MB/s would take 10,000 s, but the job file's ramp +
+    # runtime (122 s) ends the fill first, as it ends each of the 7 jobs.
+    self.assertEqual(by_name['io'], 122 + 7 * 122)
+    (io_how,) = [p.how for p in c.phases if p.name == 'io']
+    self.assertIn("would take 167 min, but the job file's runtime", io_how)
     self.assertEqual(by_name['net'], 2 * 10 * 60)
     self.assertEqual(by_name['tpcc'], 5 * 31 * 60)  # 2,500..3,500 by 250
     # 4 x c5a.4xlarge + 3 x 2,500 GB gp2, from configs/pricing/aws.yaml.
@@ -278,7 +282,7 @@ class PlanTellsTheTruthTest(
     configs = plan.Configurations(_Matrix('aws', 'local'))
     c = next(c for c in configs if c.flags['machine_type'] == machine)
     io_phase = next(p for p in c.phases if p.name == 'io')
-    self.assertEqual(io_phase.seconds, gb * 1e3 / 250 + 7 * 122)
+    self.assertEqual(io_phase.seconds, min(gb * 1e3 / 250, 122) + 7 * 122)
     self.assertIn(what, io_phase.how)
 
   def testStripedLocalVolumesFillTogether(self):
@@ -289,7 +293,8 @@ class PlanTellsTheTruthTest(
         '--num_striped_disks=2',
     ])
     io_phase = next(p for p in c.phases if p.name == 'io')
-    self.assertEqual(io_phase.seconds, 2 * 1900e3 / 250 + 7 * 122)
+    self.assertIn('3800 GB', io_phase.how)
+    self.assertEqual(io_phase.seconds, 122 + 7 * 122)
 
   def testGcpLocalSsdsArePricedAsTheVolumesAttached(self):
     (c,) = plan.Configurations([
@@ -305,12 +310,14 @@ class PlanTellsTheTruthTest(
     )
 
   def testFillRunsAtTheMachinesEbsCap(self):
-    configs = plan.Configurations(_Matrix('aws', 'io2'))
+    long_jobs = ['--cloud_report_fio_runtime_s=20000']  # the disk ends it
+    configs = plan.Configurations(_Matrix('aws', 'io2') + long_jobs)
     c5 = next(c for c in configs if c.flags['machine_type'] == 'c5.4xlarge')
     io_phase = next(p for p in c5.phases if p.name == 'io')
     # io2 allows 1,000 MB/s; c5.4xlarge's EBS bandwidth is 593.75 MB/s.
-    self.assertEqual(io_phase.seconds, 2500e3 / 593.75 + 7 * 122)
+    self.assertEqual(io_phase.seconds, 2500e3 / 593.75 + 7 * 20002)
     self.assertIn('c5.4xlarge disk cap', io_phase.how)
+    self.assertIn(': 70 min +', io_phase.how)
 
   def testOverlapSavesTheSidePhasesOnTheAwsGp2Matrix(self):
     configs = plan.Configurations(AWS_GP2)
@@ -318,8 +325,11 @@ class PlanTellsTheTruthTest(
     for c in configs:
       by_name = {p.name: p.seconds for p in c.phases}
       side = by_name['cpu'] + by_name['net'] + by_name['object_storage']
-      self.assertGreater(by_name['io'], side)  # a 2,500 GB gp2 fill is longer
-      self.assertAlmostEqual(c.series_seconds - c.overlap_seconds, side)
+      # The io phase (8 jobs of 122 s) is the shorter thread: it is saved.
+      self.assertLess(by_name['io'], side)
+      self.assertAlmostEqual(
+          c.series_seconds - c.overlap_seconds, by_name['io']
+      )
       self.assertEqual(c.seconds, c.overlap_seconds)  # overlap is the default
       self.assertAlmostEqual(c.vm_hours, 4 * c.overlap_seconds / 3600)
     text = plan.Format(configs)

@@ -20,9 +20,12 @@ values its fio.sh substituted for a network disk and for local SSD (-s).
 
 import configparser
 import dataclasses
+import json
+import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from absl import flags
 from absl.testing import absltest
@@ -131,6 +134,36 @@ class JobFileTest(parameterized.TestCase):
         )  # fmt: skip
       self.assertEqual(proc.returncode, 0, proc.stderr)
 
+  def testTheJobFilesRuntimeEndsTheFill(self):
+    # fio ends a job at its size or at runtime, whichever comes first, even
+    # with time_based=0: the report's file gives the fill the global
+    # runtime, so the fill never writes more than runtime + ramp allows.
+    if not shutil.which('fio'):
+      self.skipTest('fio is not installed')
+    with tempfile.TemporaryDirectory() as work:
+      target = os.path.join(work, 'disk')
+      with open(target, 'wb') as f:
+        f.truncate(8 << 30)  # sparse: far more than 2 s of 512 B writes
+      job = os.path.join(work, 'job.fio')
+      params = io.Params(
+          runtime_s=2, ramp_time_s=1, fill_block_size='512', fill_iodepth=1
+      )
+      with open(job, 'w') as f:
+        f.write(io.RenderJobFile(io.JobFileContext(params, 8 << 30)))
+      started = time.monotonic()
+      proc = subprocess.run(
+          ['fio', '--output-format=json', f'--filename={target}',
+           '--ioengine=psync', '--direct=0', f'--section={io.FILL_JOB}', job],
+          capture_output=True, text=True, timeout=120, check=False,
+      )  # fmt: skip
+      took = time.monotonic() - started
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    (fill,) = json.loads(proc.stdout)['jobs']
+    self.assertEqual(fill['jobname'], io.FILL_JOB)
+    self.assertLess(fill['write']['io_bytes'], 8 << 30)
+    self.assertLess(took, 30)
+    self.assertLessEqual(fill['write']['runtime'], 2000 + 500)  # ms
+
 
 class CommandTest(absltest.TestCase):
 
@@ -151,10 +184,16 @@ class CommandTest(absltest.TestCase):
 
   def testFillTimeoutIsTheBoundOfTheExpectedFill(self):
     gp2 = 2500 * 1024**3  # the report's 2,500 GiB volume, in bytes
-    expected = gp2 / 1e9 * 1e3 / 250  # at 250 MB/s: about 3 hours
+    # At 250 MB/s the whole disk would take about 3 hours, but the job
+    # file's ramp + runtime (122 s) ends the fill first.
+    self.assertEqual(io.FillSeconds(io.Params(), gp2), 122)
     bound = io.FillTimeout(io.Params(), gp2)
-    self.assertGreater(bound, expected)
-    self.assertLessEqual(bound, expected + 3600 + 1)  # never an hour over
+    self.assertEqual(bound, 122 + 600)  # the least margin
+    longer = io.Params(runtime_s=4 * 3600)  # now the disk ends it first
+    expected = gp2 / 1e9 * 1e3 / 250
+    self.assertAlmostEqual(io.FillSeconds(longer, gp2), expected)
+    self.assertGreater(io.FillTimeout(longer, gp2), expected)
+    self.assertLessEqual(io.FillTimeout(longer, gp2), expected + 3600 + 1)
     self.assertEqual(io.FillTimeout(io.Params(fill_timeout_s=90), gp2), 90)
     small = io.FillTimeout(io.Params(), 64 * 1024**2)  # a test's loop disk
     self.assertEqual(small, 600 + 1)  # the least margin

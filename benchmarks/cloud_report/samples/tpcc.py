@@ -35,7 +35,6 @@ samples say which with efficiency_basis.
 from typing import Any, Mapping
 
 from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
 from pkb_cloud_report.benchmarks.cloud_report import stepping
 from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 
