@@ -93,13 +93,14 @@ flags.register_validator('cloud_report_coremark_modes', _CheckModes)
 
 @dataclasses.dataclass(frozen=True)
 class Params:
-  """The cpu phase's settings; defaults are the report's."""
+  """The cpu phase's settings; each default is its flag's (the report's)."""
 
-  runs: int = 10
-  threads: int = 0  # 0: the VM's vCPU count
-  parallelism: str = 'pthread'
-  iterations: int = 0  # per thread; 0: CoreMark calibrates to >= 10 s
-  modes: tuple[str, ...] = MODES
+  runs: int = _RUNS.default
+  threads: int = _THREADS.default  # 0: the VM's vCPU count
+  parallelism: str = _PARALLELISM.default
+  # per thread; 0: CoreMark calibrates to >= 10 s
+  iterations: int = _ITERATIONS.default
+  modes: tuple[str, ...] = tuple(_MODES.default)
 
   @classmethod
   def FromFlags(cls) -> 'Params':

@@ -237,18 +237,19 @@ flags.register_multi_flags_validator(
 
 @dataclasses.dataclass(frozen=True)
 class Params:
-  """The net phase's settings; defaults are the report's."""
+  """The net phase's settings; each default is its flag's (the report's)."""
 
-  duration_s: int = 60
-  confidence: str = '99,5'  # netperf -I; 'off' for none
-  confidence_iterations: str = '10,3'  # netperf -i MAX,MIN
-  repetitions: int = 1
-  tests: tuple[str, ...] = TESTS
-  streams: tuple[int, ...] = (1,)
-  control_port: int = 20000
-  data_port: int = 20001
-  output_style: str = 'keyval'
-  install: str = 'auto'
+  duration_s: int = _DURATION.default
+  confidence: str = _CONFIDENCE_FLAG.default  # netperf -I; 'off' for none
+  # netperf -i MAX,MIN
+  confidence_iterations: str = _CONFIDENCE_ITERATIONS.default
+  repetitions: int = _REPETITIONS.default
+  tests: tuple[str, ...] = tuple(_TESTS.default)
+  streams: tuple[int, ...] = tuple(int(s) for s in _STREAMS.default)
+  control_port: int = _CONTROL_PORT.default
+  data_port: int = _DATA_PORT.default
+  output_style: str = _OUTPUT_STYLE.default
+  install: str = _INSTALL.default
 
   @classmethod
   def FromFlags(cls) -> 'Params':

@@ -42,14 +42,11 @@ as the command's output, with no second round trip. Cleanup removes those
 files.
 """
 
-import dataclasses
 import logging
 import os
-import re
 import shlex
 import tempfile
 
-from absl import flags
 import jinja2
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
@@ -59,202 +56,19 @@ from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.benchmarks.cloud_report import storage_commands as commands
 from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
 from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from pkb_cloud_report.benchmarks.cloud_report import storage_params as params_lib
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from pkb_cloud_report.benchmarks.cloud_report.samples import storage as io_samples
 
 FILL_JOB = 'fill-disk-ignore'
-REPORTED_JOBS = (
-    'wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',
-    'target',
-)  # fmt: skip
+REPORTED_JOBS = params_lib.REPORTED_JOBS
 JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'
 REMOTE_JOB_FILE = 'cloud_report_2021.fio'
 OS_FIO = 'fio'
 PKB_FIO = '/opt/pkb/fio/fio'  # perfkitbenchmarker.linux_packages.fio.FIO_PATH
-_MAY_BE_ZERO = ('ramp_time_s', 'timeout_margin_s', 'fill_timeout_s')
-_SIZE_RE = re.compile(r'^\d+[kKmMgGtT]?[iI]?[bB]?$')
 
 
-@dataclasses.dataclass(frozen=True)
-class Params:
-  """The io phase's settings; defaults are the report's."""
-
-  runtime_s: int = 120
-  ramp_time_s: int = 2
-  iodepth_bw: int = 64
-  iodepth_iops: int = 512
-  iodepth_latency: int = 16
-  local_ssd: bool = False
-  local_ssd_depth_multiplier: int = 16
-  latency_target_ms: int = 1000
-  latency_percentile: float = 95.0
-  local_ssd_latency_target_ms: int = 10
-  local_ssd_latency_percentile: float = 99.0
-  latency_window_factor: int = 10
-  target_iodepth: int = 8192
-  bw_numjobs: int = 8
-  rd_iops_numjobs: int = 4
-  bw_block_size: str = '1M'
-  block_size: str = '4k'
-  fill_block_size: str = '128K'
-  fill_iodepth: int = 256
-  size: str = '100%'
-  fill: bool = True
-  jobs: tuple[str, ...] = REPORTED_JOBS
-  device: str | None = None
-  allow_non_block_device: bool = False
-  unmount: bool = True
-  restore_fs: bool = True
-  mount_point: str | None = None
-  install: str = 'pkb'
-  timeout_margin_s: int = 600
-  fill_timeout_s: int = 0  # 0: the expected fill time's bound
-  fs_type: str = 'ext4'  # PKB's --disk_fs_type
-  fs_block_size: int | None = None  # PKB's --disk_block_size
-
-  @classmethod
-  def FromFlags(cls) -> 'Params':
-    """Returns the settings the cloud_report_fio_* flags hold."""
-    values = {
-        f.name: FLAGS[f'cloud_report_fio_{f.name}'].value
-        for f in dataclasses.fields(cls)
-        if f'cloud_report_fio_{f.name}' in FLAGS
-    }
-    values['jobs'] = tuple(values['jobs'])
-    for name, pkb_flag in (('fs_type', 'disk_fs_type'),
-                           ('fs_block_size', 'disk_block_size')):  # fmt: skip
-      if pkb_flag in FLAGS and FLAGS[pkb_flag].value is not None:
-        values[name] = FLAGS[pkb_flag].value
-    return cls(**values)
-
-
-FLAGS = flags.FLAGS
-_HELP = {
-    'runtime_s': 'Runtime of each timed fio job, seconds (runtime=).',
-    'ramp_time_s': 'Ramp time of each fio job, seconds (ramp_time=).',
-    'iodepth_bw': 'Queue depth of the 1M bandwidth jobs (before x16).',
-    'iodepth_iops': 'Queue depth of the 4k IOPS jobs (before x16).',
-    'iodepth_latency': 'Queue depth of the 4k latency jobs (before x16).',
-    'local_ssd': (
-        'The data disk is a local SSD: multiply queue depths and use'
-        ' the local SSD latency target, as fio.sh -s did.'
-    ),
-    'local_ssd_depth_multiplier': 'Queue depth multiplier for local SSD.',
-    'latency_target_ms': 'latency_target of the target job, ms.',
-    'latency_percentile': 'latency_percentile of the target job.',
-    'local_ssd_latency_target_ms': 'latency_target for local SSD, ms.',
-    'local_ssd_latency_percentile': 'latency_percentile for local SSD.',
-    'latency_window_factor': 'latency_window = this x latency_target.',
-    'target_iodepth': 'Maximum queue depth of the latency target job.',
-    'bw_numjobs': (
-        'numjobs of the bandwidth jobs; offset_increment is the'
-        ' disk size divided by it.'
-    ),
-    'rd_iops_numjobs': 'numjobs of the rd-iops job.',
-    'bw_block_size': 'Block size of the bandwidth jobs.',
-    'block_size': 'Block size of the IOPS, latency and target jobs.',
-    'fill_block_size': 'Block size of the fill-disk precondition.',
-    'fill_iodepth': 'Queue depth of the fill-disk precondition.',
-    'size': 'fio size= of every job (the fill writes this much).',
-    'fill': 'Run the fill-disk precondition (never reported) first.',
-    'jobs': 'Reported jobs to run, from ' + ','.join(REPORTED_JOBS) + '.',
-    'device': "Target path; default: the first db VM's first data disk.",
-    'allow_non_block_device': (
-        'Accept a regular file as target (tests only);'
-        ' the root device, mounted devices and devices holding mounted'
-        ' partitions are always refused.'
-    ),
-    'unmount': (
-        'First unmount the data disk from the scratch mount point PKB'
-        ' mounted it on, as fio.sh did.'
-    ),
-    'restore_fs': (
-        'Afterwards make a file system on the disk and mount it'
-        ' on its scratch mount point again, as fio.sh did.'
-    ),
-    'mount_point': (
-        'Where to mount the new file system afterwards; default the data'
-        " disk's scratch mount point (static VMs' local_disks have none, so"
-        ' their disk is only formatted). Later phases see the disk there.'
-    ),
-    'install': (
-        "fio to use: pkb (PKB's fio package, built from git) or os (the"
-        " distribution's fio, already on the VM or from its package)."
-    ),
-    'timeout_margin_s': (
-        'Seconds a timed fio job may take beyond runtime +'
-        ' ramp before it is ended on the VM.'
-    ),
-    'fill_timeout_s': (
-        'Seconds the fill may take before it is ended on the VM; 0: its'
-        ' expected time (the disk at the expected fill rate, or ramp +'
-        ' runtime, which ends it first on a large disk) plus a margin.'
-    ),
-}
-_DEFAULTS = Params()
-for _field in dataclasses.fields(Params):
-  if _field.name not in _HELP:
-    continue
-  _name = f'cloud_report_fio_{_field.name}'
-  _default = getattr(_DEFAULTS, _field.name)
-  if _field.name == 'install':
-    flags.DEFINE_enum(_name, _default, ['os', 'pkb'], _HELP[_field.name])
-  elif _field.name == 'jobs':
-    flags.DEFINE_list(_name, list(_default), _HELP[_field.name])
-  elif isinstance(_default, bool):
-    flags.DEFINE_boolean(_name, _default, _HELP[_field.name])
-  elif isinstance(_default, int):
-    flags.DEFINE_integer(
-        _name,
-        _default,
-        _HELP[_field.name],
-        lower_bound=0 if _field.name in _MAY_BE_ZERO else 1,
-    )
-  elif isinstance(_default, float):
-    flags.DEFINE_float(
-        _name, _default, _HELP[_field.name], lower_bound=0.001, upper_bound=100
-    )
-  else:
-    flags.DEFINE_string(_name, _default, _HELP[_field.name])
-
-
-def _CheckJobs(jobs) -> bool:
-  unknown = sorted(set(jobs) - set(REPORTED_JOBS))
-  if unknown or not jobs:
-    raise flags.ValidationError(
-        f'--cloud_report_fio_jobs: unknown or no job(s) {unknown}; choose'
-        f' from {",".join(REPORTED_JOBS)}'
-    )
-  return True
-
-
-def _CheckSize(name):
-  """Returns a flag validator of a fio size (e.g. 2500G; size may be N%)."""
-
-  def Check(value) -> bool:
-    ok = bool(_SIZE_RE.match(value)) or (
-        name == 'size' and re.match(r'^\d{1,3}%$', value)
-    )
-    if not ok:
-      raise flags.ValidationError(
-          f'--cloud_report_fio_{name}={value!r}: expected a fio size such as'
-          ' 4k, 128K or 1M'
-          + (' or a percentage' if name == 'size' else '')
-      )
-    return True
-
-  return Check
-
-
-flags.register_validator('cloud_report_fio_jobs', _CheckJobs)
-for _field in dataclasses.fields(Params):
-  if isinstance(getattr(_DEFAULTS, _field.name), float) and (
-      _field.name in _HELP
-  ):
-    _name = f'cloud_report_fio_{_field.name}'
-    flags.register_validator(_name, topology_lib.FiniteValidator(_name))
-for _name in ('bw_block_size', 'block_size', 'fill_block_size', 'size'):
-  flags.register_validator(f'cloud_report_fio_{_name}', _CheckSize(_name))
+Params = params_lib.Params
 
 
 def JobFileContext(params: Params, disk_bytes: int) -> dict:

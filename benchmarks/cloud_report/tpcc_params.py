@@ -312,33 +312,34 @@ flags.register_multi_flags_validator(
 
 @dataclasses.dataclass(frozen=True)
 class Params:
-  """The phase's settings, read once from the flags."""
+  """The phase's settings, read once from the flags; each default is its
+  flag's."""
 
-  engine: str = engines.COCKROACH
-  strategy: str = stepping.LINEAR
-  start: int = 2500
-  step: int = 250
-  max_warehouses: int = 3500
-  duration: str = '30m'
-  probe_duration: str = '5m'
-  ramp: str = '1m'
-  pass_rule: str = 'report'
-  state_dir: str | None = None
-  cockroach_cache: str = '.25'
-  cockroach_max_sql_memory: str = '.4'
-  cockroach_import_settings: bool = True
-  postgres_port: int = 5432
-  postgres_options: tuple[str, ...] = ()
-  postgres_bin_dir: str | None = None
-  postgres_data_dir: str | None = None
-  gotpc_threads_per_warehouse: float = 10.0
-  gotpc_wait: bool = False
-  gotpc_load_threads: int = 4
-  gotpc_load_check: bool = True
-  gotpc_interval: str = '10s'
-  load_timeout: str = AUTO
-  step_timeout: str = AUTO
-  step_retries: int = 1
+  engine: str = ENGINE.default
+  strategy: str = _STRATEGY.default
+  start: int = _START.default
+  step: int = _STEP.default
+  max_warehouses: int = _MAX.default
+  duration: str = _DURATION.default
+  probe_duration: str = _PROBE_DURATION.default
+  ramp: str = _RAMP.default
+  pass_rule: str = _PASS_RULE.default
+  state_dir: str | None = _STATE_DIR.default
+  cockroach_cache: str = _CRDB_CACHE.default
+  cockroach_max_sql_memory: str = _CRDB_SQL_MEMORY.default
+  cockroach_import_settings: bool = _CRDB_IMPORT_SETTINGS.default
+  postgres_port: int = _PG_PORT.default
+  postgres_options: tuple[str, ...] = tuple(_PG_OPTIONS.default)
+  postgres_bin_dir: str | None = _PG_BIN_DIR.default
+  postgres_data_dir: str | None = _PG_DATA_DIR.default
+  gotpc_threads_per_warehouse: float = _GOTPC_THREADS.default
+  gotpc_wait: bool = _GOTPC_WAIT.default
+  gotpc_load_threads: int = _GOTPC_LOAD_THREADS.default
+  gotpc_load_check: bool = _GOTPC_LOAD_CHECK.default
+  gotpc_interval: str = _GOTPC_INTERVAL.default
+  load_timeout: str = _LOAD_TIMEOUT.default
+  step_timeout: str = _STEP_TIMEOUT.default
+  step_retries: int = _STEP_RETRIES.default
 
   @classmethod
   def FromFlags(cls) -> 'Params':

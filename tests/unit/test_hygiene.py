@@ -13,13 +13,18 @@
 # limitations under the License.
 """Repository hygiene: no upstream code, headers, no generated files."""
 
+import ast
+import inspect
 import os
 import re
 import subprocess
+import sys
 
+from absl import flags
 from absl.testing import absltest
 
 from pkb_ext import paths
+from pkb_ext import registry
 
 _ROOT = paths.RepoRoot()
 _UPSTREAM = re.compile(
@@ -113,6 +118,37 @@ class HygieneTest(absltest.TestCase):
         if authors not in copyright_line or 'Apache License' not in head:
           missing.append(f)
     self.assertEqual(missing, [])
+
+
+def _DefinedLiterally(module_name: str) -> set[str]:
+  """Flag names written as the first argument of a DEFINE_* call."""
+  tree = ast.parse(inspect.getsource(sys.modules[module_name]))
+  return {
+      call.args[0].value
+      for call in ast.walk(tree)
+      if isinstance(call, ast.Call)
+      and isinstance(call.func, ast.Attribute)
+      and call.func.attr.startswith('DEFINE')
+      and call.args
+      and isinstance(call.args[0], ast.Constant)
+  }
+
+
+class FlagDefinitionTest(absltest.TestCase):
+
+  def testEveryCloudReportFlagIsDefinedByItsName(self):
+    # Grepping a flag's name finds its definition: no flag is defined in a
+    # loop or under a computed name.
+    registry.BenchmarkModules()
+    registry.PackageModules()
+    names = [n for n in flags.FLAGS if n.startswith('cloud_report_')]
+    self.assertGreater(len(names), 50)
+    hidden = []
+    for name in names:
+      module = flags.FLAGS.find_module_defining_flag(name)
+      if name not in _DefinedLiterally(module):
+        hidden.append(f'{name} ({module})')
+    self.assertEqual(hidden, [])
 
 
 if __name__ == '__main__':

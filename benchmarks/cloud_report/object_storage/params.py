@@ -40,19 +40,75 @@ def ParseSize(text: str) -> int:
   return size
 
 
+_LATENCY_REQUESTS = flags.DEFINE_integer(
+    'cloud_report_object_storage_latency_requests',
+    1000,
+    'TTFB requests per operation (PUT, GET) and per connection kind (new, '
+    'reused); 0 skips the latency workload.',
+    lower_bound=0,
+)
+_LATENCY_OBJECT_BYTES = flags.DEFINE_integer(
+    'cloud_report_object_storage_latency_object_bytes',
+    1,
+    "Object size of the TTFB requests (the study used PKB's one-byte "
+    'read/write test).',
+    lower_bound=1,
+)
+_SIZES = flags.DEFINE_list(
+    'cloud_report_object_storage_sizes',
+    DEFAULT_SIZES,
+    'Object sizes of the single-stream throughput workload, as bytes or with '
+    'a KiB/MiB/GiB suffix; empty skips it.',
+)
+_DOWNLOADS = flags.DEFINE_integer(
+    'cloud_report_object_storage_downloads_per_size',
+    100,
+    'Uploads, then downloads, per object size (each object read once); 0 '
+    'skips the throughput workload.',
+    lower_bound=0,
+)
+_CONCURRENCY = flags.DEFINE_list(
+    'cloud_report_object_storage_concurrency',
+    ['1', '5', '10', '20'],
+    'Simultaneous transfers for the aggregate throughput workload; empty '
+    'skips it.',
+)
+_ROUNDS = flags.DEFINE_integer(
+    'cloud_report_object_storage_concurrency_rounds',
+    20,
+    'Rounds (replicates) per concurrency level.',
+    lower_bound=1,
+)
+_CONCURRENCY_SIZE = flags.DEFINE_string(
+    'cloud_report_object_storage_concurrency_object_size',
+    '32MiB',
+    'Object size of the concurrency workload.',
+)
+_PREFIX = flags.DEFINE_string(
+    'cloud_report_object_storage_prefix',
+    'cloud-report-2021/',
+    'Prefix of every object name the worker writes.',
+)
+_PYTHON = flags.DEFINE_string(
+    'cloud_report_object_storage_python',
+    'python3',
+    'Python interpreter on the client VM that runs the worker.',
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class Params:
-  """The phase's flags, read once; the defaults are the study's."""
+  """The phase's flags, read once; each default is its flag's (the study's)."""
 
-  latency_requests: int = 1000
-  latency_object_bytes: int = 1
-  sizes: tuple[int, ...] = tuple(ParseSize(s) for s in DEFAULT_SIZES)
-  downloads_per_size: int = 100
-  concurrency: tuple[int, ...] = (1, 5, 10, 20)
-  concurrency_rounds: int = 20
-  concurrency_object_bytes: int = 32 << 20
-  prefix: str = 'cloud-report-2021/'
-  python: str = 'python3'
+  latency_requests: int = _LATENCY_REQUESTS.default
+  latency_object_bytes: int = _LATENCY_OBJECT_BYTES.default
+  sizes: tuple[int, ...] = tuple(ParseSize(s) for s in _SIZES.default)
+  downloads_per_size: int = _DOWNLOADS.default
+  concurrency: tuple[int, ...] = tuple(int(c) for c in _CONCURRENCY.default)
+  concurrency_rounds: int = _ROUNDS.default
+  concurrency_object_bytes: int = ParseSize(_CONCURRENCY_SIZE.default)
+  prefix: str = _PREFIX.default
+  python: str = _PYTHON.default
 
   @classmethod
   def FromFlags(cls) -> 'Params':
@@ -67,63 +123,6 @@ class Params:
         prefix=_PREFIX.value,
         python=_PYTHON.value,
     )
-
-
-_DEFAULTS = Params()
-_LATENCY_REQUESTS = flags.DEFINE_integer(
-    'cloud_report_object_storage_latency_requests',
-    _DEFAULTS.latency_requests,
-    'TTFB requests per operation (PUT, GET) and per connection kind (new, '
-    'reused); 0 skips the latency workload.',
-    lower_bound=0,
-)
-_LATENCY_OBJECT_BYTES = flags.DEFINE_integer(
-    'cloud_report_object_storage_latency_object_bytes',
-    _DEFAULTS.latency_object_bytes,
-    "Object size of the TTFB requests (the study used PKB's one-byte "
-    'read/write test).',
-    lower_bound=1,
-)
-_SIZES = flags.DEFINE_list(
-    'cloud_report_object_storage_sizes',
-    DEFAULT_SIZES,
-    'Object sizes of the single-stream throughput workload, as bytes or with '
-    'a KiB/MiB/GiB suffix; empty skips it.',
-)
-_DOWNLOADS = flags.DEFINE_integer(
-    'cloud_report_object_storage_downloads_per_size',
-    _DEFAULTS.downloads_per_size,
-    'Uploads, then downloads, per object size (each object read once); 0 '
-    'skips the throughput workload.',
-    lower_bound=0,
-)
-_CONCURRENCY = flags.DEFINE_list(
-    'cloud_report_object_storage_concurrency',
-    [str(c) for c in _DEFAULTS.concurrency],
-    'Simultaneous transfers for the aggregate throughput workload; empty '
-    'skips it.',
-)
-_ROUNDS = flags.DEFINE_integer(
-    'cloud_report_object_storage_concurrency_rounds',
-    _DEFAULTS.concurrency_rounds,
-    'Rounds (replicates) per concurrency level.',
-    lower_bound=1,
-)
-_CONCURRENCY_SIZE = flags.DEFINE_string(
-    'cloud_report_object_storage_concurrency_object_size',
-    '32MiB',
-    'Object size of the concurrency workload.',
-)
-_PREFIX = flags.DEFINE_string(
-    'cloud_report_object_storage_prefix',
-    _DEFAULTS.prefix,
-    'Prefix of every object name the worker writes.',
-)
-_PYTHON = flags.DEFINE_string(
-    'cloud_report_object_storage_python',
-    _DEFAULTS.python,
-    'Python interpreter on the client VM that runs the worker.',
-)
 
 
 def RegisterChecker(name, check):
