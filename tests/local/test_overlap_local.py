@@ -13,21 +13,24 @@
 # limitations under the License.
 """Overlap through stock pkb.py on the local test cloud.
 
-Runs cloud_report_2021's cpu, io and net phases twice with the smoke
-preset, with --cloud_report_overlap and without (object_storage is left
-out: preflight refuses it on static VMs), and reads each host's command
-log (every ssh command with its start time, UTC ms):
+Runs cloud_report_2021's cpu, io, net and object_storage phases twice
+with the smoke preset (object storage on the test cloud's MinIO), with
+--cloud_report_overlap and without, and reads each host's command log
+(every ssh command with its start time, UTC ms):
 
-1. with overlap, while db1 runs the io phase's fill, db2 runs CoreMark
-   (then netserver for the client's netperf): commands of the side phases on
-   other hosts start inside the fill's window on db1 (from the fill's start
-   to the next fio job's start);
+1. with overlap, while db1 runs the io phase (the fill, then the fio
+   jobs), db2 runs CoreMark (then netserver for the client's netperf) and
+   the client runs netperf and the TTFB worker: commands of each side phase
+   on other hosts start inside the io phase's window on db1 (from the
+   fill's start to the end of the last fio job: its start + ramp +
+   runtime);
 2. without overlap, CoreMark runs on db1 and no side phase's command starts
-   inside the fill's window;
+   inside the io phase's window;
 3. both runs give the same samples: metrics and the phases' metadata keys
    (the values of phase_vms and overlapped differ, as they should).
 
-The fill is made long enough to see (4 KiB blocks at queue depth 1). The
+With overlap the fio jobs run 20 s each (the fill too: fio ends it at the
+job file's runtime), so the io phase outlasts the side phases' start. The
 hosts share one machine, so their figures under overlap are not cloud
 figures. Uses the test cloud of pkb_ext_dev.local_cloud (its prefix, subnet
 and state from PKB_EXT_TEST_LOCAL_*); brings it up when it is down and
@@ -49,16 +52,17 @@ from pkb_ext_dev import local_cloud
 from pkb_ext_dev import stock_pkb
 
 _REASON = local_cloud.Unavailable()
-_PHASES = '--cloud_report_phases=cpu,io,net'
-_SLOW_FILL = (
-    '--cloud_report_fio_fill_block_size=4k',
-    '--cloud_report_fio_fill_iodepth=1',
-)
+_PHASES = '--cloud_report_phases=cpu,io,net,object_storage'
+# Each fio job's runtime with and without overlap (ramp: the smoke
+# preset's 1 s): with overlap the io phase must last until the third side
+# phase starts; without, the smoke preset's short jobs do.
+_FIO_RUNTIME_S = {'true': 20, 'false': 5}
+_FIO_RAMP_S = 1
 _HOSTS = ('db1', 'db2', 'db3', 'client')
 _FILL = '--section=fill-disk-ignore'
 # Commands of the side phases: CoreMark's build and runs, netperf and
-# netserver.
-_SIDE = ('coremark', 'netperf', 'netserver')
+# netserver, the TTFB worker.
+_SIDE = ('coremark', 'netperf', 'netserver', 'ttfb_worker')
 
 
 def _Side(command: str) -> bool:
@@ -116,7 +120,9 @@ class LocalOverlapTest(absltest.TestCase):
         sys.executable, pkb, '--benchmarks=cloud_report_2021',
         f'--flagfile={flag_file}', f'--temp_dir={self.work}/pkb',
         f'--json_path={self.work}/{run_uri}-samples.json',
-        f'--run_uri={run_uri}', _PHASES, *_SLOW_FILL,
+        f'--run_uri={run_uri}', _PHASES,
+        f'--cloud_report_fio_runtime_s={_FIO_RUNTIME_S[overlap]}',
+        f'--cloud_report_fio_ramp_time_s={_FIO_RAMP_S}',
         f'--cloud_report_overlap={overlap}',
     ]  # fmt: skip
     proc = subprocess.run(
@@ -132,22 +138,23 @@ class LocalOverlapTest(absltest.TestCase):
     self.runs[overlap] = samples, logs, proc.stderr
     return self.runs[overlap]
 
-  def _FillWindow(self, logs):
-    """The fill's start on db1 and the next fio job's start."""
+  def _IoWindow(self, logs, overlap):
+    """The fill's start on db1 and the end of the last fio job there."""
     db1 = logs['db1']
     (start,) = [i for i, (_, c) in enumerate(db1) if _FILL in c and
                 'execute_command' in c]  # fmt: skip
-    end = next(
+    last = [
         when
-        for when, c in db1[start + 1 :]
+        for when, c in db1[start:]
         if '--section=' in c and 'execute_command' in c
-    )
-    return db1[start][0], end
+    ][-1]
+    per_job = datetime.timedelta(seconds=_FIO_RAMP_S + _FIO_RUNTIME_S[overlap])
+    return db1[start][0], last + per_job
 
   def _SideInWindow(self, logs, window):
     start, end = window
     return sorted(
-        (when.isoformat(), host, c[:100])
+        (when.isoformat(), host, c)
         for host in _HOSTS
         if host != 'db1'
         for when, c in logs[host]
@@ -172,33 +179,39 @@ class LocalOverlapTest(absltest.TestCase):
       shape.add((s['metric'], tuple(sorted(set(x) - run_keys))))
     return placed, shape
 
-  def test_1_the_fill_runs_beside_the_side_phases_on_other_hosts(self):
+  def test_1_io_runs_beside_the_side_phases_on_other_hosts(self):
     samples, logs, stderr = self._Run('true')
-    window = self._FillWindow(logs)
+    window = self._IoWindow(logs, 'true')
     inside = self._SideInWindow(logs, window)
     self.assertTrue(
         {host for _, host, _ in inside} - {'db1'},
-        f'no side phase command in the fill window {window}',
+        f'no side phase command in the io window {window}',
     )
     self.assertTrue(any(h == 'db2' for _, h, _ in inside), inside)
+    for word in _SIDE:  # every side phase started beside the io phase
+      self.assertTrue([c for _, _, c in inside if word in c], (word, inside))
     self.assertFalse([c for _, c in logs['db1'] if 'coremark' in c])
-    self.assertIn('overlap: cpu,net run while io runs on db1', stderr)
+    self.assertIn(
+        'overlap: cpu,net,object_storage run while io runs on db1', stderr
+    )
     placed, _ = self._Labels(samples)
     self.assertEqual(placed, {
         'cpu': ('db2', 'True'),
         'io': ('db1', 'True'),
         'net': ('client,db2', 'True'),
+        'object_storage': ('client', 'True'),
     })  # fmt: skip
     print(
-        f'fill window on db1 {window[0].isoformat()} ..'
+        f'io window on db1 {window[0].isoformat()} ..'
         f' {window[1].isoformat()}; side commands inside it:'
-        f' {len(inside)}, first {inside[0]}, last {inside[-1]}',
+        f' {len(inside)}, first {inside[0][:2]}, last {inside[-1][:2]},'
+        f' phases {sorted({w for _, _, c in inside for w in _SIDE if w in c})}',
         file=sys.stderr,
     )
 
   def test_2_without_overlap_the_phases_run_in_series(self):
     samples, logs, _ = self._Run('false')
-    window = self._FillWindow(logs)
+    window = self._IoWindow(logs, 'false')
     self.assertEqual(self._SideInWindow(logs, window), [])
     self.assertTrue([c for _, c in logs['db1'] if 'coremark' in c])
     self.assertFalse([c for _, c in logs['db2'] if _Side(c)])
@@ -207,6 +220,7 @@ class LocalOverlapTest(absltest.TestCase):
         'cpu': ('db1', 'False'),
         'io': ('db1', 'False'),
         'net': ('client,db1', 'False'),
+        'object_storage': ('client', 'False'),
     })  # fmt: skip
 
   def test_3_the_same_samples_with_and_without_overlap(self):
