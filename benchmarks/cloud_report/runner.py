@@ -32,6 +32,7 @@ from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import resume
 from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
 
+
 def _RunOne(name, topology, step):
   module = phases.Load(name)
   started = time.monotonic()
@@ -44,8 +45,6 @@ def _RunOne(name, topology, step):
       time.monotonic() - started,
   )
   return result
-
-
 
 
 def PrepareAll(
@@ -84,7 +83,9 @@ def PrepareAll(
     except Exception as e:  # pylint: disable=broad-except
       failure = f'{name}: {type(e).__name__}: {e}'
       if not keep_going:
-        raise phases.PhaseError(f'cloud_report install failed: {failure}') from e
+        raise phases.PhaseError(
+            f'cloud_report install failed: {failure}'
+        ) from e
       logging.exception(
           'cloud_report: install of phase %s failed; it installs again'
           ' before it runs',
@@ -175,7 +176,9 @@ class _Runner:
     try:
       self._Hand(name, phase_samples, saved)
     except Exception as e:  # pylint: disable=broad-except
-      logging.exception('cloud_report: publishing the samples of %s failed', name)
+      logging.exception(
+          'cloud_report: publishing the samples of %s failed', name
+      )
       with self.lock:
         self.failures.append(
             f'{name}: publishing its samples failed: {type(e).__name__}: {e}'

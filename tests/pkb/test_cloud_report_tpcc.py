@@ -791,9 +791,7 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotEmpty(_ByMetric(published, 'tpcc_step_passed'))
     self.assertEqual(published[0].metadata['phase'], 'tpcc')
     # PKB's own always_call_cleanup, nothing of ours, on the spec.
-    self.assertEqual(
-        sorted(vars(spec)), ['always_call_cleanup', 'vm_groups']
-    )
+    self.assertEqual(sorted(vars(spec)), ['always_call_cleanup', 'vm_groups'])
     benchmark_module.Cleanup(spec)  # raises nothing of Run's
 
   def testAnOpenFileLimitThatCannotBeRaisedFailsThePhaseClearly(self):

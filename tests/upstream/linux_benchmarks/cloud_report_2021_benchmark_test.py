@@ -199,7 +199,6 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(calls, ['tpcc', 'net', 'cpu'])
 
 
-
 class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
   """The suite in PKB's stages, on fake phases: what each stage does."""
 
@@ -234,9 +233,7 @@ class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
             cloud_report_phases=['cpu', 'io', 'net'], cloud_report_overlap=False
         )
     )
-    self.spec = types.SimpleNamespace(
-        name=_SUITE, always_call_cleanup=False
-    )
+    self.spec = types.SimpleNamespace(name=_SUITE, always_call_cleanup=False)
 
   def _FakePhase(self, name):
     phase = mock.Mock(spec=['Install', 'Run', 'Cleanup'])
