@@ -159,6 +159,7 @@ class PhaseStore:
     )
 
   def _Read(self) -> dict[str, Any]:
+    """The state in the file; a new run's state if there is no file."""
     try:
       with open(self.path, encoding='utf-8') as f:
         state = json.load(f)
@@ -246,6 +247,8 @@ class PhaseStore:
       return set(self._Read()['installed'])
 
   def MarkInstalled(self, phase: str) -> None:
+    """Records that a phase's install step finished."""
+
     def Change(state):
       if phase not in state['installed']:
         state['installed'].append(phase)

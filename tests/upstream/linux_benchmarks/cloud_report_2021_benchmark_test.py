@@ -236,6 +236,7 @@ class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
     self.spec = types.SimpleNamespace(name=_SUITE, always_call_cleanup=False)
 
   def _FakePhase(self, name):
+    """A phase module that records its steps; self.failing's Run raises."""
     phase = mock.Mock(spec=['Install', 'Run', 'Cleanup'])
 
     def Run(topology):
@@ -251,6 +252,7 @@ class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
     return phase
 
   def testPrepareInstallsRunPublishesEachPhaseAndRaisesCleanupCleans(self):
+    """Each stage does its own part; a failed phase fails Run only."""
     cloud_report_2021_benchmark.Prepare(self.spec)
     self.assertEqual(
         self.calls, [('cpu', 'Install'), ('io', 'Install'), ('net', 'Install')]
@@ -281,6 +283,7 @@ class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
 
   @flagsaver.flagsaver(run_stage_iterations=2)
   def testEachRunStageIterationRunsAndPublishesEveryPhase(self):
+    """Every iteration runs every phase; run_number tells them apart."""
     self.failing = set()
     cloud_report_2021_benchmark.Prepare(self.spec)
     for _ in range(2):
