@@ -178,6 +178,16 @@ class RunAllTest(absltest.TestCase):
     runner.RunAll(self.topo, ['cpu', 'io', 'net'], prepare=True)
     self.assertEqual(order, ['Install', 'Run'] * 3)
 
+  def _RunPrepared(self, store):
+    """The suite's RunAll after a Prepare recorded in store."""
+    runner.RunAll(
+        self.topo,
+        ['cpu', 'io', 'net'],
+        on_samples=lambda p, s: None,
+        prepare=True,
+        store=store,
+    )
+
   def testSetupWaitsForTheRunStageRightBeforeItsRun(self):
     order = []
     for fake in self.fakes.values():
@@ -188,13 +198,7 @@ class RunAllTest(absltest.TestCase):
     runner.PrepareAll(self.topo, ['cpu', 'io', 'net'], store=store)
     self.assertEqual(order, ['Install'] * 3)
     order.clear()
-    runner.RunAll(
-        self.topo,
-        ['cpu', 'io', 'net'],
-        on_samples=lambda p, s: None,
-        prepare=True,
-        store=store,
-    )
+    self._RunPrepared(store)
     self.assertEqual(order, ['Run', 'Run', 'Setup', 'Run'])
 
   def testAResumedRunInstallsOnlyWhatPrepareDidNotFinish(self):
@@ -209,13 +213,7 @@ class RunAllTest(absltest.TestCase):
     del self.fakes['io'].Install  # installs now
     for fake in self.fakes.values():
       fake.calls = []
-    runner.RunAll(
-        self.topo,
-        ['cpu', 'io', 'net'],
-        on_samples=lambda p, s: None,
-        prepare=True,
-        store=store,
-    )
+    self._RunPrepared(store)
     self.assertEqual(
         [fake.calls for fake in self.fakes.values()],
         [['Run'], ['Install', 'Run'], ['Run']],
