@@ -20,6 +20,12 @@ phases in its order: cpu (CoreMark), io (fio on the raw data disk), net
 --cloud_report_phases picks a subset. Each phase is shared with its
 standalone benchmark module (cloud_report_coremark, ...).
 
+PKB's stages: Prepare installs every selected phase's software; Run sets up
+what must wait for the phases before it (tpcc's data disks and cluster),
+runs the phases and publishes each one's samples as it ends; a failed phase
+fails the benchmark after the others ran, their samples published; Cleanup
+cleans up.
+
 With --cloud_report_overlap (the default), cpu, net and object_storage run
 on the other VMs while io fills and measures the first db VM's disk (see
 phases); --cloud_report_overlap=false runs every phase in series, as the
@@ -30,8 +36,6 @@ Example:
       --machine_type=c5a.4xlarge
 """
 
-import logging
-
 from absl import flags
 from perfkitbenchmarker import configs
 from perfkitbenchmarker import vm_util
@@ -39,6 +43,7 @@ from perfkitbenchmarker import vm_util
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_cloud_report.benchmarks.cloud_report import resume
+from pkb_cloud_report.benchmarks.cloud_report import runner
 from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
@@ -153,69 +158,82 @@ def _Store() -> resume.PhaseStore:
   return resume.PhaseStore.ForRun(vm_util.GetTempDir())
 
 
-def Prepare(spec):
-  """Checks the topology; each phase prepares right before it runs.
+# The phase stores this process has run a Run for: a second Run of the same
+# store is the next of --run_stage_iterations, not a resumed one.
+_RUNS_STARTED = set()
 
-  The phases share the db nodes' data disks in the report's order: io
-  measures the raw device, then tpcc formats and mounts it. Preparing every
-  phase here would let tpcc mount the disk before io runs, so phases.RunAll
-  prepares each phase just before its Run instead. A run that prepares is a
-  new one: the phases saved by an earlier run of the same run_uri and
-  configuration are forgotten.
+
+def Prepare(spec):
+  """Installs every selected phase's software on the VMs it will run on.
+
+  What can be done before any phase runs: packages, CoreMark's builds,
+  netperf, fio, the object storage worker and its SDK, the TPC-C engine's
+  binaries. The set-up that changes what an earlier phase measures waits
+  for Run (phases' Setup: tpcc formats and mounts the data disks io
+  measures raw, then starts its cluster). A run that prepares is a new one:
+  the phases saved by an earlier run of the same run_uri and configuration
+  are forgotten.
   """
-  topology_lib.FromSpec(spec, with_metadata=False)
-  _Store().Clear()
-  logging.info(
-      'cloud_report: phases %s prepare in the run stage, each before it runs',
-      ','.join(_Selected()) or '(none)',
+  topology = topology_lib.FromSpec(spec, with_metadata=False)
+  store = _Store()
+  store.Clear()
+  runner.PrepareAll(
+      topology,
+      _Selected(),
+      overlap=OVERLAP.value,
+      store=store,
+      keep_going=_KEEP_GOING.value,
   )
 
 
-# Set on the spec by Run when a phase failed; raised by Cleanup.
 def Run(spec):
-  """Runs the phases; a failed phase fails the benchmark in Cleanup.
+  """Runs the phases, publishing each one's samples as soon as it ends.
 
-  PKB keeps no sample of a Run that raises, so one failed phase would lose
-  every other phase's samples. Instead Run returns the samples of the phases
-  that succeeded (PKB collects and publishes them) and records the failure
-  on the spec; Cleanup raises it, so the benchmark still ends FAILED with
-  the phases' errors as its status detail.
+  Each phase's samples go to PKB's publishers when the phase ends
+  (topology_lib.Publish: PKB's PublishRunStageSamples), so a phase that
+  fails, or a run that dies, loses no other phase's samples. After the
+  remaining phases ran (--cloud_report_keep_going), a failed phase raises
+  here: PKB marks the benchmark FAILED with the phases' errors as its status
+  detail, and calls Cleanup all the same (always_call_cleanup). Run returns
+  no sample: every one was published.
 
-  Each finished phase is saved (cloud_report.resume): a run resumed with
-  the same run_uri and --run_stage=run,... runs only the phases that had
-  not finished, and returns the saved ones' samples unless they were handed
-  to PKB before.
+  Each finished phase is saved (cloud_report.resume) before it is
+  published: a run resumed with the same run_uri and --run_stage=run,...
+  runs only the phases that had not finished, and publishes a saved phase
+  only if no earlier attempt began to publish it. The install steps
+  Prepare finished are not run again; a phase that lacks one (a resumed run
+  whose Prepare did not finish) installs before it runs.
   """
-  kept = []
-  try:
-    return phases.RunAll(
-        topology_lib.FromSpec(spec),
-        _Selected(),
-        on_samples=lambda _, phase_samples: kept.extend(phase_samples),
-        keep_going=_KEEP_GOING.value,
-        prepare=True,
-        store=_Store(),
-        overlap=OVERLAP.value,
-    )
-  except phases.PhaseError as e:
-    logging.error('%s; the run fails after cleanup', e)
-    topology_lib.KeepRunError(spec, str(e))
-    return kept
+  spec.always_call_cleanup = True
+  store = _Store()
+  if store.path in _RUNS_STARTED:
+    run_number = store.NextRun()
+  else:
+    _RUNS_STARTED.add(store.path)
+    run_number = store.RunNumber()
+  runner.RunAll(
+      topology_lib.FromSpec(spec),
+      _Selected(),
+      on_samples=lambda _, samples: topology_lib.Publish(
+          spec, samples, run_number
+      ),
+      keep_going=_KEEP_GOING.value,
+      prepare=True,
+      store=store,
+      overlap=OVERLAP.value,
+  )
+  return []
 
 
 def Cleanup(spec):
-  """Cleans up every phase; raises a failure Run recorded.
+  """Cleans up every phase; raises only what cleaning up failed on.
 
-  Run has returned by now, so PKB holds the finished phases' samples: a
-  later resume of this run must not return them again.
+  The install steps are forgotten: a phase's Cleanup may remove what its
+  Install put on the VMs, so a later resumed Run installs again.
   """
-  _Store().MarkHanded()
-  try:
-    phases.CleanupAll(
-        topology_lib.FromSpec(spec, with_metadata=False),
-        _Selected(),
-        overlap=OVERLAP.value,
-    )
-  except phases.PhaseError as e:
-    topology_lib.RaiseRunError(spec, e)
-  topology_lib.RaiseRunError(spec)
+  _Store().ForgetInstalled()
+  runner.CleanupAll(
+      topology_lib.FromSpec(spec, with_metadata=False),
+      _Selected(),
+      overlap=OVERLAP.value,
+  )

@@ -207,8 +207,14 @@ def RunVm(vm, params: Params) -> list:
   return out
 
 
-def Prepare(topology: phases.Topology) -> None:
+def Install(topology: phases.Topology) -> None:
+  """Installs CoreMark on the phase's db VM and builds its binaries."""
   PrepareVm(topology.DbFor(PHASE), Params.FromFlags())
+
+
+def Prepare(topology: phases.Topology) -> None:
+  """Install: nothing of this phase must wait until the run stage."""
+  Install(topology)
 
 
 def ReadParams():

@@ -425,7 +425,8 @@ def RunPair(client, server, params: Params) -> list:
   return out
 
 
-def Prepare(topology: phases.Topology) -> None:
+def Install(topology: phases.Topology) -> None:
+  """Installs netperf on the phase's db VM and the client (no netserver)."""
   params = Params.FromFlags()
   client = topology.RequireClient(PHASE)
   for vm in (topology.DbFor(PHASE), client):
@@ -433,6 +434,11 @@ def Prepare(topology: phases.Topology) -> None:
     setattr(vm, _BINARIES_ATTR, binaries)  # Run needs no second probe
     logging.info('cloud_report net: %s: netperf %s at %s', vm.name,
                  binaries.version, binaries.netperf)  # fmt: skip
+
+
+def Prepare(topology: phases.Topology) -> None:
+  """Install: netserver starts in Run, for the tests only."""
+  Install(topology)
 
 
 def ReadParams():

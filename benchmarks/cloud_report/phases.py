@@ -13,11 +13,19 @@
 # limitations under the License.
 """The phase registry: the report's phases, in the report's order.
 
-A phase is a module of this package with three functions, used both by the
+A phase is a module of this package with these functions, used both by the
 combined cloud_report_2021 benchmark and by the standalone per-phase
 benchmark modules:
 
-  Prepare(topology: Topology) -> None      installs what the phase needs
+  Install(topology: Topology) -> None   installs the phase's software;
+      changes nothing another phase measures, so the suite's Prepare runs
+      every selected phase's Install before any phase runs. Idempotent.
+  Setup(topology: Topology) -> None     optional: the set-up that must wait
+      until the phases before it have run (tpcc formats and mounts the data
+      disk io measures raw, and starts its cluster). Run in the run stage,
+      right before the phase's Run. Idempotent.
+  Prepare(topology: Topology) -> None   Install, then Setup (a standalone
+      benchmark's Prepare)
   Run(topology: Topology) -> list[sample.Sample]
   Cleanup(topology: Topology) -> None
   ReadParams() -> the phase's Params     its settings, from its flags
@@ -28,21 +36,17 @@ this registry, which imports every phase module, before PKB parses flags.
 Overlap: the io phase fills the first db VM's data disk before it measures,
 hours on a cloud, while the other VMs wait. The cpu phase (on a db VM other
 than the first), net (between the client and that db VM) and object_storage
-(from the client) need neither that VM nor its disk, so with overlap RunAll
-runs them in a second thread while io runs (Arrange decides which can), then
-the phases after io. Each sample records the VMs its phase ran on
-(phase_vms: roles db1..dbN, client) and whether the phase overlapped another.
+(from the client) need neither that VM nor its disk, so with overlap
+runner.RunAll runs them in a second thread while io runs (Arrange decides
+which can), then the phases after io. Each sample records the VMs its phase
+ran on (phase_vms: roles db1..dbN, client) and whether the phase overlapped
+another.
 """
 
 import dataclasses
 import importlib
-import logging
-import threading
-import time
 import types
-from typing import Any, Callable, Sequence
-
-from perfkitbenchmarker import background_tasks
+from typing import Any, Sequence
 
 from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
 
@@ -166,25 +170,6 @@ class Topology:
     return self.client_vm
 
 
-def _RunOne(name, topology, step):
-  module = Load(name)
-  started = time.monotonic()
-  logging.info('cloud_report: phase %s: %s starting', name, step)
-  result = getattr(module, step)(topology)
-  logging.info(
-      'cloud_report: phase %s: %s done in %.1f s',
-      name,
-      step,
-      time.monotonic() - started,
-  )
-  return result
-
-
-def PrepareAll(topology: Topology, names: Sequence[str]) -> None:
-  for name in names:
-    _RunOne(name, topology, 'Prepare')
-
-
 @dataclasses.dataclass(frozen=True)
 class Schedule:
   """The order phases run in: before, then fill beside side, then after.
@@ -280,156 +265,3 @@ def Arrange(
   return schedule, dataclasses.replace(
       topology, side_db=side_db, overlapped=schedule.overlapped
   )
-
-
-class _Runner:
-  """Runs phases in series; two runners' threads share its lock and state."""
-
-  def __init__(self, topology, on_samples, keep_going, prepare, store):
-    self.topology = topology
-    self.on_samples = on_samples
-    self.keep_going = keep_going
-    self.prepare = prepare
-    self.store = store
-    self.finished = store.Finished() if store else {}
-    self.collected, self.failures = {}, []
-    self.stop = threading.Event()
-    self.lock = threading.Lock()
-
-  def _Hand(self, name: str, phase_samples: list[Any]) -> None:
-    with self.lock:
-      self.collected.setdefault(name, []).extend(phase_samples)
-      if self.on_samples:
-        self.on_samples(name, phase_samples)
-
-  def _Stamp(self, name: str, phase_samples) -> list[Any]:
-    return samples_lib.Stamp(
-        list(phase_samples),
-        self.topology.run_metadata,
-        name,
-        self.topology.Placement(name),
-    )
-
-  def Series(self, names: Sequence[str]) -> None:
-    """Runs names in order; stops early only when keep_going is off."""
-    for name in names:
-      if self.stop.is_set():
-        return
-      if name in self.finished:
-        self._Resumed(name)
-        continue
-      try:
-        if self.prepare:
-          _RunOne(name, self.topology, 'Prepare')
-        phase_samples = self._Stamp(name, _RunOne(name, self.topology, 'Run'))
-      except Exception as e:  # pylint: disable=broad-except
-        logging.exception('cloud_report: phase %s failed', name)
-        with self.lock:
-          self.failures.append(f'{name}: {type(e).__name__}: {e}')
-        if not self.keep_going:
-          self.stop.set()
-        kept = self._Stamp(name, getattr(e, 'samples', None) or [])
-        if kept:  # a PhaseFailure's own samples
-          self._Hand(name, kept)
-        continue
-      if self.store:
-        self.store.SaveFinished(name, phase_samples)
-      self._Hand(name, phase_samples)
-
-  def _Resumed(self, name: str) -> None:
-    """Hands a phase an earlier attempt saved, unless PKB has it already."""
-    saved, handed = self.finished[name]
-    logging.info(
-        'cloud_report: phase %s finished in an earlier attempt of this run'
-        ' (%s); %s',
-        name,
-        self.store.path,
-        'its samples were handed to PKB then'
-        if handed
-        else f'its {len(saved)} samples are returned now',
-    )
-    if not handed:
-      self._Hand(name, saved)
-
-
-def RunAll(
-    topology: Topology,
-    names: Sequence[str],
-    on_samples: Callable[[str, list[Any]], None] | None = None,
-    keep_going: bool = True,
-    prepare: bool = False,
-    store: Any = None,
-    overlap: bool = False,
-) -> list[Any]:
-  """Runs phases in order and stamps the common metadata on their samples.
-
-  Args:
-    topology: the VMs.
-    names: phases to run, already validated.
-    on_samples: called with (phase, samples) as soon as a phase ends, so a
-      later failure cannot lose them; under overlap from either thread, one
-      call at a time.
-    keep_going: run the remaining phases after one fails. When off, a
-      failure under overlap also stops the other thread before its next
-      phase.
-    prepare: run each phase's Prepare right before its Run. The combined
-      suite needs this: phases share the db nodes' data disks in the report's
-      order (io measures the raw device, then tpcc formats it), so no phase
-      may set the disks up before the phases ahead of it have run.
-    store: a resume.PhaseStore: each phase's samples are saved in it as the
-      phase ends, and a phase it holds is not run again: its samples are
-      returned (and handed to on_samples) unless an earlier attempt handed
-      them to PKB already.
-    overlap: run the side phases beside the fill where Arrange allows; the
-      two threads are PKB background tasks, which carry the benchmark spec's
-      thread context (resume.RunKey reads it).
-
-  Returns:
-    All samples, phase by phase in the report's order.
-
-  Raises:
-    PhaseError: after the remaining phases ran, if any phase failed.
-  """
-  schedule, topology = Arrange(topology, names, overlap)
-  for note in schedule.notes:
-    logging.info('cloud_report: %s', note)
-  runner = _Runner(topology, on_samples, keep_going, prepare, store)
-  runner.Series(schedule.before)
-  if schedule.side and not runner.stop.is_set():
-    background_tasks.RunParallelThreads(
-        [
-            (runner.Series, (schedule.fill,), {}),
-            (runner.Series, (schedule.side,), {}),
-        ],
-        max_concurrency=2,
-    )
-  runner.Series(schedule.after)
-  if runner.failures:
-    raise PhaseError(
-        'cloud_report phase(s) failed (samples of the others were handed to'
-        ' on_samples): '
-        + '; '.join(runner.failures)
-    )
-  return [s for n in names for s in runner.collected.get(n, [])]
-
-
-def CleanupAll(
-    topology: Topology, names: Sequence[str], overlap: bool = False
-) -> None:
-  """Cleans up every phase, in reverse order, even if one cleanup fails.
-
-  Args:
-    topology: the VMs.
-    names: the phases that ran.
-    overlap: as RunAll's, so each phase cleans up the VMs it ran on.
-  """
-  _, topology = Arrange(topology, names, overlap)
-  errors = []
-  for name in reversed(list(names)):
-    try:
-      _RunOne(name, topology, 'Cleanup')
-    except Exception as e:  # pylint: disable=broad-except
-      logging.exception('cloud_report: cleanup of phase %s failed', name)
-      errors.append(f'{name}: {e}')
-  if errors:
-    raise PhaseError('cloud_report cleanup failed: ' + '; '.join(errors))

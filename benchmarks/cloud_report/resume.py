@@ -11,18 +11,25 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""What a resumed run keeps: the run's key and each finished phase's samples.
+"""What a resumed run keeps: each finished phase's samples, and more.
 
 A pkb.py run that dies in its run stage (a killed process, a lost
 connection) is resumed with the same --run_uri and
 --run_stage=run,cleanup,teardown. PKB then runs the benchmark's Run again
-from the start, so the suite would measure every phase a second time, and the
-samples of the phases that had finished would be lost with the dead process
-(PKB publishes at the end of a run). PhaseStore keeps them: each phase's
-samples are saved, atomically, in PKB's run directory as soon as the phase
-ends; a resumed Run skips a saved phase and returns its samples instead,
-unless an earlier attempt already handed them to PKB (its Run returned and
-its Cleanup began), in which case they are not returned twice.
+from the start. PhaseStore keeps, in PKB's run directory, what that Run
+needs to go on where the dead one stopped:
+
+- each finished phase's samples, saved atomically as soon as the phase
+  ends, with how far their publishing got: `saved`, `publishing` (handed to
+  PKB's publishers, not yet known to be done) or `published`. A resumed Run
+  skips every saved phase, and publishes only the `saved` ones: a phase
+  whose publishing began is never published twice (if the run died in the
+  middle of that publish, the log says so and its samples stay in the file);
+- which phases' software is installed (Prepare's install step), so a Run
+  that follows the Prepare installs nothing again, and a resumed Run whose
+  Prepare died halfway installs what is missing;
+- the run number: how many Runs of this configuration came before this one
+  (--run_stage_iterations), so each one's samples are told apart.
 
 Every configuration of a flag matrix shares one run_uri and run directory,
 so the files are keyed by the run_uri and a digest of the configuration
@@ -122,6 +129,13 @@ def RunKey() -> tuple[str, str]:
   )
 
 
+# How far a saved phase's samples got on their way to PKB's publishers.
+SAVED = 'saved'
+PUBLISHING = 'publishing'
+PUBLISHED = 'published'
+_STATES = (SAVED, PUBLISHING, PUBLISHED)
+
+
 class PhaseStore:
   """Finished phases' samples of one run and configuration, as JSON.
 
@@ -129,7 +143,7 @@ class PhaseStore:
   lock, so phases saved from two threads are both kept.
   """
 
-  VERSION = 1
+  VERSION = 2
 
   def __init__(self, path: str):
     self.path = path
@@ -145,11 +159,17 @@ class PhaseStore:
     )
 
   def _Read(self) -> dict[str, Any]:
+    """The state in the file; a new run's state if there is no file."""
     try:
       with open(self.path, encoding='utf-8') as f:
         state = json.load(f)
     except FileNotFoundError:
-      return {'version': self.VERSION, 'phases': {}}
+      return {
+          'version': self.VERSION,
+          'run_number': 0,
+          'installed': [],
+          'phases': {},
+      }
     except (OSError, ValueError) as e:
       raise StateError(f'cannot read phase state {self.path}: {e}') from e
     if not isinstance(state, dict) or state.get('version') != self.VERSION:
@@ -160,8 +180,15 @@ class PhaseStore:
     """Replaces the file atomically."""
     stepping_state.WriteJsonAtomically(self.path, state)
 
-  def Finished(self) -> dict[str, tuple[list[sample.Sample], bool]]:
-    """{phase: (its samples, whether they were handed to PKB already)}."""
+  def _Change(self, change) -> None:
+    """Reads the state, lets change(state) edit it, writes it back."""
+    with _LOCK:
+      state = self._Read()
+      change(state)
+      self._Write(state)
+
+  def Finished(self) -> dict[str, tuple[list[sample.Sample], str]]:
+    """{phase: (its samples, SAVED, PUBLISHING or PUBLISHED)}."""
     out = {}
     with _LOCK:
       state = self._Read()
@@ -177,15 +204,18 @@ class PhaseStore:
             )
             for s in record['samples']
         ]
+        status = record['state']
       except (KeyError, TypeError) as e:
         raise StateError(f'{self.path}: bad record of {name}: {e}') from e
-      out[name] = (samples, bool(record.get('handed')))
+      if status not in _STATES:
+        raise StateError(f'{self.path}: {name} has unknown state {status!r}')
+      out[name] = (samples, status)
     return out
 
   def SaveFinished(self, phase: str, samples: Sequence[sample.Sample]) -> None:
-    """Saves a phase that finished, with its (stamped) samples."""
+    """Saves a phase that finished, with its (stamped) samples: SAVED."""
     record = {
-        'handed': False,
+        'state': SAVED,
         'samples': [
             {
                 'metric': s.metric,
@@ -197,20 +227,60 @@ class PhaseStore:
             for s in samples
         ],
     }
-    with _LOCK:
-      state = self._Read()
-      state['phases'][phase] = record
-      self._Write(state)
+    self._Change(lambda state: state['phases'].__setitem__(phase, record))
 
-  def MarkHanded(self) -> None:
-    """Records that PKB holds every saved phase's samples (Run returned)."""
+  def Mark(self, phase: str, status: str) -> None:
+    """Records how far a saved phase's publishing got (PUBLISHING, ...)."""
+    if status not in _STATES:
+      raise ValueError(f'unknown phase state {status!r}')
+
+    def Change(state):
+      if phase not in state['phases']:
+        raise StateError(f'{self.path}: phase {phase} was never saved')
+      state['phases'][phase]['state'] = status
+
+    self._Change(Change)
+
+  def Installed(self) -> set[str]:
+    """The phases whose install step finished (and no Cleanup since)."""
     with _LOCK:
-      state = self._Read()
-      if not state['phases']:
-        return
-      for record in state['phases'].values():
-        record['handed'] = True
-      self._Write(state)
+      return set(self._Read()['installed'])
+
+  def MarkInstalled(self, phase: str) -> None:
+    """Records that a phase's install step finished."""
+
+    def Change(state):
+      if phase not in state['installed']:
+        state['installed'].append(phase)
+
+    self._Change(Change)
+
+  def ForgetInstalled(self) -> None:
+    """Cleanup removes what the install steps put on the VMs."""
+    with _LOCK:
+      if os.path.exists(self.path):
+        self._Change(lambda state: state.__setitem__('installed', []))
+
+  def RunNumber(self) -> int:
+    """Which Run of this configuration the saved phases belong to, from 0."""
+    with _LOCK:
+      return int(self._Read()['run_number'])
+
+  def NextRun(self) -> int:
+    """Starts the next Run (--run_stage_iterations): no phase finished yet.
+
+    Returns:
+      The new run number.
+    """
+    out = []
+
+    def Change(state):
+      state['run_number'] = int(state['run_number']) + 1
+      state['phases'] = {}
+      out.append(state['run_number'])
+
+    self._Change(Change)
+    return out[0]
 
   def Clear(self) -> None:
     """Starts over (a run that prepares is not a resumed one)."""

@@ -150,7 +150,7 @@ def Target(params: Params, vm) -> tuple[str, str | None, str]:
   return path, mount_point, options
 
 
-def Prepare(topology) -> None:
+def Install(topology) -> None:
   """Installs fio on the first db VM: the OS's or PKB's (see --..._install)."""
   params = Params.FromFlags()
   vm = topology.first_db
@@ -162,6 +162,11 @@ def Prepare(topology) -> None:
   )
   if rc:
     vm.InstallPackages('fio')
+
+
+def Prepare(topology) -> None:
+  """Install: the data disk is left as it is until Run measures it."""
+  Install(topology)
 
 
 def _RunJob(vm, params, fio, target, job, disk_bytes) -> fio_parser.Result:

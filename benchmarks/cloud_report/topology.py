@@ -17,6 +17,8 @@ import math
 import re
 
 from absl import flags
+from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
+from perfkitbenchmarker import publisher as pkb_publisher
 
 from pkb_cloud_report.benchmarks.cloud_report import REPORT_VERSION
 from pkb_cloud_report.benchmarks.cloud_report import phases
@@ -166,56 +168,55 @@ def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
   )
 
 
+def Publish(spec, samples, run_number: int | None = None) -> None:
+  """Publishes samples now, through PKB's publishers, not Run's return.
+
+  PKB's own way for a Run that publishes as it goes
+  (publisher.PublishRunStageSamples): the samples get the metadata PKB's
+  collector adds to every sample (run_uri, the benchmark's metadata) and go
+  to every publisher at once, so a Run that fails later keeps them. PKB adds
+  run_number (with --run_stage_iterations or --run_stage_time) only to
+  returned samples, so it is added here when given and PKB would add it.
+  """
+  if run_number is not None and (
+      flags.FLAGS.run_stage_time or flags.FLAGS.run_stage_iterations
+  ):
+    for s in samples:
+      s.metadata['run_number'] = run_number
+  pkb_publisher.PublishRunStageSamples(spec, samples)
+
+
 # The three stages of a standalone phase benchmark (one phase on a spec).
 
 
 def PreparePhase(spec, phase: str) -> None:
+  """The phase's Prepare: its Install, then its Setup."""
   phases.Load(phase).Prepare(FromSpec(spec, with_metadata=False))
 
 
-_RUN_ERROR = 'cloud_report_run_error'
-
-
-def KeepRunError(spec, message: str) -> None:
-  """Records a failure of the run stage whose samples Run still returns.
-
-  PKB keeps no sample of a Run that raises, so a Run that measured something
-  before failing returns those samples and records the failure here;
-  RaiseRunError (in Cleanup) fails the benchmark with it.
-  """
-  setattr(spec, _RUN_ERROR, message)
-
-
-def RaiseRunError(spec, cleanup_error: Exception | None = None) -> None:
-  """Raises the recorded run failure (with a cleanup failure, if any)."""
-  run_error = getattr(spec, _RUN_ERROR, None)
-  if not isinstance(run_error, str):  # none recorded
-    run_error = None
-  if cleanup_error is not None:
-    if run_error:
-      raise phases.PhaseError(f'{run_error}; {cleanup_error}') from (
-          cleanup_error
-      )
-    raise cleanup_error
-  if run_error:
-    raise phases.PhaseError(run_error)
-
-
 def RunPhase(spec, phase: str) -> list:
+  """Runs the phase; returns its stamped samples.
+
+  A phase that fails after measuring (phases.PhaseFailure) has its samples
+  published (Publish), then the failure is raised: PKB marks the benchmark
+  FAILED with it, and runs Cleanup all the same.
+  """
+  spec.always_call_cleanup = True
   topology = FromSpec(spec)
   try:
     out = phases.Load(phase).Run(topology)
   except phases.PhaseFailure as e:
-    KeepRunError(spec, f'{phase}: {e}')
-    out = e.samples
+    Publish(
+        spec,
+        samples_lib.Stamp(
+            e.samples, topology.run_metadata, phase, topology.Placement(phase)
+        ),
+    )
+    raise
   return samples_lib.Stamp(
       out, topology.run_metadata, phase, topology.Placement(phase)
   )
 
 
 def CleanupPhase(spec, phase: str) -> None:
-  try:
-    phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))
-  except Exception as e:  # pylint: disable=broad-except
-    RaiseRunError(spec, e)
-  RaiseRunError(spec)
+  phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))

@@ -15,9 +15,12 @@
 
 The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
-result is the largest passing count and its tpmC. Prepare loads the maximum
-warehouse count through the engine (cloud_report.tpcc_engines: cockroach,
-the report's; cloud_report.tpcc_postgres: postgres + go-tpc); its flags are
+result is the largest passing count and its tpmC. The engine
+(cloud_report.tpcc_engines: cockroach, the report's;
+cloud_report.tpcc_postgres: postgres + go-tpc) installs its binaries in
+Install; Setup, which waits for the run stage in the suite (the data disk
+is io's until then), mounts the data disks, starts the database and loads
+the maximum warehouse count; its flags are
 cloud_report.tpcc_params's; Run steps with
 cloud_report.stepping (linear, the report's; bisect; or probe: short probes
 find the edge, full-length runs confirm it) and the pass rule
@@ -91,15 +94,34 @@ def SelectEngine(name: str, params: tpcc_params.Params):
   )
 
 
-def Prepare(topology) -> None:
+def _Engine():
   params = tpcc_params.Params.FromFlags()
-  engine = SelectEngine(params.engine, params)
+  return SelectEngine(params.engine, params)
+
+
+def Install(topology) -> None:
+  """Installs the engine's binaries on the db VMs and the client."""
+  _Engine().Install(topology)
+
+
+def Setup(topology) -> None:
+  """Mounts the data disks, starts the database, loads the warehouses.
+
+  Idempotent: a resumed run keeps a running database and its load.
+  """
+  engine = _Engine()
   logging.info(
       'tpcc: engine %s; loading %d warehouses',
       engine.name,
-      params.max_warehouses,
+      engine.params.max_warehouses,
   )
-  engine.Prepare(topology)
+  engine.Setup(topology)
+
+
+def Prepare(topology) -> None:
+  """Install, then Setup."""
+  Install(topology)
+  Setup(topology)
 
 
 def Search(

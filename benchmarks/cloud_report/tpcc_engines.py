@@ -258,19 +258,25 @@ class CockroachEngine:
         'max_sql_memory': self.params.cockroach_max_sql_memory,
     }
 
-  def Prepare(self, topology) -> None:
-    """Installs CockroachDB, starts the cluster and imports the fixtures.
+  def Install(self, topology) -> None:
+    """Installs CockroachDB on the db VMs and the client (kept if there)."""
+    client = topology.RequireClient(PHASE)
+    # Directly, not vm.Install: that does nothing where install_packages is
+    # off, and this install needs no package manager.
+    background_tasks.RunThreaded(
+        cockroachdb.Install, list(topology.db_vms) + [client]
+    )
 
-    Idempotent, so a resumed run can prepare again: an install that is
-    there is kept, running nodes are kept (stopped ones restart on their
-    stores), and when the database already holds the warehouses (counted in
-    it) nothing is imported; a partial load is dropped and imported again.
+  def Setup(self, topology) -> None:
+    """Mounts the data disks, starts the cluster, imports the fixtures.
+
+    Idempotent, so a resumed run can set up again: running nodes are kept
+    (stopped ones restart on their stores), and when the database already
+    holds the warehouses (counted in it) nothing is imported; a partial
+    load is dropped and imported again.
     """
     client = topology.RequireClient(PHASE)
     vms = list(topology.db_vms)
-    # Directly, not vm.Install: that does nothing where install_packages is
-    # off, and this install needs no package manager.
-    background_tasks.RunThreaded(cockroachdb.Install, vms + [client])
     background_tasks.RunThreaded(MountDataDisk, vms)
     cockroach_cluster.StartCluster(
         vms,

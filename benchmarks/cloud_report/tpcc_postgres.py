@@ -98,13 +98,17 @@ class PostgresEngine:
       )
     return bin_dir, int(mem_kb)
 
-  def Prepare(self, topology) -> None:
-    """Installs PostgreSQL and go-tpc, starts the server, loads the tables."""
+  def Install(self, topology) -> None:
+    """Installs PostgreSQL (its service stopped) and go-tpc."""
     db, client = topology.first_db, topology.RequireClient(engines.PHASE)
     if getattr(db, 'install_packages', True) and hasattr(db, 'InstallPackages'):
       db.InstallPackages('postgresql')
       db.RemoteCommand('sudo systemctl stop postgresql 2>/dev/null; true')
     client.Install(go_tpc.PACKAGE_NAME)
+
+  def Setup(self, topology) -> None:
+    """Mounts the data disk, starts the server, loads the tables."""
+    db, client = topology.first_db, topology.RequireClient(engines.PHASE)
     if not self.params.postgres_data_dir:
       engines.MountDataDisk(db)
     bin_dir, mem_kb = self.Probe(db)

@@ -218,8 +218,9 @@ class LocalFaultsTest(absltest.TestCase):
           ),
       ]  # fmt: skip
       # CoreMark's all-core run prints half its output. The phase builds
-      # its binaries in the run stage: shim them once the single-core run
-      # has started (it lasts >= 10 s with CoreMark's own iteration count).
+      # its binaries in Prepare (of this same pkb.py run): shim them once
+      # the single-core run has started (it lasts >= 10 s with CoreMark's
+      # own iteration count).
       _, found = self.cloud.ShimWhenRunning(
           'db1',
           r'^/opt/pkb/cloud_report_coremark/bin/coremark-single ',

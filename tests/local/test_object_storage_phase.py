@@ -53,6 +53,7 @@ from perfkitbenchmarker import linux_packages
 
 from pkb_ext import paths
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import runner
 from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
 from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 from pkb_cloud_report.benchmarks.cloud_report import object_storage
@@ -626,13 +627,13 @@ class BadInputTest(_PhaseTestCase):
         cloud_report_coremark_runs=1, cloud_report_coremark_iterations=2000
     ):
       with self.assertRaises(phases.PhaseError) as cm:
-        phases.RunAll(
+        runner.RunAll(
             topology,
             ['object_storage', 'cpu'],
             on_samples=kept.__setitem__,
             prepare=True,
         )
-      phases.CleanupAll(
+      runner.CleanupAll(
           phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None),
           ['object_storage', 'cpu'],
       )

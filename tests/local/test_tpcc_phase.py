@@ -104,7 +104,8 @@ class LocalVmTest(absltest.TestCase):
     self.addCleanup(self.engine.Cleanup, self.topology)
 
   def testPreparingAgainKeepsTheServerAndItsData(self):
-    self.engine.Prepare(self.topology)
+    self.engine.Install(self.topology)
+    self.engine.Setup(self.topology)
     loads = lambda: [c for c in self.client.commands if 'tpcc prepare' in c]
     self.assertLen(loads(), 1)
     count = (
@@ -112,20 +113,23 @@ class LocalVmTest(absltest.TestCase):
         f' -p {PG_PORT} -d tpcc -tAc "SELECT count(*) FROM warehouse"'
     )
     self.assertEqual(self.db.RemoteCommand(count)[0].strip(), '3')
-    # Running, loaded: a second Prepare (a resumed run's) loads nothing.
-    self.engine.Prepare(self.topology)
+    # Running, loaded: a second Setup (a resumed run's) loads nothing.
+    self.engine.Install(self.topology)
+    self.engine.Setup(self.topology)
     self.assertLen(loads(), 1)
     # Stopped (the VM restarted): it starts again on its data, loads nothing.
     self.db.RemoteCommand(
         f'sudo -u postgres {PG_BIN}/pg_ctl -D'
         f' {self.params.postgres_data_dir} -m fast -w stop'
     )
-    self.engine.Prepare(self.topology)
+    self.engine.Install(self.topology)
+    self.engine.Setup(self.topology)
     self.assertLen(loads(), 1)
     self.assertEqual(self.db.RemoteCommand(count)[0].strip(), '3')
 
   def testThreeRealStepsAndResume(self):
-    self.engine.Prepare(self.topology)
+    self.engine.Install(self.topology)
+    self.engine.Setup(self.topology)
     store = stepping_state.StateStore(
         os.path.join(self.dir, 'state.json'),
         'localvm1',
@@ -211,7 +215,8 @@ class LocalVmTest(absltest.TestCase):
     self.assertEqual(result.max_passing, linear_answer)
 
   def testAStoppedServerGivesNoResultWithItsReason(self):
-    self.engine.Prepare(self.topology)
+    self.engine.Install(self.topology)
+    self.engine.Setup(self.topology)
     self.engine.Cleanup(self.topology)  # stops PostgreSQL
     output, status = self.engine.RunStep(self.topology, 1, 1)
     measurement = tpcc_engines.ToMeasurement(output, status, 1, 10)

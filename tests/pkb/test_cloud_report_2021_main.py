@@ -18,9 +18,18 @@ PKB's Main sets global flags, logging and temp dirs), over 4 static VMs whose
 remote commands are answered by its FakeShell and logged. Phases whose tool
 outputs the fake shell can play back are run and must produce samples; with
 none, the run must still provision, prepare, run and clean up without error.
+A phase made to fail, and a kill right after a phase's samples were
+published, show the stage model: Prepare installs, Run publishes each phase
+as it ends, a failure fails the benchmark with the other phases' samples
+kept once, and a resume publishes only what was never published.
 """
 
+import collections
+import glob
+import json
 import os
+import shutil
+import tempfile
 
 from absl.testing import absltest
 
@@ -36,6 +45,168 @@ _PLAYBACK = {
     'io': fio_playback.Answers,
     'net': netperf_playback.Answers,
 }
+
+
+# Run before PKB's Main: writes the benchmark spec's attribute names when the
+# benchmark ends, and SIGKILLs the run right after the samples of phase
+# extra['kill_after'] were published.
+_BOOT = r"""
+import signal
+from perfkitbenchmarker import events
+from perfkitbenchmarker import publisher
+
+def DumpSpec(sender, benchmark_spec=None, **kwargs):
+  with open(os.path.join(extra['dir'], 'spec_attrs.json'), 'w') as f:
+    json.dump(sorted(vars(benchmark_spec)), f)
+
+events.benchmark_end.connect(DumpSpec, weak=False)
+_publish = publisher.PublishRunStageSamples
+
+def Publish(spec, samples):
+  _publish(spec, samples)
+  if extra['kill_after'] in {s.metadata.get('phase') for s in samples}:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+publisher.PublishRunStageSamples = Publish
+"""
+_SERIES = ['cpu', 'io', 'net']
+# A netperf TCP_RR that prints nothing netperf would: the net phase fails.
+_BROKEN_NETPERF = ('-t TCP_RR', 'netperf: send_omni: connection refused\n')
+
+
+def _Phases(rows):
+  """{phase: how many samples}, of spool rows or PKB JSON samples."""
+  out = collections.Counter()
+  for row in rows:
+    md = row.get('metadata') or stock_pkb.Labels(row)
+    if 'phase' in md:
+      out[md['phase']] += 1
+  return dict(out)
+
+
+def _Spool(tmp):
+  rows = []
+  for path in glob.glob(os.path.join(tmp, 'spool', '*.ndjson')):
+    with open(path) as f:
+      rows.extend(json.loads(line) for line in f if line.strip())
+  return rows
+
+
+class StageModelTest(absltest.TestCase):
+  """The suite in stock PKB's stages: failure, kill and resume."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.clean_dir = tempfile.mkdtemp(prefix='clean-')
+    cls.clean = cls._Run(cls.clean_dir)
+    if cls.clean.proc.returncode:
+      raise AssertionError(cls.clean.proc.stderr[-3000:])
+
+  @classmethod
+  def tearDownClass(cls):
+    shutil.rmtree(cls.clean_dir, ignore_errors=True)
+    super().tearDownClass()
+
+  @staticmethod
+  def _Run(tmp, broken=False, kill_after=None, **extra_flags):
+    answers = [_BROKEN_NETPERF] if broken else []
+    answers += [a for p in _SERIES for a in _PLAYBACK[p]()]
+    return stock_pkb.RunMain(
+        tmp,
+        'cloud_report_2021',
+        stock_pkb.StaticVms(4, local_disks=['/dev/vdb']),
+        answers=answers,
+        flags={
+            'cloud_report_phases': ','.join(_SERIES),
+            'cloud_report_overlap': 'false',
+            'cloud_report_spool_dir': os.path.join(tmp, 'spool'),
+            **extra_flags,
+        },
+        boot=_BOOT,
+        extra={'dir': tmp, 'kill_after': kill_after},
+        run_uri='stage1',
+    )
+
+  def testPrepareInstallsEveryPhaseAndRunInstallsNothing(self):
+    with open(os.path.join(self.clean.run_dir, 'pkb.log')) as f:
+      log = f.read()
+    prepare = log.index('Preparing benchmark')
+    run = log.index('Running benchmark')
+    for phase in _SERIES:
+      install = log.index(f'cloud_report: phase {phase}: Install starting')
+      self.assertTrue(prepare < install < run, phase)
+    self.assertNotIn('Install starting', log[run:])
+
+  def testAFailedPhaseFailsTheRunAndTheOthersAreKeptOnce(self):
+    tmp = self.create_tempdir().full_path
+    result = self._Run(tmp, broken=True)
+    self.assertEqual(result.proc.returncode, 1, result.proc.stderr[-3000:])
+    with open(os.path.join(result.run_dir, 'completion_statuses.json')) as f:
+      (status,) = [json.loads(line) for line in f]
+    self.assertEqual(status['status'], 'FAILED')
+    self.assertIn('net: ', status['status_detail'])
+    # cpu and io: each sample once, in the spool and PKB's JSON alike.
+    clean = _Phases(_Spool(self.clean_dir))
+    self.assertEqual(sorted(clean), _SERIES)
+    rows = _Spool(tmp)
+    want = {p: n for p, n in clean.items() if p != 'net'}
+    self.assertEqual(_Phases(rows), want)
+    self.assertEqual(_Phases(result.samples), want)
+    self.assertLen({r['sample_uri'] for r in rows}, len(rows))
+    # Full metadata: PKB's (run_uri, its metadata providers', run_number) and
+    # the suite's common metadata.
+    self.assertLen({r['run_uri'] for r in rows}, 1)
+    for row in rows:
+      md = row['metadata']
+      if 'phase' in md:
+        for key in (
+            'perfkitbenchmarker_version',
+            'run_number',
+            'cloud',
+            'machine_type',
+            'report_version',
+            'phase_vms',
+        ):
+          self.assertIn(key, md, row['metric'])  # fmt: skip
+        self.assertEqual(str(md['run_number']), '0')
+    # Nothing of ours on the spec.
+    with open(os.path.join(tmp, 'spec_attrs.json')) as f:
+      attrs = json.load(f)
+    self.assertIn('always_call_cleanup', attrs)
+    self.assertEqual([a for a in attrs if 'cloud_report' in a], [])
+    # Cleanup ran all the same (always_call_cleanup).
+    with open(os.path.join(result.run_dir, 'pkb.log')) as f:
+      self.assertIn('cloud_report: phase net: Cleanup done', f.read())
+
+  def testAKillRightAfterAPublishThenAResumeLosesAndRepeatsNothing(self):
+    tmp = self.create_tempdir().full_path
+    killed = self._Run(tmp, kill_after='cpu')
+    self.assertEqual(killed.proc.returncode, -9, killed.proc.stderr[-3000:])
+    clean = _Phases(_Spool(self.clean_dir))
+    self.assertEqual(_Phases(_Spool(tmp)), {'cpu': clean['cpu']})
+    coremark_runs = sum(
+        'coremark-single 0x0' in c for c in killed.command_texts
+    )
+    self.assertGreater(coremark_runs, 0)
+    resumed = self._Run(tmp, run_stage='run,cleanup,teardown')
+    self.assertEqual(resumed.proc.returncode, 0, resumed.proc.stderr[-3000:])
+    self.assertEqual(_Phases(_Spool(tmp)), clean)
+    self.assertEqual(_Phases(resumed.samples), clean)
+    rows = _Spool(tmp)
+    self.assertLen({r['sample_uri'] for r in rows}, len(rows))
+    # cpu did not run again; Prepare's installs were not repeated.
+    self.assertEqual(
+        sum('coremark-single 0x0' in c for c in resumed.command_texts),
+        coremark_runs,
+    )
+    log = resumed.proc.stderr  # PKB logs this attempt there too
+    self.assertIn(
+        'phase cpu finished in an earlier attempt of this run, which stopped'
+        ' while publishing',
+        log,
+    )
+    self.assertNotIn('Install starting', log)
 
 
 class CloudReport2021MainTest(absltest.TestCase):

@@ -36,6 +36,7 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
+from perfkitbenchmarker import publisher
 
 from absl.testing import parameterized
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
@@ -775,14 +776,23 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     (best,) = _ByMetric(e.exception.samples, 'tpcc_max_passing_warehouses')
     self.assertEqual(best.metadata['search_end'], 'no_result')
 
-  def testTheStandaloneModuleKeepsTheSamplesAndFailsInCleanup(self):
+  def testTheStandaloneModulePublishesTheSamplesAndFailsInRun(self):
     playback = _Client({3500: DIED})
     spec, _, _ = _Topology(playback)
     spec = types.SimpleNamespace(vm_groups=spec.vm_groups)
-    samples = benchmark_module.Run(spec)
-    self.assertNotEmpty(_ByMetric(samples, 'tpcc_step_passed'))
-    with self.assertRaisesRegex(phases.PhaseError, 'tpcc: tpcc: no result'):
-      benchmark_module.Cleanup(spec)
+    published = []
+    with mock.patch.object(
+        publisher,
+        'PublishRunStageSamples',
+        side_effect=lambda _, samples: published.extend(samples),
+    ):
+      with self.assertRaisesRegex(phases.PhaseFailure, 'tpcc: no result'):
+        benchmark_module.Run(spec)
+    self.assertNotEmpty(_ByMetric(published, 'tpcc_step_passed'))
+    self.assertEqual(published[0].metadata['phase'], 'tpcc')
+    # PKB's own always_call_cleanup, nothing of ours, on the spec.
+    self.assertEqual(sorted(vars(spec)), ['always_call_cleanup', 'vm_groups'])
+    benchmark_module.Cleanup(spec)  # raises nothing of Run's
 
   def testAnOpenFileLimitThatCannotBeRaisedFailsThePhaseClearly(self):
     mark = (

@@ -40,9 +40,9 @@ Everything else is harness: PKB's start, its static-VM preparation (ssh
 checks, lscpu, ...), CoreMark's build, PostgreSQL's start, pushing files,
 every ssh round trip, parsing, spooling and cleanup. A smoke run's tools run
 for seconds, so these fixed costs dominate its wall time by construction.
-Breakdown (FixedCosts): per phase (Prepare + Run + Cleanup, windows from
-PKB's log lines `cloud_report: phase P: STAGE starting` and `... done in S
-s`) and outside the phases (pkb.py's start, provisioning, teardown): wall,
+Breakdown (FixedCosts): per phase (Install + Setup + Run + Cleanup, windows
+from PKB's log lines `cloud_report: phase P: STAGE starting` and `... done in
+S s`) and outside the phases (pkb.py's start, provisioning, teardown): wall,
 tool and harness seconds and the ssh/scp commands PKB ran (its `Ran: {ssh
 ...}` lines).
 
@@ -260,13 +260,13 @@ class ProcessTracer:
 
 _PHASE_LINE = re.compile(
     r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*cloud_report: phase (\w+):'
-    r' (Prepare|Run|Cleanup) done in ([0-9.]+) s'
+    r' (Install|Setup|Prepare|Run|Cleanup) done in ([0-9.]+) s'
 )
 
 
 _START_LINE = re.compile(
     r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*cloud_report: phase (\w+):'
-    r' (Prepare|Run|Cleanup) starting$'
+    r' (Install|Setup|Prepare|Run|Cleanup) starting$'
 )
 _LOG_LINE = re.compile(r'^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) ')
 _SSH = re.compile(r' Ran: \{(ssh|scp) ')
@@ -438,7 +438,7 @@ def AtReport(
 
 
 def PhaseSeconds(log_text: str) -> dict[str, float]:
-  """Seconds of each phase's Prepare/Run/Cleanup, from PKB's log."""
+  """Seconds of each phase's Install/Setup/Run/Cleanup, from PKB's log."""
   out = {}
   for line in log_text.splitlines():
     m = _PHASE_LINE.match(line)

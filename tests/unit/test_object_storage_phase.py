@@ -322,7 +322,7 @@ class RunTest(absltest.TestCase):
         ('', '', 0),
     ]
     self.store.reuse_installed_sdk = True
-    stages.Prepare(self._Topology(vm), self.backends)
+    stages.Install(self._Topology(vm), self.backends)
     vm.Install.assert_called_once_with('pip')
     vm.RemoteCommand.assert_any_call(
         f'sudo python3 -m pip install -q -r {worker.WORK_DIR}/'
@@ -354,7 +354,7 @@ class RunTest(absltest.TestCase):
     with self.assertRaisesRegex(
         RuntimeError, 'cannot import google.cloud.storage'
     ):
-      stages.Prepare(self._Topology(vm), buckets.Backends())
+      stages.Install(self._Topology(vm), buckets.Backends())
     service.PrepareVM.assert_called_once_with(vm)
     vm.PushDataFile.assert_any_call(
         'object_storage/requirements-gcs.txt',
@@ -366,7 +366,7 @@ class RunTest(absltest.TestCase):
     vm.CLOUD = 'AWS'
     vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)  # boto3 there
     service = self._PkbService()
-    stages.Prepare(self._Topology(vm), buckets.Backends())
+    stages.Install(self._Topology(vm), buckets.Backends())
     service.PrepareVM.assert_called_once_with(vm)
     vm.RemoteCommand.assert_any_call(
         f'sudo python3 -m pip install -q -r {worker.WORK_DIR}/'

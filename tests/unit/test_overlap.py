@@ -24,6 +24,7 @@ from perfkitbenchmarker import sample
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import resume
+from pkb_cloud_report.benchmarks.cloud_report import runner
 
 EVERY = list(phases.ORDER)
 _WAIT_S = 10  # a bound on every wait: a scheduling bug fails, never hangs
@@ -80,8 +81,8 @@ class _Phase:
     self.run = None  # a callable (topology) -> samples, replacing the default
     self.fail = False
 
-  def Prepare(self, topo):
-    self.log.append((self.name, 'Prepare', topo.DbFor(self.name), None))
+  def Install(self, topo):
+    self.log.append((self.name, 'Install', topo.DbFor(self.name), None))
 
   def Run(self, topo):
     started = time.monotonic()
@@ -136,7 +137,7 @@ class OverlapRunTest(absltest.TestCase):
 
   def testIoRunsBesideTheSidePhasesThenTpcc(self):
     self._Meet('io', 'object_storage')
-    out = phases.RunAll(self.topo, EVERY, prepare=True, overlap=True)
+    out = runner.RunAll(self.topo, EVERY, prepare=True, overlap=True)
     runs = self._Runs()
     threads = {n: r[1][0] for n, r in runs.items()}
     self.assertNotEqual(threads['io'], threads['cpu'])
@@ -148,10 +149,10 @@ class OverlapRunTest(absltest.TestCase):
     self.assertGreaterEqual(
         tpcc_start, max(r[1][2] for r in runs.values() if r is not runs['tpcc'])
     )
-    # Prepare right before each Run, in each thread.
+    # Without a Prepare, each phase installs right before its Run.
     for name in EVERY:
       steps = [s for n, s, *_ in self.log if n == name]
-      self.assertEqual(steps, ['Prepare', 'Run'], name)
+      self.assertEqual(steps, ['Install', 'Run'], name)
     # Samples come back in the report's order.
     self.assertEqual(
         [s.metadata['phase'] for s in out],
@@ -161,37 +162,51 @@ class OverlapRunTest(absltest.TestCase):
   def testWithoutOverlapThePhasesCannotMeet(self):
     self._Meet('io', 'cpu', timeout=0.5)
     with self.assertRaisesRegex(phases.PhaseError, 'cpu: BrokenBarrierError'):
-      phases.RunAll(self.topo, EVERY, overlap=False)
+      runner.RunAll(self.topo, EVERY, overlap=False)
     threads = {r[1][0] for r in self._Runs().values()}
     self.assertEqual(threads, {threading.current_thread().name})
 
   def testSidePhasesUseTheSecondDbVm(self):
-    phases.RunAll(self.topo, EVERY, prepare=True, overlap=True)
+    runner.RunAll(self.topo, EVERY, prepare=True, overlap=True)
     where = {n: r[0] for n, r in self._Runs().items()}
     self.assertEqual(where['cpu'], 'vm-db2')
     self.assertEqual(where['net'], 'vm-db2')
     self.assertEqual(where['io'], 'vm-db1')
     self.log.clear()
-    phases.RunAll(self.topo, EVERY, prepare=True, overlap=False)
+    runner.RunAll(self.topo, EVERY, prepare=True, overlap=False)
     where = {n: r[0] for n, r in self._Runs().items()}
     self.assertEqual((where['cpu'], where['net']), ('vm-db1', 'vm-db1'))
 
+  def testPrepareInstallsOnTheVmsTheRunUses(self):
+    store = self._Store()
+    runner.PrepareAll(self.topo, EVERY, overlap=True, store=store)
+    where = {n: vm for n, step, vm, _ in self.log if step == 'Install'}
+    self.assertEqual((where['cpu'], where['net'], where['io']),
+                     ('vm-db2', 'vm-db2', 'vm-db1'))  # fmt: skip
+    self.assertEqual(store.Installed(), set(EVERY))
+    self.log.clear()
+    runner.RunAll(
+        self.topo, EVERY, on_samples=lambda p, s: None, prepare=True,
+        store=store, overlap=True,
+    )  # fmt: skip
+    self.assertEqual({step for _, step, *_ in self.log}, {'Run'})
+
   def testCleanupUsesTheVmsTheRunUsed(self):
-    phases.CleanupAll(self.topo, EVERY, overlap=True)
+    runner.CleanupAll(self.topo, EVERY, overlap=True)
     where = {n: vm for n, step, vm, _ in self.log if step == 'Cleanup'}
     self.assertEqual((where['cpu'], where['net'], where['io']),
                      ('vm-db2', 'vm-db2', 'vm-db1'))  # fmt: skip
 
   def testCleanupWithoutOverlapNeedsNoTopology(self):
-    phases.CleanupAll(None, EVERY)  # as a standalone benchmark's may be
+    runner.CleanupAll(None, EVERY)  # as a standalone benchmark's may be
     self.assertEqual(
         [n for n, step, *_ in self.log if step == 'Cleanup'],
         list(reversed(EVERY)),
     )
 
   def testSamplesSayWhereAndWhetherOverlappedWithOneKeySet(self):
-    on = phases.RunAll(self.topo, EVERY, overlap=True)
-    off = phases.RunAll(self.topo, EVERY, overlap=False)
+    on = runner.RunAll(self.topo, EVERY, overlap=True)
+    off = runner.RunAll(self.topo, EVERY, overlap=False)
 
     def Shape(samples):
       return sorted((s.metric, tuple(sorted(s.metadata))) for s in samples)
@@ -219,7 +234,7 @@ class OverlapRunTest(absltest.TestCase):
     """Runs every phase with overlap; returns {phase: samples handed}."""
     handed = {}
     with self.assertRaisesRegex(phases.PhaseError, error):
-      phases.RunAll(
+      runner.RunAll(
           self.topo,
           EVERY,
           on_samples=lambda p, s: handed.setdefault(p, s),
@@ -269,7 +284,7 @@ class OverlapRunTest(absltest.TestCase):
         io_failed.set()
 
     with self.assertRaisesRegex(phases.PhaseError, 'io: PhaseFailure'):
-      phases.RunAll(
+      runner.RunAll(
           self.topo, EVERY, on_samples=OnSamples, keep_going=False,
           overlap=True,
       )  # fmt: skip
@@ -280,24 +295,49 @@ class OverlapRunTest(absltest.TestCase):
         os.path.join(self.create_tempdir().full_path, 'phases.json')
     )
 
+  def testPublishesFromBothThreadsComeOneAtATime(self):
+    store = self._Store()
+    inside, most = [0], [0]
+    lock = threading.Lock()
+
+    def Publish(name, samples):
+      del name, samples
+      with lock:
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+      time.sleep(0.05)  # a slow publisher: the other thread's waits
+      with lock:
+        inside[0] -= 1
+
+    self._Meet('io', 'cpu')
+    runner.RunAll(
+        self.topo, EVERY, on_samples=Publish, store=store, overlap=True
+    )
+    self.assertEqual(most[0], 1)
+    states = {n: state for n, (_, state) in store.Finished().items()}
+    self.assertEqual(states, {n: resume.PUBLISHED for n in EVERY})
+
   def testAResumedOverlapRunRunsOnlyWhatHadNotFinished(self):
     store = self._Store()
     self.fakes['net'].fail = True
     with self.assertRaises(phases.PhaseError):
-      phases.RunAll(self.topo, EVERY, store=store, overlap=True)
+      runner.RunAll(
+          self.topo, EVERY, on_samples=lambda p, s: None, store=store,
+          overlap=True,
+      )  # fmt: skip
     self.assertEqual(
         sorted(store.Finished()), ['cpu', 'io', 'object_storage', 'tpcc']
     )
     self.fakes['net'].fail = False
     self.log.clear()
     handed = {}
-    out = phases.RunAll(
+    out = runner.RunAll(
         self.topo, EVERY, store=store, overlap=True,
         on_samples=lambda p, s: handed.setdefault(p, s),
     )  # fmt: skip
     self.assertEqual(sorted(self._Runs()), ['net'])
-    self.assertEqual(sorted(handed), sorted(EVERY))
-    self.assertEqual([s.metadata['phase'] for s in out], EVERY)
+    self.assertEqual(sorted(handed), ['net'])  # the others were published
+    self.assertEqual([s.metadata['phase'] for s in out], ['net'])
     self.assertEqual(sorted(store.Finished()), sorted(EVERY))
 
   def testTheThreadsSeeTheRunsBenchmarkSpec(self):
@@ -319,7 +359,7 @@ class OverlapRunTest(absltest.TestCase):
       self.fakes[name].run = Key(name)
     context.SetThreadBenchmarkSpec(spec)
     self.addCleanup(context.SetThreadBenchmarkSpec, None)
-    phases.RunAll(self.topo, ['cpu', 'io'], overlap=True)
+    runner.RunAll(self.topo, ['cpu', 'io'], overlap=True)
     mine = resume.RunKey()
     self.assertNotEqual(mine[1], resume.ConfigKey('', {}, []))
     self.assertEqual(keys, {'io': mine, 'cpu': mine})

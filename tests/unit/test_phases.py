@@ -23,6 +23,7 @@ from perfkitbenchmarker import sample
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.benchmarks.cloud_report import resume
+from pkb_cloud_report.benchmarks.cloud_report import runner
 from pkb_cloud_report.benchmarks.cloud_report import topology
 
 
@@ -109,7 +110,7 @@ class ValidateTest(absltest.TestCase):
   def testEveryPhaseHasAModule(self):
     for name in phases.ORDER:
       module = phases.Load(name)
-      for step in ('Prepare', 'Run', 'Cleanup', 'ReadParams'):
+      for step in ('Install', 'Prepare', 'Run', 'Cleanup', 'ReadParams'):
         self.assertTrue(callable(getattr(module, step)), (name, step))
       params = module.ReadParams()  # from the flags' defaults
       self.assertTrue(dataclasses.is_dataclass(params), name)
@@ -120,8 +121,8 @@ class _FakePhase:
   def __init__(self, name, fail=False):
     self.name, self.fail, self.calls = name, fail, []
 
-  def Prepare(self, topo):
-    self.calls.append('Prepare')
+  def Install(self, topo):
+    self.calls.append('Install')
 
   def Run(self, topo):
     self.calls.append('Run')
@@ -156,7 +157,7 @@ class RunAllTest(absltest.TestCase):
   def testFailureKeepsOtherPhasesAndNamesTheCause(self):
     handed = {}
     with self.assertRaisesRegex(phases.PhaseError, 'io: RuntimeError: io tool'):
-      phases.RunAll(
+      runner.RunAll(
           self.topo,
           ['cpu', 'io', 'net'],
           on_samples=lambda p, s: handed.setdefault(p, s),
@@ -166,22 +167,74 @@ class RunAllTest(absltest.TestCase):
 
   def testStopOnFirstFailure(self):
     with self.assertRaises(phases.PhaseError):
-      phases.RunAll(self.topo, ['cpu', 'io', 'net'], keep_going=False)
+      runner.RunAll(self.topo, ['cpu', 'io', 'net'], keep_going=False)
     self.assertEqual(self.fakes['net'].calls, [])
 
-  def testPrepareRunsRightBeforeEachRun(self):
+  def testWithoutPrepareTheRunInstallsRightBeforeEachRun(self):
     order = []
     for fake in self.fakes.values():
       fake.fail = False
       fake.calls = order
-    phases.RunAll(self.topo, ['cpu', 'io', 'net'], prepare=True)
-    self.assertEqual(order, ['Prepare', 'Run'] * 3)
+    runner.RunAll(self.topo, ['cpu', 'io', 'net'], prepare=True)
+    self.assertEqual(order, ['Install', 'Run'] * 3)
 
-  def testFailedPrepareSkipsThatRunOnly(self):
-    self.fakes['io'].Prepare = mock.Mock(side_effect=OSError('disk busy'))
+  def _RunPrepared(self, store):
+    """The suite's RunAll after a Prepare recorded in store."""
+    runner.RunAll(
+        self.topo,
+        ['cpu', 'io', 'net'],
+        on_samples=lambda p, s: None,
+        prepare=True,
+        store=store,
+    )
+
+  def testSetupWaitsForTheRunStageRightBeforeItsRun(self):
+    order = []
+    for fake in self.fakes.values():
+      fake.fail = False
+      fake.calls = order
+    self.fakes['net'].Setup = lambda topo: order.append('Setup')
+    store = self._Store()
+    runner.PrepareAll(self.topo, ['cpu', 'io', 'net'], store=store)
+    self.assertEqual(order, ['Install'] * 3)
+    order.clear()
+    self._RunPrepared(store)
+    self.assertEqual(order, ['Run', 'Run', 'Setup', 'Run'])
+
+  def testAResumedRunInstallsOnlyWhatPrepareDidNotFinish(self):
+    for fake in self.fakes.values():
+      fake.fail = False
+    self.fakes['io'].Install = mock.Mock(side_effect=OSError('apt locked'))
+    store = self._Store()
+    with self.assertLogs(level='ERROR'):
+      failures = runner.PrepareAll(self.topo, ['cpu', 'io', 'net'], store=store)
+    self.assertEqual(failures, ['io: OSError: apt locked'])
+    self.assertEqual(store.Installed(), {'cpu', 'net'})
+    del self.fakes['io'].Install  # installs now
+    for fake in self.fakes.values():
+      fake.calls = []
+    self._RunPrepared(store)
+    self.assertEqual(
+        [fake.calls for fake in self.fakes.values()],
+        [['Run'], ['Install', 'Run'], ['Run']],
+    )
+    self.assertEqual(store.Installed(), {'cpu', 'io', 'net'})
+    store.ForgetInstalled()  # Cleanup: the next Run installs again
+    self.assertEqual(store.Installed(), set())
+
+  def testAFailedInstallWithoutKeepGoingFailsPrepare(self):
+    self.fakes['cpu'].Install = mock.Mock(side_effect=OSError('no compiler'))
+    with self.assertRaisesRegex(
+        phases.PhaseError, 'install failed: cpu: OSError: no compiler'
+    ):
+      runner.PrepareAll(self.topo, ['cpu', 'io', 'net'], keep_going=False)
+    self.assertEqual(self.fakes['io'].calls, [])
+
+  def testFailedInstallSkipsThatRunOnly(self):
+    self.fakes['io'].Install = mock.Mock(side_effect=OSError('disk busy'))
     handed = {}
     with self.assertRaisesRegex(phases.PhaseError, 'io: OSError: disk busy'):
-      phases.RunAll(
+      runner.RunAll(
           self.topo,
           ['cpu', 'io', 'net'],
           on_samples=lambda p, s: handed.setdefault(p, s),
@@ -192,7 +245,7 @@ class RunAllTest(absltest.TestCase):
 
   def testCleanupRunsEveryPhaseInReverse(self):
     with self.assertRaisesRegex(phases.PhaseError, 'io: cleanup broke'):
-      phases.CleanupAll(self.topo, ['cpu', 'io', 'net'])
+      runner.CleanupAll(self.topo, ['cpu', 'io', 'net'])
     for fake in self.fakes.values():
       self.assertEqual(fake.calls, ['Cleanup'])
 
@@ -206,7 +259,7 @@ class RunAllTest(absltest.TestCase):
     self.fakes['io'].Run = Fails
     handed = {}
     with self.assertRaisesRegex(phases.PhaseError, 'io: PhaseFailure: tpcc'):
-      phases.RunAll(
+      runner.RunAll(
           self.topo,
           ['cpu', 'io', 'net'],
           on_samples=lambda p, s: handed.setdefault(p, s),
@@ -220,54 +273,119 @@ class RunAllTest(absltest.TestCase):
         os.path.join(self.create_tempdir().full_path, 'phases.json')
     )
 
-  def testAResumedRunSkipsFinishedPhasesAndReturnsTheirSamples(self):
+  def _Handed(self):
+    handed = {}
+    return handed, lambda p, s: handed.setdefault(p, []).extend(s)
+
+  def testAResumedRunSkipsFinishedPhasesAndPublishesNoneTwice(self):
     store = self._Store()
+    handed, on_samples = self._Handed()
     with self.assertRaises(phases.PhaseError):  # io fails: not saved
-      phases.RunAll(self.topo, ['cpu', 'io', 'net'], store=store)
-    self.assertEqual(sorted(store.Finished()), ['cpu', 'net'])
+      runner.RunAll(
+          self.topo, ['cpu', 'io', 'net'], on_samples=on_samples, store=store
+      )
+    self.assertEqual(
+        {n: state for n, (_, state) in store.Finished().items()},
+        {'cpu': resume.PUBLISHED, 'net': resume.PUBLISHED},
+    )
     for fake in self.fakes.values():
       fake.fail, fake.calls = False, []
-    out = phases.RunAll(self.topo, ['cpu', 'io', 'net'], store=store)
+    handed.clear()
+    out = runner.RunAll(
+        self.topo, ['cpu', 'io', 'net'], on_samples=on_samples, store=store
+    )
     self.assertEqual(
         [fake.calls for fake in self.fakes.values()], [[], ['Run'], []]
     )
-    self.assertEqual(
-        sorted(s.metric for s in out),
-        ['cpu_metric', 'io_metric', 'net_metric'],
-    )
+    self.assertEqual([s.metric for s in out], ['io_metric'])
+    self.assertEqual(list(handed), ['io'])
     self.assertEqual(sorted(store.Finished()), ['cpu', 'io', 'net'])
 
-  def testSamplesHandedToPkbAreNotReturnedAgain(self):
+  def testASavedPhaseNotYetPublishedIsPublishedOnResume(self):
+    store = self._Store()
+    store.SaveFinished('cpu', [sample.Sample('cpu_metric', 1, 'u', {})])
+    self.fakes['io'].fail = False
+    handed, on_samples = self._Handed()
+    runner.RunAll(self.topo, ['cpu', 'io'], on_samples=on_samples, store=store)
+    self.assertEqual(self.fakes['cpu'].calls, [])
+    self.assertEqual(sorted(handed), ['cpu', 'io'])
+    self.assertEqual([s.metric for s in handed['cpu']], ['cpu_metric'])
+    self.assertEqual(store.Finished()['cpu'][1], resume.PUBLISHED)
+
+  def testAPublishThatBeganIsNeverRepeated(self):
+    """A run that died in (or right after) a publish: no sample twice."""
     store = self._Store()
     self.fakes['io'].fail = False
-    phases.RunAll(self.topo, ['cpu', 'io'], store=store)
-    store.MarkHanded()
-    handed = {}
-    out = phases.RunAll(
-        self.topo,
-        ['cpu', 'io', 'net'],
-        store=store,
-        on_samples=lambda p, s: handed.setdefault(p, s),
-    )
-    self.assertEqual([s.metric for s in out], ['net_metric'])
-    self.assertEqual(list(handed), ['net'])
+
+    class Killed(BaseException):
+      pass
+
+    def DiesAfterPublishingCpu(name, samples):
+      del samples
+      if name == 'cpu':
+        raise Killed()  # as if the process died as the publish returned
+
+    with self.assertRaises(Killed):
+      runner.RunAll(
+          self.topo,
+          ['cpu', 'io'],
+          on_samples=DiesAfterPublishingCpu,
+          store=store,
+      )
+    self.assertEqual(store.Finished()['cpu'][1], resume.PUBLISHING)
+    handed, on_samples = self._Handed()
+    with self.assertLogs(level='WARNING') as logs:
+      runner.RunAll(
+          self.topo, ['cpu', 'io'], on_samples=on_samples, store=store
+      )
+    self.assertEqual(list(handed), ['io'])
     self.assertEqual(self.fakes['cpu'].calls, ['Run'])  # the first run only
+    self.assertIn('stopped while publishing its 1 samples', logs.output[0])
+
+  def testAFailedPublishFailsThePhaseAndTheRestRun(self):
+    store = self._Store()
+    self.fakes['io'].fail = False
+    handed, on_samples = self._Handed()
+
+    def Publish(name, samples):
+      if name == 'cpu':
+        raise OSError('disk full')
+      on_samples(name, samples)
+
+    with self.assertRaisesRegex(
+        phases.PhaseError, 'cpu: publishing its samples failed: OSError'
+    ):
+      runner.RunAll(self.topo, ['cpu', 'io'], on_samples=Publish, store=store)
+    self.assertEqual(list(handed), ['io'])
+
+  def testAStoreNeedsSomewhereToHandSamples(self):
+    with self.assertRaisesRegex(ValueError, 'needs on_samples'):
+      runner.RunAll(self.topo, ['cpu'], store=self._Store())
 
   def testSavedSamplesRoundTrip(self):
     store = self._Store()
     saved = [sample.Sample('m', 1.5, 'ms', {'a': [1, 2], 'b': 'x'}, 123.25)]
     store.SaveFinished('cpu', saved)
-    ((samples, handed),) = store.Finished().values()
+    ((samples, state),) = store.Finished().values()
     self.assertEqual(samples, saved)
-    self.assertFalse(handed)
+    self.assertEqual(state, resume.SAVED)
     store.Clear()
     self.assertEqual(store.Finished(), {})
     store.Clear()  # nothing to clear is fine
 
+  def testEachRunOfAnIterationStartsWithNoPhaseFinished(self):
+    store = self._Store()
+    self.assertEqual(store.RunNumber(), 0)
+    store.SaveFinished('cpu', [])
+    store.MarkInstalled('cpu')
+    self.assertEqual(store.NextRun(), 1)
+    self.assertEqual((store.RunNumber(), store.Finished()), (1, {}))
+    self.assertEqual(store.Installed(), {'cpu'})
+
   def testAnUnreadableStateIsAClearError(self):
     store = self._Store()
     with open(store.path, 'w') as f:
-      f.write('{"version": 1, "phases": {"cpu": {"samples": [{}]}}}')
+      f.write('{"version": 2, "phases": {"cpu": {"samples": [{}]}}}')
     with self.assertRaisesRegex(resume.StateError, 'bad record of cpu'):
       store.Finished()
     with open(store.path, 'w') as f:

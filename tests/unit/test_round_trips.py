@@ -179,7 +179,8 @@ class PostgresRoundTripsTest(absltest.TestCase):
     with mock.patch.object(
         tpcc_postgres.go_tpc, 'Path', return_value='/b/go-tpc'
     ):
-      engine.Prepare(topology)
+      engine.Install(topology)
+      engine.Setup(topology)
     self.assertLen(db.remote, 3)
     probe, resume, setup = db.remote
     self.assertIn('SELECT count(*) FROM warehouse', resume)

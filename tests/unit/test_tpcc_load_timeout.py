@@ -64,7 +64,8 @@ class LoadTimeoutTest(absltest.TestCase):
     with mock.patch.object(
         tpcc_postgres.go_tpc, 'Path', return_value='/b/go-tpc'
     ):
-      engine.Prepare(topology)
+      engine.Install(topology)
+      engine.Setup(topology)
     return client
 
   def testHungLoadIsKilledAndNamed(self):

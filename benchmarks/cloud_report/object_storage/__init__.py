@@ -25,7 +25,7 @@ percentiles and throughput samples.
   buckets   who makes the bucket: PKB's service of the VM's cloud, or a
             back-end registered with buckets.RegisterBackend;
   worker    the worker's config, command and output;
-  stages    Prepare, Run, Cleanup and CheckPrerequisites, the phase's
+  stages    Install, Run, Cleanup and CheckPrerequisites, the phase's
             functions (see phases.py).
 
 Errors that stop the phase are one line naming the provider and where it
@@ -42,8 +42,13 @@ def CheckPrerequisites(benchmark_config) -> list[str]:
   return stages.CheckPrerequisites(benchmark_config)
 
 
+def Install(topology) -> None:
+  stages.Install(topology)
+
+
 def Prepare(topology) -> None:
-  stages.Prepare(topology)
+  """Install: the bucket is made in Run."""
+  stages.Install(topology)
 
 
 def ReadParams():

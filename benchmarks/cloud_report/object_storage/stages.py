@@ -128,8 +128,11 @@ def CheckPrerequisites(
   )
 
 
-def Prepare(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
-  """Readies the VM, installs the provider's pinned SDK, pushes the worker."""
+def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
+  """Readies the VM, installs the provider's pinned SDK, pushes the worker.
+
+  The bucket is made in Run.
+  """
   vm = topology.RequireClient(PHASE)
   params = params_lib.Params.FromFlags()
   backend = backends.ForVm(vm, buckets.RegionOf(vm))

@@ -14,6 +14,7 @@
 """Tests for the 2021 Cloud Report's benchmarks, sets, data and phases."""
 
 import os
+import types
 import unittest
 
 from absl.testing import flagsaver
@@ -23,11 +24,16 @@ from perfkitbenchmarker import benchmark_sets
 from perfkitbenchmarker import configs
 from perfkitbenchmarker import data
 from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker import publisher
+from perfkitbenchmarker import sample
+from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.providers.aws import aws_disk
 from pkb_cloud_report.benchmarks import cloud_report_2021_benchmark
 from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as object_storage_worker
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import runner
 from pkb_cloud_report.benchmarks.cloud_report import storage
+from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
 from tests import pkb_common_test_case
 
 _SUITE = cloud_report_2021_benchmark.BENCHMARK_NAME
@@ -162,7 +168,7 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertStartsWith(
           module.__name__, linux_benchmarks.__name__ + '.cloud_report.'
       )
-      for step in ('Prepare', 'Run', 'Cleanup'):
+      for step in ('Install', 'Prepare', 'Run', 'Cleanup'):
         self.assertTrue(callable(getattr(module, step)), f'{name}.{step}')
 
   def testValidateOrdersAndRejects(self):
@@ -188,9 +194,113 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
     with mock.patch.object(phases, 'Load', side_effect=Fake):
       with self.assertLogs(level='ERROR') as logs:
         with self.assertRaisesRegex(phases.PhaseError, 'net: netserver'):
-          phases.CleanupAll(None, ['cpu', 'net', 'tpcc'])
+          runner.CleanupAll(None, ['cpu', 'net', 'tpcc'])
     self.assertIn('cleanup of phase net failed', logs.output[0])
     self.assertEqual(calls, ['tpcc', 'net', 'cpu'])
+
+
+class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
+  """The suite in PKB's stages, on fake phases: what each stage does."""
+
+  def setUp(self):
+    super().setUp()
+    self.calls, self.published, self.failing = [], [], {'net'}
+    self.enter_context(
+        mock.patch.object(phases, 'Load', side_effect=self._FakePhase)
+    )
+    meta = mock.Mock()
+    meta.ForSample.side_effect = lambda p, i: {'phase': p, 'iteration': i}
+    topology = phases.Topology(
+        db_vms=('db1', 'db2'), client_vm='client', run_metadata=meta
+    )
+    self.enter_context(
+        mock.patch.object(topology_lib, 'FromSpec', return_value=topology)
+    )
+    self.enter_context(
+        mock.patch.object(
+            vm_util, 'GetTempDir', return_value=self.create_tempdir().full_path
+        )
+    )
+    self.enter_context(
+        mock.patch.object(
+            publisher,
+            'PublishRunStageSamples',
+            side_effect=lambda spec, s: self.published.append(list(s)),
+        )
+    )
+    self.enter_context(
+        flagsaver.flagsaver(
+            cloud_report_phases=['cpu', 'io', 'net'], cloud_report_overlap=False
+        )
+    )
+    self.spec = types.SimpleNamespace(name=_SUITE, always_call_cleanup=False)
+
+  def _FakePhase(self, name):
+    """A phase module that records its steps; self.failing's Run raises."""
+    phase = mock.Mock(spec=['Install', 'Run', 'Cleanup'])
+
+    def Run(topology):
+      del topology
+      self.calls.append((name, 'Run'))
+      if name in self.failing:
+        raise RuntimeError(f'{name} tool exited 1')
+      return [sample.Sample(f'{name}_metric', 1, 'u', {})]
+
+    phase.Install.side_effect = lambda t: self.calls.append((name, 'Install'))
+    phase.Run.side_effect = Run
+    phase.Cleanup.side_effect = lambda t: self.calls.append((name, 'Cleanup'))
+    return phase
+
+  def testPrepareInstallsRunPublishesEachPhaseAndRaisesCleanupCleans(self):
+    """Each stage does its own part; a failed phase fails Run only."""
+    cloud_report_2021_benchmark.Prepare(self.spec)
+    self.assertEqual(
+        self.calls, [('cpu', 'Install'), ('io', 'Install'), ('net', 'Install')]
+    )
+    self.calls.clear()
+    with self.assertRaisesRegex(
+        phases.PhaseError, 'net: RuntimeError: net tool exited 1'
+    ):
+      cloud_report_2021_benchmark.Run(self.spec)
+    # No install again; each phase published once, as it ended.
+    self.assertEqual(
+        self.calls, [('cpu', 'Run'), ('io', 'Run'), ('net', 'Run')]
+    )
+    self.assertEqual(
+        [[s.metric for s in p] for p in self.published],
+        [['cpu_metric'], ['io_metric']],
+    )
+    self.assertEqual(self.published[0][0].metadata['run_number'], 0)
+    # Nothing of ours on the spec: PKB's own always_call_cleanup only.
+    self.assertEqual(
+        vars(self.spec), {'name': _SUITE, 'always_call_cleanup': True}
+    )
+    self.calls.clear()
+    cloud_report_2021_benchmark.Cleanup(self.spec)  # raises nothing
+    self.assertEqual(
+        self.calls, [('net', 'Cleanup'), ('io', 'Cleanup'), ('cpu', 'Cleanup')]
+    )
+
+  @flagsaver.flagsaver(run_stage_iterations=2)
+  def testEachRunStageIterationRunsAndPublishesEveryPhase(self):
+    """Every iteration runs every phase; run_number tells them apart."""
+    self.failing = set()
+    cloud_report_2021_benchmark.Prepare(self.spec)
+    for _ in range(2):
+      self.assertEqual(cloud_report_2021_benchmark.Run(self.spec), [])
+    runs = [c for c in self.calls if c[1] == 'Run']
+    self.assertLen(runs, 6)
+    self.assertEqual(
+        [(p[0].metric, p[0].metadata['run_number']) for p in self.published],
+        [
+            ('cpu_metric', 0),
+            ('io_metric', 0),
+            ('net_metric', 0),
+            ('cpu_metric', 1),
+            ('io_metric', 1),
+            ('net_metric', 1),
+        ],
+    )
 
 
 if __name__ == '__main__':
