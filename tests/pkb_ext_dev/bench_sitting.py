@@ -32,9 +32,11 @@ cloud's network namespaces and their descendants (a process's own and its
 reaped children's CPU seconds); the bench's own CPU hog (below) is not
 ours. Then
 
-  other_cpu_s  = the CPU seconds of processes that are neither ours nor
-                 kernel threads (each one's growth between two snapshots,
-                 all of it for one that started in between)
+  other_cpu_s  = busy - ours - kernel_cpu_s (at least 0): the CPU
+                 seconds of processes that are neither ours nor kernel
+                 threads. (Summing other processes' own times instead
+                 would count a long job's whole CPU time in the pair in
+                 which its parent reaps it.)
   other_share  = (other_cpu_s + steal) / (wall seconds x CPUs)
 
 Kernel threads (kernel_cpu_s) are reported but do not flag a pair: on a
@@ -174,36 +176,31 @@ def _IsKernelThread(pid: int, fields: list[str]) -> bool:
 
 
 def Accounts(roots, exclude=()) -> dict:
-  """One /proc snapshot: our ticks, the kernel threads', everyone else's.
+  """One /proc snapshot: our ticks and each kernel thread's.
 
   Returns:
-    {'ours': ticks of our trees, 'kernel': ticks of kernel threads (the
-    kernel's work, much of it on our behalf: loop devices, network softirq
-    threads), 'others': {pid: (start time, ticks)} of every other process}.
+    {'ours': ticks of our trees (own and reaped children's), 'kernel':
+    {pid: (start time, own ticks)} of every kernel thread (the kernel's
+    work, much of it on our behalf: loop devices, network softirq
+    threads)}.
   """
   table = _ProcessTable()
   ours = _Tree(table, roots, exclude)
-  kernel, others = 0, {}
-  for pid, fields in table.items():
-    if pid in ours:
-      continue
-    if _IsKernelThread(pid, fields):
-      kernel += _Ticks(fields)
-    else:
-      others[pid] = (fields[19], _Ticks(fields))
-  return {
-      'ours': sum(_Ticks(table[p]) for p in ours),
-      'kernel': kernel,
-      'others': others,
+  kernel = {
+      pid: (fields[19], sum(int(v) for v in fields[11:13]))
+      for pid, fields in table.items()
+      if pid not in ours and _IsKernelThread(pid, fields)
   }
+  return {'ours': sum(_Ticks(table[p]) for p in ours), 'kernel': kernel}
 
 
-def OthersTicks(before: dict, after: dict) -> int:
-  """Ticks other processes used between two Accounts()['others'].
+def GrowthTicks(before: dict, after: dict) -> int:
+  """Ticks the processes of two {pid: (start time, ticks)} used in between.
 
   A process in both counts its growth; one that started in between counts
-  all of its ticks; one that ended in between moves its ticks to its parent
-  when reaped, which counts them if it is another's.
+  all of its ticks; a recycled PID (another start time) counts as new. One
+  that ended in between is not seen (for kernel threads: a short-lived
+  worker's time then counts as others').
   """
   total = 0
   for pid, (start, ticks) in after.items():
@@ -250,7 +247,6 @@ class Monitor:
         'machine': system.MachineCpuTicks(),
         'ours': accounts['ours'],
         'kernel': accounts['kernel'],
-        'others': accounts['others'],
         'loadavg_1m': os.getloadavg()[0],
     }
 
@@ -268,8 +264,8 @@ class Monitor:
         after['machine']['steal'] - before['machine']['steal']
     ) / self._ticks
     ours = (after['ours'] - before['ours']) / self._ticks
-    kernel = (after['kernel'] - before['kernel']) / self._ticks
-    other = OthersTicks(before['others'], after['others']) / self._ticks
+    kernel = GrowthTicks(before['kernel'], after['kernel']) / self._ticks
+    other = max(busy - ours - kernel, 0.0)
     share = (other + steal) / (wall * self.cpus)
     reasons = []
     if share > self.max_other_share:

@@ -180,14 +180,42 @@ class MonitorTest(absltest.TestCase):
     ):
       after = bs.Accounts([60])
     self.assertEqual(after['ours'] - before['ours'], 600)
-    self.assertEqual(after['kernel'] - before['kernel'], 900)
-    self.assertEqual(bs.OthersTicks(before['others'], after['others']), 20)
+    self.assertEqual(bs.GrowthTicks(before['kernel'], after['kernel']), 900)
+    self.assertEqual(set(after['kernel']), {2, 40, 41})  # not 50, 60, 61
 
-  def testOthersTicksCountNewProcessesAndRecycledPids(self):
+  def testGrowthTicksCountNewProcessesAndRecycledPids(self):
     before = {7: ('100', 50), 8: ('100', 10)}
     after = {7: ('100', 80), 8: ('555', 4), 9: ('600', 3)}  # 8 is recycled
-    self.assertEqual(bs.OthersTicks(before, after), 30 + 4 + 3)
-    self.assertEqual(bs.OthersTicks(after, {}), 0)
+    self.assertEqual(bs.GrowthTicks(before, after), 30 + 4 + 3)
+    self.assertEqual(bs.GrowthTicks(after, {}), 0)
+
+  def testAReapedLongJobIsNotOthersWorkOfOnePair(self):
+    # A parent outside our trees reaps a child that ran for minutes: its
+    # cutime jumps, but the machine's busy time between the snapshots says
+    # what others really used.
+    machine = iter([{'busy': 1000, 'idle': 0, 'irq': 0, 'steal': 0},
+                    {'busy': 1400, 'idle': 0, 'irq': 0, 'steal': 0}])  # fmt: skip
+    monitor = bs.Monitor(roots=lambda: [60], cpus=2, max_other_share=0.5)
+    ticks = os.sysconf('SC_CLK_TCK')
+
+    def Stat(ppid, ticks_, cticks=0):
+      return ['S', str(ppid), '0', '0', '0', '0', '0', '0', '0', '0', '0',
+              str(ticks_), '0', str(cticks), '0', '0', '0', '0', '0', '100']  # fmt: skip
+
+    tables = iter([
+        {60: Stat(1, 100), 70: Stat(1, 0), 71: Stat(70, 60000)},
+        {60: Stat(1, 400), 70: Stat(1, 0, cticks=60000 + 100)},
+    ])
+    with mock.patch.object(
+        bs, '_ProcessTable', side_effect=lambda: next(tables)
+    ), mock.patch.object(
+        system, 'MachineCpuTicks', side_effect=lambda: next(machine)
+    ):  # fmt: skip
+      before = monitor.Take()
+      after = monitor.Take()
+    note = monitor.Between(before, after)
+    # busy grew 400 ticks, ours 300: others used 100, not the reaped 60,100.
+    self.assertAlmostEqual(note['other_cpu_s'], (400 - 300) / ticks, places=2)
 
   def testDifferentPlacementsFlagThePair(self):
     monitor = bs.Monitor(max_other_share=1e9)
