@@ -11,13 +11,35 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Keeps pytest away from the tests `pkb-ext upstream` exports to PKB.
+"""Runs the tests `pkb-ext upstream` exports to PKB in this repository too.
 
 The files under this directory are PKB's tests of the exported modules, laid
-out as in PKB's tests/ (linux_benchmarks/cloud_report_*_test.py). They import
-PKB's own test helpers (`from tests import pkb_common_test_case`), which only
-a PKB tree has, so they run there: tests/pkb/test_upstream.py applies the
-patch to a fresh PKB and runs them with `python -m unittest`.
+out as in PKB's tests/ (linux_benchmarks/cloud_report_*_test.py). In PKB's
+tree they run with `python -m unittest` (tests/pkb/test_upstream.py applies
+the series to a fresh PKB and runs them there); here pytest runs them on the
+installed modules:
+
+  - they import PKB's own test helpers (`from tests import
+    pkb_common_test_case`); under pytest's importlib mode `tests` is this
+    repository's test tree, a namespace package, so PKB's tests/ directory
+    joins its path;
+  - they read captured outputs from ../data/cloud_report/<tool>/, as in PKB's
+    tree; here data/cloud_report is a link to tests/data.
+
+cloud_report_2021_benchmark_test.py runs only in PKB's tree: it reads the
+exported data files from PKB's data package, which only the patched tree
+holds.
 """
 
-collect_ignore_glob = ['*_test.py']
+import pathlib
+
+import perfkitbenchmarker
+import tests as _tests_namespace
+
+_PKB_TESTS = str(
+    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
+)
+if _PKB_TESTS not in list(_tests_namespace.__path__):
+  _tests_namespace.__path__.append(_PKB_TESTS)
+
+collect_ignore = ['linux_benchmarks/cloud_report_2021_benchmark_test.py']
