@@ -462,7 +462,9 @@ def testEachPhaseModulesPatchCarriesItsMockedVmTest(patched):
   for patch, (name, ran) in zip(export.patches, log):
     for rel in patch.added:
       match = re.fullmatch(
-          re.escape(upstream.BENCHMARKS_DEST) + r'/(cloud_report_\w+_benchmark)\.py', rel
+          re.escape(upstream.BENCHMARKS_DEST)
+          + r'/(cloud_report_\w+_benchmark)\.py',
+          rel,
       )
       if not match or match.group(1) == f'{registry.SUITE_BENCHMARK}_benchmark':
         continue

@@ -328,9 +328,11 @@ def Check(
       len(p.get('new_failures', [])) + len(p.get('missing', []))
       for p in result['patches']
   )
-  result['ok'] = result['regressions'] == 0 and all(
-      p['applied'] for p in result['patches']
-  ) and len(result['patches']) == len(patches)
+  result['ok'] = (
+      result['regressions'] == 0
+      and all(p['applied'] for p in result['patches'])
+      and len(result['patches']) == len(patches)
+  )
   return result
 
 

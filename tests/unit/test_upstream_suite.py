@@ -48,7 +48,10 @@ def testOutcomesFromJunitXml(tmp_path):
       'tests.a_test.ATest::testPass': 'passed',
   }
   assert suite.Counts(outcomes) == {
-      'passed': 1, 'failed': 1, 'error': 2, 'skipped': 1
+      'passed': 1,
+      'failed': 1,
+      'error': 2,
+      'skipped': 1,
   }
 
 
@@ -79,7 +82,10 @@ def testDiffFindsNewFailuresNewTestsAndMissingOnes():
   assert diff['new_failures'] == ['a', 'n2']
   assert diff['missing'] == ['c']
   assert diff['new_tests'] == {
-      'passed': 1, 'failed': 1, 'error': 0, 'skipped': 0
+      'passed': 1,
+      'failed': 1,
+      'error': 0,
+      'skipped': 0,
   }
 
 
@@ -97,5 +103,7 @@ def testRequirementsExpandNestedFilesAndDropComments(tmp_path):
       '# c\nabsl-py\n\n-rsub/r.txt\nmock>=1.0.1  # why\n'
   )
   assert suite.Requirements(str(tmp_path), 'req.txt') == [
-      'absl-py', 'csapi>=0.0.7', 'mock>=1.0.1'
+      'absl-py',
+      'csapi>=0.0.7',
+      'mock>=1.0.1',
   ]

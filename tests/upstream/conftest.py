@@ -21,8 +21,8 @@ installed modules:
 
   - they import PKB's own test helpers (`from tests import
     pkb_common_test_case`); under pytest's importlib mode `tests` is this
-    repository's test tree, a namespace package, so PKB's tests/ directory
-    joins its path;
+    repository's test tree, so PKB's module is loaded here first
+    (pkb_ext_dev.pkb_tests) and the import finds it;
   - they read captured outputs from ../data/cloud_report/<tool>/, as in PKB's
     tree; here data/cloud_report is a link to tests/data.
 
@@ -31,15 +31,10 @@ exported data files from PKB's data package, which only the patched tree
 holds.
 """
 
-import pathlib
+from pkb_ext_dev import pkb_tests
 
-import perfkitbenchmarker
-import tests as _tests_namespace
-
-_PKB_TESTS = str(
-    pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent / 'tests'
-)
-if _PKB_TESTS not in list(_tests_namespace.__path__):
-  _tests_namespace.__path__.append(_PKB_TESTS)
+# Loaded from the PKB checkout once, as tests.pkb_common_test_case: the
+# tests' `from tests import pkb_common_test_case` finds it in sys.modules.
+pkb_tests.Import('pkb_common_test_case')
 
 collect_ignore = ['linux_benchmarks/cloud_report_2021_benchmark_test.py']

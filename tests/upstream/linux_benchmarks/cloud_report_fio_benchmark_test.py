@@ -139,7 +139,9 @@ class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         s for s in samples
         if s.metric == 'fio_iops' and s.metadata['fio_job'] == 'rd-iops'
     ]  # fmt: skip
-    self.assertEqual(iops.value, parser.Parse(RD_IOPS).jobs[0].directions[0].iops)
+    self.assertEqual(
+        iops.value, parser.Parse(RD_IOPS).jobs[0].directions[0].iops
+    )
     md = iops.metadata
     self.assertEqual((md['phase'], md['cloud'], md['region']),
                      ('io', 'AWS', 'us-east-1'))  # fmt: skip
@@ -176,8 +178,10 @@ class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         ' pid=4711, err=5/file:io_u.c:1889, func=io_u error,'
         ' error=Input/output error',
     )
+    ran = [c.args[0] for c in self.vm.RobustRemoteCommand.call_args_list]
+    self.assertTrue(any('--section=rd-iops' in c for c in ran))
     self.assertNotIn('--section=target', self.cmd.all_commands)
-    order = self._Positions('--section=rd-iops', 'sudo mke2fs', 'sudo mount')
+    order = self._Positions('sudo mke2fs', 'sudo mount -o discard')
     self.assertEqual(order, sorted(order))
 
   def testCleanupRemovesTheJobFileAndOutputs(self):

@@ -111,9 +111,7 @@ class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     ]
     self.assertLen(starts, 1)
     self.assertIn('/usr/bin/netserver -p 20000 -D', starts[0])
-    runs = [
-        c for c in self.client_cmd.all_commands.splitlines() if ' -H ' in c
-    ]
+    runs = [c for c in self.client_cmd.all_commands.splitlines() if ' -H ' in c]
     self.assertEqual(
         [c.split(' -t ')[1].split()[0] for c in runs],
         ['TCP_RR', 'TCP_STREAM'] * 2,
@@ -128,7 +126,9 @@ class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     rate = [s for s in samples if s.metric == 'netperf_transaction_rate']
     self.assertEqual([s.value for s in rate], [rr.transaction_rate] * 2)
     throughput = [s for s in samples if s.metric == 'netperf_throughput']
-    self.assertEqual([s.value for s in throughput], [stream.throughput_mbps] * 2)
+    self.assertEqual(
+        [s.value for s in throughput], [stream.throughput_mbps] * 2
+    )
     self.assertEqual([s.metadata['iteration'] for s in throughput], [1, 2])
     for s in samples:
       md = s.metadata

@@ -65,6 +65,7 @@ class CloudReportObjectStorageBenchmarkTest(
     vm.region = None
     vm.machine_type = 'c5a.4xlarge'
     vm.scratch_disks = []
+    vm.instance_profile = 'pkb-s3'  # S3Service.PrepareVM needs one
     vm.NumCpusForBenchmark.return_value = 16
     vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7R32'}
     vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)

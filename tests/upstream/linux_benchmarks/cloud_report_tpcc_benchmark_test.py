@@ -229,9 +229,11 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   def testAnOpenFileLimitThatCannotBeRaisedIsARunError(self):
     spec = self._Spec()
     self.client.RobustRemoteCommand.side_effect = lambda c, **kw: (
-        'cloud_report_open_files: cockroach workload run tpcc at 3500 active'
-        ' warehouses needs 8024 open files; the soft limit is 1024\n'
-        'cloud_report_tpcc_exit_status=1\n',
+        (
+            'cloud_report_open_files: cockroach workload run tpcc at 3500'
+            ' active warehouses needs 8024 open files; the soft limit is'
+            ' 1024\ncloud_report_tpcc_exit_status=1\n'
+        ),
         '',
     )
     with self.assertRaisesRegex(
