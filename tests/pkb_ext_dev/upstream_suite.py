@@ -305,6 +305,7 @@ def Check(
   baseline, seconds = Run('baseline')
   result = {
       'pkb_commit': commit,
+      'work': work,
       'runner': f'pytest -k {EXCLUDED!r}, workers {workers or 1}',
       'not_installed': not_installed,
       'baseline': {'seconds': round(seconds, 1), 'counts': Counts(baseline)},
@@ -324,6 +325,12 @@ def Check(
     outcomes, seconds = Run(re.sub(r'\.patch$', '', name))
     entry.update(seconds=round(seconds, 1), counts=Counts(outcomes))
     entry.update(Diff(baseline, outcomes))
+    _Summarize(result, len(patches), out)
+  return _Summarize(result, len(patches), out)
+
+
+def _Summarize(result: dict, patches: int, out: str | None) -> dict:
+  """Counts the regressions so far; writes the result to out, if given."""
   result['regressions'] = sum(
       len(p.get('new_failures', [])) + len(p.get('missing', []))
       for p in result['patches']
@@ -331,8 +338,11 @@ def Check(
   result['ok'] = (
       result['regressions'] == 0
       and all(p['applied'] for p in result['patches'])
-      and len(result['patches']) == len(patches)
+      and len(result['patches']) == patches
   )
+  if out:
+    with open(out, 'w', encoding='utf-8') as f:
+      json.dump(result, f, indent=1)
   return result
 
 
@@ -348,14 +358,15 @@ def Main(argv: list[str]) -> int:
   parser.add_argument('--timeout', type=int, default=3600, help='s per run')
   args = parser.parse_args(argv)
   work = args.work or tempfile.mkdtemp(prefix='pkb-ext-suite-')
+  print(f'[suite] work directory {work}; result in {args.out}')
   try:
-    result = Check(work, args.venv, args.series, args.workers, args.timeout)
+    result = Check(
+        work, args.venv, args.series, args.workers, args.timeout,
+        out=args.out,
+    )  # fmt: skip
   except (SuiteError, upstream.ExportError) as e:
     print(f'upstream_suite: {e}', file=sys.stderr)
     return 2
-  result['work'] = work
-  with open(args.out, 'w', encoding='utf-8') as f:
-    json.dump(result, f, indent=1)
   print(f"baseline: {result['baseline']}")
   for p in result['patches']:
     print(

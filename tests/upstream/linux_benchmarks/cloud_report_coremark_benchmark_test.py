@@ -62,6 +62,7 @@ def _Answers(single=SINGLE, all_core=ALL_CORE, threads=2):
 
 
 class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
+  """Prepare, Run and Cleanup of the cpu phase on one mocked db VM."""
 
   def setUp(self):
     super().setUp()
@@ -71,6 +72,7 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     self.enter_context(flagsaver.flagsaver(cloud_report_coremark_runs=2))
 
   def _Spec(self, answers, cpus=2):
+    """Returns a spec whose db VM answers with answers."""
     vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
     vm.name = 'db-0'
     vm.CLOUD = 'AWS'
@@ -115,6 +117,7 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEmpty(self._Commands('tar -xzf'))
 
   def testRunTurnsEachOutputIntoSamples(self):
+    """Each run is one sample of its output; the means follow."""
     spec = self._Spec(_Answers())
     samples = cloud_report_coremark_benchmark.Run(spec)
     runs = self._Commands(' 0x0 0x0 0x66 ')

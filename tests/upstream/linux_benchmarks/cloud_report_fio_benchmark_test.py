@@ -66,6 +66,7 @@ def _Answers(probe='probe_loop_unmounted.txt'):
 
 
 class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
+  """Prepare, Run and Cleanup of the io phase on one mocked db VM."""
 
   def setUp(self):
     super().setUp()
@@ -78,6 +79,7 @@ class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     )
 
   def _Spec(self, answers):
+    """Returns a spec whose db VM has a 2,500 GB data disk at DEVICE."""
     vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
     vm.name = 'db-0'
     vm.CLOUD = 'AWS'
@@ -117,6 +119,7 @@ class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     self.vm.InstallPackages.assert_not_called()
 
   def testRunProbesRunsTheJobsOnTheRawDeviceAndRestoresIt(self):
+    """Unmount, probe, jobs, then mkfs and mount again."""
     samples = cloud_report_fio_benchmark.Run(self._Spec(_Answers()))
     order = self._Positions(
         'sudo umount /scratch', 'end-of-probe', 'blockdev --getsize64',
@@ -126,7 +129,8 @@ class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(order, sorted(order))
     self.assertNotIn('--section=fill-disk-ignore', self.cmd.all_commands)
     self.assertIn(f'--filename={DEVICE}', self.cmd.all_commands)
-    ((job_file, remote),) = self.job_files
+    self.assertLen(self.job_files, 1)
+    job_file, remote = self.job_files[0]
     self.assertEqual(remote, storage.REMOTE_JOB_FILE)
     self.assertIn('\nruntime=3s\n', job_file)
     self.assertIn('\nioengine=libaio\n', job_file)
@@ -161,6 +165,7 @@ class CloudReportFioBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     self.vm.PushFile.assert_not_called()
 
   def testFioFailureNamesTheJobAndStillRestoresTheDisk(self):
+    """A failing fio job ends the run; the disk is formatted again."""
     spec = self._Spec(_Answers())
     playback = self.vm.RobustRemoteCommand.side_effect
 

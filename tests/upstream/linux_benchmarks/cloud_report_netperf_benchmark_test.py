@@ -59,6 +59,7 @@ def _Answers(rr=RR):
 
 
 class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
+  """Prepare, Run and Cleanup of the net phase on two mocked VMs."""
 
   def _Vm(self, name, machine_type, ip, answers):
     vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
@@ -102,6 +103,7 @@ class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
 
   @flagsaver.flagsaver(cloud_report_netperf_repetitions=2)
   def testRunTurnsOutputsIntoSamples(self):
+    """netperf from the client to netserver on the db VM, twice."""
     spec = self._Spec()
     cloud_report_netperf_benchmark.Prepare(spec)
     samples = cloud_report_netperf_benchmark.Run(spec)

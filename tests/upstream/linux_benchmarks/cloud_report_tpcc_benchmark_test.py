@@ -131,6 +131,7 @@ def _Metric(samples, metric):
 
 
 class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
+  """Prepare, Run and Cleanup of the tpcc phase on CockroachDB."""
 
   def setUp(self):
     super().setUp()
@@ -170,6 +171,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     )
 
   def testPrepareInstallsEverywhereStartsTheNodesAndImportsOnce(self):
+    """Every VM gets cockroach; the nodes start; one import."""
     cloud_report_tpcc_benchmark.Prepare(self._Spec())
     for vm in self.dbs + [self.client]:
       vm.PushDataFile.assert_called_once_with(TAR, f'{ROOT}/{TAR}')
@@ -189,6 +191,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     )
 
   def testRunStepsUpToTheFirstFailingLevel(self):
+    """3,500 and 3,750 pass, 4,000 fails: the maximum is 3,750."""
     samples = cloud_report_tpcc_benchmark.Run(self._Spec())
     self.assertEqual(self.playback.runs, [3500, 3750, 4000])
     passed = _Metric(samples, 'tpcc_step_passed')
@@ -215,6 +218,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(s.metadata['cockroach_version'], 'v20.2.7')
 
   def testAWorkloadThatDiesAtTheLowestLevelFailsTheBenchmark(self):
+    """Run keeps the samples; Cleanup raises the failure."""
     spec = self._Spec({3500: (DIED, 1)})
     samples = cloud_report_tpcc_benchmark.Run(spec)
     self.assertEqual(self.playback.runs, [3500, 3500])  # run, then a retry
