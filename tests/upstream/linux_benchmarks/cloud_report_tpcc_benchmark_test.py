@@ -231,6 +231,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
       cloud_report_tpcc_benchmark.Cleanup(spec)
 
   def testAnOpenFileLimitThatCannotBeRaisedIsARunError(self):
+    """The client's shell says so before the workload runs."""
     spec = self._Spec()
     self.client.RobustRemoteCommand.side_effect = lambda c, **kw: (
         (
