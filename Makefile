@@ -2,13 +2,15 @@
 #   make local   set up, then run the suite on the local cloud
 #   make test    set up, then run every test tier (and the style check)
 #   make cloud-setup CLOUD=AWS|GCP|Azure   .venv and what PKB needs for a cloud
+#   make upstream-check   PKB's whole unit suite at the pin and after each patch
+#                         of the upstream series (long; not part of make test)
 SHELL := /bin/bash
 PYTEST_ARGS ?=
 
-.PHONY: help setup cloud-setup test lint format local local-down clean
+.PHONY: help setup cloud-setup test upstream-check lint format local local-down clean
 
 help:
-	@sed -n '2,4p' Makefile
+	@sed -n '2,6p' Makefile
 
 setup:
 	bash scripts/setup.sh
@@ -19,6 +21,11 @@ cloud-setup:
 
 test: setup
 	bash scripts/test.sh $(PYTEST_ARGS)
+
+upstream-check: setup
+	mkdir -p out
+	PYTHONPATH=tests .venv/bin/python -m pkb_ext_dev.upstream_suite \
+	  --out out/upstream-suite.json
 
 lint:
 	.venv/bin/pyink --check --quiet .

@@ -37,7 +37,8 @@ The grouping is computed from the files, never listed by hand:
 
 A group over PATCH_LINE_LIMIT lines is split along module lines: its
 modules in import order, each with its data files and the tests whose last
-exported import it is, packed into parts that each fit.
+exported import it is (and the captured outputs whose earliest reader is one
+of those tests), packed into parts that each fit.
 """
 
 import ast
@@ -397,6 +398,7 @@ def Split(
             dest,
             [m for m in own if _Names(Patterns(texts[m], m), path, False)],
         )
+    readers = {}  # test data -> the units of the tests that name it
     for dest in members:
       if kinds[dest] == 'test':
         imported = {
@@ -404,13 +406,14 @@ def Split(
         }
         Attach(dest, [m for m in own if m in imported])
         patterns = Patterns(texts[dest], dest)
-        unit = next(u for u in units.values() if dest in u)
+        unit = next(m for m, u in units.items() if dest in u)
         for data in members:
-          if kinds[data] == 'test_data' and not any(
-              data in u for u in units.values()
+          if kinds[data] == 'test_data' and _Names(
+              patterns, posixpath.basename(data), dirs=False
           ):
-            if _Names(patterns, posixpath.basename(data), dirs=False):
-              unit.append(data)
+            readers.setdefault(data, []).append(unit)
+    for data, modules in readers.items():  # with its earliest reader
+      units[min(modules, key=position.get)].append(data)
     for dest in members:
       if not any(dest in u for u in units.values()):
         units[own[-1]].append(dest)

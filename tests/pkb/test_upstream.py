@@ -453,3 +453,41 @@ def testPylintCleanWithPkbSettingsOnThePatchedLines(patched):
   assert not problems, f'{len(problems)} pylint messages:\n' + '\n'.join(
       problems
   )
+
+
+def testEachPhaseModulesPatchCarriesItsMockedVmTest(patched):
+  """A standalone phase module and its PKB-style test land in one patch."""
+  export, _, log = patched
+  phase_modules = 0
+  for patch, (name, ran) in zip(export.patches, log):
+    for rel in patch.added:
+      match = re.fullmatch(
+          re.escape(upstream.BENCHMARKS_DEST)
+          + r'/(cloud_report_\w+_benchmark)\.py',
+          rel,
+      )
+      if not match or match.group(1) == f'{registry.SUITE_BENCHMARK}_benchmark':
+        continue
+      phase_modules += 1
+      test = f'tests/linux_benchmarks/{match.group(1)}_test.py'
+      assert test in patch.added, f'{name} adds {rel} but not {test}'
+      assert ran > 0, name
+  assert phase_modules == len(export.benchmarks) - 1
+
+
+# What only this repository has: the local cloud and its emulators, the
+# spool, and the configs/ folder (PKB's data package holds those files).
+_LOCAL_ONLY = re.compile(
+    r'local cloud|minio|azurite|fake-gcs|\bspool|\bconfigs/', re.I
+)
+
+
+def testSeriesNamesNoLocalOnlyThing(patched):
+  export, _, _ = patched
+  found = []
+  for patch in export.patches:
+    with open(patch.path, encoding='utf-8') as f:
+      for number, line in enumerate(f, 1):
+        if _LOCAL_ONLY.search(line):
+          found.append(f'{os.path.basename(patch.path)}:{number}: {line[:120]}')
+  assert not found, 'the series names local-only things:\n' + '\n'.join(found)

@@ -166,6 +166,27 @@ class SplitTest(absltest.TestCase):
     self.assertEqual(a_parts[2].files, [f'{B}/a_benchmark.py'])
     self.assertEqual(sorted(f for p in parts for f in p.files), sorted(texts))
 
+  def testCapturedOutputGoesWithItsEarliestReader(self):
+    texts, names = _Tree()
+    texts[f'{P}/a_pkg.py'] = 'x = 1\n' * 200
+    texts[f'{B}/cr/a_lib.py'] += 'y = 2\n' * 200
+    # A test of a's benchmark module (listed first, as a sorted walk lists
+    # it) reads a_test's output too.
+    texts = {
+        'tests/a_benchmark_test.py': _Module(
+            ['pkb.linux_benchmarks.a_benchmark'], "F = 'out.txt'"
+        )
+    } | texts
+    groups, home = series.Group(texts, names, LAYOUT)
+    anchors = {n: d for d, n in names.items()}
+    parts = series.Split(texts, groups, home, anchors, LAYOUT, limit=390)
+    a_parts = [p for p in parts if p.group == 'a']
+    self.assertIn('tests/a_test.py', a_parts[1].files)
+    self.assertIn('tests/data/cr/a/out.txt', a_parts[1].files)
+    self.assertCountEqual(
+        a_parts[2].files, [f'{B}/a_benchmark.py', 'tests/a_benchmark_test.py']
+    )
+
   def testAModuleOverTheLimitIsAnError(self):
     texts, names = _Tree()
     texts[f'{P}/a_pkg.py'] = 'x = 1\n' * 500

@@ -11,13 +11,30 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Keeps pytest away from the tests `pkb-ext upstream` exports to PKB.
+"""Runs the tests `pkb-ext upstream` exports to PKB in this repository too.
 
 The files under this directory are PKB's tests of the exported modules, laid
-out as in PKB's tests/ (linux_benchmarks/cloud_report_*_test.py). They import
-PKB's own test helpers (`from tests import pkb_common_test_case`), which only
-a PKB tree has, so they run there: tests/pkb/test_upstream.py applies the
-patch to a fresh PKB and runs them with `python -m unittest`.
+out as in PKB's tests/ (linux_benchmarks/cloud_report_*_test.py). In PKB's
+tree they run with `python -m unittest` (tests/pkb/test_upstream.py applies
+the series to a fresh PKB and runs them there); here pytest runs them on the
+installed modules:
+
+  - they import PKB's own test helpers (`from tests import
+    pkb_common_test_case`); under pytest's importlib mode `tests` is this
+    repository's test tree, so PKB's module is loaded here first
+    (pkb_ext_dev.pkb_tests) and the import finds it;
+  - they read captured outputs from ../data/cloud_report/<tool>/, as in PKB's
+    tree; here data/cloud_report is a link to tests/data.
+
+cloud_report_2021_benchmark_test.py runs only in PKB's tree: it reads the
+exported data files from PKB's data package, which only the patched tree
+holds.
 """
 
-collect_ignore_glob = ['*_test.py']
+from pkb_ext_dev import pkb_tests
+
+# Loaded from the PKB checkout once, as tests.pkb_common_test_case: the
+# tests' `from tests import pkb_common_test_case` finds it in sys.modules.
+pkb_tests.Import('pkb_common_test_case')
+
+collect_ignore = ['linux_benchmarks/cloud_report_2021_benchmark_test.py']

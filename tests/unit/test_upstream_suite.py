@@ -1,0 +1,109 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb_ext_dev.upstream_suite's outcome reading and diffing (no suite run)."""
+
+import pytest
+
+from pkb_ext_dev import upstream_suite as suite
+
+# The shape pytest's --junitxml writes (a collection error, a skip, a
+# failure, an error in teardown of a passing test, a pass).
+_JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="2" failures="1" skipped="1"
+ tests="5">
+<testcase classname="" name="tests.broken_test" time="0.0">
+ <error message="collection failure">ImportError</error></testcase>
+<testcase classname="tests.a_test.ATest" name="testSkip" time="0.0">
+ <skipped type="pytest.skip" message="no">no</skipped></testcase>
+<testcase classname="tests.a_test.ATest" name="testFail" time="0.0">
+ <failure message="AssertionError">x</failure></testcase>
+<testcase classname="tests.a_test.ATest" name="testTeardown" time="0.0"/>
+<testcase classname="tests.a_test.ATest" name="testTeardown" time="0.0">
+ <error message="failed on teardown">x</error></testcase>
+<testcase classname="tests.a_test.ATest" name="testPass" time="0.0"/>
+</testsuite></testsuites>
+"""
+
+
+def testOutcomesFromJunitXml(tmp_path):
+  path = tmp_path / 'run.xml'
+  path.write_text(_JUNIT)
+  outcomes = suite.Outcomes(str(path))
+  assert outcomes == {
+      '::tests.broken_test': 'error',
+      'tests.a_test.ATest::testSkip': 'skipped',
+      'tests.a_test.ATest::testFail': 'failed',
+      'tests.a_test.ATest::testTeardown': 'error',
+      'tests.a_test.ATest::testPass': 'passed',
+  }
+  assert suite.Counts(outcomes) == {
+      'passed': 1,
+      'failed': 1,
+      'error': 2,
+      'skipped': 1,
+  }
+
+
+def testNotJunitXmlIsAClearError(tmp_path):
+  path = tmp_path / 'run.xml'
+  path.write_text('pytest crashed\n')
+  with pytest.raises(suite.SuiteError, match='run.xml: no JUnit XML'):
+    suite.Outcomes(str(path))
+
+
+def testDiffFindsNewFailuresNewTestsAndMissingOnes():
+  baseline = {'a': 'passed', 'b': 'failed', 'c': 'passed', 'd': 'skipped'}
+  after = {
+      'a': 'error',  # newly broken
+      'b': 'failed',  # failed before too: not new
+      'd': 'passed',  # changed, not a failure
+      'n1': 'passed',  # added by the patch
+      'n2': 'failed',  # added, and failing
+  }  # 'c' no longer runs
+  diff = suite.Diff(baseline, after)
+  assert diff['changed'] == {
+      'a': ['passed', 'error'],
+      'c': ['passed', None],
+      'd': ['skipped', 'passed'],
+      'n1': [None, 'passed'],
+      'n2': [None, 'failed'],
+  }
+  assert diff['new_failures'] == ['a', 'n2']
+  assert diff['missing'] == ['c']
+  assert diff['new_tests'] == {
+      'passed': 1,
+      'failed': 1,
+      'error': 0,
+      'skipped': 0,
+  }
+
+
+def testSameOutcomesDiffToNothing():
+  outcomes = {'a': 'passed', 'b': 'failed'}
+  diff = suite.Diff(outcomes, dict(outcomes))
+  assert diff['changed'] == {}
+  assert diff['new_failures'] == [] and diff['missing'] == []
+
+
+def testRequirementsExpandNestedFilesAndDropComments(tmp_path):
+  (tmp_path / 'sub').mkdir()
+  (tmp_path / 'sub' / 'r.txt').write_text('# only\ncsapi>=0.0.7\n')
+  (tmp_path / 'req.txt').write_text(
+      '# c\nabsl-py\n\n-rsub/r.txt\nmock>=1.0.1  # why\n'
+  )
+  assert suite.Requirements(str(tmp_path), 'req.txt') == [
+      'absl-py',
+      'csapi>=0.0.7',
+      'mock>=1.0.1',
+  ]
