@@ -29,6 +29,7 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
+from perfkitbenchmarker import publisher
 from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
@@ -218,17 +219,24 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(s.metadata['cockroach_version'], 'v20.2.7')
 
   def testAWorkloadThatDiesAtTheLowestLevelFailsTheBenchmark(self):
-    """Run keeps the samples; Cleanup raises the failure."""
+    """Run publishes the failed steps' samples, then raises the failure."""
     spec = self._Spec({3500: (DIED, 1)})
-    samples = cloud_report_tpcc_benchmark.Run(spec)
-    self.assertEqual(self.playback.runs, [3500, 3500])  # run, then a retry
-    self.assertEqual(
-        [s.value for s in _Metric(samples, 'tpcc_step_passed')], [0.0, 0.0]
+    published = self.enter_context(
+        mock.patch.object(publisher, 'PublishRunStageSamples')
     )
     with self.assertRaisesRegex(
-        phases.PhaseError, r'tpcc: tpcc: no result: .*connection reset by peer'
+        phases.PhaseFailure, r'no result: .*connection reset by peer'
     ):
-      cloud_report_tpcc_benchmark.Cleanup(spec)
+      cloud_report_tpcc_benchmark.Run(spec)
+    self.assertEqual(self.playback.runs, [3500, 3500])  # run, then a retry
+    (call,) = published.call_args_list
+    self.assertIs(call.args[0], spec)
+    self.assertEqual(
+        [s.value for s in _Metric(call.args[1], 'tpcc_step_passed')],
+        [0.0, 0.0],
+    )
+    self.assertTrue(spec.always_call_cleanup)  # PKB cleans up all the same
+    cloud_report_tpcc_benchmark.Cleanup(spec)  # raises nothing of Run's
 
   def testAnOpenFileLimitThatCannotBeRaisedIsARunError(self):
     """The client's shell says so before the workload runs."""
