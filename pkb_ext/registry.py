@@ -15,7 +15,9 @@
 
 Register() adds pkb_ext's benchmarks, packages, benchmark sets, data loaders
 and publishers to PKB's module-level registries, and the local NVMe volume
-counts of the report's AWS machines that PKB's table lacks. Our flags are defined as a
+counts of the report's AWS machines that PKB's table lacks. It also makes
+PKB's package cleanup of static VMs survive its own loop (see
+_FixPackageCleanup). Our flags are defined as a
 side effect of importing our modules, before PKB parses its command line.
 
 It refuses to replace anything PKB or another extension already registered
@@ -28,6 +30,7 @@ Register() also lists each cloud_report_ flag of such a module under the name
 `cloud_report flags of MODULE`; the flag is still defined by MODULE.
 """
 
+import functools
 import importlib
 import logging
 import os
@@ -199,6 +202,40 @@ def _RegisterLocalDisks() -> None:
       )
 
 
+class _WalkedCopySet(set):
+  """A set whose iteration walks a copy: it may change while it is walked."""
+
+  def __iter__(self):
+    return iter(tuple(set.__iter__(self)))
+
+
+def _FixPackageCleanup() -> None:
+  """Lets PKB's PackageCleanup uninstall every package of a static VM.
+
+  PKB's BaseLinuxMixin.PackageCleanup loops over vm._installed_packages and
+  calls vm.Uninstall(name), which on Debian and Ubuntu discards the name from
+  that same set: the loop ends with "Set changed size during iteration"
+  after the first package, so RestorePackages (dpkg's selections restored,
+  what PKB installed purged) and the removal of the install dir never run,
+  and PKB logs "Got an exception deleting VMs". The wrapper gives the loop
+  a set that iterates over a copy; PKB's own method does the rest.
+  """
+  from perfkitbenchmarker import linux_virtual_machine
+
+  mixin = linux_virtual_machine.BaseLinuxMixin
+  cleanup = mixin.PackageCleanup
+  if hasattr(cleanup, 'pkb_ext_wrapped'):
+    return
+
+  @functools.wraps(cleanup)
+  def PackageCleanup(self):
+    self._installed_packages = _WalkedCopySet(self._installed_packages)
+    return cleanup(self)
+
+  PackageCleanup.pkb_ext_wrapped = cleanup
+  mixin.PackageCleanup = PackageCleanup
+
+
 def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
@@ -251,6 +288,7 @@ def Register() -> None:
       _RegisterPublishers()
       _RegisterLocalDisks()
       _RegisterExtensions()
+      _FixPackageCleanup()
       _RegisterFlagHelp()
     except BaseException:
       _registered = False

@@ -23,6 +23,7 @@ from perfkitbenchmarker import benchmark_sets
 from perfkitbenchmarker import data
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_packages
+from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import publisher
 
 from pkb_ext import paths
@@ -121,6 +122,70 @@ class RegistryTest(absltest.TestCase):
             'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark',
         )],
     )
+
+
+class _DebianVm(linux_virtual_machine.Debian12Mixin):
+  """PKB's Debian 12 OS mixin with its remote commands recorded."""
+
+  def __init__(self, installed):  # pylint: disable=super-init-not-called
+    self._installed_packages = set(installed)
+    self.commands = []
+
+  def RemoteCommand(self, command, **kwargs):
+    del kwargs
+    self.commands.append(command)
+    return '', ''
+
+
+class PackageCleanupTest(absltest.TestCase):
+  """PKB's cleanup of a static Debian VM with two packages PKB installed."""
+
+  def setUp(self):
+    super().setUp()
+    registry.Register()
+    self.uninstalled = []
+    packages = {
+        name: types.SimpleNamespace(
+            AptUninstall=lambda vm, name=name: self.uninstalled.append(name)
+        )
+        for name in ('pkbext_test_a', 'pkbext_test_b')
+    }
+    patcher = mock.patch.dict(linux_packages.PACKAGES, packages)
+    patcher.start()
+    self.addCleanup(patcher.stop)
+
+  def testEveryPackageIsUninstalledThenSelectionsRestored(self):
+    vm = _DebianVm(['pkbext_test_a', 'pkbext_test_b'])
+    vm.PackageCleanup()
+    self.assertCountEqual(self.uninstalled, ['pkbext_test_a', 'pkbext_test_b'])
+    self.assertEqual(set(vm._installed_packages), set())
+    self.assertEqual(
+        vm.commands,
+        [
+            'sudo dpkg --clear-selections',
+            'sudo dpkg --set-selections < /opt/pkb/dpkg_selections',
+            (
+                "sudo DEBIAN_FRONTEND='noninteractive' apt-get --purge -y"
+                ' dselect-upgrade'
+            ),
+            'sudo rm -rf /opt/pkb',
+        ],
+    )
+
+  def testPkbsOwnLoopStopsAtTheFirstPackage(self):
+    # What the wrapper is for: were this fixed in PKB, it could go.
+    original = linux_virtual_machine.BaseLinuxMixin.PackageCleanup
+    vm = _DebianVm(['pkbext_test_a', 'pkbext_test_b'])
+    with self.assertRaisesRegex(RuntimeError, 'changed size during iteration'):
+      original.pkb_ext_wrapped(vm)
+    self.assertLen(self.uninstalled, 1)
+    self.assertEqual(vm.commands, [])
+
+  def testRegisterWrapsOnce(self):
+    wrapped = linux_virtual_machine.BaseLinuxMixin.PackageCleanup
+    with mock.patch.object(registry, '_registered', False):
+      registry.Register()
+    self.assertIs(linux_virtual_machine.BaseLinuxMixin.PackageCleanup, wrapped)
 
 
 if __name__ == '__main__':
