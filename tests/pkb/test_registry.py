@@ -136,6 +136,9 @@ class _DebianVm(linux_virtual_machine.Debian12Mixin):
     self.commands.append(command)
     return '', ''
 
+  def GetConnectionIp(self):
+    return '192.0.2.1'
+
 
 class PackageCleanupTest(absltest.TestCase):
   """PKB's cleanup of a static Debian VM with two packages PKB installed."""
