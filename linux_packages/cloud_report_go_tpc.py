@@ -147,7 +147,8 @@ def Install(vm) -> None:
 
 
 def Uninstall(vm) -> None:
-  vm.RemoteCommand(f'rm -rf {InstallDir()}')
+  # Made with sudo in PKB's sticky install dir: only root may remove it.
+  vm.RemoteCommand(f'sudo rm -rf {InstallDir()}')
 
 
 def RunWorkloadCommand(

@@ -394,6 +394,17 @@ class GoTpcPackageTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('/opt/pkb/cloud_report_go_tpc/go/bin/go build', build[0])
     self.assertIn('-mod=readonly', build[0])
 
+  def testUninstallRemovesTheDirInstallMadeWithSudo(self):
+    vm = _Vm('client', '10.0.0.9')
+    go_tpc.Install(vm)
+    self.assertIn(
+        'sudo mkdir -p /opt/pkb/cloud_report_go_tpc', ' '.join(vm.commands)
+    )
+    go_tpc.Uninstall(vm)
+    self.assertEqual(
+        vm.commands[-1], 'sudo rm -rf /opt/pkb/cloud_report_go_tpc'
+    )
+
   def testEveryToolchainTarballIsPinned(self):
     for arch in ('amd64', 'arm64'):
       name = go_tpc.GoTarball(arch)
