@@ -23,7 +23,19 @@ itself. PKB's timeout of a (Robust)RemoteCommand ends the ssh session or its
 wait, not the remote process, which would go on holding the VMs' disks and
 CPUs; GNU timeout on the VM ends the command's whole process group, then
 KILLs it KILL_AFTER_S later. Its exit status is then one of TIMED_OUT.
+
+A Bounded command given a tag is also tracked: while it runs, a PID file on
+the VM names its process group. PKB runs long commands detached on the VM
+(RobustRemoteCommand), so a PKB process killed mid-phase leaves them running
+up to their bound; a resumed run would measure beside them (two workloads on
+one cluster, two fio jobs on one disk). EndLeftoversCommand, run by a phase
+before it starts its own commands, ends what a tracked command of an earlier
+attempt left running.
 """
+
+import logging
+import re
+import shlex
 
 # GNU timeout's exit status when it ended the command (124: after its
 # signal; 137: after the KILL that follows -k).
@@ -34,11 +46,114 @@ KILL_AFTER_S = 30
 SSH_MARGIN_S = KILL_AFTER_S + 120
 
 
-def Bounded(command: str, seconds: int) -> str:
-  """Returns `command` (a simple command) ended on the VM after seconds."""
+# Where tracked commands keep their PID files: /tmp, shared by a command run
+# with sudo and one run without.
+RUNNING_DIR = '/tmp'
+RUNNING_PREFIX = 'cloud_report_running.'
+# Seconds an ended leftover gets to exit on TERM before its group is KILLed.
+LEFTOVER_GRACE_S = 20
+_TAG = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*\Z')
+_ENDED = re.compile(r'^cloud_report_leftover ended (\S+) pid (\d+)$', re.M)
+
+
+def _CheckTag(tag: str) -> str:
+  if not _TAG.match(tag):
+    raise ValueError(f'tag {tag!r}: letters, digits, ".", "_" and "-" only')
+  return tag
+
+
+def PidPath(tag: str, directory: str = RUNNING_DIR) -> str:
+  """The PID file of the tracked command `tag` on the VM."""
+  return f'{directory}/{RUNNING_PREFIX}{_CheckTag(tag)}.pid'
+
+
+def Bounded(
+    command: str, seconds: int, tag: str | None = None,
+    directory: str = RUNNING_DIR,
+) -> str:  # fmt: skip
+  """Returns `command` (a simple command) ended on the VM after seconds.
+
+  Args:
+    command: a simple command.
+    seconds: its bound.
+    tag: when given, the command is tracked: a PID file (PidPath) names the
+      group of GNU timeout (a process group leader) while the command runs,
+      and is removed when it ends. The result is then an `sh -c` command
+      (the bounded command's words its arguments) whose exit status is the
+      command's; its stdin is /dev/null.
+    directory: where the PID file goes (tests).
+  """
   if seconds < 1:
     raise ValueError(f'a bound of {seconds} s')
-  return f'timeout -k {KILL_AFTER_S} {int(seconds)} {command}'
+  bounded = f'timeout -k {KILL_AFTER_S} {int(seconds)} {command}'
+  if tag is None:
+    return bounded
+  pid = shlex.quote(PidPath(tag, directory))
+  # The command's words follow the script as its arguments ("$@"), as they
+  # are, so the command reads the same as untracked.
+  script = f'"$@" & p=$!; echo $p > {pid}; wait $p; s=$?; rm -f {pid}; exit $s'
+  return f'sh -c {shlex.quote(script)} sh {bounded}'
+
+
+def EndLeftoversCommand(
+    prefix: str,
+    grace_s: int = LEFTOVER_GRACE_S,
+    directory: str = RUNNING_DIR,
+) -> str:
+  """Returns shell that ends the tracked commands whose tag starts with prefix.
+
+  For each such PID file whose process is still GNU timeout, the command's
+  process group gets TERM, then KILL after grace_s if it has not ended (with
+  sudo -n where the command ran as root). Each ended command prints one
+  line that LeftoversEnded reads; PID files of ended or dead commands are
+  removed. Exits 0.
+  """
+  _CheckTag(prefix)
+  start = shlex.quote(f'{directory}/{RUNNING_PREFIX}{prefix}')
+  strip = shlex.quote(f'{directory}/{RUNNING_PREFIX}')
+  return (
+      f'for f in {start}*.pid; do [ -e "$f" ] || continue; p=$(cat "$f"'
+      ' 2>/dev/null); case "$p" in ""|*[!0-9]*) p=0;; esac; if [ "$p" -gt 1 ]'
+      ' && [ "$(ps -o comm= -p "$p" 2>/dev/null)" = timeout ]; then  kill'
+      ' -TERM -- "-$p" 2>/dev/null || sudo -n kill -TERM -- "-$p";  i=0; '
+      f' while ps -p "$p" >/dev/null 2>&1 && [ $i -lt {int(grace_s)} ]; do  '
+      ' sleep 1; i=$((i+1));  done;  kill -KILL -- "-$p" 2>/dev/null || sudo'
+      f' -n kill -KILL -- "-$p"   2>/dev/null;  t=${{f#{strip}}};  echo'
+      ' "cloud_report_leftover ended ${t%.pid} pid $p"; fi; rm -f "$f"'
+      ' 2>/dev/null || sudo -n rm -f "$f"; done; true'
+  )
+
+
+def LeftoversEnded(output: str) -> list[tuple[str, int]]:
+  """The (tag, pid) of each command EndLeftoversCommand ended (pure)."""
+  return [(tag, int(pid)) for tag, pid in _ENDED.findall(output)]
+
+
+def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
+  """Ends, on each VM, what tracked commands of an earlier attempt left.
+
+  Args:
+    vms: the VMs (PKB's BaseVirtualMachine) the phase's commands run on.
+    prefix: the tags' prefix (a phase's own).
+    what: the phase's name, for the log.
+
+  Returns:
+    (vm name, tag, pid) of each command ended; each is logged as a warning.
+  """
+  ended = []
+  for vm in vms:
+    out, _ = vm.RemoteCommand(
+        EndLeftoversCommand(prefix),
+        timeout=LEFTOVER_GRACE_S + SSH_MARGIN_S,
+    )
+    for tag, pid in LeftoversEnded(out):
+      logging.warning(
+          '%s: ended %s (pid %d) on %s, left running by an earlier attempt'
+          ' of this run; it would have run beside this attempt\'s commands',
+          what, tag, pid, vm.name,
+      )  # fmt: skip
+      ended.append((vm.name, tag, pid))
+  return ended
 
 
 def ExitStatusTo(command: str, status_path: str) -> str:

@@ -234,7 +234,12 @@ def RunJobs(vm, params: Params, target: str, fio: str) -> list:
 
 
 def RunOnVm(vm, params: Params) -> list:
-  """The whole phase on one VM: unmount, guard, jobs, restore."""
+  """The whole phase on one VM: unmount, guard, jobs, restore.
+
+  First ends any fio an earlier attempt of the run left on the VM (a PKB
+  killed mid-phase leaves its detached fio writing to the disk).
+  """
+  remote.EndLeftovers([vm], commands.TAG_PREFIX, 'io phase')
   target, mount_point, mount_options = Target(params, vm)
   if params.unmount and mount_point:
     vm.RemoteCommand(commands.UnmountCommand(target, mount_point))

@@ -30,6 +30,9 @@ def OutputFile(job: str) -> str:
   return f'cloud_report_fio_{job}.json'
 
 
+TAG_PREFIX = 'fio-'  # remote.Bounded's tag of a fio job: fio-<job>
+
+
 def FioCommand(
     fio: str, target: str, job_file: str, job: str, timeout_s: int
 ) -> str:
@@ -38,7 +41,8 @@ def FioCommand(
 
   fio (with its job processes) is ended on the VM after timeout_s
   (remote.Bounded); a timeout of the ssh session alone would leave fio
-  writing to the disk.
+  writing to the disk. It is tracked under the tag fio-<job>, so that a
+  resumed attempt ends it first (remote.EndLeftovers).
   """
   q, out = shlex.quote, shlex.quote(OutputFile(job))
   fio_command = (
@@ -46,7 +50,8 @@ def FioCommand(
       f' --filename={q(target)} --section={q(job)} {q(job_file)}'
   )
   return (
-      f'sudo rm -f {out} && sudo {remote.Bounded(fio_command, timeout_s)}'
+      f'sudo rm -f {out} && sudo'
+      f' {remote.Bounded(fio_command, timeout_s, TAG_PREFIX + job)}'
       f' && cat {out}'
   )
 

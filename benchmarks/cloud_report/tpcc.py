@@ -110,6 +110,7 @@ def Setup(topology) -> None:
   Idempotent: a resumed run keeps a running database and its load.
   """
   engine = _Engine()
+  engines.EndLeftovers(topology)
   logging.info(
       'tpcc: engine %s; loading %d warehouses',
       engine.name,
@@ -226,6 +227,7 @@ def Run(topology) -> list:
       Fingerprint(params, engine),
   )
   logging.info('tpcc: stepping state %s', store.path)
+  engines.EndLeftovers(topology)
   result = Search(params, engine, topology, store)
   edge = result.edge_step
   logging.info(

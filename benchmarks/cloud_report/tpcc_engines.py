@@ -58,6 +58,7 @@ POSTGRES = 'postgres'
 ENGINES = (COCKROACH, POSTGRES)
 PHASE = 'tpcc'
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
+TAG_PREFIX = 'tpcc-'  # remote.Bounded's tag of a logged run: tpcc-<log name>
 DATABASE = 'tpcc'
 DATA_MOUNT = '/mnt/cloud_report_tpcc'  # a raw data disk's mount point
 MIN_ELAPSED_FRACTION = 0.9  # a run shorter than this was cut short
@@ -141,13 +142,15 @@ def RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
   """Runs command on vm, its output to log_path; returns (tail, status).
 
   The command (a simple command) is ended on the VM after bound_s
-  (remote.Bounded: its status is then one of remote.TIMED_OUT). A prelude
-  (e.g. raising the open-file limit) runs first in the same shell, its
-  output in the same log; when it fails, command does not run.
+  (remote.Bounded: its status is then one of remote.TIMED_OUT), and tracked
+  under the tag TAG_PREFIX + the log's name (EndLeftovers). A prelude (e.g.
+  raising the open-file limit) runs first in the same shell, its output in
+  the same log; when it fails, command does not run.
   """
   log = shlex.quote(log_path)
   status = shlex.quote(log_path + '.status')
-  command = remote.Bounded(command, bound_s)
+  tag = TAG_PREFIX + posixpath.splitext(posixpath.basename(log_path))[0]
+  command = remote.Bounded(command, bound_s, tag)
   run = f'{command} > {log} 2>&1'
   if prelude:
     run = f'{{ {prelude}; }} > {log} 2>&1 && {command} >> {log} 2>&1'
@@ -168,6 +171,16 @@ def RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
     )
   tail = out[: out.rfind('cloud_report_tpcc_exit_status=')]
   return tail, int(matches[-1])
+
+
+def EndLeftovers(topology) -> None:
+  """Ends the logged runs (a load, a step) an earlier attempt left running.
+
+  PKB runs them detached on the client; a PKB killed mid-phase leaves them
+  running up to their bound, and a resumed run would load or step beside
+  them.
+  """
+  remote.EndLeftovers([topology.RequireClient(PHASE)], TAG_PREFIX, 'tpcc')
 
 
 def _DiskDevice(disk) -> str | None:

@@ -53,6 +53,8 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import data
 
 from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
+from pkb_cloud_report.benchmarks.cloud_report import remote
+from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
 from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.local import sshd
 from pkb_ext_dev import faults
@@ -302,6 +304,15 @@ class CockroachLocalCloudTest(absltest.TestCase):
     # Stop and cleanup left no cockroach process, and the disks unmounted.
     self._AssertNothingLeft()
 
+  def _ClientWorkloads(self) -> set[int]:
+    """PIDs of the GNU timeouts of tracked workloads running on the client."""
+    proc = self.cloud.Ssh('client', 'ps -eo pid=,args=')
+    return {
+        int(line.split()[0])
+        for line in proc.stdout.splitlines()
+        if re.search(r'^\s*\d+ timeout .*cockroach workload run', line)
+    }
+
   def _AssertNothingLeft(self):
     self.assertEqual(self._HostCockroaches(), {h: [] for h in _HOSTS})
     self.assertEqual(self._Cockroaches(), [])
@@ -392,6 +403,20 @@ class CockroachLocalCloudTest(absltest.TestCase):
     self.assertEqual(
         {p for p in published if p}, {'cpu', 'io', 'net', 'object_storage'}
     )
+    # The killed attempt's step runs on, detached on the client, as PKB's
+    # RobustRemoteCommand leaves it; a second one, tracked as a step is,
+    # still runs for minutes: a longer step, or a slower resume.
+    ips = [self._Vm(h).internal_ip for h in ('db1', 'db2', 'db3')]
+    workload = tpcc_engines.WorkloadRunCommand(300, 200, '1s', '600s', ips)
+    left = self.cloud.Ssh(
+        'client',
+        'nohup '
+        + remote.Bounded(workload, 900, 'tpcc-step-09-200wh')
+        + ' >/dev/null 2>&1 </dev/null & sleep 2;'
+        ' cat /tmp/cloud_report_running.tpcc-step-09-200wh.pid',
+    )
+    left_pid = int(left.stdout.split()[-1])
+    self.assertIn(left_pid, self._ClientWorkloads(), left.stderr)
 
     resumed = self._Run(argv + ['--run_stage=run,cleanup,teardown'])
     self.assertEqual(resumed.returncode, 0, self._Failures(resumed))
@@ -401,6 +426,15 @@ class CockroachLocalCloudTest(absltest.TestCase):
                     resumed.stderr)  # fmt: skip
     self.assertIn('already holds 300 warehouses', resumed.stderr)
     self.assertIn('phase tpcc: Run starting', resumed.stderr)
+    # The leftover was ended before the resumed search ran a step.
+    ended = re.search(
+        rf'ended tpcc-step-09-200wh \(pid {left_pid}\) on \S+, left running'
+        ' by an earlier attempt',
+        resumed.stderr,
+    )
+    self.assertIsNotNone(ended, resumed.stderr[-3000:])
+    self.assertLess(ended.start(), resumed.stderr.index('tpcc: step 2 '))
+    self.assertNotIn(left_pid, self._ClientWorkloads())
     # The spool has every sample once: each phase's, the tpcc steps resumed.
     rows = [
         json.loads(line)

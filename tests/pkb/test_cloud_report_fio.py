@@ -127,7 +127,9 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(log.count(f'--section={job} '), 1)
       self.assertIn(f'cat cloud_report_fio_{job}.json', log)
     self.assertRegex(
-        log, r'sudo timeout -k 30 \d+ /opt/pkb/fio/fio --output-format=json'
+        log,
+        r"sudo sh -c '[^']*/tmp/cloud_report_running\.fio-wr-bw\.pid[^']*'"
+        r' sh timeout -k 30 \d+ /opt/pkb/fio/fio --output-format=json',
     )
     ((job_file, remote),) = vm.job_files
     self.assertEqual(remote, 'cloud_report_2021.fio')
@@ -253,7 +255,7 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     ):
       benchmark.Run(_Spec(vm))
     ((command, ssh_timeout),) = bounds
-    self.assertIn('sudo timeout -k 30 45 ', command)
+    self.assertIn(' sh timeout -k 30 45 ', command)
     self.assertEqual(ssh_timeout, 45 + 30 + 120)  # the VM's bound ends first
     self.assertIn('sudo mke2fs', cmd.all_commands)  # file system restored
 

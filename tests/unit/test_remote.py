@@ -13,7 +13,11 @@
 # limitations under the License.
 """The shared remote-output helpers, run for real where they are shell."""
 
+import os
+import signal
 import subprocess
+import tempfile
+import time
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -54,6 +58,155 @@ class BoundedTest(absltest.TestCase):
   def testABoundBelowASecondIsRefused(self):
     with self.assertRaises(ValueError):
       remote.Bounded('true', 0)
+
+
+def _Alive(pid: int) -> bool:
+  """Whether pid runs (a zombie counts as ended)."""
+  try:
+    with open(f'/proc/{pid}/stat') as f:
+      return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+  except FileNotFoundError:
+    return False
+
+
+class TrackedTest(absltest.TestCase):
+  """A tracked command as a killed PKB leaves it: detached, still running."""
+
+  def setUp(self):
+    super().setUp()
+    self.dir = self.create_tempdir().full_path
+    self.started = []
+
+  def tearDown(self):
+    for proc in self.started:  # only what this test started
+      if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    super().tearDown()
+
+  def _Detached(self, command: str) -> subprocess.Popen:
+    """Starts command in its own session, as nohup on a VM leaves it."""
+    proc = subprocess.Popen(
+        ['bash', '-c', command], start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    self.started.append(proc)
+    return proc
+
+  def _PidFile(self, tag: str, timeout_s: float = 10) -> int:
+    path = remote.PidPath(tag, self.dir)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+      if os.path.exists(path):
+        text = open(path).read().strip()
+        if text:
+          return int(text)
+      time.sleep(0.05)
+    self.fail(f'no PID file {path}')
+
+  def _EndLeftovers(self, prefix: str, grace_s: int = 3):
+    return subprocess.run(
+        ['bash', '-c',
+         remote.EndLeftoversCommand(prefix, grace_s, directory=self.dir)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+  def testACompletedCommandKeepsItsStatusAndLeavesNoPidFile(self):
+    command = remote.Bounded("sh -c 'exit 3'", 10, 'tpcc-a', self.dir)
+    proc = subprocess.run(['bash', '-c', command], timeout=30)
+    self.assertEqual(proc.returncode, 3)
+    self.assertEqual(os.listdir(self.dir), [])
+
+  def testTheBoundStillEndsATrackedCommand(self):
+    command = remote.Bounded('sleep 29.3', 1, 'tpcc-b', self.dir)
+    proc = subprocess.run(['bash', '-c', command], timeout=60)
+    self.assertIn(proc.returncode, remote.TIMED_OUT)
+    self.assertEqual(os.listdir(self.dir), [])
+
+  def testALeftoverIsEndedWithItsGroupEvenIfItIgnoresTerm(self):
+    # A step's workload with a child, the child deaf to TERM.
+    work = 'sh -c \'trap "" TERM; sleep 97.1 & trap "" TERM; sleep 97.1\''
+    leftover = self._Detached(
+        remote.Bounded(work, 600, 'tpcc-step-02-200wh', self.dir)
+    )
+    pid = self._PidFile('tpcc-step-02-200wh')
+    other = self._Detached(remote.Bounded('sleep 97.2', 600, 'fio-x', self.dir))
+    other_pid = self._PidFile('fio-x')
+    started = time.monotonic()
+    proc = self._EndLeftovers('tpcc-', grace_s=2)
+    took = time.monotonic() - started
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(
+        remote.LeftoversEnded(proc.stdout), [('tpcc-step-02-200wh', pid)]
+    )
+    self.assertGreaterEqual(took, 2)  # TERM was ignored: KILL after grace
+    leftover.wait(timeout=30)
+    left = subprocess.run(
+        ['pgrep', '-f', '^sleep 97.1$'], capture_output=True, text=True
+    )
+    self.assertEqual(left.stdout, '')  # the whole group, children included
+    self.assertFalse(_Alive(pid))
+    # Another phase's command is not touched.
+    self.assertTrue(_Alive(other_pid))
+    self.assertIsNone(other.poll())
+    self.assertEqual(
+        sorted(os.listdir(self.dir)), [os.path.basename(
+            remote.PidPath('fio-x', self.dir))]
+    )  # fmt: skip
+
+  def testATermHonouringLeftoverEndsAtOnce(self):
+    leftover = self._Detached(
+        remote.Bounded('sleep 97.3', 600, 'tpcc-import', self.dir)
+    )
+    pid = self._PidFile('tpcc-import')
+    started = time.monotonic()
+    proc = self._EndLeftovers('tpcc-', grace_s=20)
+    self.assertLess(time.monotonic() - started, 10)
+    self.assertEqual(remote.LeftoversEnded(proc.stdout), [('tpcc-import', pid)])
+    self.assertEqual(leftover.wait(timeout=30), 143)  # sh saw timeout's TERM
+    self.assertEqual(os.listdir(self.dir), [])
+
+  def testStaleAndForeignPidFilesAreRemovedNotKilled(self):
+    # A PID file whose process is gone, one with garbage, and one naming a
+    # live process that is not GNU timeout (a recycled PID): none is killed.
+    bystander = self._Detached('exec sleep 97.4')
+    for tag, text in (
+        ('tpcc-gone', '999999999'),
+        ('tpcc-garbage', 'x1'),
+        ('tpcc-recycled', str(bystander.pid)),
+    ):
+      with open(remote.PidPath(tag, self.dir), 'w') as f:
+        f.write(text + '\n')
+    proc = self._EndLeftovers('tpcc-')
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(remote.LeftoversEnded(proc.stdout), [])
+    self.assertIsNone(bystander.poll())
+    self.assertEqual(os.listdir(self.dir), [])
+
+  def testNothingToEnd(self):
+    proc = self._EndLeftovers('tpcc-')
+    self.assertEqual((proc.returncode, proc.stdout), (0, ''))
+
+  def testBadTagsAreRefused(self):
+    for tag in ('', 'a b', '../x', 'a;b', '-x'):
+      with self.subTest(tag=tag), self.assertRaises(ValueError):
+        remote.Bounded('true', 1, tag)
+    with self.assertRaises(ValueError):
+      remote.EndLeftoversCommand('*')
+
+
+class LeftoversEndedTest(absltest.TestCase):
+
+  def testParse(self):
+    out = (
+        'noise\ncloud_report_leftover ended tpcc-step-02-200wh pid 4242\n'
+        'cloud_report_leftover ended fio-wr-bw pid 7\n'
+        'cloud_report_leftover ended  pid 1\n'
+    )
+    self.assertEqual(
+        remote.LeftoversEnded(out),
+        [('tpcc-step-02-200wh', 4242), ('fio-wr-bw', 7)],
+    )
 
 
 if __name__ == '__main__':
