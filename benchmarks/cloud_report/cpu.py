@@ -36,11 +36,13 @@ from absl import flags
 from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import phases
+from pkb_cloud_report.benchmarks.cloud_report import remote
 from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark_pkg
 from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as coremark_parser
 from pkb_cloud_report.benchmarks.cloud_report.samples import cpu as cpu_samples
 
 PHASE = 'cpu'
+TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)
 
@@ -175,7 +177,10 @@ def RunBuild(vm, build: Build, params: Params) -> list:
   results = []
   for run in range(1, params.runs + 1):
     stdout, _ = vm.RemoteCommand(
-        coremark_pkg.RunCommand(build.name, params.iterations)
+        remote.Tracked(
+            coremark_pkg.RunCommand(build.name, params.iterations),
+            build.name,
+        )
     )
     result = coremark_parser.Parse(stdout)
     _CheckRun(result, build, params)
@@ -191,7 +196,11 @@ def RunBuild(vm, build: Build, params: Params) -> list:
 
 
 def RunVm(vm, params: Params) -> list:
-  """Runs every mode on a prepared VM; returns run and summary samples."""
+  """Runs every mode on a prepared VM; returns run and summary samples.
+
+  First ends a CoreMark run an earlier attempt of the run left on the VM.
+  """
+  remote.EndLeftovers([vm], TAG_PREFIX, 'cloud_report cpu')
   metadata = {
       'coremark_version': coremark_pkg.VERSION,
       'coremark_commit': coremark_pkg.COMMIT,

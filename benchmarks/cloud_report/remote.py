@@ -24,12 +24,14 @@ wait, not the remote process, which would go on holding the VMs' disks and
 CPUs; GNU timeout on the VM ends the command's whole process group, then
 KILLs it KILL_AFTER_S later. Its exit status is then one of TIMED_OUT.
 
-A Bounded command given a tag is also tracked: while it runs, a PID file on
-the VM names its process group. PKB runs long commands detached on the VM
-(RobustRemoteCommand), so a PKB process killed mid-phase leaves them running
-up to their bound; a resumed run would measure beside them (two workloads on
-one cluster, two fio jobs on one disk). EndLeftoversCommand, run by a phase
-before it starts its own commands, ends what a tracked command of an earlier
+A Tracked command (or a Bounded one given a tag) has, while it runs, a PID
+file on the VM naming its process group. A PKB process killed mid-phase
+leaves its remote commands running: those PKB runs detached
+(RobustRemoteCommand) up to their end or bound, the others until they next
+write to the lost session. A resumed run would measure beside them (two
+workloads on one cluster, two fio jobs on one disk, two object-storage
+workers writing one output file). EndLeftoversCommand, run by a phase before
+it starts its own commands, ends what a tracked command of an earlier
 attempt left running.
 """
 
@@ -67,6 +69,39 @@ def PidPath(tag: str, directory: str = RUNNING_DIR) -> str:
   return f'{directory}/{RUNNING_PREFIX}{_CheckTag(tag)}.pid'
 
 
+# sh: st PID prints the process's start time (clock ticks after boot, field
+# 22 of /proc/PID/stat; the fields after the command name's ")" are counted,
+# as a name may hold spaces), nothing if it is gone. Only sh and cat: a
+# minimal image has no ps.
+_START_TIME = (
+    'st() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0;'
+    ' s=${s##*) }; set -- $s; echo ${20}; };'
+)
+
+
+def _TrackScript(pid_path: str, launch: str) -> str:
+  """sh that starts "$@" (with launch before it) in the background, keeps
+  its PID and start time in pid_path while it runs, and exits its status."""
+  pid = shlex.quote(pid_path)
+  return (
+      f'{_START_TIME} {launch}"$@" & p=$!; echo "$p $(st $p)" > {pid};'
+      f' wait $p; s=$?; rm -f {pid}; exit $s'
+  )
+
+
+def Tracked(command: str, tag: str, directory: str = RUNNING_DIR) -> str:
+  """Returns `command` (a simple command) tracked under tag on the VM.
+
+  While it runs, a PID file (PidPath) holds its PID and start time; it is
+  the leader of a session and process group of its own (setsid), so that
+  EndLeftoversCommand can end it with its children. The result is an `sh -c`
+  command, the command's words its arguments as they are, whose exit status
+  is the command's; the command's stdin is /dev/null.
+  """
+  script = _TrackScript(PidPath(tag, directory), 'setsid ')
+  return f'sh -c {shlex.quote(script)} sh {command}'
+
+
 def Bounded(
     command: str, seconds: int, tag: str | None = None,
     directory: str = RUNNING_DIR,
@@ -76,11 +111,9 @@ def Bounded(
   Args:
     command: a simple command.
     seconds: its bound.
-    tag: when given, the command is tracked: a PID file (PidPath) names the
-      group of GNU timeout (a process group leader) while the command runs,
-      and is removed when it ends. The result is then an `sh -c` command
-      (the bounded command's words its arguments) whose exit status is the
-      command's; its stdin is /dev/null.
+    tag: when given, the command is also tracked (as Tracked does): GNU
+      timeout, the leader of the command's process group, is what the PID
+      file names.
     directory: where the PID file goes (tests).
   """
   if seconds < 1:
@@ -88,11 +121,29 @@ def Bounded(
   bounded = f'timeout -k {KILL_AFTER_S} {int(seconds)} {command}'
   if tag is None:
     return bounded
-  pid = shlex.quote(PidPath(tag, directory))
-  # The command's words follow the script as its arguments ("$@"), as they
-  # are, so the command reads the same as untracked.
-  script = f'"$@" & p=$!; echo $p > {pid}; wait $p; s=$?; rm -f {pid}; exit $s'
+  script = _TrackScript(PidPath(tag, directory), '')
   return f'sh -c {shlex.quote(script)} sh {bounded}'
+
+
+# EndLeftoversCommand's loop, one PID file "$f" at a time: its PID and the
+# start time the process had then; a process with another start time (a
+# recycled PID) is not touched.
+_END_ONE = (
+    'set -- $(cat "$f" 2>/dev/null); p=${1:-0}; want=${2:-};',
+    'case "$p" in ""|*[!0-9]*) p=0;; esac;',
+    'if [ "$p" -gt 1 ] && [ -n "$want" ] && [ "$(st "$p")" = "$want" ]; then',
+    ' kill -TERM -- "-$p" 2>/dev/null || sudo -n kill -TERM -- "-$p";',
+    ' i=0;',
+    ' while [ -n "$(st "$p")" ] && [ $i -lt @GRACE@ ]; do',
+    '  sleep 1; i=$((i+1));',
+    ' done;',
+    ' kill -KILL -- "-$p" 2>/dev/null ||',
+    '  sudo -n kill -KILL -- "-$p" 2>/dev/null;',
+    ' t=${f#@STRIP@};',
+    ' echo "cloud_report_leftover ended ${t%.pid} pid $p";',
+    'fi;',
+    'rm -f "$f" 2>/dev/null || sudo -n rm -f "$f";',
+)
 
 
 def EndLeftoversCommand(
@@ -102,25 +153,20 @@ def EndLeftoversCommand(
 ) -> str:
   """Returns shell that ends the tracked commands whose tag starts with prefix.
 
-  For each such PID file whose process is still GNU timeout, the command's
-  process group gets TERM, then KILL after grace_s if it has not ended (with
-  sudo -n where the command ran as root). Each ended command prints one
-  line that LeftoversEnded reads; PID files of ended or dead commands are
-  removed. Exits 0.
+  For each such PID file whose process still runs (the same PID with the
+  same start time), the command's process group gets TERM, then KILL after
+  grace_s if it has not ended (with sudo -n where the command ran as root).
+  Each ended command prints one line that LeftoversEnded reads; PID files of
+  ended or dead commands are removed. Exits 0.
   """
   _CheckTag(prefix)
   start = shlex.quote(f'{directory}/{RUNNING_PREFIX}{prefix}')
   strip = shlex.quote(f'{directory}/{RUNNING_PREFIX}')
+  body = ' '.join(_END_ONE)
+  body = body.replace('@GRACE@', str(int(grace_s))).replace('@STRIP@', strip)
   return (
-      f'for f in {start}*.pid; do [ -e "$f" ] || continue; p=$(cat "$f"'
-      ' 2>/dev/null); case "$p" in ""|*[!0-9]*) p=0;; esac; if [ "$p" -gt 1 ]'
-      ' && [ "$(ps -o comm= -p "$p" 2>/dev/null)" = timeout ]; then  kill'
-      ' -TERM -- "-$p" 2>/dev/null || sudo -n kill -TERM -- "-$p";  i=0; '
-      f' while ps -p "$p" >/dev/null 2>&1 && [ $i -lt {int(grace_s)} ]; do  '
-      ' sleep 1; i=$((i+1));  done;  kill -KILL -- "-$p" 2>/dev/null || sudo'
-      f' -n kill -KILL -- "-$p"   2>/dev/null;  t=${{f#{strip}}};  echo'
-      ' "cloud_report_leftover ended ${t%.pid} pid $p"; fi; rm -f "$f"'
-      ' 2>/dev/null || sudo -n rm -f "$f"; done; true'
+      f'{_START_TIME} for f in {start}*.pid; do [ -e "$f" ] || continue;'
+      f' {body} done; true'
   )
 
 

@@ -209,6 +209,9 @@ class ProcessTracer:
     except (OSError, ValueError, IndexError, KeyError):
       return
     found = Classify(comm, cmdline, parent)
+    live_parent = self._live.get(fields[1])
+    if found and live_parent and live_parent[5] == cmdline:
+      found = None  # a fork of a tool run (a subshell): part of that run
     if not found:
       self._inside[pid] = comm  # looked at again if it execs
       return
@@ -222,7 +225,9 @@ class ProcessTracer:
     pids = {p for p in os.listdir('/proc') if p.isdigit()}
     self._outside &= pids
     self._inside = {p: c for p, c in self._inside.items() if p in pids}
-    for pid in pids - self._outside - self._live.keys():
+    # Parents first (lower PIDs, barring wrap-around), so that a tool's fork
+    # is seen as its parent's.
+    for pid in sorted(pids - self._outside - self._live.keys(), key=int):
       self._Look(pid, now)
     for pid in list(self._live):
       record = self._live[pid]

@@ -245,6 +245,21 @@ class TracerTest(absltest.TestCase):
     self.assertBetween(run.end, ended - 0.1, ended + 0.1)
     self.assertBetween(run.seconds, 0.5, 0.8)
 
+  def testAToolsForkIsPartOfItsRun(self):
+    # A shell script tool forks subshells: same comm and cmdline as the
+    # tool until they exec; one run all the same.
+    tmp = self.create_tempdir().full_path
+    tool = os.path.join(tmp, 'netperf')
+    with open(tool, 'w') as f:
+      f.write('#!/bin/sh\n(sleep 0.4; true)\n(sleep 0.3; true)\n')
+    os.chmod(tool, 0o755)
+    tracer = bo.ProcessTracer({'me': '/proc/self/ns/net'}, 0.02).Start()
+    subprocess.run([tool, tmp], check=True)
+    time.sleep(0.1)
+    runs = [r for r in tracer.Stop() if tmp in r.cmdline]
+    self.assertLen(runs, 1)
+    self.assertBetween(runs[0].seconds, 0.6, 1.2)
+
   def testSeesAToolThatAShellExecsLater(self):
     # ssh runs `bash -c CMD`; bash may exec the tool in the same process
     # after the tracer first saw it as bash.

@@ -87,7 +87,7 @@ class TrackedTest(absltest.TestCase):
   def _Detached(self, command: str) -> subprocess.Popen:
     """Starts command in its own session, as nohup on a VM leaves it."""
     proc = subprocess.Popen(
-        ['bash', '-c', command], start_new_session=True,
+        ['sh', '-c', command], start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     self.started.append(proc)
@@ -98,15 +98,17 @@ class TrackedTest(absltest.TestCase):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
       if os.path.exists(path):
-        text = open(path).read().strip()
-        if text:
-          return int(text)
+        text = open(path).read().split()
+        if len(text) > 1:  # the PID, then its start time
+          return int(text[0])
       time.sleep(0.05)
     self.fail(f'no PID file {path}')
 
   def _EndLeftovers(self, prefix: str, grace_s: int = 3):
+    # sh: Debian's and Ubuntu's is dash, the strictest shell PKB's commands
+    # meet.
     return subprocess.run(
-        ['bash', '-c',
+        ['sh', '-c',
          remote.EndLeftoversCommand(prefix, grace_s, directory=self.dir)],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
@@ -167,13 +169,16 @@ class TrackedTest(absltest.TestCase):
     self.assertEqual(os.listdir(self.dir), [])
 
   def testStaleAndForeignPidFilesAreRemovedNotKilled(self):
-    # A PID file whose process is gone, one with garbage, and one naming a
-    # live process that is not GNU timeout (a recycled PID): none is killed.
+    # A PID file whose process is gone, one with garbage, one empty, one
+    # without a start time, and one naming a live process that started at
+    # another time (a recycled PID): none is killed.
     bystander = self._Detached('exec sleep 97.4')
     for tag, text in (
-        ('tpcc-gone', '999999999'),
-        ('tpcc-garbage', 'x1'),
-        ('tpcc-recycled', str(bystander.pid)),
+        ('tpcc-gone', '999999999 12'),
+        ('tpcc-garbage', 'x1 12'),
+        ('tpcc-empty', ''),
+        ('tpcc-no-start', str(bystander.pid)),
+        ('tpcc-recycled', f'{bystander.pid} 12'),
     ):
       with open(remote.PidPath(tag, self.dir), 'w') as f:
         f.write(text + '\n')
@@ -181,6 +186,35 @@ class TrackedTest(absltest.TestCase):
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertEqual(remote.LeftoversEnded(proc.stdout), [])
     self.assertIsNone(bystander.poll())
+    self.assertEqual(os.listdir(self.dir), [])
+
+  def testATrackedCommandIsEndedWithItsSession(self):
+    # Not bounded (the object-storage worker, a CoreMark run): setsid makes
+    # it the leader of its own group, children included.
+    work = "sh -c 'sleep 97.5 & sleep 97.5'"
+    leftover = self._Detached(remote.Tracked(work, 'ttfb-worker', self.dir))
+    pid = self._PidFile('ttfb-worker')
+    self.assertEqual(os.getpgid(pid), pid)
+    proc = self._EndLeftovers('ttfb-')
+    self.assertEqual(remote.LeftoversEnded(proc.stdout), [('ttfb-worker', pid)])
+    self.assertEqual(leftover.wait(timeout=30), 143)
+    left = subprocess.run(
+        ['pgrep', '-f', '^sleep 97.5$'], capture_output=True, text=True
+    )
+    self.assertEqual(left.stdout, '')
+    self.assertEqual(os.listdir(self.dir), [])
+
+  def testATrackedCommandKeepsItsStatusOutputAndStreams(self):
+    command = remote.Tracked(
+        "sh -c 'echo out; echo err >&2; exit 4'", 'coremark-all', self.dir
+    )
+    proc = subprocess.run(
+        ['bash', '-c', command + ' 2> ' + os.path.join(self.dir, 'e')],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    self.assertEqual((proc.returncode, proc.stdout), (4, 'out\n'))
+    self.assertEqual(open(os.path.join(self.dir, 'e')).read(), 'err\n')
+    os.remove(os.path.join(self.dir, 'e'))
     self.assertEqual(os.listdir(self.dir), [])
 
   def testNothingToEnd(self):
@@ -191,6 +225,8 @@ class TrackedTest(absltest.TestCase):
     for tag in ('', 'a b', '../x', 'a;b', '-x'):
       with self.subTest(tag=tag), self.assertRaises(ValueError):
         remote.Bounded('true', 1, tag)
+      with self.subTest(tag=tag), self.assertRaises(ValueError):
+        remote.Tracked('true', tag)
     with self.assertRaises(ValueError):
       remote.EndLeftoversCommand('*')
 

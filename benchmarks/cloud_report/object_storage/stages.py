@@ -235,6 +235,9 @@ def Run(topology, backends: buckets.Backends = buckets.REGISTERED) -> list:
     phases.PhaseFailure: the bucket could not be deleted; with the samples.
   """
   vm = topology.RequireClient(PHASE)
+  # A worker an earlier attempt of the run left would measure beside this
+  # one, into the same bucket and output file.
+  remote.EndLeftovers([vm], worker.TAG, 'object_storage')
   params = params_lib.Params.FromFlags()
   region = buckets.RegionOf(vm)
   backend = backends.ForVm(vm, region)

@@ -29,6 +29,7 @@ from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
 from pkb_cloud_report.benchmarks.cloud_report.samples import object_storage as os_samples
 
 WORK_DIR = 'cloud_report_object_storage'
+TAG = 'ttfb-worker'  # the worker's remote.Tracked tag
 WORKER_DATA = 'object_storage/ttfb_worker.py'
 PROVIDERS = ('s3', 'gcs', 'azure')
 # The module the worker imports, per provider.
@@ -67,11 +68,13 @@ def WorkerConfig(params, provider, bucket, region, extra=None) -> dict:
 
 
 def WorkerCommand(params) -> str:
-  """Runs the worker; its exit code goes to worker.rc (pure)."""
-  worker = (
-      f'{params.python} ttfb_worker.py --config worker.json --out ttfb.jsonl'
-      ' 2> worker.stderr'
+  """Runs the worker, tracked (remote.Tracked, TAG); its exit code goes to
+  worker.rc (pure)."""
+  worker = remote.Tracked(
+      f'{params.python} ttfb_worker.py --config worker.json --out ttfb.jsonl',
+      TAG,
   )
+  worker += ' 2> worker.stderr'
   return f'cd {WORK_DIR} && {{ {remote.ExitStatusTo(worker, "worker.rc")}; }}'
 
 
@@ -82,9 +85,9 @@ def RunAndCollectCommand(params) -> str:
   removes it after; then prints the worker's exit code, its output
   (ttfb.jsonl) and the tail of its stderr, which ParseCollected splits. The
   command fails only if the worker could not be started (no config, no
-  work directory): the worker's own failures are in what it prints. There
-  is no subshell: the worker is a child of the command's shell, as with
-  WorkerCommand alone.
+  work directory): the worker's own failures are in what it prints. The
+  worker runs in a session of its own (remote.Tracked), so that a resumed
+  attempt can end it if this one is killed.
   """
   w = WORK_DIR
   return (

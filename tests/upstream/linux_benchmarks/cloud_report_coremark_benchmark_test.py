@@ -121,8 +121,12 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     spec = self._Spec(_Answers())
     samples = cloud_report_coremark_benchmark.Run(spec)
     runs = self._Commands(' 0x0 0x0 0x66 ')
+    # Each run is tracked (a PID file while it runs) under its build's tag.
+    for run, build in zip(runs, ['single'] * 2 + ['all-pthread-2'] * 2):
+      self.assertStartsWith(run, "sh -c 'setsid ")
+      self.assertIn(f'/tmp/cloud_report_running.coremark-{build}.pid', run)
     self.assertEqual(
-        runs,
+        [run[run.index(f' sh {ROOT}/') + 4 :] for run in runs],
         [f'{ROOT}/bin/coremark-single 0x0 0x0 0x66 0 7 1 2000'] * 2
         + [f'{ROOT}/bin/coremark-all-pthread-2 0x0 0x0 0x66 0 7 1 2000'] * 2,
     )
