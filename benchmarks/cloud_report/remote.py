@@ -39,6 +39,8 @@ import logging
 import re
 import shlex
 
+from perfkitbenchmarker import errors
+
 # GNU timeout's exit status when it ended the command (124: after its
 # signal; 137: after the KILL that follows -k).
 TIMED_OUT = (124, 137)
@@ -55,7 +57,9 @@ RUNNING_PREFIX = 'cloud_report_running.'
 # Seconds an ended leftover gets to exit on TERM before its group is KILLed.
 LEFTOVER_GRACE_S = 20
 _TAG = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*\Z')
-_ENDED = re.compile(r'^cloud_report_leftover ended (\S+) pid (\d+)$', re.M)
+_ENDED = re.compile(
+    r'^cloud_report_leftover (ended|alive) (\S+) pid (\d+)$', re.M
+)
 
 
 def _CheckTag(tag: str) -> str:
@@ -71,11 +75,11 @@ def PidPath(tag: str, directory: str = RUNNING_DIR) -> str:
 
 # sh: st PID prints the process's start time (clock ticks after boot, field
 # 22 of /proc/PID/stat; the fields after the command name's ")" are counted,
-# as a name may hold spaces), nothing if it is gone. Only sh and cat: a
+# as a name may hold spaces), nothing if it is gone or a zombie. Only sh and cat: a
 # minimal image has no ps.
 _START_TIME = (
     'st() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0;'
-    ' s=${s##*) }; set -- $s; echo ${20}; };'
+    ' s=${s##*) }; set -- $s; [ "$1" = Z ] || echo ${20}; };'
 )
 
 
@@ -134,13 +138,20 @@ _END_ONE = (
     'if [ "$p" -gt 1 ] && [ -n "$want" ] && [ "$(st "$p")" = "$want" ]; then',
     ' kill -TERM -- "-$p" 2>/dev/null || sudo -n kill -TERM -- "-$p";',
     ' i=0;',
-    ' while [ -n "$(st "$p")" ] && [ $i -lt @GRACE@ ]; do',
+    ' while [ "$(st "$p")" = "$want" ] && [ $i -lt @GRACE@ ]; do',
     '  sleep 1; i=$((i+1));',
     ' done;',
     ' kill -KILL -- "-$p" 2>/dev/null ||',
     '  sudo -n kill -KILL -- "-$p" 2>/dev/null;',
-    ' t=${f#@STRIP@};',
-    ' echo "cloud_report_leftover ended ${t%.pid} pid $p";',
+    ' i=0;',
+    ' while [ "$(st "$p")" = "$want" ] && [ $i -lt 5 ]; do',
+    '  sleep 1; i=$((i+1));',
+    ' done;',
+    ' t=${f#@STRIP@}; t=${t%.pid};',
+    ' if [ "$(st "$p")" = "$want" ]; then',
+    '  echo "cloud_report_leftover alive $t pid $p"; continue;',
+    ' fi;',
+    ' echo "cloud_report_leftover ended $t pid $p";',
     'fi;',
     'rm -f "$f" 2>/dev/null || sudo -n rm -f "$f";',
 )
@@ -156,8 +167,9 @@ def EndLeftoversCommand(
   For each such PID file whose process still runs (the same PID with the
   same start time), the command's process group gets TERM, then KILL after
   grace_s if it has not ended (with sudo -n where the command ran as root).
-  Each ended command prints one line that LeftoversEnded reads; PID files of
-  ended or dead commands are removed. Exits 0.
+  Each ended command prints one line that LeftoversEnded reads, and so does
+  one that could not be ended (its PID file is kept); PID files of ended or
+  dead commands are removed. Exits 0.
   """
   _CheckTag(prefix)
   start = shlex.quote(f'{directory}/{RUNNING_PREFIX}{prefix}')
@@ -172,7 +184,16 @@ def EndLeftoversCommand(
 
 def LeftoversEnded(output: str) -> list[tuple[str, int]]:
   """The (tag, pid) of each command EndLeftoversCommand ended (pure)."""
-  return [(tag, int(pid)) for tag, pid in _ENDED.findall(output)]
+  return [
+      (t, int(p)) for what, t, p in _ENDED.findall(output) if what == 'ended'
+  ]
+
+
+def LeftoversAlive(output: str) -> list[tuple[str, int]]:
+  """The (tag, pid) of each command EndLeftoversCommand could not end."""
+  return [
+      (t, int(p)) for what, t, p in _ENDED.findall(output) if what == 'alive'
+  ]
 
 
 def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
@@ -185,6 +206,11 @@ def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
 
   Returns:
     (vm name, tag, pid) of each command ended; each is logged as a warning.
+
+  Raises:
+    errors.Benchmarks.RunError: a leftover could not be ended (neither kill
+      nor sudo -n kill could signal it); the phase measures nothing beside
+      it.
   """
   ended = []
   for vm in vms:
@@ -192,6 +218,15 @@ def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
         EndLeftoversCommand(prefix),
         timeout=LEFTOVER_GRACE_S + SSH_MARGIN_S,
     )
+    alive = LeftoversAlive(out)
+    if alive:
+      tag, pid = alive[0]
+      raise errors.Benchmarks.RunError(
+          f'{what}: {tag} (pid {pid}) on {vm.name}, left running by an earlier'
+          ' attempt of this run, could not be ended (kill and sudo -n kill'
+          f' failed); it would run beside this attempt: end it on {vm.name}'
+          ' and run again'
+      )
     for tag, pid in LeftoversEnded(out):
       logging.warning(
           '%s: ended %s (pid %d) on %s, left running by an earlier attempt'

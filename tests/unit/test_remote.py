@@ -18,9 +18,12 @@ import signal
 import subprocess
 import tempfile
 import time
+from unittest import mock
 
 from absl.testing import absltest
 from absl.testing import parameterized
+
+from perfkitbenchmarker import errors
 
 from pkb_cloud_report.benchmarks.cloud_report import remote
 
@@ -76,12 +79,18 @@ class TrackedTest(absltest.TestCase):
     super().setUp()
     self.dir = self.create_tempdir().full_path
     self.started = []
+    self.groups = []  # the tracked commands' own process groups
 
   def tearDown(self):
-    for proc in self.started:  # only what this test started
+    for group in self.groups:  # only what this test started
+      try:
+        os.killpg(group, signal.SIGKILL)
+      except ProcessLookupError:
+        pass
+    for proc in self.started:
       if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+      proc.wait()
     super().tearDown()
 
   def _Detached(self, command: str) -> subprocess.Popen:
@@ -100,6 +109,7 @@ class TrackedTest(absltest.TestCase):
       if os.path.exists(path):
         text = open(path).read().split()
         if len(text) > 1:  # the PID, then its start time
+          self.groups.append(int(text[0]))
           return int(text[0])
       time.sleep(0.05)
     self.fail(f'no PID file {path}')
@@ -216,6 +226,50 @@ class TrackedTest(absltest.TestCase):
     self.assertEqual(open(os.path.join(self.dir, 'e')).read(), 'err\n')
     os.remove(os.path.join(self.dir, 'e'))
     self.assertEqual(os.listdir(self.dir), [])
+
+  def testALeftoverThatCannotBeSignalledIsReportedAndKept(self):
+    # kill and sudo fail, as for a root's fio without passwordless sudo.
+    leftover = self._Detached(
+        remote.Bounded('sleep 97.6', 600, 'fio-x', self.dir)
+    )
+    pid = self._PidFile('fio-x')
+    command = 'kill() { return 1; }; sudo() { return 1; }; ' + (
+        remote.EndLeftoversCommand('fio-', 1, directory=self.dir)
+    )
+    proc = subprocess.run(
+        ['sh', '-c', command], capture_output=True, text=True, timeout=60
+    )
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(remote.LeftoversEnded(proc.stdout), [])
+    self.assertEqual(remote.LeftoversAlive(proc.stdout), [('fio-x', pid)])
+    self.assertIsNone(leftover.poll())
+    self.assertTrue(os.path.exists(remote.PidPath('fio-x', self.dir)))
+    # The phase refuses to measure beside it, naming it and the VM.
+    vm = mock.Mock()
+    vm.name = 'db1'
+    vm.RemoteCommand.return_value = (proc.stdout, '')
+    with self.assertRaisesRegex(
+        errors.Benchmarks.RunError,
+        rf'^io phase: fio-x \(pid {pid}\) on db1, left running by an earlier'
+        r' attempt of this run, could not be ended',
+    ):
+      remote.EndLeftovers([vm], 'fio-', 'io phase')
+
+  def testEndLeftoversLogsWhatItEnded(self):
+    vm = mock.Mock()
+    vm.name = 'client'
+    vm.RemoteCommand.return_value = (
+        'cloud_report_leftover ended tpcc-import pid 42\n',
+        '',
+    )
+    with self.assertLogs(level='WARNING') as logs:
+      ended = remote.EndLeftovers([vm], 'tpcc-', 'tpcc')
+    self.assertEqual(ended, [('client', 'tpcc-import', 42)])
+    self.assertIn(
+        'tpcc: ended tpcc-import (pid 42) on client, left running by an'
+        ' earlier attempt of this run',
+        logs.output[0],
+    )
 
   def testNothingToEnd(self):
     proc = self._EndLeftovers('tpcc-')

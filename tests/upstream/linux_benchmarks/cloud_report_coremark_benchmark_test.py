@@ -121,9 +121,15 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     spec = self._Spec(_Answers())
     samples = cloud_report_coremark_benchmark.Run(spec)
     runs = self._Commands(' 0x0 0x0 0x66 ')
+    # First, a run an earlier attempt left is ended.
+    self.assertLess(
+        self.cmd.all_commands.index('/tmp/cloud_report_running.coremark-*.pid'),
+        self.cmd.all_commands.index(runs[0]),
+    )
     # Each run is tracked (a PID file while it runs) under its build's tag.
     for run, build in zip(runs, ['single'] * 2 + ['all-pthread-2'] * 2):
-      self.assertStartsWith(run, "sh -c 'setsid ")
+      self.assertStartsWith(run, "sh -c '")
+      self.assertIn(' setsid "$@" & ', run)
       self.assertIn(f'/tmp/cloud_report_running.coremark-{build}.pid', run)
     self.assertEqual(
         [run[run.index(f' sh {ROOT}/') + 4 :] for run in runs],

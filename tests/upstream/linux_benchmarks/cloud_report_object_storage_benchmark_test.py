@@ -107,6 +107,12 @@ class CloudReportObjectStorageBenchmarkTest(
   def testRunMakesTheBucketMeasuresAndDeletesIt(self):
     """The bucket lives only while the worker runs; samples from it."""
     samples = cloud_report_object_storage_benchmark.Run(self.spec)
+    # First, a worker an earlier attempt left is ended; this one is tracked.
+    first = self.remote.all_commands.splitlines()[0]
+    self.assertIn('for f in /tmp/cloud_report_running.ttfb-worker*.pid', first)
+    (run,) = [c.args[0] for c in self.vm.RobustRemoteCommand.call_args_list]
+    self.assertIn('/tmp/cloud_report_running.ttfb-worker.pid', run)
+    self.assertIn(' sh python3 ttfb_worker.py --config worker.json', run)
     create = self.cmd.GetCommandWithSubstring('create-bucket')
     self.assertIn(f'--bucket={BUCKET}', create)
     self.assertIn('--region=us-east-1', create)
