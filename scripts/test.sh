@@ -17,7 +17,7 @@ imports=0
 scripts/lint-imports.sh || { imports=1; echo "[test] import contracts BROKEN (see above)"; }
 
 echo "[test] pytest tests/ $*"
-.venv/bin/python -m pytest tests "$@"
+.venv/bin/python -m pytest tests --durations=30 "$@"
 rc=$?
 if [ $rc -eq 5 ]; then
   echo "[test] FAILED: pytest collected no tests (exit 5)"

@@ -415,7 +415,8 @@ class CockroachLocalCloudTest(absltest.TestCase):
         + ' >/dev/null 2>&1 </dev/null & sleep 2;'
         ' cat /tmp/cloud_report_running.tpcc-step-09-200wh.pid',
     )
-    left_pid = int(left.stdout.split()[-1])
+    # The PID file holds the PID, then its start time.
+    left_pid = int(left.stdout.splitlines()[-1].split()[0])
     self.assertIn(left_pid, self._ClientWorkloads(), left.stderr)
 
     resumed = self._Run(argv + ['--run_stage=run,cleanup,teardown'])
