@@ -75,8 +75,8 @@ def PidPath(tag: str, directory: str = RUNNING_DIR) -> str:
 
 # sh: st PID prints the process's start time (clock ticks after boot, field
 # 22 of /proc/PID/stat; the fields after the command name's ")" are counted,
-# as a name may hold spaces), nothing if it is gone or a zombie. Only sh and cat: a
-# minimal image has no ps.
+# as a name may hold spaces), nothing if it is gone or a zombie. Only sh and
+# cat: a minimal image has no ps.
 _START_TIME = (
     'st() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0;'
     ' s=${s##*) }; set -- $s; [ "$1" = Z ] || echo ${20}; };'

@@ -240,7 +240,10 @@ class RunTest(absltest.TestCase):
         command.index('ttfb_worker.py'),
         command.index('rm -f cloud_report_object_storage/worker.json'),
     )
-    vm.RemoteCommand.assert_not_called()  # nothing is read back separately
+    # Nothing is read back separately; the one other command ends a worker
+    # an earlier attempt left, before the bucket is made.
+    (call,) = vm.RemoteCommand.call_args_list
+    self.assertIn('/tmp/cloud_report_running.ttfb-worker*.pid', call.args[0])
 
   def testParseCollected(self):
     for output in ('{"a":1}\n{"b":2}\n', '{"a":1}\n{"torn', '', '\n'):
