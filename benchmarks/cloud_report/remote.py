@@ -26,9 +26,10 @@ KILLs it KILL_AFTER_S later. Its exit status is then one of TIMED_OUT.
 
 A Tracked command (or a Bounded one given a tag) has, while it runs, a PID
 file on the VM naming its process group. A PKB process killed mid-phase
-leaves its remote commands running: those PKB runs detached
-(RobustRemoteCommand) up to their end or bound, the others until they next
-write to the lost session. A resumed run would measure beside them (two
+leaves the commands PKB runs detached (RobustRemoteCommand) running up to
+their end or bound, and a command that does not write to its lost ssh
+session before it ends (a CoreMark run prints only then) runs to its end. A
+resumed run would measure beside them (two
 workloads on one cluster, two fio jobs on one disk, two object-storage
 workers writing one output file). EndLeftoversCommand, run by a phase before
 it starts its own commands, ends what a tracked command of an earlier
@@ -132,23 +133,22 @@ def Bounded(
 # EndLeftoversCommand's loop, one PID file "$f" at a time: its PID and the
 # start time the process had then; a process with another start time (a
 # recycled PID) is not touched.
+# sig SIGNAL: signals the group $p, with sudo -n if need be. up N: waits up
+# to N s while $p still runs with the start time $want; true if it does.
+_END_HELPERS = (
+    'sig() { kill -$1 -- "-$p" 2>/dev/null ||'
+    ' sudo -n kill -$1 -- "-$p" 2>/dev/null; };'
+    ' up() { i=0; while [ "$(st "$p")" = "$want" ]; do'
+    ' [ $i -lt $1 ] || return 0; sleep 1; i=$((i+1)); done; return 1; };'
+)
 _END_ONE = (
     'set -- $(cat "$f" 2>/dev/null); p=${1:-0}; want=${2:-};',
     'case "$p" in ""|*[!0-9]*) p=0;; esac;',
+    't=${f#@STRIP@}; t=${t%.pid};',
     'if [ "$p" -gt 1 ] && [ -n "$want" ] && [ "$(st "$p")" = "$want" ]; then',
-    ' kill -TERM -- "-$p" 2>/dev/null || sudo -n kill -TERM -- "-$p";',
-    ' i=0;',
-    ' while [ "$(st "$p")" = "$want" ] && [ $i -lt @GRACE@ ]; do',
-    '  sleep 1; i=$((i+1));',
-    ' done;',
-    ' kill -KILL -- "-$p" 2>/dev/null ||',
-    '  sudo -n kill -KILL -- "-$p" 2>/dev/null;',
-    ' i=0;',
-    ' while [ "$(st "$p")" = "$want" ] && [ $i -lt 5 ]; do',
-    '  sleep 1; i=$((i+1));',
-    ' done;',
-    ' t=${f#@STRIP@}; t=${t%.pid};',
-    ' if [ "$(st "$p")" = "$want" ]; then',
+    # KILL whatever is left of the group, the leader gone or not.
+    ' sig TERM; up @GRACE@; sig KILL;',
+    ' if up 5; then',
     '  echo "cloud_report_leftover alive $t pid $p"; continue;',
     ' fi;',
     ' echo "cloud_report_leftover ended $t pid $p";',
@@ -167,7 +167,7 @@ def EndLeftoversCommand(
   For each such PID file whose process still runs (the same PID with the
   same start time), the command's process group gets TERM, then KILL after
   grace_s if it has not ended (with sudo -n where the command ran as root).
-  Each ended command prints one line that LeftoversEnded reads, and so does
+  Each ended command prints one line that Leftovers reads, and so does
   one that could not be ended (its PID file is kept); PID files of ended or
   dead commands are removed. Exits 0.
   """
@@ -177,23 +177,20 @@ def EndLeftoversCommand(
   body = ' '.join(_END_ONE)
   body = body.replace('@GRACE@', str(int(grace_s))).replace('@STRIP@', strip)
   return (
-      f'{_START_TIME} for f in {start}*.pid; do [ -e "$f" ] || continue;'
+      f'{_START_TIME} {_END_HELPERS} for f in {start}*.pid; do'
+      ' [ -e "$f" ] || continue;'
       f' {body} done; true'
   )
 
 
-def LeftoversEnded(output: str) -> list[tuple[str, int]]:
-  """The (tag, pid) of each command EndLeftoversCommand ended (pure)."""
-  return [
-      (t, int(p)) for what, t, p in _ENDED.findall(output) if what == 'ended'
-  ]
+def Leftovers(output: str, state: str = 'ended') -> list[tuple[str, int]]:
+  """The (tag, pid) of each command EndLeftoversCommand reported (pure).
 
-
-def LeftoversAlive(output: str) -> list[tuple[str, int]]:
-  """The (tag, pid) of each command EndLeftoversCommand could not end."""
-  return [
-      (t, int(p)) for what, t, p in _ENDED.findall(output) if what == 'alive'
-  ]
+  Args:
+    output: EndLeftoversCommand's output.
+    state: 'ended', or 'alive' for those it could not end.
+  """
+  return [(t, int(p)) for s, t, p in _ENDED.findall(output) if s == state]
 
 
 def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
@@ -218,7 +215,7 @@ def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
         EndLeftoversCommand(prefix),
         timeout=LEFTOVER_GRACE_S + SSH_MARGIN_S,
     )
-    alive = LeftoversAlive(out)
+    alive = Leftovers(out, 'alive')
     if alive:
       tag, pid = alive[0]
       raise errors.Benchmarks.RunError(
@@ -227,7 +224,7 @@ def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
           f' failed); it would run beside this attempt: end it on {vm.name}'
           ' and run again'
       )
-    for tag, pid in LeftoversEnded(out):
+    for tag, pid in Leftovers(out):
       logging.warning(
           '%s: ended %s (pid %d) on %s, left running by an earlier attempt'
           ' of this run; it would have run beside this attempt\'s commands',

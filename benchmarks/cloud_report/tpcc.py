@@ -227,6 +227,8 @@ def Run(topology) -> list:
       Fingerprint(params, engine),
   )
   logging.info('tpcc: stepping state %s', store.path)
+  # Setup did this too when it ran in this process; the standalone
+  # benchmark resumed with --run_stage=run runs no Setup.
   engines.EndLeftovers(topology)
   result = Search(params, engine, topology, store)
   edge = result.edge_step

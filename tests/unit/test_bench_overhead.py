@@ -226,12 +226,17 @@ class AtReportTest(absltest.TestCase):
 class TracerTest(absltest.TestCase):
   """The tracer on this process's own network namespace, for real."""
 
-  def testSeesAToolRunAndItsLength(self):
+  def _Tool(self, script: str) -> tuple[str, str]:
+    """A shell-script tool named netperf in a new directory: (dir, path)."""
     tmp = self.create_tempdir().full_path
     tool = os.path.join(tmp, 'netperf')
     with open(tool, 'w') as f:
-      f.write('#!/bin/sh\nsleep 0.6\n')
+      f.write(script)
     os.chmod(tool, 0o755)
+    return tmp, tool
+
+  def testSeesAToolRunAndItsLength(self):
+    tmp, tool = self._Tool('#!/bin/sh\nsleep 0.6\n')
     tracer = bo.ProcessTracer({'me': '/proc/self/ns/net'}, 0.02).Start()
     started = time.time()
     subprocess.run([tool, tmp], check=True)
@@ -248,11 +253,7 @@ class TracerTest(absltest.TestCase):
   def testAToolsForkIsPartOfItsRun(self):
     # A shell script tool forks subshells: same comm and cmdline as the
     # tool until they exec; one run all the same.
-    tmp = self.create_tempdir().full_path
-    tool = os.path.join(tmp, 'netperf')
-    with open(tool, 'w') as f:
-      f.write('#!/bin/sh\n(sleep 0.4; true)\n(sleep 0.3; true)\n')
-    os.chmod(tool, 0o755)
+    tmp, tool = self._Tool('#!/bin/sh\n(sleep 0.4; true)\n(sleep 0.3; true)\n')
     tracer = bo.ProcessTracer({'me': '/proc/self/ns/net'}, 0.02).Start()
     subprocess.run([tool, tmp], check=True)
     time.sleep(0.1)
@@ -263,11 +264,7 @@ class TracerTest(absltest.TestCase):
   def testSeesAToolThatAShellExecsLater(self):
     # ssh runs `bash -c CMD`; bash may exec the tool in the same process
     # after the tracer first saw it as bash.
-    tmp = self.create_tempdir().full_path
-    tool = os.path.join(tmp, 'netperf')
-    with open(tool, 'w') as f:
-      f.write('#!/bin/sh\nsleep 0.5\n')
-    os.chmod(tool, 0o755)
+    tmp, tool = self._Tool('#!/bin/sh\nsleep 0.5\n')
     tracer = bo.ProcessTracer({'me': '/proc/self/ns/net'}, 0.02).Start()
     subprocess.run(['bash', '-c', f'sleep 0.3; exec {tool} {tmp}'], check=True)
     time.sleep(0.1)

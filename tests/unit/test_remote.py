@@ -149,7 +149,7 @@ class TrackedTest(absltest.TestCase):
     took = time.monotonic() - started
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertEqual(
-        remote.LeftoversEnded(proc.stdout), [('tpcc-step-02-200wh', pid)]
+        remote.Leftovers(proc.stdout), [('tpcc-step-02-200wh', pid)]
     )
     self.assertGreaterEqual(took, 2)  # TERM was ignored: KILL after grace
     leftover.wait(timeout=30)
@@ -174,7 +174,7 @@ class TrackedTest(absltest.TestCase):
     started = time.monotonic()
     proc = self._EndLeftovers('tpcc-', grace_s=20)
     self.assertLess(time.monotonic() - started, 10)
-    self.assertEqual(remote.LeftoversEnded(proc.stdout), [('tpcc-import', pid)])
+    self.assertEqual(remote.Leftovers(proc.stdout), [('tpcc-import', pid)])
     self.assertEqual(leftover.wait(timeout=30), 143)  # sh saw timeout's TERM
     self.assertEqual(os.listdir(self.dir), [])
 
@@ -194,7 +194,7 @@ class TrackedTest(absltest.TestCase):
         f.write(text + '\n')
     proc = self._EndLeftovers('tpcc-')
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    self.assertEqual(remote.LeftoversEnded(proc.stdout), [])
+    self.assertEqual(remote.Leftovers(proc.stdout), [])
     self.assertIsNone(bystander.poll())
     self.assertEqual(os.listdir(self.dir), [])
 
@@ -206,7 +206,7 @@ class TrackedTest(absltest.TestCase):
     pid = self._PidFile('ttfb-worker')
     self.assertEqual(os.getpgid(pid), pid)
     proc = self._EndLeftovers('ttfb-')
-    self.assertEqual(remote.LeftoversEnded(proc.stdout), [('ttfb-worker', pid)])
+    self.assertEqual(remote.Leftovers(proc.stdout), [('ttfb-worker', pid)])
     self.assertEqual(leftover.wait(timeout=30), 143)
     left = subprocess.run(
         ['pgrep', '-f', '^sleep 97.5$'], capture_output=True, text=True
@@ -240,8 +240,8 @@ class TrackedTest(absltest.TestCase):
         ['sh', '-c', command], capture_output=True, text=True, timeout=60
     )
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    self.assertEqual(remote.LeftoversEnded(proc.stdout), [])
-    self.assertEqual(remote.LeftoversAlive(proc.stdout), [('fio-x', pid)])
+    self.assertEqual(remote.Leftovers(proc.stdout), [])
+    self.assertEqual(remote.Leftovers(proc.stdout, 'alive'), [('fio-x', pid)])
     self.assertIsNone(leftover.poll())
     self.assertTrue(os.path.exists(remote.PidPath('fio-x', self.dir)))
     # The phase refuses to measure beside it, naming it and the VM.
@@ -271,6 +271,20 @@ class TrackedTest(absltest.TestCase):
         logs.output[0],
     )
 
+  def testAChildDeafToTermIsKilledAfterItsLeaderEnded(self):
+    # The leader ends on TERM at once; a child that ignores TERM stays in
+    # the group: it gets the KILL all the same.
+    work = 'sh -c \'(trap "" TERM; sleep 97.7) & sleep 97.8\''
+    leftover = self._Detached(remote.Tracked(work, 'coremark-x', self.dir))
+    pid = self._PidFile('coremark-x')
+    proc = self._EndLeftovers('coremark-', grace_s=20)
+    self.assertEqual(remote.Leftovers(proc.stdout), [('coremark-x', pid)])
+    leftover.wait(timeout=30)
+    left = subprocess.run(
+        ['pgrep', '-f', '^sleep 97.[78]$'], capture_output=True, text=True
+    )
+    self.assertEqual(left.stdout, '')
+
   def testNothingToEnd(self):
     proc = self._EndLeftovers('tpcc-')
     self.assertEqual((proc.returncode, proc.stdout), (0, ''))
@@ -285,18 +299,20 @@ class TrackedTest(absltest.TestCase):
       remote.EndLeftoversCommand('*')
 
 
-class LeftoversEndedTest(absltest.TestCase):
+class LeftoversTest(absltest.TestCase):
 
   def testParse(self):
     out = (
         'noise\ncloud_report_leftover ended tpcc-step-02-200wh pid 4242\n'
         'cloud_report_leftover ended fio-wr-bw pid 7\n'
         'cloud_report_leftover ended  pid 1\n'
+        'cloud_report_leftover alive fio-x pid 9\n'
     )
     self.assertEqual(
-        remote.LeftoversEnded(out),
+        remote.Leftovers(out),
         [('tpcc-step-02-200wh', 4242), ('fio-wr-bw', 7)],
     )
+    self.assertEqual(remote.Leftovers(out, 'alive'), [('fio-x', 9)])
 
 
 if __name__ == '__main__':
