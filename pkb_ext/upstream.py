@@ -56,7 +56,13 @@ are never reformatted):
                             tarball); on PKB, --data_search_paths or PKB's
                             preprovisioned data serve that;
   publishers                left out on purpose: upstream, samples go through
-                            PKB's own publishers (--bigquery_table, ...).
+                            PKB's own publishers (--bigquery_table, ...);
+  PackageCleanup            registry's wrapper becomes a fix of PKB's own
+                            BaseLinuxMixin.PackageCleanup (it walks a copy of
+                            the installed packages), with a test in PKB's
+                            tests/linux_virtual_machine_test.py: the
+                            series' first patch, since the suite's installs
+                            on static VMs need it.
 
 configs/pricing/ and configs/baselines/ stay behind: only pkb_ext's analysis
 prices results and compares them with published figures. The export refuses
@@ -115,8 +121,62 @@ _SKIPPED_SUFFIXES = ('.pyc', '.sh')
 BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
 DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
 AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
+LINUX_VM_FILE = 'perfkitbenchmarker/linux_virtual_machine.py'
+LINUX_VM_TEST_FILE = 'tests/linux_virtual_machine_test.py'
 CHANGES_FILE = 'CHANGES.next.md'
 CHANGES_SECTION = '### New features:'
+CHANGES_FIXES_SECTION = '### Bug fixes and maintenance updates:'
+# PackageCleanup's loop over the set that Uninstall discards from, and the
+# same loop over a copy.
+_CLEANUP_LOOP = (
+    '    for package_name in self._installed_packages:\n'
+    '      self.Uninstall(package_name)\n'
+)
+_CLEANUP_FIXED = _CLEANUP_LOOP.replace(
+    'in self._installed_packages', 'in list(self._installed_packages)'
+)
+_CLEANUP_SUBJECT = 'Let PackageCleanup uninstall every package of a VM.'
+_CLEANUP_SUMMARY = (
+    'BaseLinuxMixin.PackageCleanup walked vm._installed_packages while each'
+    ' Debian-based Uninstall discarded the package from it, so on a static'
+    ' VM with installs the loop ended after the first package with'
+    " 'RuntimeError: Set changed size during iteration': no other package"
+    ' was uninstalled, RestorePackages never ran and the install directory'
+    ' stayed. The loop now walks a copy.'
+)
+_CLEANUP_CHANGES = (
+    'Fix PackageCleanup on Debian-based static VMs, which stopped after the'
+    ' first uninstalled package.'
+)
+# The test the fix adds to LINUX_VM_TEST_FILE, before its main block.
+_CLEANUP_TEST = '''\
+class PackageCleanupTest(pkb_common_test_case.PkbCommonTestCase):
+  """PackageCleanup while Uninstall changes the set of installed packages."""
+
+  def testUninstallsEveryPackageWhenUninstallForgetsIt(self):
+    """Each uninstall discards the package, as BaseDebianMixin's does."""
+    # pylint: disable=protected-access
+    vm = CreateTestLinuxVm()
+    uninstalled = []
+
+    def Uninstall(package_name):
+      uninstalled.append(package_name)
+      vm._installed_packages.discard(package_name)
+
+    vm._installed_packages.update(['fio', 'netperf', 'pip'])
+    self.enter_context(mock.patch.object(vm, 'Uninstall', Uninstall))
+    restore = self.enter_context(mock.patch.object(vm, 'RestorePackages'))
+    command = self.enter_context(mock.patch.object(vm, 'RemoteCommand'))
+
+    vm.PackageCleanup()
+
+    self.assertCountEqual(uninstalled, ['fio', 'netperf', 'pip'])
+    self.assertEmpty(vm._installed_packages)
+    restore.assert_called_once_with()
+    command.assert_called_once_with('sudo rm -rf /opt/pkb')
+
+
+'''
 REPORT = 'Cockroach Labs 2021 Cloud Report'
 # PKB's licence header (its hooks/lib/boilerplate.py.txt, with the year).
 PKB_HEADER = """\
@@ -455,6 +515,27 @@ def AwsDiskSource(text: str) -> str:
   return text[: match.end(1)] + entries + text[match.end(1) :]
 
 
+def PackageCleanupSource(text: str) -> str:
+  """PKB's linux_virtual_machine.py with PackageCleanup's loop on a copy."""
+  if text.count(_CLEANUP_LOOP) != 1:
+    raise ExportError(
+        f"{LINUX_VM_FILE}: PackageCleanup's loop over"
+        ' self._installed_packages is not there once'
+    )
+  return text.replace(_CLEANUP_LOOP, _CLEANUP_FIXED)
+
+
+def PackageCleanupTestSource(text: str) -> str:
+  """PKB's linux_virtual_machine_test.py with the fix's test class."""
+  main = "\nif __name__ == '__main__':\n"
+  at = text.rfind(main)
+  if at < 0 or 'def CreateTestLinuxVm()' not in text:
+    raise ExportError(
+        f'{LINUX_VM_TEST_FILE}: no CreateTestLinuxVm() or main block'
+    )
+  return text[: at + 1] + _CLEANUP_TEST + text[at + 1 :]
+
+
 def ChangesEntry(text: str) -> str:
   """text as a CHANGES.next.md item: '-   ' and 80-column lines."""
   return (
@@ -465,11 +546,11 @@ def ChangesEntry(text: str) -> str:
   )
 
 
-def ChangesSource(text: str, entry: str) -> str:
-  """Adds entry (a ChangesEntry) as the last item of CHANGES_SECTION."""
-  start = text.find(f'\n{CHANGES_SECTION}\n')
+def ChangesSource(text: str, entry: str, section: str = CHANGES_SECTION) -> str:
+  """Adds entry (a ChangesEntry) as the last item of section."""
+  start = text.find(f'\n{section}\n')
   if start < 0:
-    raise ExportError(f'{CHANGES_FILE}: no "{CHANGES_SECTION}" section')
+    raise ExportError(f'{CHANGES_FILE}: no "{section}" section')
   nxt = text.find('\n### ', start + 1)
   end = len(text) if nxt < 0 else nxt
   body = text[:end].rstrip('\n') + '\n'
@@ -627,6 +708,18 @@ def _Check(out_dir: str) -> None:
       )
 
 
+def _Commit(tree: str, edits, message: str, env: dict) -> None:
+  """Applies edits ((file, function of its text) pairs) and commits all."""
+  for rel, change in edits:
+    path = os.path.join(tree, rel)
+    with open(path, encoding='utf-8') as f:
+      text = f.read()
+    with open(path, 'w', encoding='utf-8') as f:
+      f.write(change(text))
+  _Git(tree, 'add', '-A', env=env)
+  _Git(tree, 'commit', '-q', '-m', message, env=env)
+
+
 def Write(
     out_dir: str,
     source_root: str | None = None,
@@ -701,7 +794,14 @@ def Write(
   phase_benchmarks = sorted(
       n for n in names.values() if n != registry.SUITE_BENCHMARK
   )
-  modified = [BENCHMARK_SETS_FILE, DATA_INIT_FILE, AWS_DISK_FILE, CHANGES_FILE]
+  modified = [
+      LINUX_VM_FILE,
+      LINUX_VM_TEST_FILE,
+      BENCHMARK_SETS_FILE,
+      DATA_INIT_FILE,
+      AWS_DISK_FILE,
+      CHANGES_FILE,
+  ]
   sources = {f.dest: f.source for f in plan}
   written = []
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tmp:
@@ -720,6 +820,21 @@ def Write(
     _Git(tree, 'init', '-q', env=env)
     _Git(tree, 'add', '-A', env=env)
     _Git(tree, 'commit', '-q', '-m', f'PKB at {commit}', env=env)
+    _Commit(
+        tree,
+        [
+            (LINUX_VM_FILE, PackageCleanupSource),
+            (LINUX_VM_TEST_FILE, PackageCleanupTestSource),
+            (
+                CHANGES_FILE,
+                lambda t: ChangesSource(
+                    t, ChangesEntry(_CLEANUP_CHANGES), CHANGES_FIXES_SECTION
+                ),
+            ),
+        ],
+        f'{_CLEANUP_SUBJECT}\n\n{textwrap.fill(_CLEANUP_SUMMARY, width=72)}\n',
+        env,
+    )
     data_added = False
     for part in parts:
       for dest in part.files:
@@ -746,14 +861,7 @@ def Write(
             lambda t: BenchmarkSetsSource(t, phase_benchmarks),
         ))
         edits.append((AWS_DISK_FILE, AwsDiskSource))
-      for rel, change in edits:
-        path = os.path.join(tree, rel)
-        with open(path, encoding='utf-8') as f:
-          text = f.read()
-        with open(path, 'w', encoding='utf-8') as f:
-          f.write(change(text))
-      _Git(tree, 'add', '-A', env=env)
-      _Git(tree, 'commit', '-q', '-m', message, env=env)
+      _Commit(tree, edits, message, env)
     staging = os.path.join(tmp, 'out')
     _Git(
         tree,
@@ -763,13 +871,13 @@ def Write(
         '--full-index',
         '-o',
         staging,
-        'HEAD~' + str(len(parts)),
+        'HEAD~' + str(len(parts) + 1),  # the fix, then the parts
         env=env,
     )
     files = sorted(os.listdir(staging))
-    if len(files) != len(parts):
+    if len(files) != len(parts) + 1:
       raise ExportError(
-          f'git format-patch wrote {len(files)} patches, not {len(parts)}'
+          f'git format-patch wrote {len(files)} patches, not {len(parts) + 1}'
       )
     patches = []
     for name in files:

@@ -100,6 +100,8 @@ PKB_FILE_TESTS = {
     upstream.BENCHMARK_SETS_FILE: 'tests/benchmark_sets_test.py',
     upstream.DATA_INIT_FILE: 'tests/data_test.py',
     upstream.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
+    upstream.LINUX_VM_FILE: upstream.LINUX_VM_TEST_FILE,
+    upstream.LINUX_VM_TEST_FILE: upstream.LINUX_VM_TEST_FILE,
 }
 _GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
 
@@ -172,6 +174,7 @@ def patched(tmp_path_factory):
     tests = [p for p in patch.added if p.endswith('_test.py')] + [
         PKB_FILE_TESTS[p] for p in patch.modified if p in PKB_FILE_TESTS
     ]
+    tests = list(dict.fromkeys(tests))
     result = _Isolated(tree, _IMPORT_AND_TEST, *modules, *tests)
     assert (
         result.returncode == 0
@@ -208,24 +211,66 @@ def testEveryFileLandsInOnePatch(patched):
   assert all(upstream.CHANGES_FILE in p.modified for p in export.patches)
 
 
+def _Changed(export, tree, rel):
+  """The lines of rel the series removes and adds ('-...', '+...')."""
+  diff = _Git(tree, 'diff', '--unified=0', _Pin(export), '--', rel)
+  return [
+      line
+      for line in diff.splitlines()
+      if line[:1] in '+-' and not line.startswith(('+++', '---'))
+  ]
+
+
 def testPkbFilesChangeOnlyOnTheFeaturesLines(patched):
-  """Each PKB file the series edits only gains lines; none moves."""
+  """Each PKB file the series edits only gains lines, but the fix's one."""
   export, tree, _ = patched
   for rel in export.modified:
-    diff = _Git(tree, 'diff', '--unified=0', _Pin(export), '--', rel)
-    body = [
-        line
-        for line in diff.splitlines()
-        if line[:1] in '+-' and not line.startswith(('+++', '---'))
-    ]
+    body = _Changed(export, tree, rel)
     assert body, rel
-    assert not [l for l in body if l.startswith('-')], f'{rel}:\n{diff}'
+    if rel == upstream.LINUX_VM_FILE:
+      assert body == [
+          '-    for package_name in self._installed_packages:',
+          '+    for package_name in list(self._installed_packages):',
+      ], body
+      continue
+    assert not [l for l in body if l.startswith('-')], f'{rel}:\n{body}'
   data_diff = _Git(
       tree, 'diff', '--unified=0', _Pin(export), '--', upstream.DATA_INIT_FILE
   )
   assert [
       l for l in data_diff.splitlines() if l.startswith('+') and l[1:2] != '+'
   ] == [f"+    '{upstream.DATA_SUBDIRECTORY}',"]
+
+
+def testPackageCleanupFixComesFirstAndItsTestFailsWithoutIt(patched):
+  """The first patch fixes PKB's PackageCleanup; at the pin its test fails."""
+  export, tree, _ = patched
+  first = export.patches[0]
+  assert first.added == (), first
+  assert set(first.modified) == {
+      upstream.LINUX_VM_FILE,
+      upstream.LINUX_VM_TEST_FILE,
+      upstream.CHANGES_FILE,
+  }, first
+  assert first.subject == 'Let PackageCleanup uninstall every package of a VM.'
+  with open(first.path, encoding='utf-8') as f:
+    assert '+-   Fix PackageCleanup on Debian-based static VMs' in f.read()
+  test = 'tests.linux_virtual_machine_test.PackageCleanupTest'
+  run = 'import unittest\nunittest.main(module=None, argv=["u", sys.argv[1]])\n'
+  fixed = _Isolated(tree, run, test)
+  assert fixed.returncode == 0, fixed.stderr[-3000:]
+  path = os.path.join(tree, upstream.LINUX_VM_FILE)
+  with open(path, encoding='utf-8') as f:
+    patched_text = f.read()
+  try:
+    with open(path, 'w', encoding='utf-8') as f:
+      f.write(_Git(tree, 'show', f'{_Pin(export)}:{upstream.LINUX_VM_FILE}'))
+    broken = _Isolated(tree, run, test)
+  finally:
+    with open(path, 'w', encoding='utf-8') as f:
+      f.write(patched_text)
+  assert broken.returncode != 0, broken.stderr[-3000:]
+  assert 'Set changed size during iteration' in broken.stderr
 
 
 def testSeriesAddsAndChangesWhatItSays(patched):

@@ -159,6 +159,47 @@ class SourceChangesTest(absltest.TestCase):
     for line in lines[1:]:
       self.assertStartsWith(line, '    word')
 
+  def testChangesEntryInAnotherSection(self):
+    text = '### New features:\n\n-   b\n\n### Bug fixes:\n\n-   c\n'
+    out = upstream.ChangesSource(text, '-   d\n', '### Bug fixes:')
+    self.assertEqual(out, text + '-   d\n')
+    with self.assertRaisesRegex(upstream.ExportError, 'no "### Other:"'):
+      upstream.ChangesSource(text, '-   d\n', '### Other:')
+
+  def testPackageCleanupWalksACopyOnItsOneLine(self):
+    text = (
+        '  def PackageCleanup(self):\n'
+        '    for package_name in self._installed_packages:\n'
+        '      self.Uninstall(package_name)\n'
+        '    self.RestorePackages()\n'
+    )
+    out = upstream.PackageCleanupSource(text)
+    self.assertEqual(
+        out,
+        text.replace(
+            'in self._installed_packages', 'in list(self._installed_packages)'
+        ),
+    )
+    with self.assertRaisesRegex(upstream.ExportError, 'not there once'):
+      upstream.PackageCleanupSource(out)  # already fixed: PKB changed
+    with self.assertRaisesRegex(upstream.ExportError, 'not there once'):
+      upstream.PackageCleanupSource(text + text)
+
+  def testPackageCleanupTestGoesBeforeTheMainBlock(self):
+    text = (
+        'def CreateTestLinuxVm():\n  pass\n\n\n'
+        "if __name__ == '__main__':\n  unittest.main()\n"
+    )
+    out = upstream.PackageCleanupTestSource(text)
+    head, main = out.split("if __name__ == '__main__':\n")
+    self.assertEqual(main, '  unittest.main()\n')
+    self.assertStartsWith(head, 'def CreateTestLinuxVm():\n  pass\n\n\n')
+    self.assertIn('class PackageCleanupTest(', head)
+    self.assertEndsWith(head, "('sudo rm -rf /opt/pkb')\n\n\n")
+    compile(out, 'linux_virtual_machine_test.py', 'exec')
+    with self.assertRaisesRegex(upstream.ExportError, 'main block'):
+      upstream.PackageCleanupTestSource('def CreateTestLinuxVm():\n  pass\n')
+
 
 def _Write(root, rel, text=''):
   path = os.path.join(root, rel)
