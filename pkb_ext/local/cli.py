@@ -13,7 +13,8 @@
 # limitations under the License.
 """pkb-ext local: the local cloud (see docs/local_cloud.md).
 
-  pkb-ext local up [--disk-size GiB] [--prefix P --subnet S --ssh-port N]
+  pkb-ext local up [--image debian12|debian13|host] [--reset]
+                   [--disk-size GiB] [--prefix P --subnet S --ssh-port N]
   pkb-ext local status [--json]
   pkb-ext local down
   pkb-ext local flags [--preset smoke|report]   PKB flags for this cloud
@@ -30,6 +31,7 @@ import os
 import sys
 
 from pkb_ext.local import cloud
+from pkb_ext.local import images
 from pkb_ext.local import layout
 from pkb_ext.local import system
 
@@ -87,6 +89,21 @@ def BuildParser() -> argparse.ArgumentParser:
       help="port of the hosts' sshd (default %(default)s)",
   )
   up.add_argument(
+      '--image',
+      default=images.DefaultImage(),
+      choices=images.CHOICES,
+      help=(
+          "the hosts' OS image, built once with mmdebstrap (debian12,"
+          " debian13), or host: this machine's software, installs off"
+          ' (default %(default)s, or $PKB_EXT_LOCAL_IMAGE)'
+      ),
+  )
+  up.add_argument(
+      '--reset',
+      action='store_true',
+      help='restart every host; on an image, on a fresh layer of its own',
+  )
+  up.add_argument(
       '--no-minio',
       dest='minio',
       action='store_false',
@@ -134,11 +151,13 @@ def _PrintStatus(report: dict) -> None:
       f'state dir: {report["state_dir"]} ({"up" if report["up"] else "down"})'
   )
   print(f'bridge: {report["bridge"] or "absent"}')
+  print(f'image: {report["image"]}')
   if report['static_vm_file']:
     print(f'static VM file: {report["static_vm_file"]}')
-  for name, svc in report.get('services', {}).items():
-    alive = 'alive' if svc['alive'] else 'NOT RUNNING'
-    print(f'service {name}: {svc["endpoint"]} (pid {svc["pid"]} {alive})')
+  for kind, address in (('services', 'endpoint'), ('mirrors', 'url')):
+    for name, svc in report.get(kind, {}).items():
+      alive = 'alive' if svc['alive'] else 'NOT RUNNING'
+      print(f'{kind[:-1]} {name}: {svc[address]} (pid {svc["pid"]} {alive})')
   for h in report['hosts']:
     sshd = 'no sshd'
     if h['sshd_pid']:
@@ -214,8 +233,9 @@ def Main(argv: list[str]) -> int:
         subnet=args.subnet,
         ssh_port=args.ssh_port,
         disk_gib=args.disk_size,
+        image=args.image,
     )
-    cloud.Up(plan, minio=args.minio)
+    cloud.Up(plan, minio=args.minio, reset=args.reset)
     return 0
   except (system.LocalCloudError, ValueError) as e:
     print(f'pkb-ext local {args.command}: {e}', file=sys.stderr)

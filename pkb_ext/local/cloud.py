@@ -29,7 +29,9 @@ import shutil
 
 from pkb_ext.local import disks
 from pkb_ext.local import hostfs
+from pkb_ext.local import images
 from pkb_ext.local import layout
+from pkb_ext.local import mirrors
 from pkb_ext.local import network
 from pkb_ext.local import services
 from pkb_ext.local import sshd
@@ -71,6 +73,7 @@ def _PlanRecord(plan: layout.Plan) -> dict:
       'ssh_port': plan.ssh_port,
       'disk_gib': plan.disk_gib,
       'bin_dir': plan.bin_dir,
+      'image': plan.image,
   }
 
 
@@ -80,6 +83,7 @@ def PlanOf(state_dir: str) -> layout.Plan:
       state_dir=state_dir,
       prefix=layout.DefaultPrefix(),
       subnet=layout.DefaultSubnet(),
+      image=images.DefaultImage(),
   )
   if os.path.exists(plan.state_file):
     return layout.Plan(state_dir=state_dir, **LoadState(plan).get('plan', {}))
@@ -110,10 +114,12 @@ def StaticVmEntries(plan: layout.Plan, state: dict) -> list[dict]:
         'keyfile_path': plan.key_file,
         'ssh_port': plan.ssh_port,
         'zone': layout.ZONE,
-        'os_type': layout.OS_TYPE,
-        # No apt/dpkg from PKB: it skips Install(), InstallPackages(),
-        # the package snapshot and PackageCleanup's purge on these hosts.
-        'install_packages': False,
+        'os_type': plan.os_type,
+        # On an image, PKB installs what each phase needs as on a cloud VM.
+        # On this machine's software (--image=host), no apt/dpkg from PKB:
+        # it skips Install(), InstallPackages(), the package snapshot and
+        # PackageCleanup's purge on these hosts.
+        'install_packages': plan.os_image is not None,
     }
     loop = state['hosts'].get(host.name, {}).get('loop')
     if host.has_disk and loop:
@@ -161,7 +167,9 @@ def _StopHost(host: layout.Host, hstate: dict) -> list[int]:
   return killed
 
 
-def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
+def Up(
+    plan: layout.Plan, log=print, minio: bool = True, reset: bool = False
+) -> dict:
   """Builds (or repairs) the local cloud; returns the state.
 
   Args:
@@ -169,6 +177,7 @@ def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
     log: prints a progress line.
     minio: also run the object storage emulators (MinIO, fake-gcs-server,
       Azurite) on the client.
+    reset: restart every host (on an image: on a fresh layer of its own).
   """
   system.RequireRoot()
   with _Locked(plan):
@@ -188,6 +197,8 @@ def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
     network.CheckSubnetFree(plan)
     public_key = sshd.EnsureKey(plan.key_file)
     hostfs.WriteShared(plan)
+    if plan.os_image:
+      images.Ensure(plan.os_image, log)
     for tool in ('minio', 'go-tpc'):
       if not os.path.exists(os.path.join(plan.bin_dir, tool)):
         log(
@@ -198,6 +209,11 @@ def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
         'bridge_created', False
     )
     SaveState(plan, state)
+    if plan.os_image:
+      try:
+        mirrors.Ensure(plan, state, log)
+      finally:
+        SaveState(plan, state)
     for host in plan.hosts:
       hstate = state['hosts'].setdefault(host.name, {})
       hstate['ip'] = host.ip
@@ -209,12 +225,16 @@ def Up(plan: layout.Plan, log=print, minio: bool = True) -> dict:
       SaveState(plan, state)
       fingerprint = hostfs.WriteHost(plan, host, public_key, disk)
       alive = system.IsAlive(hstate.get('sshd_pid'), hstate.get('sshd_start'))
-      if alive and hstate.get('fingerprint') == fingerprint:
+      if alive and hstate.get('fingerprint') == fingerprint and not reset:
         log(f'{host.name}: up ({host.ip}, sshd {hstate["sshd_pid"]})')
         continue
       if alive or network.NetnsPids(host.netns):
-        log(f'{host.name}: configuration changed, restarting')
+        log(f'{host.name}: ' + ('reset' if reset else 'configuration changed')
+            + ', restarting')  # fmt: skip
         _StopHost(host, hstate)
+      if plan.os_image:
+        hostfs.ResetHost(plan, host)
+        fingerprint = hostfs.WriteHost(plan, host, public_key, disk)
       pid, start = sshd.Start(plan, host)
       hstate.update(sshd_pid=pid, sshd_start=start, fingerprint=fingerprint)
       SaveState(plan, state)
@@ -246,7 +266,7 @@ def _Verify(plan: layout.Plan, state: dict) -> None:
     if proc.returncode:
       raise system.LocalCloudError(
           f'host {host.name}: ssh check failed ({proc.returncode}): '
-          f'{proc.stderr.strip()}; see {plan.HostDir(host.name)}/sshd.log'
+          f'{proc.stderr.strip()}; see {plan.SshdLog(host.name)}'
       )
 
 
@@ -265,8 +285,9 @@ def Down(plan: layout.Plan, log=print) -> list[str]:
       for loop in {hstate.get('loop'), disks.FindLoop(image)} - {None}:
         if disks.Detach(loop, image):
           removed.append(f'loop {loop} ({image})')
+    removed.extend(mirrors.Stop(state))
     removed.extend(network.DeleteBridge(plan))
-    for sub in ('hosts', 'disks', 'lib', 'ssh'):
+    for sub in ('hosts', 'disks', 'lib', 'ssh', 'mirrors', 'services'):
       path = os.path.join(plan.state_dir, sub)
       if os.path.isdir(path):
         shutil.rmtree(path)
@@ -289,6 +310,18 @@ def Down(plan: layout.Plan, log=print) -> list[str]:
   return removed
 
 
+def _Processes(state: dict | None, kind: str, address: str) -> dict:
+  """The services or mirrors of a state: address, PID, whether alive."""
+  return {
+      k: {
+          address: v.get(address),
+          'pid': v.get('pid'),
+          'alive': system.IsAlive(v.get('pid'), v.get('start')),
+      }
+      for k, v in (state or {}).get(kind, {}).items()
+  }
+
+
 def Status(plan: layout.Plan) -> dict:
   """Reports what runs: hosts, addresses, sshd, disks and other processes."""
   state = LoadState(plan) if os.path.exists(plan.state_file) else None
@@ -296,15 +329,10 @@ def Status(plan: layout.Plan) -> dict:
       'state_dir': plan.state_dir,
       'up': state is not None,
       'bridge': plan.bridge if network.LinkExists(plan.bridge) else None,
-      'services': {
-          k: {
-              'endpoint': v.get('endpoint'),
-              'pid': v.get('pid'),
-              'alive': system.IsAlive(v.get('pid'), v.get('start')),
-          }
-          for k, v in (state or {}).get('services', {}).items()
-      },
+      'services': _Processes(state, 'services', 'endpoint'),
       'static_vm_file': (state or {}).get('static_vm_file'),
+      'image': plan.image,
+      'mirrors': _Processes(state, 'mirrors', 'url'),
       'hosts': [],
   }
   for host in plan.hosts:

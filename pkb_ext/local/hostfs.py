@@ -37,7 +37,9 @@ import os
 import shutil
 
 from pkb_ext import local
+from pkb_ext.local import images
 from pkb_ext.local import layout
+from pkb_ext.local import sshd
 
 OVERLAID = ('usr', 'etc', 'var', 'opt')
 GUARDED = (
@@ -82,12 +84,49 @@ mount --bind "$H/log" @HOST_ROOT@/log
 exec /usr/sbin/sshd -D -f "$H/sshd_config" -E "$H/sshd.log"
 """
 
+# As INIT_SH, for a host that runs from an OS image (5th argument: the
+# image's root): its root is an overlay of the image and its own upper layer,
+# entered with pivot_root, so nothing of this machine's file system is left
+# in its mount namespace; only the scripts (lib, read-only) and its log dir
+# are mounted in.
+IMAGE_INIT_SH = r"""#!/bin/bash
+set -euo pipefail
+H=$1 NAME=$2 LIB=$4 IMAGE=$5
+R=$H/root
+hostname "$NAME"
+mount -t overlay pkbext-root \
+  -o "lowerdir=$IMAGE,upperdir=$H/upper,workdir=$H/work" "$R"
+mount -t proc pkbext-proc "$R/proc"
+mount -t sysfs pkbext-sys "$R/sys"
+mount --rbind /dev "$R/dev"
+mount -t tmpfs -o mode=1777,size=25% pkbext-shm "$R/dev/shm"
+mount -t tmpfs -o mode=755,size=64m pkbext-run "$R/run"
+mkdir -p "$R/run/sshd" "$R/run/lock" "$R/run/user"
+chmod 1777 "$R/run/lock"
+ln -sfn /dev/shm "$R/run/shm"
+mount --bind "$H/tmp" "$R/tmp"
+mount -t tmpfs -o mode=755,size=1m pkbext-home "$R/home"
+mount -t tmpfs -o mode=755,size=1m pkbext-mnt "$R/mnt"
+mkdir -p "$R/home/@USER@"
+mount --bind "$H/home" "$R/home/@USER@"
+mount --bind "$LIB" "$R@HOST_ROOT@/lib"
+mount -o remount,bind,ro "$R@HOST_ROOT@/lib"
+mount --bind "$H/log" "$R@HOST_ROOT@/log"
+cd "$R"
+mkdir -p .pkb-ext-old-root
+pivot_root . .pkb-ext-old-root
+cd /
+umount -l /.pkb-ext-old-root
+rmdir /.pkb-ext-old-root
+exec /usr/sbin/sshd -D -f /etc/ssh/pkb-ext-sshd_config -E @LOG_DIR@/sshd.log
+"""
+
 # The sshd ForceCommand: logs the command, then runs it as sshd would.
 CMDLOG_SH = r"""#!/bin/bash
 c=${SSH_ORIGINAL_COMMAND:-}
 c1=${c//$'\n'/\\n}
-printf '%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" "$(hostname)" \
-  "${c1:-<login shell>}" >> @COMMAND_LOG@ 2>/dev/null || true
+printf '%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" \
+  "$(cat /proc/sys/kernel/hostname)" "${c1:-<login shell>}" >> @COMMAND_LOG@ 2>/dev/null || true
 case ":$PATH:" in *":@BIN_DIR@:"*) ;; *) export PATH=@BIN_DIR@:$PATH ;; esac
 case "$c" in
   '') exec -l /bin/bash ;;
@@ -128,6 +167,7 @@ def _Subst(text: str) -> str:
       .replace('@BIN_DIR@', local.BIN_DIR)
       .replace('@COMMAND_LOG@', local.COMMAND_LOG)
       .replace('@GUARD_LOG@', local.GUARD_LOG)
+      .replace('@LOG_DIR@', local.LOG_DIR)
   )
 
 
@@ -152,6 +192,7 @@ def WriteShared(plan: layout.Plan) -> None:
   lib = plan.shared_dir
   _Dir(lib, 0o755)
   _Write(os.path.join(lib, 'init.sh'), _Subst(INIT_SH), 0o755)
+  _Write(os.path.join(lib, 'image-init.sh'), _Subst(IMAGE_INIT_SH), 0o755)
   _Write(os.path.join(lib, 'cmdlog'), _Subst(CMDLOG_SH), 0o755)
   _Write(os.path.join(lib, 'guard'), _Subst(GUARD_SH), 0o755)
   real = os.path.join(lib, 'dpkg.real')
@@ -161,11 +202,17 @@ def WriteShared(plan: layout.Plan) -> None:
 
 
 def _EtcFiles(plan: layout.Plan, host: layout.Host) -> dict[str, str]:
-  """Returns the host's /etc files (name -> text) that differ from ours."""
+  """Returns the host's /etc files (name -> text) that differ from its base
+  (the image's, or this machine's)."""
   user, uid = layout.USER, layout.UID
+  etc = (
+      os.path.join(images.RootDir(plan.os_image), 'etc')
+      if plan.os_image
+      else '/etc'
+  )
 
   def Read(name):
-    with open(os.path.join('/etc', name)) as f:
+    with open(os.path.join(etc, name)) as f:
       return [
           line for line in f.read().splitlines()
           if not line.startswith(user + ':')
@@ -178,6 +225,8 @@ def _EtcFiles(plan: layout.Plan, host: layout.Host) -> dict[str, str]:
       '127.0.0.1\tlocalhost',
       '::1\tlocalhost ip6-localhost ip6-loopback',
   ] + [f'{h.ip}\t{h.name}' for h in plan.hosts]
+  if plan.os_image:
+    hosts.append(f'{plan.bridge_ip}\t{images.MIRROR_HOST}')
   sudoers = [
       f'Defaults:{user} !requiretty, logfile={local.LOG_DIR}/sudo.log',
       f'Defaults:{user} secure_path="{_SECURE_PATH}"',
@@ -194,12 +243,12 @@ def _EtcFiles(plan: layout.Plan, host: layout.Host) -> dict[str, str]:
 
 
 def SshdConfig(plan: layout.Plan, host: layout.Host) -> str:
-  hdir = plan.HostDir(host.name)
+  key_dir = '/etc/ssh' if plan.os_image else plan.HostDir(host.name)
   return f"""# sshd of local-cloud host {host.name} (pkb-ext local up)
 Port {plan.ssh_port}
 ListenAddress {host.ip}
 AddressFamily inet
-HostKey {hdir}/ssh_host_ed25519_key
+HostKey {key_dir}/ssh_host_ed25519_key
 PidFile /run/sshd.pid
 UsePAM no
 PermitRootLogin no
@@ -229,8 +278,25 @@ def Marker(plan: layout.Plan, host: layout.Host, disk: str | None) -> dict:
       'ssh_port': plan.ssh_port,
       'data_disk': disk,
       'bin_dir': local.BIN_DIR,
+      'image': plan.image,
       'hosts': {h.name: h.ip for h in plan.hosts},
   }
+
+
+def _Layers(plan: layout.Plan, host: layout.Host) -> dict[str, str]:
+  """Where the host's /etc, /usr and /opt files go on this machine."""
+  hdir = plan.HostDir(host.name)
+  if plan.os_image:
+    upper = os.path.join(hdir, 'upper')
+    return {d: os.path.join(upper, d) for d in OVERLAID}
+  return {d: os.path.join(hdir, f'{d}.upper') for d in OVERLAID}
+
+
+def ResetHost(plan: layout.Plan, host: layout.Host) -> None:
+  """Empties an image host's own layer, /tmp and home (a fresh VM's)."""
+  hdir = plan.HostDir(host.name)
+  for d in ('upper', 'work', 'tmp', 'home'):
+    shutil.rmtree(os.path.join(hdir, d), ignore_errors=True)
 
 
 def WriteHost(
@@ -243,9 +309,14 @@ def WriteHost(
   hdir = plan.HostDir(host.name)
   uid = layout.UID
   _Dir(hdir, 0o755)
-  for d in OVERLAID:
-    _Dir(os.path.join(hdir, f'{d}.upper'), 0o755)
-    _Dir(os.path.join(hdir, f'{d}.work'), 0o755)
+  layers = _Layers(plan, host)
+  if plan.os_image:
+    for d in ('root', 'upper', 'work'):
+      _Dir(os.path.join(hdir, d), 0o755)
+  else:
+    for d in OVERLAID:
+      _Dir(layers[d], 0o755)
+      _Dir(os.path.join(hdir, f'{d}.work'), 0o755)
   _Dir(os.path.join(hdir, 'tmp'), 0o1777)
   _Dir(os.path.join(hdir, 'log'), 0o755, uid, uid)
   home = os.path.join(hdir, 'home')
@@ -257,33 +328,44 @@ def WriteHost(
   for rc in ('.bashrc', '.profile'):
     if not os.path.exists(os.path.join(home, rc)):
       _Write(os.path.join(home, rc), _BASHRC, 0o644, uid, uid)
-  etc = os.path.join(hdir, 'etc.upper')
+  etc = layers['etc']
   for name, text in _EtcFiles(plan, host).items():
     mode = 0o440 if name.startswith('sudoers') else 0o644
     gid = 0
     if name == 'shadow':
       mode, gid = 0o640, _Gid('shadow')
     _Write(os.path.join(etc, name), text, mode, 0, gid)
-  usr_bin = os.path.join(hdir, 'usr.upper', 'bin')
-  _Dir(usr_bin, 0o755)
-  guard = _Subst(GUARD_SH)
-  for tool in GUARDED:
-    if os.path.exists(f'/usr/bin/{tool}') or os.path.exists(
-        f'/usr/sbin/{tool}'
-    ):
-      sub = 'bin' if os.path.exists(f'/usr/bin/{tool}') else 'sbin'
-      _Write(os.path.join(hdir, 'usr.upper', sub, tool), guard, 0o755)
-  opt = os.path.join(hdir, 'opt.upper', local.HOST_ROOT.split('/', 2)[2])
+  config = SshdConfig(plan, host)
+  key = os.path.join(hdir, 'ssh_host_ed25519_key')
+  sshd.EnsureKey(key)
+  if plan.os_image:
+    # The host's sshd reads its config and key from its own /etc/ssh.
+    _Write(os.path.join(etc, 'ssh', 'pkb-ext-sshd_config'), config, 0o600)
+    for suffix, mode in (('', 0o600), ('.pub', 0o644)):
+      with open(key + suffix) as f:
+        _Write(os.path.join(etc, 'ssh', os.path.basename(key) + suffix),
+               f.read(), mode)  # fmt: skip
+  else:
+    guard = _Subst(GUARD_SH)
+    for tool in GUARDED:
+      for sub in ('bin', 'sbin'):
+        if os.path.exists(f'/usr/{sub}/{tool}'):
+          _Write(os.path.join(layers['usr'], sub, tool), guard, 0o755)
+          break
+  opt = os.path.join(layers['opt'], local.HOST_ROOT.split('/', 2)[2])
   for d in ('bin', 'lib', 'log'):
     _Dir(os.path.join(opt, d), 0o755)
-  _Dir(os.path.join(hdir, 'opt.upper', 'pkb'), 0o755, uid, uid)
+  if not plan.os_image:
+    _Dir(os.path.join(layers['opt'], 'pkb'), 0o755, uid, uid)
   marker = Marker(plan, host, disk)
   _Write(os.path.join(opt, 'host.json'), json.dumps(marker, indent=1), 0o644)
-  config = SshdConfig(plan, host)
   _Write(os.path.join(hdir, 'sshd_config'), config, 0o600)
   digest = hashlib.sha256()
   for part in (config, json.dumps(marker, sort_keys=True), INIT_SH, CMDLOG_SH):
     digest.update(part.encode())
+  if plan.os_image:
+    digest.update((IMAGE_INIT_SH + images.RootDir(plan.os_image)).encode())
+    return digest.hexdigest()[:16]
   digest.update(plan.bin_dir.encode())
   # The overlays see packages installed on this machine after they were
   # mounted only unreliably, so a change of the package database restarts

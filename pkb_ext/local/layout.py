@@ -26,6 +26,7 @@ import os
 import re
 
 from pkb_ext import paths
+from pkb_ext.local import images
 
 DEFAULT_PREFIX = 'pkbext'
 DEFAULT_SUBNET = '10.247.73.0/24'
@@ -106,6 +107,7 @@ class Plan:
   ssh_port: int = DEFAULT_SSH_PORT
   disk_gib: float = DEFAULT_DISK_GIB
   bin_dir: str = dataclasses.field(default_factory=BinCacheDir)
+  image: str = images.DEFAULT_IMAGE  # images.CHOICES
 
   def __post_init__(self):
     real = os.path.realpath(self.state_dir)
@@ -126,12 +128,25 @@ class Plan:
           f'--subnet {self.subnet}: need a private IPv4 network of at least'
           ' 16 addresses'
       )
+    if self.image not in images.CHOICES:
+      raise ValueError(
+          f'--image {self.image!r}: choose from {", ".join(images.CHOICES)}'
+      )
     if not 1024 <= self.ssh_port <= 65535:
       raise ValueError(f'--ssh-port {self.ssh_port}: need 1024..65535')
     if not 0.0625 <= self.disk_gib <= 1024:
       raise ValueError(
           f'--disk-size {self.disk_gib} GiB: need 0.0625 (64 MiB)..1024'
       )
+
+  @property
+  def os_image(self) -> images.Image | None:
+    """The hosts' OS image; None: they overlay this machine's software."""
+    return images.IMAGES.get(self.image)
+
+  @property
+  def os_type(self) -> str:
+    return self.os_image.os_type if self.os_image else OS_TYPE
 
   @property
   def bridge(self) -> str:
@@ -197,6 +212,10 @@ class Plan:
 
   def HostDir(self, name: str) -> str:
     return os.path.join(self.state_dir, 'hosts', name)
+
+  def SshdLog(self, name: str) -> str:
+    sub = ('log',) if self.os_image else ()
+    return os.path.join(self.HostDir(name), *sub, 'sshd.log')
 
   def DiskImage(self, name: str) -> str:
     return os.path.join(self.state_dir, 'disks', f'{name}.img')

@@ -26,6 +26,7 @@ from absl import flags
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_ext import local
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
+from pkb_ext.local import images
 from pkb_ext.publish import publisher  # pylint: disable=unused-import
 
 PRESETS = ('smoke', 'report')
@@ -97,14 +98,19 @@ def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
 
   phases.LoadAll()  # defines the phases' flags
   out = [f'--static_vm_file={state["static_vm_file"]}']
-  # What the hosts have instead of what a cloud VM would install: Debian's
-  # fio, the setup cache's go-tpc, and PostgreSQL (CockroachDB cannot be
-  # installed here).
+  # What differs from a cloud VM's installs (docs/local_cloud.md): the OS's
+  # fio and netperf (PKB builds them from GitHub, which the hosts cannot
+  # reach), and PostgreSQL (CockroachDB cannot be installed here). On an
+  # image, PKB pushes go-tpc from its data path; on this machine's software
+  # the hosts run the setup cache's.
   tools = {
       'cloud_report_fio_install': 'os',
       'cloud_report_tpcc_engine': 'postgres',
-      'cloud_report_go_tpc_path': local.BinaryPath('go-tpc'),
   }
+  if state.get('plan', {}).get('image', images.HOST_IMAGE) == images.HOST_IMAGE:
+    tools['cloud_report_go_tpc_path'] = local.BinaryPath('go-tpc')
+  else:
+    tools['cloud_report_netperf_install'] = 'distro'
   out += [f'--{k}={v}' for k, v in tools.items() if k in flags.FLAGS]
   running = state.get('services', {})
   if provider not in services.BY_PROVIDER:

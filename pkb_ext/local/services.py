@@ -14,20 +14,23 @@
 """The local cloud's own services: object storage emulators.
 
 A cloud offers object storage as a service, so the local cloud does too:
-`up` starts, on the client host, as the hosts' user, over ssh like anything
-else that runs there, with their data in the client's home:
+`up` starts them on this machine, in the client host's network namespace
+(bound to its address; not in its file system or process list, as a
+cloud's service is not on the VM), with their keys, data and logs in
+STATE/services/:
   minio            S3 (MinIO), port 9000;
   fake-gcs         GCS (fake-gcs-server, in-memory), port 4443;
   azurite          Azure Blob (Azurite's blob service), port 10000, with
                    --disableTelemetry and --skipApiVersionCheck (the Azure
                    SDK may speak a newer API version than Azurite knows).
-Their programs come from $CACHE/bin (seen at BIN_DIR on the hosts; built or
-installed by scripts/setup.d). Each is known by its PID, checked by its
-start time, and ends with its host at `down`. Keys are generated here and
-reach the services through stdin (never a command line) and the object
-storage phase through a credentials file (mode 0600) in the state dir,
-whose path `pkb-ext local flags` prints; the keys never appear as flag
-values. None of the emulators models a cloud's throttling or network.
+Their programs come from $CACHE/bin (built or installed by scripts/setup.d).
+Each is known by its PID, checked by its start time, and ends with the
+client host at `down`. Keys are generated here and reach the services
+through an environment file only root can read (never a command line) and
+the object storage phase through a credentials file (mode 0600) in the
+state dir, whose path `pkb-ext local flags` prints; the keys never appear
+as flag values. None of the emulators models a cloud's throttling or
+network.
 Services the benchmark deploys itself (PostgreSQL on db1, go-tpc on the
 client) are the phases' business.
 """
@@ -43,7 +46,6 @@ import urllib.request
 from pkb_ext import local
 from pkb_ext.local import layout
 from pkb_ext.local import network
-from pkb_ext.local import sshd
 from pkb_ext.local import system
 
 SERVICE_HOST = 'client'
@@ -120,7 +122,11 @@ def Healthy(service: Service, endpoint: str) -> bool:
 
 
 def _RootPid(
-    host: layout.Host, nspid: int, service: Service, wait_s: float = 15
+    host: layout.Host,
+    nspid: int,
+    service: Service,
+    log_path: str,
+    wait_s: float = 15,
 ) -> int:
   """This machine's PID of a process known by its PID on a host.
 
@@ -140,14 +146,16 @@ def _RootPid(
       break
     time.sleep(0.2)
   raise system.LocalCloudError(
-      f'{service.name} (pid {nspid} on {host.name}) exited at start; see'
-      f' ~/{service.name}.log on {host.name}'
+      f"{service.name} (pid {nspid} in {host.name}'s network) exited at"
+      f' start; see {log_path}'
   )
 
 
-def _Command(service: Service, host: layout.Host, env_file: str) -> str:
+def _Command(
+    service: Service, host: layout.Host, env_file: str, bin_dir: str
+) -> str:
   """The shell command that starts the service in the background."""
-  program = f'{local.BIN_DIR}/{service.program}'
+  program = f'{bin_dir}/{service.program}'
   prelude = ''
   if service.name == 'minio':
     prelude = 'mkdir -p ~/minio-data && '
@@ -217,8 +225,9 @@ def EnsureService(plan: layout.Plan, state: dict, service: Service) -> dict:
     )
   host = plan.Host(SERVICE_HOST)
   # One left from an earlier start would hold the port. Anything in the
-  # client's namespace was started through our hosts, so it is ours to end.
-  marker = f'{local.BIN_DIR}/{service.program}'
+  # client's namespace was started by us or through our hosts, so it is ours
+  # to end.
+  marker = f'{plan.bin_dir}/{service.program}'
   stray = [
       (p, system.StartTime(p))
       for p in network.NetnsPids(host.netns)
@@ -227,19 +236,26 @@ def EnsureService(plan: layout.Plan, state: dict, service: Service) -> dict:
   system.Terminate(stray)
   keys, env_text = _Environment(service, record)
   env_file = f'.pkb-ext-{service.name}.env'
-  # Keys go through stdin, so the command log does not hold them.
-  system.Run(
-      sshd.SshArgv(plan, host, f'umask 077 && cat > ~/{env_file}'),
-      input_text=env_text,
+  home = HomeDir(plan)
+  os.makedirs(home, mode=0o700, exist_ok=True)
+  # Keys go in a file only root can read, never on a command line.
+  fd = os.open(
+      os.path.join(home, env_file), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600
   )
-  out = sshd.Ssh(plan, host, _Command(service, host, env_file)).stdout
-  pid = _RootPid(host, int(out.split()[-1]), service)
+  with os.fdopen(fd, 'w') as f:
+    f.write(env_text)
+  command = _Command(service, host, env_file, plan.bin_dir)
+  out = system.Run([
+      'ip', 'netns', 'exec', host.netns, 'env', '-i', f'HOME={home}',
+      'PATH=/usr/local/bin:/usr/bin:/bin', 'bash', '-c', command,
+  ]).stdout  # fmt: skip
+  log_path = os.path.join(home, f'{service.name}.log')
+  pid = _RootPid(host, int(out.split()[-1]), service, log_path)
   deadline = time.monotonic() + 90
   while not Healthy(service, endpoint):
     if time.monotonic() > deadline or system.StartTime(pid) is None:
-      log = sshd.Ssh(
-          plan, host, f'tail -20 ~/{service.name}.log', check=False
-      ).stdout
+      with open(log_path, errors='replace') as f:
+        log = '\n'.join(f.read().splitlines()[-20:])
       raise system.LocalCloudError(
           f'{service.name} on {host.name} did not become healthy at'
           f' {endpoint}: {log}'
@@ -281,6 +297,11 @@ def CredentialsText(state: dict) -> str:
   return '\n'.join(lines) + '\n'
 
 
+def HomeDir(plan: layout.Plan) -> str:
+  """The emulators' home: their keys, data and logs (the state dir's)."""
+  return os.path.join(plan.state_dir, 'services')
+
+
 def CredentialsPath(plan: layout.Plan) -> str:
   return os.path.join(plan.state_dir, CREDENTIALS_FILE)
 
@@ -311,8 +332,11 @@ def EnsureObjectStorage(plan: layout.Plan, state: dict, log=print) -> None:
   python = os.path.join(plan.bin_dir, SDK_PYTHON)
   state['object_storage'] = {
       'credentials_file': path,
-      # The hosts' interpreter with the pinned SDKs, if setup made it.
+      # The hosts' interpreter with the pinned SDKs, if setup made it; an
+      # image's hosts install them on their own Python, as a cloud VM.
       'python': (
-          f'{local.BIN_DIR}/{SDK_PYTHON}' if os.path.exists(python) else None
+          f'{local.BIN_DIR}/{SDK_PYTHON}'
+          if os.path.exists(python) and not plan.os_image
+          else None
       ),
   }

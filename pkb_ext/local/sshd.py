@@ -18,6 +18,7 @@ import socket
 import subprocess
 import time
 
+from pkb_ext.local import images
 from pkb_ext.local import layout
 from pkb_ext.local import system
 
@@ -43,12 +44,15 @@ def Start(plan: layout.Plan, host: layout.Host) -> tuple[int, int]:
   """
   hdir = plan.HostDir(host.name)
   EnsureKey(os.path.join(hdir, 'ssh_host_ed25519_key'))
+  init, image_root = 'init.sh', []
+  if plan.os_image:
+    init, image_root = 'image-init.sh', [images.RootDir(plan.os_image)]
   argv = [
       'ip', 'netns', 'exec', host.netns,
       'unshare', '--mount', '--uts', '--pid', '--fork', '--kill-child',
       '--mount-proc', '--propagation', 'private', '--',
-      '/bin/bash', os.path.join(plan.shared_dir, 'init.sh'),
-      hdir, host.name, plan.bin_dir, plan.shared_dir,
+      '/bin/bash', os.path.join(plan.shared_dir, init),
+      hdir, host.name, plan.bin_dir, plan.shared_dir, *image_root,
   ]  # fmt: skip
   log_path = os.path.join(hdir, 'init.log')
   with open(log_path, 'w') as log:
@@ -67,7 +71,7 @@ def Start(plan: layout.Plan, host: layout.Host) -> tuple[int, int]:
         init_log = f.read().strip()
       raise system.LocalCloudError(
           f'host {host.name}: sshd exited {proc.returncode} at start: '
-          f'{init_log or "(no output)"}; see {hdir}/sshd.log'
+          f'{init_log or "(no output)"}; see {plan.SshdLog(host.name)}'
       )
     child = system.Children(proc.pid)
     if (
@@ -81,7 +85,7 @@ def Start(plan: layout.Plan, host: layout.Host) -> tuple[int, int]:
   proc.kill()
   raise system.LocalCloudError(
       f'host {host.name}: sshd did not listen on {host.ip}:{plan.ssh_port} '
-      f'within 20 s; see {hdir}/init.log and {hdir}/sshd.log'
+      f'within 20 s; see {hdir}/init.log and {plan.SshdLog(host.name)}'
   )
 
 
