@@ -61,7 +61,7 @@ rm -f "$OUT/samples.ndjson" "$OUT"/pkb_samples*.json "$OUT"/pkb*.log
 started=$(date +%s)
 
 log "== pkb-ext local up"
-"$VENV/bin/pkb-ext" local up
+"$VENV/bin/pkb-ext" local up --reset
 up_done=$(date +%s)
 
 if [ -z "$EXPECT" ]; then

@@ -15,19 +15,24 @@
 
 `pkb-ext local up` (pkb_ext.local.cli) builds db1, db2, db3 and client, each
 a network namespace on a private bridge with its own sshd, a NOPASSWD-sudo
-user, private /tmp, /home, /run and copy-on-write /usr, /etc, /var, /opt, and
-(db hosts) a direct-I/O loop device as data disk; it writes a PKB static VM
-file. See docs/local_cloud.md.
+user, private /tmp, /home, /run, a root file system of its own (an overlay
+of a Debian image built with mmdebstrap, see images; or, with --image=host,
+of this machine's /usr, /etc, /var, /opt) and (db hosts) a direct-I/O loop
+device as data disk; it writes a PKB static VM file. See
+docs/local_cloud.md.
 
 What a phase needs to know, from inside PKB (no root, no import of the rest
 of this package):
 
-  BIN_DIR                /opt/pkb-ext/bin on every host: the MinIO and go-tpc
-                         binaries built by scripts/setup.d/50-go-tools.sh (also
-                         first on the PATH of ssh commands and of sudo)
-  vm.install_packages    False on the local cloud: vm.Install() and
-                         vm.InstallPackages() do nothing there, the hosts use
-                         the Debian packages this machine has
+  vm.install_packages    True on an image: PKB installs as on a cloud VM,
+                         apt and pip through caching proxies on the bridge
+                         (see mirrors). False with --image=host: vm.Install()
+                         and vm.InstallPackages() do nothing there, the hosts
+                         use the Debian packages this machine has
+  BIN_DIR                with --image=host only, /opt/pkb-ext/bin on every
+                         host: the go-tpc binary built by
+                         scripts/setup.d/50-go-tools.sh (also first on the
+                         PATH of ssh commands and of sudo)
 """
 
 HOST_ROOT = '/opt/pkb-ext'

@@ -97,7 +97,7 @@ def Argv(plan: layout.Plan, name: str) -> tuple[list[str], dict]:
 def Url(plan: layout.Plan, name: str) -> str:
   if name == 'apt-cacher-ng':
     return f'http://{plan.bridge_ip}:{images.APT_PROXY_PORT}/acng-report.html'
-  return f'http://{plan.bridge_ip}:{images.PIP_INDEX_PORT}/index/'
+  return f'http://{plan.bridge_ip}:{images.PIP_INDEX_PORT}/health'
 
 
 def _Healthy(url: str) -> bool:

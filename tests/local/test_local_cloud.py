@@ -11,12 +11,14 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The local cloud, for real: namespaces, sshd, loop disks, stock pkb.py.
+"""The local cloud, for real: OS images, sshd, loop disks, stock pkb.py.
 
 Brings up a test cloud (its own state dir, prefix and subnet, so a `make
-local` cloud can stay up), checks each host over ssh, runs stock pkb.py's
-cloud_report_2021 on it (frame only, then the whole suite with the smoke
-preset through scripts/local.sh), and checks that `down` leaves nothing.
+local` cloud can stay up) on the Debian 12 image, checks each host over
+ssh, runs stock pkb.py's cloud_report_2021 on it (frame only, then the whole
+suite with the smoke preset through scripts/local.sh, PKB installing every
+tool), then the whole suite again on the Debian 13 image, and checks that
+this machine's packages did not change and that `down` leaves nothing.
 Needs root; skipped (with the reason) where the machine cannot do it.
 The tests run in order and share the cloud.
 """
@@ -24,7 +26,6 @@ The tests run in order and share the cloud.
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,9 @@ from pkb_ext_dev import local_cloud
 
 _REASON = local_cloud.Unavailable()
 _HOSTS = ('client', 'db1', 'db2', 'db3')
-_PACKAGE_TOOLS = re.compile(r'\b(apt|apt-get|aptitude|dpkg|apt-mark)\b')
+_APT_INSTALL = (
+    "sudo DEBIAN_FRONTEND='noninteractive' /usr/bin/apt-get -y install"
+)
 
 
 @absltest.skipIf(_REASON, _REASON)
@@ -47,8 +50,11 @@ class LocalCloudTest(absltest.TestCase):
   def setUpClass(cls):
     super().setUpClass()
     cls.work = tempfile.mkdtemp(prefix='pkb-ext-local-test-')
+    cls.machine = local_cloud.MachinePackages()
     # Not under /tmp: the hosts have their own /tmp.
-    cls.cloud = local_cloud.TestCloud(local_cloud.TestStateDir())
+    cls.cloud = local_cloud.TestCloud(
+        local_cloud.TestStateDir(), image='debian12'
+    )
     if cls.cloud.Leftovers():  # a previous run died: its state says what
       cls.cloud.Cli('down')
     if cls.cloud.Leftovers():
@@ -90,7 +96,8 @@ class LocalCloudTest(absltest.TestCase):
     )
     self.assertNotIn('local_disks', vms[0])
     for vm in vms:
-      self.assertIs(vm['install_packages'], False)
+      self.assertIs(vm['install_packages'], True)
+      self.assertEqual(vm['os_type'], 'debian12')
       self.assertEqual(vm['user_name'], 'pkbext')
     for vm in vms[1:]:
       self.assertRegex(vm['local_disks'][0], r'^/dev/loop\d+$')
@@ -100,15 +107,17 @@ class LocalCloudTest(absltest.TestCase):
       proc = self.cloud.Ssh(
           host,
           'echo "$(hostname) $(id -un) $(sudo -n id -u) $(ip -4 -o addr show'
-          ' dev eth0 | awk \'{print $4}\')"; ls -A /tmp; python3 -c "import'
-          ' absl, sys; print(sys.executable)"',
+          " dev eth0 | awk '{print $4}')\"; ls -A /tmp; for t in fio node"
+          ' netperf; do command -v $t; done; python3 -c "import sys;'
+          ' print(sys.executable, *sys.version_info[:2])"',
       )
       self.assertEqual(proc.returncode, 0, proc.stderr)
       first, *rest = proc.stdout.splitlines()
       name, user, sudo_uid, addr = first.split()
       self.assertEqual((name, user, sudo_uid), (host, 'pkbext', '0'))
       self.assertEqual(addr.split('/')[0], self.cloud.plan.Host(host).ip)
-      self.assertEqual(rest[-1], '/usr/bin/python3')
+      # The image's Python; none of this machine's tools.
+      self.assertEqual(rest, ['/usr/bin/python3 3 11'])
 
   def test_4_private_tmp_and_home(self):
     for host in _HOSTS:
@@ -170,13 +179,25 @@ class LocalCloudTest(absltest.TestCase):
       for host, pid in started:
         self.cloud.Ssh(host, f'kill {pid}')
 
-  def test_7_package_managers_are_guarded(self):
-    proc = self.cloud.Ssh('db3', 'sudo apt-get install -y hello')
-    self.assertEqual(proc.returncode, 100)
-    self.assertIn('refused', proc.stderr)
-    proc = self.cloud.Ssh('db3', 'dpkg -s fio | head -1')
-    self.assertEqual(proc.stdout.strip(), 'Package: fio')
-    self.assertIn('apt-get install -y hello', self.cloud.GuardLog('db3')[-1])
+  def test_7_apt_installs_on_its_host_only(self):
+    installed = ['dpkg-query', '-W', '-f=${Status}', 'hello']
+    self.assertNotIn(
+        'installed', subprocess.run(installed, capture_output=True).stdout
+    )
+    proc = self.cloud.Ssh(
+        'db3',
+        'sudo apt-get update -q >/dev/null && sudo'
+        ' DEBIAN_FRONTEND=noninteractive apt-get install -y -q hello >/dev/null'
+        ' && hello',
+        timeout=300,
+    )
+    self.assertEqual(proc.returncode, 0, proc.stderr)
+    self.assertEqual(proc.stdout.strip(), 'Hello, world!')
+    proc = self.cloud.Ssh('db2', 'command -v hello || echo none')
+    self.assertEqual(proc.stdout.strip(), 'none')
+    self.assertNotIn(
+        'installed', subprocess.run(installed, capture_output=True).stdout
+    )
 
   def test_7b_each_host_sees_only_its_processes(self):
     proc = self.cloud.Ssh('db2', 'nohup sleep 4242 >/dev/null 2>&1 & echo $!')
@@ -209,33 +230,32 @@ class LocalCloudTest(absltest.TestCase):
     )  # fmt: skip
 
   def _Marks(self):
-    return {
-        h: (len(self.cloud.CommandLog(h)), len(self.cloud.GuardLog(h)))
-        for h in _HOSTS
-    }
+    return {h: len(self.cloud.CommandLog(h)) for h in _HOSTS}
 
-  def _AssertNoPackageManager(self, marks):
-    """No command since marks ran or tried apt/dpkg on a host."""
-    for host, (commands, guarded) in marks.items():
-      ran = self.cloud.CommandLog(host)[commands:]
-      self.assertEqual([c for c in ran if _PACKAGE_TOOLS.search(c)], [], host)
-      self.assertEqual(self.cloud.GuardLog(host)[guarded:], [], host)
+  def _Ran(self, marks, host):
+    """The commands a host ran since marks."""
+    return self.cloud.CommandLog(host)[marks[host] :]
 
-  def test_8_stock_pkb_runs_over_ssh_without_apt(self):
+  def test_8_stock_pkb_runs_its_os_mixins_installs(self):
     marks = self._Marks()
     proc = self._Pkb('--cloud_report_phases=none')
     self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
     self.assertIn('Success rate: 100.00% (1/1)', proc.stderr)
     for host in _HOSTS:
-      ran = self.cloud.CommandLog(host)[marks[host][0] :]
-      self.assertTrue(any('lscpu' in c for c in ran), (host, ran))
-    self._AssertNoPackageManager(marks)
+      ran = self._Ran(marks, host)
+      for command in (
+          'lscpu',
+          'sudo apt-get update',
+          f'{_APT_INSTALL} fdisk',
+          'dpkg --get-selections',  # the static VM's package snapshot
+      ):
+        self.assertTrue(any(command in c for c in ran), (host, command, ran))
 
-  def test_9a_whole_suite_smoke(self):
+  def _WholeSuite(self, image):
+    """scripts/local.sh on an image; returns the samples by phase."""
     landed = phases.LoadAll()
-    marks = self._Marks()
-    out = os.path.join(self.work, 'out')
-    env = dict(self.cloud.env, PKB_EXT_OUT=out)
+    out = os.path.join(self.work, f'out-{image}')
+    env = dict(self.cloud.env, PKB_EXT_OUT=out, PKB_EXT_LOCAL_IMAGE=image)
     proc = subprocess.run(
         ['bash', os.path.join(paths.RepoRoot(), 'scripts', 'local.sh')],
         env=env, capture_output=True, text=True, timeout=3600, check=False,
@@ -243,6 +263,8 @@ class LocalCloudTest(absltest.TestCase):
     self.assertEqual(
         proc.returncode, 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     )
+    with open(self.cloud.State()['static_vm_file']) as f:
+      self.assertEqual({vm['os_type'] for vm in json.load(f)}, {image})
     with open(os.path.join(out, 'samples.ndjson')) as f:
       samples = [json.loads(line) for line in f]
     by_phase = {}
@@ -257,8 +279,38 @@ class LocalCloudTest(absltest.TestCase):
     self._AssertCpuSamples(by_phase.get('cpu', []))
     self._AssertTpccSamples(by_phase.get('tpcc', []))
     self._AssertObjectStorageSamples(by_phase.get('object_storage', []))
-    self._AssertNoPackageManager(marks)
     self._AssertNoSecrets(out)
+
+  def _AssertInstalled(self, marks, python):
+    """PKB installed each phase's tools on the hosts that run them."""
+    db1, client = self._Ran(marks, 'db1'), self._Ran(marks, 'client')
+    for host, ran, packages in (
+        ('db1', db1, ('fio', 'netperf', 'postgresql', 'build-essential')),
+        ('client', client, ('netperf', 'python3-dev', 'curl')),
+    ):
+      for package in packages:
+        self.assertTrue(
+            any(c.startswith(f'{_APT_INSTALL} {package}') for c in ran),
+            (host, package),
+        )
+    # The worker's pins, with pip, on the image's Python (PKB's pip package
+    # first removes the image's EXTERNALLY-MANAGED marker).
+    pip = [c for c in client if 'python3 -m pip install -q -r' in c]
+    self.assertLen(pip, 3)  # s3, gcs, azure
+    proc = self.cloud.Ssh(
+        'client', 'python3 -c "import sys, boto3; print(*sys.version_info[:2])"'
+    )
+    self.assertEqual(proc.stdout.strip(), python, proc.stderr)
+
+  def test_9a_whole_suite_on_debian12(self):
+    marks = self._Marks()
+    self._WholeSuite('debian12')
+    self._AssertInstalled(marks, '3 11')
+
+  def test_9b_whole_suite_on_debian13(self):
+    marks = self._Marks()
+    self._WholeSuite('debian13')
+    self._AssertInstalled(marks, '3 13')
 
   def _AssertObjectStorageSamples(self, rows):
     """One run per emulator: the same samples, provider differing."""
@@ -328,10 +380,11 @@ class LocalCloudTest(absltest.TestCase):
     self.assertLen(used, 1)
     self.assertEqual(used[0]['value'], len(passed))
 
-  def test_9b_down_leaves_nothing(self):
+  def test_9c_down_leaves_nothing_and_the_machine_as_it_was(self):
     proc = self.cloud.Cli('down')
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertEqual(self.cloud.Leftovers(), [])
+    self.assertEqual(local_cloud.MachinePackages(), self.machine)
     proc = self.cloud.Cli('down')
     self.assertEqual(proc.returncode, 0, proc.stderr)
 

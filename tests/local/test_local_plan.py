@@ -16,9 +16,11 @@
 No root and no system change: these run everywhere.
 """
 
+import dataclasses
 import json
 import os
 import tempfile
+from unittest import mock
 
 from absl import flags
 from absl.testing import absltest
@@ -26,7 +28,9 @@ from absl.testing import parameterized
 
 from pkb_ext.local import cloud
 from pkb_ext.local import hostfs
+from pkb_ext.local import images
 from pkb_ext.local import layout
+from pkb_ext.local import mirrors
 from pkb_ext.local import presets
 from pkb_ext.local import results
 from pkb_ext.local import services
@@ -71,7 +75,7 @@ class PlanTest(parameterized.TestCase):
 class StaticVmFileTest(absltest.TestCase):
 
   def testClientFirstNoPackagesDisksOnDb(self):
-    plan = layout.Plan(state_dir='/srv/x')
+    plan = layout.Plan(state_dir='/srv/x', image='host')
     state = {
         'hosts': {
             'db1': {'loop': '/dev/loop7'},
@@ -95,6 +99,77 @@ class StaticVmFileTest(absltest.TestCase):
       self.assertEqual(e['os_type'], 'debian12')
       self.assertEqual(e['ssh_port'], 2022)
       self.assertEqual(e['keyfile_path'], '/srv/x/ssh/id_ed25519')
+
+  def testOnAnImagePkbInstallsWithTheImagesOsType(self):
+    state = {'hosts': {}}
+    for name, os_type in (('debian12', 'debian12'), ('debian13', 'debian13')):
+      plan = layout.Plan(state_dir='/srv/x', image=name)
+      for e in cloud.StaticVmEntries(plan, state):
+        self.assertIs(e['install_packages'], True)
+        self.assertEqual(e['os_type'], os_type)
+    # The default cloud runs on an image.
+    self.assertIs(
+        cloud.StaticVmEntries(layout.Plan(state_dir='/srv/x'), state)[0][
+            'install_packages'
+        ],
+        True,
+    )
+
+  def testUnknownImage(self):
+    with self.assertRaisesRegex(ValueError, '--image .*debian13'):
+      layout.Plan(state_dir='/srv/x', image='ubuntu2004')
+
+
+class ImagesTest(absltest.TestCase):
+  """The images' recipes (no build here: see test_local_cloud)."""
+
+  def testPythonIsPreflightsForTheOsType(self):
+    from pkb_cloud_report.benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
+
+    for image in images.IMAGES.values():
+      self.assertEqual(
+          preflight.OS_PYTHON[image.os_type],
+          tuple(int(v) for v in image.python.split('.')),
+          image.name,
+      )
+
+  def testKeyNamesTheRecipe(self):
+    base = images.IMAGES['debian12']
+    key = base.key
+    self.assertNotEqual(key, dataclasses.replace(base, suite='trixie').key)
+    with mock.patch.object(images, 'PACKAGES', images.PACKAGES + ('fio',)):
+      self.assertNotEqual(key, base.key)
+    self.assertEqual(key, base.key)
+    self.assertNotEqual(
+        images.RootDir(base), images.RootDir(images.IMAGES['debian13'])
+    )
+
+  def testImagesReachRegistriesOnlyThroughTheBridge(self):
+    for image in images.IMAGES.values():
+      files = dict(image.Files())
+      proxy = files['etc/apt/apt.conf.d/01pkb-ext-proxy']
+      self.assertIn(
+          f'http://{images.MIRROR_HOST}:{images.APT_PROXY_PORT}', proxy
+      )
+      self.assertIn(
+          f'index-url = http://{images.MIRROR_HOST}:{images.PIP_INDEX_PORT}/',
+          files['etc/pip.conf'],
+      )
+      self.assertIn(f'Suites: {image.suite} ', image.Sources())
+      self.assertIn('exit 101', files['usr/sbin/policy-rc.d'])
+
+  def testAptCacherServesDebianOnlyOnTheBridge(self):
+    plan = layout.Plan(state_dir='/srv/x', subnet='10.9.8.0/24')
+    conf = mirrors.AptCacherConfig(plan)
+    self.assertIn('BindAddress: 10.9.8.1\n', conf)
+    self.assertIn('ForceManaged: 1\n', conf)
+    remaps = [l for l in conf.splitlines() if l.startswith('Remap-')]
+    self.assertLen(remaps, 2)
+    for line in remaps:
+      self.assertRegex(line, r'; http://deb\.debian\.org/debian(-security)?/$')
+    argv, env = mirrors.Argv(plan, 'proxpi')
+    self.assertEqual(argv[-4:], ['--host', '10.9.8.1', '--port', '23141'])
+    self.assertNotIn('PROXPI_EXTRA_INDEX_URLS', env)
 
 
 class HostFilesTest(absltest.TestCase):
@@ -177,6 +252,17 @@ class PresetsTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, 'runs no fake-gcs'):
       presets.LocalCloudFlags(state, 'gcs')
 
+  def testLocalCloudFlagsOnAnImage(self):
+    state = {
+        'static_vm_file': '/srv/x/static_vms.json',
+        'plan': {'image': 'debian13'},
+    }
+    out = presets.LocalCloudFlags(state)
+    # PKB pushes go-tpc from its data path; netperf comes from the OS.
+    self.assertIn('--cloud_report_netperf_install=distro', out)
+    self.assertIn('--cloud_report_fio_install=os', out)
+    self.assertFalse([f for f in out if 'go_tpc_path' in f], out)
+
 
 class ServicesTest(absltest.TestCase):
   """The emulators' commands and keys file (pure parts, no root)."""
@@ -192,7 +278,7 @@ class ServicesTest(absltest.TestCase):
     record = {'secret_key': 'minio-secret', 'key': 'azurite-secret'}
     for service in services.SERVICES:
       keys, env_text = services._Environment(service, record)
-      command = services._Command(service, self.host, 'ENV')
+      command = services._Command(service, self.host, 'ENV', '/srv/bin')
       self.assertIn(f'{self.host.ip}', command)
       self.assertIn(str(service.port), command)
       self.assertTrue(command.endswith('< /dev/null & echo $!'), command)

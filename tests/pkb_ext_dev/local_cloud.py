@@ -18,13 +18,17 @@ The local test tier brings up a second cloud beside any `make local` one
 real `pkb-ext local` command line, and checks that `down` leaves nothing.
 """
 
+import ast
+import hashlib
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 
 from pkb_ext import paths
+from pkb_ext.local import images
 from pkb_ext.local import layout
 
 # Each overridable, so that a second checkout's test tier can run beside
@@ -56,15 +60,29 @@ def Unavailable() -> str | None:
 
 
 class TestCloud:
-  """Drives `pkb-ext local` for one test cloud."""
+  """Drives `pkb-ext local` for one test cloud.
 
-  def __init__(self, state_dir: str, disk_gib: float = TEST_DISK_GIB):
+  Its hosts run on this machine's software (--image=host) unless an image
+  is given: the tests that run a phase without PKB's installs need the
+  machine's tools.
+  """
+
+  image = images.HOST_IMAGE
+
+  def __init__(
+      self,
+      state_dir: str,
+      disk_gib: float = TEST_DISK_GIB,
+      image: str | None = None,
+  ):
     self.state_dir = state_dir
+    self.image = image or self.image
     self.plan = layout.Plan(
         state_dir=state_dir,
         prefix=TEST_PREFIX,
         subnet=TEST_SUBNET,
         disk_gib=disk_gib,
+        image=self.image,
     )
 
   @property
@@ -75,6 +93,7 @@ class TestCloud:
         PKB_EXT_LOCAL_PREFIX=TEST_PREFIX,
         PKB_EXT_LOCAL_SUBNET=TEST_SUBNET,
         PKB_EXT_LOCAL_DISK_GIB=str(self.plan.disk_gib),
+        PKB_EXT_LOCAL_IMAGE=self.image,
     )
     return env
 
@@ -195,3 +214,25 @@ class TestCloud:
     if os.path.exists(self.state_dir):
       found.append(f'dir {self.state_dir}')
     return found
+
+
+def MachinePackages() -> dict[str, object]:
+  """What is installed on this machine: its dpkg database's digest and the
+  distributions in its Pythons' site-packages (this one's and python3's)."""
+  with open('/var/lib/dpkg/status', 'rb') as f:
+    dpkg = hashlib.sha256(f.read()).hexdigest()
+  dirs = set(site.getsitepackages())
+  system = subprocess.run(
+      ['/usr/bin/python3', '-c', 'import site; print(site.getsitepackages())'],
+      capture_output=True,
+      text=True,
+      check=True,
+  ).stdout
+  dirs.update(ast.literal_eval(system.strip()))
+  found = {}
+  for d in sorted(dirs):
+    if os.path.isdir(d):
+      found[d] = sorted(
+          n for n in os.listdir(d) if n.endswith(('.dist-info', '.egg-info'))
+      )
+  return {'dpkg_status_sha256': dpkg, 'site_packages': found}
