@@ -15,7 +15,8 @@
 
 Every requirements file in configs/object_storage/ is resolved with pip
 against PyPI's real metadata, every dependency included, for the Python
-that preflight.OS_PYTHON gives each os_type of configs/machines/*.yaml, on
+of each local cloud image (pkb_ext.local.images) and the Python that
+preflight.OS_PYTHON gives each os_type of configs/machines/*.yaml, on
 x86_64 and aarch64 (the matrices have both): `pip install --dry-run
 --ignore-installed --only-binary=:all: --python-version X.Y --platform
 manylinux_2_N_ARCH ...`, N up to 28 (every os_type in OS_PYTHON with Python
@@ -35,6 +36,7 @@ import yaml
 
 from pkb_cloud_report.benchmarks.cloud_report import preflight
 from pkb_ext import paths
+from pkb_ext.local import images
 
 CONFIGS = os.path.join(paths.RepoRoot(), 'configs')
 REQUIREMENTS = sorted(
@@ -108,6 +110,15 @@ class WorkerPythonTest(absltest.TestCase):
                 ' install'
                 f' {os.path.basename(requirements)} on {arch}: {error}',
             )
+
+  def testEveryLocalCloudImageInstallsThePins(self):
+    # The local cloud's hosts install them on their image's own Python.
+    for image in images.IMAGES.values():
+      python = tuple(int(v) for v in image.python.split('.'))
+      for requirements in REQUIREMENTS:
+        with self.subTest(image=image.name, file=requirements):
+          ok, error = Resolve(requirements, python, 'x86_64')
+          self.assertTrue(ok, f'{image.name} (Python {image.python}): {error}')
 
   def testRequiresPythonLineIsTheFloor(self):
     for requirements in REQUIREMENTS:
