@@ -2,7 +2,8 @@
 # Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
 #
 # Runs the whole 2021 Cloud Report suite on the local cloud (what `make local`
-# runs after setup): `pkb-ext local up`, then stock pkb.py with
+# runs after setup): `pkb-ext local up --reset` (hosts on fresh layers of
+# their image), then stock pkb.py with
 # --benchmarks=cloud_report_2021 on its static VM file, with a preset of
 # durations; writes out/ and prints a results summary. See docs/local_cloud.md.
 #
@@ -15,6 +16,8 @@
 # Environment:
 #   PKB_EXT_OUT             output directory (default out/)
 #   PKB_EXT_LOCAL_DISK_GIB  data disk size of each db host (default 2)
+#   PKB_EXT_LOCAL_IMAGE     the hosts' OS image: debian12 (default), debian13,
+#                           or host (this machine's software, installs off)
 #   PKB_EXT_LOCAL_STATE     the local cloud's state dir (default cache/local)
 #   PKB_EXT_LOCAL_PREFIX, PKB_EXT_LOCAL_SUBNET  a second cloud's names/subnet
 #

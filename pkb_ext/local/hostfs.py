@@ -16,16 +16,27 @@
 A host is a network namespace with its own mount, UTS (hostname) and PID
 namespaces (see sshd.Start): it sees only its own processes, so `killall`
 or `pkill` there (PKB's netperf cleanup runs `killall netserver`) cannot
-reach this machine's or another host's. It sees this machine's root file
-system, with:
+reach this machine's or another host's.
+
+On an OS image (IMAGE_INIT_SH) its root is an overlay of the image and its
+own upper layer (STATE/hosts/NAME/upper, emptied by ResetHost whenever the
+host starts), entered with pivot_root, with:
+  /tmp, /home/USER      the host's own directories;
+  /run, /dev/shm, /mnt  the host's own tmpfs (mount points go in /mnt);
+  /proc, /sys           its PID and network namespaces'; /dev this machine's;
+  /opt/pkb-ext/lib      the scripts below, read-only;
+  /opt/pkb-ext/log      commands.log (every ssh command), sudo.log, sshd.log.
+The user, its sudo rule, /etc/hosts (the hosts and MIRROR_HOST) and the
+sshd's config and host key are files of the upper layer's /etc.
+
+On this machine's software (--image=host, INIT_SH) it sees this machine's
+root file system, with:
   /usr /etc /var /opt   overlays whose upper layers live in the host's
                         directory, so nothing a host writes there (even as
                         root) reaches this machine's files;
-  /tmp, /home/USER      the host's own directories;
-  /run, /dev/shm, /mnt  the host's own tmpfs (mount points go in /mnt);
-  /opt/pkb-ext/bin      this machine's $CACHE/bin (MinIO, go-tpc), read-only;
-  /opt/pkb-ext/lib      the scripts below, read-only;
-  /opt/pkb-ext/log      commands.log (every ssh command), sudo.log, guard.log.
+  /tmp, /home/USER, /run, /dev/shm, /mnt  as above;
+  /opt/pkb-ext/bin      this machine's $CACHE/bin (go-tpc), read-only;
+  /opt/pkb-ext/lib, /opt/pkb-ext/log  as above (and guard.log).
 The user exists only in the hosts' /etc (an overlay file), with NOPASSWD
 sudo. apt, apt-get, dpkg (but its queries) and friends are replaced by a
 guard that refuses and logs: the hosts share this machine's packages.
