@@ -181,9 +181,8 @@ class LocalCloudTest(absltest.TestCase):
 
   def test_7_apt_installs_on_its_host_only(self):
     installed = ['dpkg-query', '-W', '-f=${Status}', 'hello']
-    self.assertNotIn(
-        'installed', subprocess.run(installed, capture_output=True).stdout
-    )
+    machine = lambda: subprocess.run(installed, capture_output=True, text=True)
+    self.assertNotIn('installed', machine().stdout)
     proc = self.cloud.Ssh(
         'db3',
         'sudo apt-get update -q >/dev/null && sudo'
@@ -195,9 +194,7 @@ class LocalCloudTest(absltest.TestCase):
     self.assertEqual(proc.stdout.strip(), 'Hello, world!')
     proc = self.cloud.Ssh('db2', 'command -v hello || echo none')
     self.assertEqual(proc.stdout.strip(), 'none')
-    self.assertNotIn(
-        'installed', subprocess.run(installed, capture_output=True).stdout
-    )
+    self.assertNotIn('installed', machine().stdout)
 
   def test_7b_each_host_sees_only_its_processes(self):
     proc = self.cloud.Ssh('db2', 'nohup sleep 4242 >/dev/null 2>&1 & echo $!')
