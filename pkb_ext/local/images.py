@@ -71,9 +71,17 @@ COMPONENTS = ('main', 'non-free')
 # The image's own configuration: (path, text). No service starts at package
 # install (the hosts have no init system: a phase starts what it runs).
 _FILES = (
+    # No pipelining through the proxy: apt-cacher-ng may close a
+    # connection mid-pipeline when hosts refresh the same index at once, and
+    # apt then waits on it for good; a timeout and retries get it past that.
     (
         'etc/apt/apt.conf.d/01pkb-ext-proxy',
-        f'Acquire::http::Proxy "http://{MIRROR_HOST}:{APT_PROXY_PORT}";\n',
+        (
+            f'Acquire::http::Proxy "http://{MIRROR_HOST}:{APT_PROXY_PORT}";\n'
+            'Acquire::http::Pipeline-Depth "0";\n'
+            'Acquire::http::Timeout "30";\n'
+            'Acquire::Retries "3";\n'
+        ),
     ),
     (
         'etc/pip.conf',

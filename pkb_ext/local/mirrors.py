@@ -65,6 +65,9 @@ def AptCacherConfig(plan: layout.Plan) -> str:
       'ForeGround: 1\n'
       'ForceManaged: 1\n'
       'ExThreshold: 4\n'
+      # An index checked upstream is served as is for 5 minutes: the hosts
+      # of a run refresh the same ones within seconds of each other.
+      'FreshIndexMaxAge: 300\n'
       'Remap-debrep: deb.debian.org/debian ; '
       f'{images.MIRROR_URL}/\n'
       'Remap-secdeb: deb.debian.org/debian-security ; '
