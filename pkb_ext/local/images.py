@@ -50,9 +50,10 @@ BUILD_TIMEOUT_S = 1200
 
 # What a minimal Debian cloud image has that PKB relies on: sshd, python3
 # (PKB's remote scripts), sudo, and the tools PKB runs on every VM (ip, ps,
-# killall, lsmod, hostname, mke2fs: Debian 13's minbase lacks it, a cloud
-# image's ext4 root never does). python3-pip: PKB's pip package uses the image's pip and
-# only falls back to downloading get-pip.py, which the hosts cannot reach.
+# killall, lsmod, hostname; mke2fs, which Debian 13's minbase lacks and a
+# cloud image's ext4 root never does). python3-pip: PKB's pip package uses
+# the image's pip and only falls back to downloading get-pip.py, which the
+# hosts cannot reach.
 PACKAGES = (
     'ca-certificates',
     'e2fsprogs',
