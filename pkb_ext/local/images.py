@@ -129,6 +129,7 @@ class Image:
     recipe = {
         'suite': self.suite,
         'mirror': MIRROR_URL,
+        'built_from': 'sources',  # Sources(): the suite, updates, security
         'components': COMPONENTS,
         'packages': PACKAGES,
         'files': self.Files(),
@@ -201,11 +202,18 @@ def Ensure(image: Image, log=print) -> str:
         # hosts (hostfs), so none is baked in.
         '--customize-hook=rm -f "$1"/etc/ssh/ssh_host_*',
         '--customize-hook=: > "$1"/etc/machine-id',
-        image.suite, part, MIRROR_URL,
+        # The sources on stdin: the suite, its updates and security archive,
+        # so the image has its suite's updates, as a cloud image has when
+        # built (PKB's package restore on static VMs would otherwise
+        # upgrade them on each host at the end of every run).
+        image.suite, part, '-',
     ]  # fmt: skip
-    system.Run(argv, timeout=BUILD_TIMEOUT_S)
+    system.Run(argv, input_text=image.Sources(), timeout=BUILD_TIMEOUT_S)
+    apt = os.path.join(part, 'etc', 'apt')
     with contextlib.suppress(FileNotFoundError):
-      os.remove(os.path.join(part, 'etc', 'apt', 'sources.list'))
+      os.remove(os.path.join(apt, 'sources.list'))
+    for name in os.listdir(os.path.join(apt, 'sources.list.d')):
+      os.remove(os.path.join(apt, 'sources.list.d', name))  # ours follows
     for rel, text in image.Files():
       path = os.path.join(part, rel)
       os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -15,19 +15,20 @@
 
 Brings up a test cloud (its own state dir, prefix and subnet, so a `make
 local` cloud can stay up) on the Debian 12 image, checks each host over
-ssh, runs stock pkb.py's cloud_report_2021 on it (frame only, then the whole
-suite with the smoke preset through scripts/local.sh, PKB installing every
-tool), then the whole suite again on the Debian 13 image, and checks that
-this machine's packages did not change and that `down` leaves nothing.
+ssh, runs stock pkb.py's cloud_report_2021 on it (the whole suite with the
+smoke preset through scripts/local.sh: PKB's OS mixin, every tool's install
+and PKB's package cleanup), then the whole suite again on the Debian 13
+image, and checks that this machine's packages did not change and that
+`down` leaves nothing.
 Needs root; skipped (with the reason) where the machine cannot do it.
 The tests run in order and share the cloud.
 """
 
+import glob
 import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 
 from absl.testing import absltest
@@ -213,40 +214,12 @@ class LocalCloudTest(absltest.TestCase):
     finally:
       self.cloud.Ssh('db2', f'kill {pid}')
 
-  def _Pkb(self, *flags):
-    flagfile = os.path.join(self.work, 'flags')
-    proc = self.cloud.Cli('flags', '--preset=smoke')
-    self.assertEqual(proc.returncode, 0, proc.stderr)
-    with open(flagfile, 'w') as f:
-      f.write(proc.stdout)
-    pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
-    return subprocess.run(
-        [sys.executable, pkb, '--benchmarks=cloud_report_2021',
-         f'--flagfile={flagfile}', f'--temp_dir={self.work}/pkb', *flags],
-        capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-
   def _Marks(self):
     return {h: len(self.cloud.CommandLog(h)) for h in _HOSTS}
 
   def _Ran(self, marks, host):
     """The commands a host ran since marks."""
     return self.cloud.CommandLog(host)[marks[host] :]
-
-  def test_8_stock_pkb_runs_its_os_mixins_installs(self):
-    marks = self._Marks()
-    proc = self._Pkb('--cloud_report_phases=none')
-    self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
-    self.assertIn('Success rate: 100.00% (1/1)', proc.stderr)
-    for host in _HOSTS:
-      ran = self._Ran(marks, host)
-      for command in (
-          'lscpu',
-          'sudo apt-get update',
-          f'{_APT_INSTALL} fdisk',
-          'dpkg --get-selections',  # the static VM's package snapshot
-      ):
-        self.assertTrue(any(command in c for c in ran), (host, command, ran))
 
   def _WholeSuite(self, image):
     """scripts/local.sh on an image; returns the samples by phase."""
@@ -277,6 +250,37 @@ class LocalCloudTest(absltest.TestCase):
     self._AssertTpccSamples(by_phase.get('tpcc', []))
     self._AssertObjectStorageSamples(by_phase.get('object_storage', []))
     self._AssertNoSecrets(out)
+    logs = glob.glob(os.path.join(out, 'pkb*.log'))
+    self.assertLen(logs, 3)  # the suite, then object storage on gcs, azure
+    for path in logs:
+      with open(path) as f:
+        text = f.read()
+      self.assertIn('Success rate: 100.00% (1/1)', text, path)
+      # PKB's package cleanup of the static VMs ran to its end.
+      self.assertNotIn('exception deleting VMs', text, path)
+
+  def _AssertOsMixinAndCleanup(self, marks):
+    """PKB's OS mixin prepared each host, and its cleanup restored it."""
+    for host in _HOSTS:
+      ran = self._Ran(marks, host)
+      for command in (
+          'lscpu',
+          'sudo apt-get update',
+          f'{_APT_INSTALL} fdisk',
+          'dpkg --get-selections',  # the static VM's package snapshot
+          'sudo dpkg --set-selections <',  # ... restored at the end
+          'apt-get --purge -y dselect-upgrade',
+          'sudo rm -rf /opt/pkb',
+      ):
+        self.assertTrue(any(command in c for c in ran), (host, command, ran))
+    # What PKB installed with apt is gone again (pip's installs stay: PKB
+    # restores only dpkg's selections).
+    for host, package in (('db1', 'fio'), ('db1', 'postgresql'),
+                          ('client', 'python3-dev')):  # fmt: skip
+      proc = self.cloud.Ssh(
+          host, f"dpkg-query -W -f='${{Status}}' {package} || true"
+      )
+      self.assertNotIn('install ok installed', proc.stdout, (host, package))
 
   def _AssertInstalled(self, marks, python):
     """PKB installed each phase's tools on the hosts that run them."""
@@ -303,11 +307,13 @@ class LocalCloudTest(absltest.TestCase):
     marks = self._Marks()
     self._WholeSuite('debian12')
     self._AssertInstalled(marks, '3 11')
+    self._AssertOsMixinAndCleanup(marks)
 
   def test_9b_whole_suite_on_debian13(self):
     marks = self._Marks()
     self._WholeSuite('debian13')
     self._AssertInstalled(marks, '3 13')
+    self._AssertOsMixinAndCleanup(marks)
 
   def _AssertObjectStorageSamples(self, rows):
     """One run per emulator: the same samples, provider differing."""
