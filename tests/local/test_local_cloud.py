@@ -20,10 +20,30 @@ smoke preset through scripts/local.sh: PKB's OS mixin, every tool's install
 and PKB's package cleanup), then the whole suite again on the Debian 13
 image, and checks that this machine's packages did not change and that
 `down` leaves nothing.
+
+The two runs also show the suite's overlap (--cloud_report_overlap), from
+each host's command log (every ssh command with its start time, UTC ms):
+
+1. on Debian 12, with overlap (the default), while db1 runs the io phase
+   (the fill, then the fio jobs), db2 runs CoreMark (then netserver for the
+   client's netperf) and the client runs netperf and the TTFB worker:
+   commands of each side phase on other hosts start inside the io phase's
+   window on db1 (from the fill's start to the end of the last fio job:
+   its start + ramp + runtime); the fio jobs run 20 s each (the fill too:
+   fio ends it at the job file's runtime), so the io phase outlasts the
+   side phases' start;
+2. on Debian 13, without overlap, CoreMark runs on db1 and no side phase's
+   command starts inside the io phase's window;
+3. both runs give the same samples: metrics and the phases' metadata keys
+   (the values of phase_vms and overlapped differ, as they should).
+
+The hosts share one machine, so their figures under overlap are not cloud
+figures.
 Needs root; skipped (with the reason) where the machine cannot do it.
 The tests run in order and share the cloud.
 """
 
+import datetime
 import glob
 import json
 import math
@@ -34,11 +54,20 @@ import tempfile
 from absl.testing import absltest
 
 from pkb_ext import paths
+from pkb_ext.local import presets
 from pkb_cloud_report.benchmarks.cloud_report import phases
 from pkb_ext_dev import local_cloud
+from pkb_ext_dev import stock_pkb
 
 _REASON = local_cloud.Unavailable()
 _HOSTS = ('client', 'db1', 'db2', 'db3')
+# Each fio job's runtime and ramp in the run with overlap (see above).
+_FIO_RUNTIME_S = 20
+_FIO_RAMP_S = 1
+_FILL = '--section=fill-disk-ignore'
+# Commands of the side phases: CoreMark's build and runs, netperf and
+# netserver, the TTFB worker.
+_SIDE = ('coremark', 'netperf', 'netserver', 'ttfb_worker')
 _APT_INSTALL = (
     "sudo DEBIAN_FRONTEND='noninteractive' /usr/bin/apt-get -y install"
 )
@@ -51,6 +80,7 @@ class LocalCloudTest(absltest.TestCase):
   def setUpClass(cls):
     super().setUpClass()
     cls.work = tempfile.mkdtemp(prefix='pkb-ext-local-test-')
+    cls.shapes = {}  # image -> the samples' shape (_Labels)
     cls.machine = local_cloud.MachinePackages()
     # Not under /tmp: the hosts have their own /tmp.
     cls.cloud = local_cloud.TestCloud(
@@ -221,13 +251,18 @@ class LocalCloudTest(absltest.TestCase):
     """The commands a host ran since marks."""
     return self.cloud.CommandLog(host)[marks[host] :]
 
-  def _WholeSuite(self, image):
-    """scripts/local.sh on an image; returns the samples by phase."""
+  def _WholeSuite(self, image, *pkb_args):
+    """scripts/local.sh on an image; returns (PKB's suite samples, its log).
+
+    Checks the samples of every phase and provider, and that no secret
+    leaked.
+    """
     landed = phases.LoadAll()
     out = os.path.join(self.work, f'out-{image}')
     env = dict(self.cloud.env, PKB_EXT_OUT=out, PKB_EXT_LOCAL_IMAGE=image)
     proc = subprocess.run(
-        ['bash', os.path.join(paths.RepoRoot(), 'scripts', 'local.sh')],
+        ['bash', os.path.join(paths.RepoRoot(), 'scripts', 'local.sh'),
+         *pkb_args],
         env=env, capture_output=True, text=True, timeout=3600, check=False,
     )  # fmt: skip
     self.assertEqual(
@@ -258,6 +293,94 @@ class LocalCloudTest(absltest.TestCase):
       self.assertIn('Success rate: 100.00% (1/1)', text, path)
       # PKB's package cleanup of the static VMs ran to its end.
       self.assertNotIn('exception deleting VMs', text, path)
+    with open(os.path.join(out, 'pkb_samples.json')) as f:
+      suite = [json.loads(line) for line in f if line.strip()]
+    with open(os.path.join(out, 'pkb.log')) as f:
+      return suite, f.read()
+
+  def _Timed(self, marks):
+    """Each host's (start time, command) since marks."""
+    return {h: self.cloud.TimedCommandLog(h)[marks[h] :] for h in _HOSTS}
+
+  @staticmethod
+  def _IoWindow(logs, runtime_s):
+    """The fill's start on db1 and the end of the last fio job there."""
+    db1 = logs['db1']
+    (start,) = [i for i, (_, c) in enumerate(db1) if _FILL in c and
+                'execute_command' in c]  # fmt: skip
+    last = [
+        when
+        for when, c in db1[start:]
+        if '--section=' in c and 'execute_command' in c
+    ][-1]
+    per_job = datetime.timedelta(seconds=_FIO_RAMP_S + runtime_s)
+    return db1[start][0], last + per_job
+
+  @staticmethod
+  def _SideInWindow(logs, window):
+    start, end = window
+    return sorted(
+        (when.isoformat(), host, c)
+        for host in _HOSTS
+        if host != 'db1'
+        for when, c in logs[host]
+        if any(word in c for word in _SIDE) and start < when < end
+    )
+
+  @staticmethod
+  def _Labels(samples):
+    """{phase: (phase_vms, overlapped)} and the set of (metric, keys).
+
+    The keys are the phase's own: PKB's run labels (each VM group's
+    machine facts, which list the machine's loop devices, shared with
+    other local clouds) are on every sample, the phases' and PKB's own
+    (End to End Runtime), and are left out.
+    """
+    labels = [stock_pkb.Labels(s) for s in samples]
+    run_keys = set().union(*(set(x) for x in labels if 'phase' not in x))
+    placed, shape = {}, set()
+    for s, x in zip(samples, labels):
+      if 'phase' not in x:
+        continue
+      placed[x['phase']] = (x['phase_vms'], x['overlapped'])
+      shape.add((s['metric'], tuple(sorted(set(x) - run_keys))))
+    return placed, shape
+
+  def _AssertOverlapped(self, logs, samples, log):
+    """io ran on db1 while the side phases ran on the other hosts."""
+    window = self._IoWindow(logs, _FIO_RUNTIME_S)
+    inside = self._SideInWindow(logs, window)
+    self.assertTrue(
+        any(h == 'db2' for _, h, _ in inside),
+        f'no side phase command on db2 in the io window {window}: {inside}',
+    )
+    for word in _SIDE:  # every side phase started beside the io phase
+      self.assertTrue([c for _, _, c in inside if word in c], (word, inside))
+    self.assertFalse([c for _, c in logs['db1'] if 'coremark' in c])
+    self.assertIn(
+        'overlap: cpu,net,object_storage run while io runs on db1', log
+    )
+    placed, _ = self._Labels(samples)
+    self.assertEqual({p: placed[p] for p in placed if p != 'tpcc'}, {
+        'cpu': ('db2', 'True'),
+        'io': ('db1', 'True'),
+        'net': ('client,db2', 'True'),
+        'object_storage': ('client', 'True'),
+    })  # fmt: skip
+
+  def _AssertInSeries(self, logs, samples, runtime_s):
+    """Without overlap the side phases ran before or after io, CoreMark on db1."""
+    window = self._IoWindow(logs, runtime_s)
+    self.assertEqual(self._SideInWindow(logs, window), [])
+    self.assertTrue([c for _, c in logs['db1'] if 'coremark' in c])
+    self.assertFalse([c for _, c in logs['db2'] if any(w in c for w in _SIDE)])
+    placed, _ = self._Labels(samples)
+    self.assertEqual({p: placed[p] for p in placed if p != 'tpcc'}, {
+        'cpu': ('db1', 'False'),
+        'io': ('db1', 'False'),
+        'net': ('client,db1', 'False'),
+        'object_storage': ('client', 'False'),
+    })  # fmt: skip
 
   def _AssertOsMixinAndCleanup(self, marks):
     """PKB's OS mixin prepared each host, and its cleanup restored it."""
@@ -282,14 +405,15 @@ class LocalCloudTest(absltest.TestCase):
       )
       self.assertNotIn('install ok installed', proc.stdout, (host, package))
 
-  def _AssertInstalled(self, marks, python):
+  def _AssertInstalled(self, marks, python, overlap):
     """PKB installed each phase's tools on the hosts that run them."""
     client = self._Ran(marks, 'client')
-    # Under the suite's overlap (its default) CoreMark runs on db2 while the
-    # io phase's fill runs on db1, and netperf goes from the client to db2.
+    # With overlap CoreMark runs on db2 while the io phase's fill runs on
+    # db1, and netperf goes from the client to db2; without, both use db1.
+    side = 'db2' if overlap else 'db1'
     for host, packages in (
         ('db1', ('fio', 'postgresql')),
-        ('db2', ('build-essential', 'netperf')),
+        (side, ('build-essential', 'netperf')),
         ('client', ('netperf', 'python3-dev', 'curl')),
     ):
       ran = self._Ran(marks, host)
@@ -307,17 +431,36 @@ class LocalCloudTest(absltest.TestCase):
     )
     self.assertEqual(proc.stdout.strip(), python, proc.stderr)
 
-  def test_9a_whole_suite_on_debian12(self):
+  def test_9a_whole_suite_on_debian12_with_overlap(self):
     marks = self._Marks()
-    self._WholeSuite('debian12')
-    self._AssertInstalled(marks, '3 11')
+    samples, log = self._WholeSuite(
+        'debian12',
+        f'--cloud_report_fio_runtime_s={_FIO_RUNTIME_S}',
+        f'--cloud_report_fio_ramp_time_s={_FIO_RAMP_S}',
+    )
+    self._AssertInstalled(marks, '3 11', overlap=True)
     self._AssertOsMixinAndCleanup(marks)
+    self._AssertOverlapped(self._Timed(marks), samples, log)
+    self.shapes['debian12'] = self._Labels(samples)[1]
 
-  def test_9b_whole_suite_on_debian13(self):
+  def test_9b_whole_suite_on_debian13_in_series(self):
     marks = self._Marks()
-    self._WholeSuite('debian13')
-    self._AssertInstalled(marks, '3 13')
+    samples, _ = self._WholeSuite('debian13', '--cloud_report_overlap=false')
+    self._AssertInstalled(marks, '3 13', overlap=False)
     self._AssertOsMixinAndCleanup(marks)
+    runtime_s = int(
+        presets.SMOKE['cloud_report_fio_runtime_s']
+    )  # the smoke preset's
+    self._AssertInSeries(self._Timed(marks), samples, runtime_s)
+    self.shapes['debian13'] = self._Labels(samples)[1]
+
+  def test_9c_the_same_samples_with_and_without_overlap(self):
+    if len(self.shapes) < 2:
+      self.skipTest(f'needs both whole-suite runs; ran: {sorted(self.shapes)}')
+    on, off = self.shapes['debian12'], self.shapes['debian13']
+    self.assertNotEmpty(on)
+    self.assertEqual(sorted(on - off), [])
+    self.assertEqual(sorted(off - on), [])
 
   def _AssertObjectStorageSamples(self, rows):
     """One run per emulator: the same samples, provider differing."""
@@ -396,7 +539,7 @@ class LocalCloudTest(absltest.TestCase):
     self.assertLen(used, 1)
     self.assertEqual(used[0]['value'], len(passed))
 
-  def test_9c_down_leaves_nothing_and_the_machine_as_it_was(self):
+  def test_9d_down_leaves_nothing_and_the_machine_as_it_was(self):
     proc = self.cloud.Cli('down')
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertEqual(self.cloud.Leftovers(), [])

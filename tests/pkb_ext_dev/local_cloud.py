@@ -19,6 +19,7 @@ real `pkb-ext local` command line, and checks that `down` leaves nothing.
 """
 
 import ast
+import datetime
 import hashlib
 import json
 import os
@@ -156,14 +157,20 @@ class TestCloud:
 
   def CommandLog(self, host: str) -> list[str]:
     """Every ssh command the host ran (the sshd ForceCommand's log)."""
+    return [command for _, command in self.TimedCommandLog(host)]
+
+  def TimedCommandLog(self, host: str) -> list[tuple[datetime.datetime, str]]:
+    """(start time, command) of every ssh command the host ran."""
     path = os.path.join(self.plan.HostDir(host), 'log', 'commands.log')
     try:
       with open(path) as f:
-        return [
-            line.split('\t', 2)[2].rstrip('\n') for line in f if line.strip()
-        ]
+        lines = [line.rstrip('\n').split('\t', 2) for line in f]
     except FileNotFoundError:
       return []
+    return [
+        (datetime.datetime.fromisoformat(when.replace('Z', '+00:00')), what)
+        for when, _, what in (x for x in lines if len(x) == 3)
+    ]
 
   def GuardLog(self, host: str) -> list[str]:
     path = os.path.join(self.plan.HostDir(host), 'log', 'guard.log')
