@@ -7,9 +7,11 @@
 # --benchmarks=cloud_report_2021 on its static VM file, with a preset of
 # durations; writes out/ and prints a results summary. See docs/local_cloud.md.
 #
-# Usage: scripts/local.sh [--preset=smoke|report] [--down] [PKB FLAGS...]
+# Usage: scripts/local.sh [--preset=smoke|report] [--s3-only] [--down]
+#                         [PKB FLAGS...]
 #   --preset=smoke    (default) seconds per timed part; a few minutes in all
 #   --preset=report   the report's durations and counts
+#   --s3-only         object storage on MinIO (s3) only: no gcs, azure runs
 #   --down            run `pkb-ext local down` at the end (default: keep the
 #                     cloud up for the next run; `make local-down` removes it)
 #   PKB FLAGS         passed to pkb.py, e.g. --cloud_report_phases=cpu,io
@@ -22,8 +24,9 @@
 #   PKB_EXT_LOCAL_PREFIX, PKB_EXT_LOCAL_SUBNET  a second cloud's names/subnet
 #
 # The suite runs with the object storage phase on MinIO (s3); then, if that
-# phase is selected, the phase alone runs once more on fake-gcs-server (gcs)
-# and once on Azurite (azure), so the samples hold all three providers.
+# phase is selected (and not --s3-only), the phase alone runs once more on
+# fake-gcs-server (gcs) and once on Azurite (azure), so the samples hold all
+# three providers.
 #
 # out/ receives samples.ndjson (one phase sample a line: metric, value, unit,
 # metadata, timestamp, run_uri), spool/ (pkb_ext's publisher spool, if it has
@@ -43,12 +46,14 @@ die() { printf '[local] ERROR: %s\n' "$*" >&2; exit 1; }
 
 PRESET=smoke
 DOWN=0
+PROVIDERS="gcs azure"
 PKB_ARGS=()
 EXPECT=
 for arg in "$@"; do
   case "$arg" in
     --preset=*) PRESET=${arg#--preset=} ;;
     --down) DOWN=1 ;;
+    --s3-only) PROVIDERS= ;;
     --cloud_report_phases=*) EXPECT=${arg#--cloud_report_phases=}; PKB_ARGS+=("$arg") ;;
     *) PKB_ARGS+=("$arg") ;;
   esac
@@ -108,7 +113,7 @@ case ",$EXPECT," in
     for arg in "${PKB_ARGS[@]}"; do
       case "$arg" in --cloud_report_phases=*) ;; *) OTHER_ARGS+=("$arg") ;; esac
     done
-    for provider in gcs azure; do
+    for provider in $PROVIDERS; do
       if ! (umask 077 && "$VENV/bin/pkb-ext" local flags --preset="$PRESET" \
           --object-storage="$provider" --spool-dir="$OUT/spool" \
           > "$WORK/flags-$provider" 2>"$WORK/flags.err"); then
