@@ -15,9 +15,10 @@
 
 Two kinds of code, kept apart. benchmarks/ and linux_packages/ mirror PKB's
 linux_benchmarks/ and linux_packages/: what PKB needs to run the report. They
-import only perfkitbenchmarker and themselves, and are installed as
-pkb_cloud_report.benchmarks and linux_packages so their names
-never clash with PKB's. pkb_ext/ is what only this project has: the registry
+import only perfkitbenchmarker and themselves, and are installed under their
+folders' names (import benchmarks.cloud_report.phases is
+benchmarks/cloud_report/phases.py); PKB's own are perfkitbenchmarker.*, so
+the names never clash. pkb_ext/ is what only this project has: the registry
 and autoload, the command line, the local cloud, publishing and analysis. A
 .pth file makes every interpreter of the environment load the extension into
 stock pkb.py (see pkb_ext/autoload.py).
@@ -33,10 +34,11 @@ from setuptools.command import editable_wheel
 
 _PTH = 'pkb_ext_autoload.pth'
 _PTH_SOURCE = os.path.join('pkb_ext', _PTH)
-# Top-level directories that mirror PKB's tree, and their installed names.
+# Installed package -> its top-level directory (configs/ holds data files,
+# read as pkb_ext.configs).
 _TOP_LEVEL = {
-    'pkb_cloud_report.benchmarks': 'benchmarks',
-    'pkb_cloud_report.linux_packages': 'linux_packages',
+    'benchmarks': 'benchmarks',
+    'linux_packages': 'linux_packages',
     'pkb_ext.configs': 'configs',
 }
 

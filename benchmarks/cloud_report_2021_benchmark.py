@@ -40,11 +40,11 @@ from absl import flags
 from perfkitbenchmarker import configs
 from perfkitbenchmarker import vm_util
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import preflight
-from pkb_cloud_report.benchmarks.cloud_report import resume
-from pkb_cloud_report.benchmarks.cloud_report import runner
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import runner
+from benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
 BENCHMARK_CONFIG = """

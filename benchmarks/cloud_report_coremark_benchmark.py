@@ -25,9 +25,9 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_cloud_report.benchmarks.cloud_report import cpu  # pylint: disable=unused-import
-from pkb_cloud_report.benchmarks.cloud_report import preflight
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import cpu  # pylint: disable=unused-import
+from benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_coremark'
 BENCHMARK_CONFIG = """

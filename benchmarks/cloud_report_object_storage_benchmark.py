@@ -29,9 +29,9 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_cloud_report.benchmarks.cloud_report import object_storage
-from pkb_cloud_report.benchmarks.cloud_report import preflight
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import object_storage
+from benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
 PHASE = object_storage.PHASE

@@ -26,9 +26,9 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from pkb_cloud_report.benchmarks.cloud_report import preflight
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
-from pkb_cloud_report.benchmarks.cloud_report import tpcc  # pylint: disable=unused-import
+from benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import tpcc  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_tpcc'
 BENCHMARK_CONFIG = """

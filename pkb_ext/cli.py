@@ -44,7 +44,7 @@ import subprocess
 import sys
 import warnings
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import parsers
 from pkb_ext import inputs
 
 MAX_INPUT_BYTES = inputs.MAX_TOOL_OUTPUT_BYTES
@@ -69,8 +69,8 @@ _DELEGATED = {
 
 def _NetperfRequired(text: str) -> list[str]:
   """The selectors the net phase would require of this output."""
-  from pkb_cloud_report.benchmarks.cloud_report import network  # pylint: disable=g-import-not-at-top
-  from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import network  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.parsers import netperf  # pylint: disable=g-import-not-at-top
 
   result = netperf.Parse(text)
   if result.style != 'keyval':
@@ -87,7 +87,7 @@ def _NetperfRequired(text: str) -> list[str]:
 
 def _TpccDuration(text: str) -> str:
   """argparse type of parse's --duration: a duration such as 30m."""
-  from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
 
   try:
     tpcc_engines.DurationSeconds(text)
@@ -105,8 +105,8 @@ def _CheckTpccDuration(text: str, duration: str) -> None:
   Raises:
     parsers.ParseError: the run was cut short.
   """
-  from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
-  from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.parsers import tpcc  # pylint: disable=g-import-not-at-top
 
   seconds = tpcc_engines.DurationSeconds(duration)
   elapsed = tpcc.Parse(text).elapsed_s
@@ -140,7 +140,7 @@ def _Parse(args) -> int:
       )
     print(f'pkb-ext parse {args.tool}: {name}: {e}{hint}', file=sys.stderr)
     return 1
-  from pkb_cloud_report.benchmarks.cloud_report import samples  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import samples  # pylint: disable=g-import-not-at-top
 
   for s in out:
     print(json.dumps(samples.ToJsonDict(s), sort_keys=True, allow_nan=False))

@@ -79,8 +79,8 @@ import warnings
 
 import yaml
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import stepping
 from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext import registry
@@ -477,7 +477,7 @@ def TpccImportPhase(params, db_nodes: int) -> Phase:
 
 def PhaseEstimates(name: str, fill: Fill | None, db_nodes: int) -> list[Phase]:
   """Estimates a phase from its flags (read under the config's flags)."""
-  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
   params = phases.Load(name).ReadParams()
   if name == 'cpu':
@@ -673,7 +673,7 @@ def CheckMachinePrice(catalog: pricing.Catalog, g: Group) -> None:
 
 
 def _Groups(config) -> tuple[Group, ...]:
-  from pkb_cloud_report.benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
 
   out = []
   for name, g in sorted((config.vm_groups or {}).items()):
@@ -724,7 +724,7 @@ def _Schedule(module, names: Sequence[str], groups: Sequence[Group]):
   """
   # pylint: disable=g-import-not-at-top
   from absl import flags
-  from pkb_cloud_report.benchmarks.cloud_report import phases
+  from benchmarks.cloud_report import phases
   # pylint: enable=g-import-not-at-top
 
   if hasattr(module, 'PHASE'):
@@ -1002,7 +1002,7 @@ def Configurations(
     PlanError: the flags or a configuration are invalid.
   """
   from absl import flags  # pylint: disable=g-import-not-at-top
-  from pkb_cloud_report.benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
 
   catalog = catalog or pricing.Load()
   out = []

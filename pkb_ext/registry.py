@@ -25,7 +25,7 @@ under the same name, and calling it again is a no-op.
 
 `pkb.py --helpmatch=cloud_report` prints the flags of the modules whose name
 matches `cloud_report`. Some of our flags are defined in modules named
-otherwise (pkb_ext.publish.publisher, pkb_cloud_report.linux_packages.cloud_report_cockroachdb), so
+otherwise (pkb_ext.publish.publisher, linux_packages.cloud_report_cockroachdb), so
 Register() also lists each cloud_report_ flag of such a module under the name
 `cloud_report flags of MODULE`; the flag is still defined by MODULE.
 """
@@ -45,8 +45,8 @@ from pkb_ext import paths
 # import PKB's benchmark_sets, whose import is what triggers the autoload.
 # pylint: disable=g-import-not-at-top
 
-BENCHMARKS_PACKAGE = 'pkb_cloud_report.benchmarks'
-PACKAGES_PACKAGE = 'pkb_cloud_report.linux_packages'
+BENCHMARKS_PACKAGE = 'benchmarks'
+PACKAGES_PACKAGE = 'linux_packages'
 CONFIGS_PACKAGE = 'pkb_ext.configs'
 PUBLISH_PACKAGE = 'pkb_ext.publish'
 SUITE_BENCHMARK = 'cloud_report_2021'

@@ -26,9 +26,10 @@ carries:
   tests/data/<tool>/<file> -> tests/data/cloud_report/<tool>/<file>, the
                               captured outputs an exported test names
 
-with imports of pkb_cloud_report.benchmarks and pkb_cloud_report.linux_packages
-rewritten to perfkitbenchmarker.linux_benchmarks and
-perfkitbenchmarker.linux_packages, PKB's licence header in place of ours, and
+with our modules' names (benchmarks.cloud_report..., linux_packages.cloud_report_...,
+in imports and in strings such as mock.patch targets) rewritten to
+perfkitbenchmarker.linux_benchmarks.* and perfkitbenchmarker.linux_packages.*,
+PKB's licence header in place of ours, and
 the new Python files formatted by pyink with PKB's settings. upstream_series
 computes which patch holds each file (shared helpers, one patch per
 benchmark module, the suite last; a group over 2,500 lines split along
@@ -66,8 +67,8 @@ are never reformatted):
 
 configs/pricing/ and configs/baselines/ stay behind: only pkb_ext's analysis
 prices results and compares them with published figures. The export refuses
-a module that still imports pkb_ext, pkb_ext_dev or pkb_cloud_report after
-the rewrite, a file that would replace one PKB already has, a file no rule
+a module that still imports pkb_ext, pkb_ext_dev, benchmarks or
+linux_packages after the rewrite, a file that would replace one PKB already has, a file no rule
 places in a patch, a patch over 2,500 lines, and an --out directory that
 already holds patches.
 
@@ -93,13 +94,23 @@ from pkb_ext import registry
 from pkb_ext import upstream_series as series
 
 PIN_SCRIPT = os.path.join('scripts', 'setup.d', '30-pkb.sh')
-# Our packages' installed names -> PKB's.
+# Our top-level packages -> PKB's.
 IMPORT_RENAMES = {
-    'pkb_cloud_report.benchmarks': 'perfkitbenchmarker.linux_benchmarks',
-    'pkb_cloud_report.linux_packages': 'perfkitbenchmarker.linux_packages',
+    'benchmarks': 'perfkitbenchmarker.linux_benchmarks',
+    'linux_packages': 'perfkitbenchmarker.linux_packages',
 }
+# One of ours as the start of a dotted name (not after a dot, a word
+# character, '/' or '-'), naming one of our modules (they all start with
+# cloud_report) or followed by `import`: `from benchmarks.cloud_report
+# import x`, `from linux_packages import cloud_report_fio`,
+# 'benchmarks.cloud_report.phases.F' in a mock.patch target. PKB's own
+# linux_packages (perfkitbenchmarker.linux_packages, or the module imported
+# from perfkitbenchmarker) is left alone.
+_OUR_NAME = re.compile(
+    r'(?<![\w./-])(benchmarks|linux_packages)(?=\.cloud_report|\s+import\s)'
+)
 # Top-level names no exported module may import.
-FORBIDDEN_IMPORTS = ('pkb_ext', 'pkb_ext_dev', 'pkb_cloud_report')
+FORBIDDEN_IMPORTS = ('pkb_ext', 'pkb_ext_dev', 'benchmarks', 'linux_packages')
 DATA_SUBDIRECTORY = 'cloud_report'
 # Source directory -> destination in PKB's tree. __init__.py of the two
 # package roots stay behind: PKB has its own.
@@ -373,9 +384,8 @@ def Plan(source_root: str) -> list[ExportFile]:
 
 
 def RewriteImports(text: str) -> str:
-  for ours, theirs in IMPORT_RENAMES.items():
-    text = re.sub(rf'\b{re.escape(ours)}\b', theirs, text)
-  return text
+  """text with our modules' names as PKB's (see _OUR_NAME)."""
+  return _OUR_NAME.sub(lambda m: IMPORT_RENAMES[m.group(1)], text)
 
 
 def ReplaceHeader(text: str, where: str) -> str:
@@ -406,8 +416,8 @@ def ForbiddenImports(text: str, where: str) -> list[str]:
       continue
     for name in names:
       if name.split('.')[0] in FORBIDDEN_IMPORTS:
-        found.append(f'{where}:{node.lineno}: imports {name}')
-  return found
+        found.append((node.lineno, f'{where}:{node.lineno}: imports {name}'))
+  return [text for _, text in sorted(found)]  # in line order
 
 
 def BenchmarkName(text: str) -> str | None:

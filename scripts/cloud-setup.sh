@@ -96,7 +96,7 @@ PATH="$VENV/bin:$PATH" "$VENV/bin/python" -W ignore -c '
 import sys
 from pkb_ext import registry
 registry.Register()
-from pkb_cloud_report.benchmarks.cloud_report import cloud_access
+from benchmarks.cloud_report import cloud_access
 cloud = sys.argv[1]
 problems = cloud_access.CloudProblems(cloud)
 for problem in problems:

@@ -13,20 +13,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 #
-# Checks pyproject.toml's import-linter contracts. The installed name
-# pkb_cloud_report.* has no folder (setup.py's package_dir maps it to
-# benchmarks/ and linux_packages/), and import-linter reads packages from
-# folders, so a copy laid out under the installed names comes first on
-# PYTHONPATH; pkb_ext_dev comes from tests/. Exit status: lint-imports'.
+# Checks pyproject.toml's import-linter contracts, with the repo's top-level
+# packages (benchmarks/, linux_packages/, pkb_ext/) and pkb_ext_dev from
+# tests/ on PYTHONPATH. Exit status: lint-imports'.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/pkb_cloud_report"
-: > "$tmp/pkb_cloud_report/__init__.py"
-for top in benchmarks linux_packages; do
-  cp -r "$root/$top" "$tmp/pkb_cloud_report/$top"
-  find "$tmp/pkb_cloud_report/$top" -name __pycache__ -prune -exec rm -rf {} +
-done
 cd "$root"
-PYTHONPATH="$tmp:$root/tests:$root" "$root/.venv/bin/lint-imports" --config pyproject.toml --no-cache "$@"
+PYTHONPATH="$root/tests:$root" "$root/.venv/bin/lint-imports" --config pyproject.toml --no-cache "$@"

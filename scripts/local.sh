@@ -74,7 +74,7 @@ up_done=$(date +%s)
 
 if [ -z "$EXPECT" ]; then
   EXPECT=$("$VENV/bin/python" -c \
-    'from pkb_cloud_report.benchmarks.cloud_report import phases
+    'from benchmarks.cloud_report import phases
 print(",".join(phases.LoadAll()))' 2>/dev/null)
 fi
 [ "$EXPECT" = none ] && EXPECT=  # --cloud_report_phases=none: no phase runs

@@ -31,8 +31,8 @@ import sys
 from typing import Callable, Sequence
 
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import topology as topology_lib
 
 # The CLI PKB runs on this host for each cloud, and where it comes from.
 CLOUD_CLIS = {

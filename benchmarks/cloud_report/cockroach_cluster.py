@@ -33,8 +33,8 @@ from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import vm_util
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks.cloud_report import remote
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 # The CRL repository's start arguments (cmd/generate.go, commit 47fabad).
 DEFAULT_CACHE = '.25'

@@ -35,11 +35,11 @@ import logging
 from absl import flags
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark_pkg
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as coremark_parser
-from pkb_cloud_report.benchmarks.cloud_report.samples import cpu as cpu_samples
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import remote
+from linux_packages import cloud_report_coremark as coremark_pkg
+from benchmarks.cloud_report.parsers import coremark as coremark_parser
+from benchmarks.cloud_report.samples import cpu as cpu_samples
 
 PHASE = 'cpu'
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name

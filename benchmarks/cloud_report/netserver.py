@@ -25,7 +25,7 @@ from typing import Sequence
 
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
+from benchmarks.cloud_report import remote
 
 WORK_DIR = 'cloud_report_netperf'  # relative: the login's home on a VM
 # The VM attribute where Prepare keeps the netperf it installed, for Run.

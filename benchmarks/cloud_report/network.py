@@ -42,11 +42,11 @@ import re
 from absl import flags
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import netserver
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.linux_packages import cloud_report_netperf as netperf_pkg
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as netperf_parser
-from pkb_cloud_report.benchmarks.cloud_report.samples import network as net_samples
+from benchmarks.cloud_report import netserver
+from benchmarks.cloud_report import phases
+from linux_packages import cloud_report_netperf as netperf_pkg
+from benchmarks.cloud_report.parsers import netperf as netperf_parser
+from benchmarks.cloud_report.samples import network as net_samples
 
 PHASE = 'net'
 TESTS = ('TCP_RR', 'TCP_STREAM')

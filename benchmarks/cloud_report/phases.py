@@ -48,7 +48,7 @@ import importlib
 import types
 from typing import Any, Sequence
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import samples as samples_lib
 
 ORDER = samples_lib.PHASES
 DB_GROUP = 'db'

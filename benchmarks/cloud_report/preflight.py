@@ -50,11 +50,11 @@ from perfkitbenchmarker import disk as pkb_disk
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
-from pkb_cloud_report.benchmarks.cloud_report import cloud_access
-from pkb_cloud_report.benchmarks.cloud_report import object_storage
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import cloud_access
+from benchmarks.cloud_report import object_storage
+from benchmarks.cloud_report.object_storage import worker as os_worker
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import topology as topology_lib
 
 FLAGS = flags.FLAGS
 

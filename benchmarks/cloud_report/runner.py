@@ -28,9 +28,9 @@ from typing import Any, Callable, Sequence
 
 from perfkitbenchmarker import background_tasks
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import resume
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import samples as samples_lib
 
 
 def _RunOne(name, topology, step):

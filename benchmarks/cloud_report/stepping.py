@@ -63,7 +63,7 @@ rule: an empty latency distribution is no evidence of low latency.
 import dataclasses
 from typing import Any, Callable, Mapping, Sequence
 
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report import pass_rules
 
 LINEAR = 'linear'
 BISECT = 'bisect'

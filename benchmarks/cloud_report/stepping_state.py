@@ -22,7 +22,7 @@ import os
 import tempfile
 from typing import Any, Mapping, Sequence
 
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import stepping
 
 
 class StateStore:

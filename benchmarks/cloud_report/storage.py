@@ -51,14 +51,14 @@ import jinja2
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import storage_commands as commands
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
-from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
-from pkb_cloud_report.benchmarks.cloud_report import storage_params as params_lib
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
-from pkb_cloud_report.benchmarks.cloud_report.samples import storage as io_samples
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import storage_commands as commands
+from benchmarks.cloud_report.parsers import fio as fio_parser
+from benchmarks.cloud_report import storage_guard as io_guard
+from benchmarks.cloud_report import storage_params as params_lib
+from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.samples import storage as io_samples
 
 FILL_JOB = 'fill-disk-ignore'
 REPORTED_JOBS = params_lib.REPORTED_JOBS

@@ -22,7 +22,7 @@ data disk leaves it as PKB would.
 import re
 import shlex
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
+from benchmarks.cloud_report import remote
 
 
 def OutputFile(job: str) -> str:

@@ -23,7 +23,7 @@ import re
 
 from absl import flags
 
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import topology as topology_lib
 
 REPORTED_JOBS = (
     'wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',

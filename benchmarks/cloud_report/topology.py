@@ -20,9 +20,9 @@ from absl import flags
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import publisher as pkb_publisher
 
-from pkb_cloud_report.benchmarks.cloud_report import REPORT_VERSION
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import REPORT_VERSION
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import samples as samples_lib
 
 _AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
 _GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')

@@ -45,15 +45,15 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import resume
-from pkb_cloud_report.benchmarks.cloud_report import stepping_state
-from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
-from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import stepping_state
+from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import tpcc_engines as engines
+from benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report import tpcc_postgres
+from benchmarks.cloud_report.samples import tpcc as tpcc_samples
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 PHASE = 'tpcc'
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'

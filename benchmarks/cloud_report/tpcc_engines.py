@@ -42,16 +42,16 @@ from typing import Any, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
-from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
-from pkb_cloud_report.benchmarks.cloud_report import storage_commands
-from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
-from pkb_cloud_report.benchmarks.cloud_report.samples import tpcc as tpcc_samples
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import cockroach_cluster
+from linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from benchmarks.cloud_report import storage_commands
+from benchmarks.cloud_report import storage_guard as io_guard
+from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.samples import tpcc as tpcc_samples
 
 COCKROACH = 'cockroach'
 POSTGRES = 'postgres'

@@ -25,11 +25,11 @@ import math
 
 from absl import flags
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
-from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import tpcc_engines as engines
 
 ENGINE = flags.DEFINE_enum(
     'cloud_report_tpcc_engine',

@@ -28,11 +28,11 @@ from typing import Any
 
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines as engines
-from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
-from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import tpcc_engines as engines
+from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from linux_packages import cloud_report_go_tpc as go_tpc
 
 PG_USER = 'postgres'
 PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'

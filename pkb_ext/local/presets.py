@@ -23,7 +23,7 @@ A flag is passed only if a phase defines it.
 
 from absl import flags
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phases
 from pkb_ext import local
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
 from pkb_ext.local import images

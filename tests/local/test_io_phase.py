@@ -40,10 +40,10 @@ from absl import flags
 from absl.testing import absltest
 
 from pkb_ext import paths
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
-from pkb_cloud_report.benchmarks.cloud_report import storage as io
-from pkb_cloud_report.benchmarks.cloud_report import storage_commands
-from pkb_cloud_report.benchmarks.cloud_report import storage_guard as io_guard
+from benchmarks.cloud_report.parsers import fio as fio_parser
+from benchmarks.cloud_report import storage as io
+from benchmarks.cloud_report import storage_commands
+from benchmarks.cloud_report import storage_guard as io_guard
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import loop_device
 from pkb_ext_dev import fidelity as fidelity_lib

@@ -56,7 +56,7 @@ from absl.testing import absltest
 
 from pkb_ext import paths
 from pkb_ext.local import presets
-from pkb_cloud_report.benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phases
 from pkb_ext_dev import local_cloud
 from pkb_ext_dev import stock_pkb
 

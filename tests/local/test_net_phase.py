@@ -37,9 +37,9 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
 from pkb_ext import paths
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import netserver
-from pkb_cloud_report.benchmarks.cloud_report import network as net
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import netserver
+from benchmarks.cloud_report import network as net
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import fidelity as fidelity_lib
 from pkb_ext_dev import load

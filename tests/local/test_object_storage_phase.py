@@ -52,16 +52,16 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 
 from pkb_ext import paths
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import runner
-from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark as benchmark
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
-from pkb_cloud_report.benchmarks.cloud_report import object_storage
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets as os_buckets
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as os_params
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker as os_worker
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import runner
+from benchmarks import cloud_report_object_storage_benchmark as benchmark
+from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report import object_storage
+from benchmarks.cloud_report.object_storage import buckets as os_buckets
+from benchmarks.cloud_report.object_storage import params as os_params
+from benchmarks.cloud_report.object_storage import worker as os_worker
 from pkb_ext import object_storage_endpoints as endpoints
-from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
+from linux_packages import cloud_report_coremark as coremark
 from pkb_ext.local import services
 from pkb_ext_dev import local_vm
 
@@ -646,7 +646,7 @@ class BadInputTest(_PhaseTestCase):
 
 
 def _RunMetadata(vm):
-  from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import topology as topology_lib  # pylint: disable=g-import-not-at-top
 
   return topology_lib.RunMetadataFromVm(vm)
 

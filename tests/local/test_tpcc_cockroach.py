@@ -52,10 +52,10 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import data
 
-from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks.cloud_report import cockroach_cluster
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import tpcc_engines
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.local import sshd
 from pkb_ext_dev import faults
 from pkb_ext_dev import local_cloud

@@ -37,13 +37,13 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
-from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
-from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import cockroach_cluster
+from linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import procs
 

@@ -36,13 +36,13 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 
 from pkb_ext import paths
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
-from pkb_cloud_report.benchmarks.cloud_report import stepping_state
-from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report import tpcc
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report import stepping_state
+from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import tpcc
+from benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS

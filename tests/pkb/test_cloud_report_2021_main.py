@@ -33,7 +33,7 @@ import tempfile
 
 from absl.testing import absltest
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phases
 from pkb_ext_dev import coremark_playback
 from pkb_ext_dev import fio_playback
 from pkb_ext_dev import netperf_playback

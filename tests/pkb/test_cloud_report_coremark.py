@@ -29,10 +29,10 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 
-from pkb_cloud_report.benchmarks import cloud_report_coremark_benchmark as benchmark
-from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as parser
-from pkb_cloud_report.benchmarks.cloud_report import cpu
+from benchmarks import cloud_report_coremark_benchmark as benchmark
+from linux_packages import cloud_report_coremark as pkg
+from benchmarks.cloud_report.parsers import coremark as parser
+from benchmarks.cloud_report import cpu
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 from pkb_ext_dev import fidelity as fidelity_lib

@@ -29,10 +29,10 @@ from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-from pkb_cloud_report.benchmarks import cloud_report_netperf_benchmark as benchmark
-from pkb_cloud_report.linux_packages import cloud_report_netperf as pkg
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as parser
-from pkb_cloud_report.benchmarks.cloud_report import network as net
+from benchmarks import cloud_report_netperf_benchmark as benchmark
+from linux_packages import cloud_report_netperf as pkg
+from benchmarks.cloud_report.parsers import netperf as parser
+from benchmarks.cloud_report import network as net
 from pkb_ext_dev import netperf_playback as playback
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb

@@ -39,15 +39,15 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import publisher
 
 from absl.testing import parameterized
-from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark as benchmark
-from pkb_cloud_report.benchmarks.cloud_report import estimates
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
-from pkb_cloud_report.benchmarks.cloud_report import tpcc
-from pkb_cloud_report.linux_packages import cloud_report_go_tpc as go_tpc
-from pkb_cloud_report.benchmarks.cloud_report import cockroach_cluster
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
+from benchmarks import cloud_report_tpcc_benchmark as benchmark
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import tpcc
+from linux_packages import cloud_report_go_tpc as go_tpc
+from benchmarks.cloud_report import cockroach_cluster
+from linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 

@@ -35,10 +35,10 @@ from absl import flags
 from absl.testing import absltest
 import perfkitbenchmarker
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report.parsers import coremark
+from benchmarks.cloud_report.parsers import fio
+from benchmarks.cloud_report.parsers import netperf
 
 PKB_DATA = (
     pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent

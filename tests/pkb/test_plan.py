@@ -27,8 +27,8 @@ from absl import flags
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from pkb_cloud_report.benchmarks.cloud_report import estimates
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import stepping
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing

@@ -29,8 +29,8 @@ from absl import flags
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import cloud_access
-from pkb_cloud_report.benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import cloud_access
+from benchmarks.cloud_report import preflight
 from pkb_ext import plan
 from pkb_ext_dev import pkb_tests
 

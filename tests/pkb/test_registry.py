@@ -40,7 +40,7 @@ class RegistryTest(absltest.TestCase):
     module = linux_benchmarks.VALID_BENCHMARKS['cloud_report_2021']
     self.assertEqual(
         module.__name__,
-        'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark',
+        'benchmarks.cloud_report_2021_benchmark',
     )
     self.assertIn(module, linux_benchmarks.BENCHMARKS)
 
@@ -119,7 +119,7 @@ class RegistryTest(absltest.TestCase):
         registry.ResolveBenchmarks(['--benchmarks=cloud_report']),
         [(
             'cloud_report_2021',
-            'pkb_cloud_report.benchmarks.cloud_report_2021_benchmark',
+            'benchmarks.cloud_report_2021_benchmark',
         )],
     )
 

@@ -32,7 +32,7 @@ import os
 import pathlib
 import shutil
 
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 

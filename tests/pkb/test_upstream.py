@@ -20,8 +20,8 @@ and after each patch imports the modules it adds and runs its tests and
 PKB's tests of the PKB files it edits. Everything that runs
 in that tree runs in an interpreter started with -I -S, whose sys.path is the
 patched tree, the standard library and the venv's site-packages (for PKB's
-dependencies) without processing its .pth files: pkb_ext, pkb_cloud_report
-and the PKB checkout installed in the venv are not importable there, which
+dependencies) without processing its .pth files: pkb_ext, our benchmarks
+and linux_packages and the PKB checkout installed in the venv are not importable there, which
 each run checks first.
 """
 
@@ -61,7 +61,7 @@ del sys.argv[1:3]
 sys.path[:0] = [tree]
 sys.path.append(site_packages)
 import importlib.util
-for name in ('pkb_ext', 'pkb_ext_dev', 'pkb_cloud_report'):
+for name in ('pkb_ext', 'pkb_ext_dev', 'benchmarks', 'linux_packages'):
   if importlib.util.find_spec(name) is not None:
     raise SystemExit(f'ISOLATION BROKEN: {name} is importable')
 import perfkitbenchmarker
@@ -296,7 +296,8 @@ def testSeriesAddsAndChangesWhatItSays(patched):
 # What a reader of PKB's tree cannot find: our packages, test helpers,
 # commands and setup cache.
 _OURS = re.compile(
-    r'\bpkb_ext\b|pkb_ext_dev|pkb_cloud_report|\.cache/pkb-ext'
+    r'\bpkb_ext\b|pkb_ext_dev|\.cache/pkb-ext'
+    r'|(?<![\w./-])(?:benchmarks|linux_packages)(?:\.cloud_report| import )'
     r'|pkb-ext (?:run|list|plan|parse|local|publish|report|bench|upstream)\b'
 )
 
@@ -344,7 +345,7 @@ def _OurFlags() -> set[str]:
   return {
       f.name
       for module, module_flags in flags.FLAGS.flags_by_module_dict().items()
-      if module.startswith('pkb_cloud_report.')
+      if module.startswith(('benchmarks.', 'linux_packages.'))
       for f in module_flags
   }
 

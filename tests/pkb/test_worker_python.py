@@ -34,7 +34,7 @@ from absl.testing import absltest
 from perfkitbenchmarker import os_types
 import yaml
 
-from pkb_cloud_report.benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import preflight
 from pkb_ext import paths
 from pkb_ext.local import images
 

@@ -490,7 +490,7 @@ class _PartError(Exception):
 
 def _Overhead(cloud_, args, figures, details, log) -> None:
   from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
-  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
   cloud_.EnsureUp(log)
   work = tempfile.mkdtemp(prefix='pkb-ext-bench-overhead-', dir=args.work_dir)
@@ -530,7 +530,7 @@ def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
   defaults and the smoke preset's values."""
   from absl import flags  # pylint: disable=g-import-not-at-top
 
-  from pkb_cloud_report.benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
   from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
   from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
 

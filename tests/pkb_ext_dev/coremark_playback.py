@@ -22,7 +22,7 @@ single-core and 16-thread pthread outputs in tests/data/coremark.
 import os
 
 from pkb_ext import paths
-from pkb_cloud_report.linux_packages import cloud_report_coremark as pkg
+from linux_packages import cloud_report_coremark as pkg
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'coremark')
 THREADS = 16

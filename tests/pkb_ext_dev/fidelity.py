@@ -32,14 +32,14 @@ from typing import Callable
 
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import cpu
-from pkb_cloud_report.benchmarks.cloud_report import netserver
-from pkb_cloud_report.benchmarks.cloud_report import network
-from pkb_cloud_report.benchmarks.cloud_report import storage
-from pkb_cloud_report.benchmarks.cloud_report import storage_guard
-from pkb_cloud_report.benchmarks.cloud_report.samples import cpu as cpu_samples
-from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark_pkg
-from pkb_cloud_report.linux_packages import cloud_report_netperf as netperf_pkg
+from benchmarks.cloud_report import cpu
+from benchmarks.cloud_report import netserver
+from benchmarks.cloud_report import network
+from benchmarks.cloud_report import storage
+from benchmarks.cloud_report import storage_guard
+from benchmarks.cloud_report.samples import cpu as cpu_samples
+from linux_packages import cloud_report_coremark as coremark_pkg
+from linux_packages import cloud_report_netperf as netperf_pkg
 
 
 @dataclasses.dataclass(frozen=True)

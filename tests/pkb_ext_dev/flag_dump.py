@@ -27,7 +27,7 @@ import sys
 from absl import flags
 
 PREFIX = 'cloud_report_'
-UNIT_PACKAGE = 'pkb_cloud_report.'
+UNIT_PACKAGE = ('benchmarks.', 'linux_packages.')
 # Strings every flag's parser and validators are asked about.
 PROBES = (
     '', '0', '-1', '1', '3', '0.5', '1e999', 'nan', '99999999', 'x', 'a,b',

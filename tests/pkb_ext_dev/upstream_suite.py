@@ -64,7 +64,8 @@ OUTCOMES = ('passed', 'failed', 'error', 'skipped')
 _GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
 _ISOLATION = (
     'import importlib.util, sys\n'
-    "bad = [n for n in ('pkb_ext', 'pkb_ext_dev', 'pkb_cloud_report')"
+    "bad = [n for n in ('pkb_ext', 'pkb_ext_dev', 'benchmarks',"
+    " 'linux_packages')"
     ' if importlib.util.find_spec(n)]\n'
     "sys.exit('importable: ' + ', '.join(bad) if bad else 0)\n"
 )

@@ -27,7 +27,7 @@ import sqlglot
 
 from pkb_ext import paths
 from pkb_ext import pricing
-from pkb_cloud_report.benchmarks.cloud_report import stats
+from benchmarks.cloud_report import stats
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import runner
 from pkb_ext_dev import analysis_fixture as fx

@@ -22,8 +22,10 @@ helpers (tests/pkb_ext_dev) and no bench harness.
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 
 from absl.testing import absltest
@@ -102,7 +104,7 @@ class ImportScanTest(parameterized.TestCase):
 
   @parameterized.parameters(
       'from perfkitbenchmarker import vm_util\n',
-      'from pkb_cloud_report.benchmarks.cloud_report import stats\n',
+      'from benchmarks.cloud_report import stats\n',
       'import pkb_extras\n',
       'from . import pkb_ext\n',  # relative: a module of the unit itself
       "NAME = 'pkb_ext'\n",
@@ -126,7 +128,11 @@ class WheelTest(absltest.TestCase):
     )
     if tracked.returncode:
       raise absltest.SkipTest('not a git checkout')
-    tmp = absltest.get_default_test_tmpdir()
+    # A fresh directory: setuptools builds in the source's build/, so a copy
+    # left by an earlier run (or another checkout's) would add its files.
+    os.makedirs(absltest.get_default_test_tmpdir(), exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=absltest.get_default_test_tmpdir())
+    cls.addClassCleanup(shutil.rmtree, tmp, ignore_errors=True)
     cls.src = os.path.join(tmp, 'wheel-src')
     cls.out = os.path.join(tmp, 'wheel-out')
     for rel in tracked.stdout.split('\n'):
@@ -170,16 +176,16 @@ class WheelTest(absltest.TestCase):
         'pkb_ext/cli.py',
         'pkb_ext/registry.py',
         'pkb_ext/upstream.py',
-        'pkb_cloud_report/benchmarks/cloud_report_2021_benchmark.py',
-        'pkb_cloud_report/benchmarks/cloud_report/phases.py',
-        'pkb_cloud_report/linux_packages/cloud_report_cockroachdb.py',
+        'benchmarks/cloud_report_2021_benchmark.py',
+        'benchmarks/cloud_report/phases.py',
+        'linux_packages/cloud_report_cockroachdb.py',
         'pkb_ext/configs/fio/cloud_report_2021.fio.j2',
     ):
       self.assertIn(name, self.names)
     tops = {n.split('/')[0] for n in self.names}
     self.assertEqual(
         {t for t in tops if not t.endswith('.dist-info')},
-        {'pkb_ext', 'pkb_cloud_report', 'pkb_ext_autoload.pth'},
+        {'pkb_ext', 'benchmarks', 'linux_packages', 'pkb_ext_autoload.pth'},
     )
 
   def testShipsEveryConfigsFile(self):

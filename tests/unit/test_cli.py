@@ -24,7 +24,7 @@ from unittest import mock
 from absl.testing import absltest
 
 from pkb_ext import cli
-from pkb_cloud_report.benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import parsers
 
 
 def _Main(argv):

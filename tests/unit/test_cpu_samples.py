@@ -21,10 +21,10 @@ import statistics
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report import stats
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark
-from pkb_cloud_report.benchmarks.cloud_report.samples import cpu
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import stats
+from benchmarks.cloud_report.parsers import coremark
+from benchmarks.cloud_report.samples import cpu
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
 

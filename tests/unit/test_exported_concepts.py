@@ -26,7 +26,7 @@ import re
 
 from absl.testing import absltest
 
-from pkb_cloud_report.benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import preflight
 from pkb_ext import paths
 from pkb_ext.publish import publisher
 

@@ -19,10 +19,10 @@ import pathlib
 
 from absl.testing import absltest
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio
-from pkb_cloud_report.benchmarks.cloud_report.samples import storage as io_samples
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report.parsers import fio
+from benchmarks.cloud_report.samples import storage as io_samples
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 REPORTED = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops',

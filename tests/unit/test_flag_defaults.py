@@ -30,7 +30,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phases
 from pkb_ext_dev import flag_dump
 
 _SNAPSHOT = os.path.join(

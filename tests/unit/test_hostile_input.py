@@ -28,14 +28,14 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf
-from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
-from pkb_cloud_report.benchmarks.cloud_report import network as net
-from pkb_cloud_report.benchmarks.cloud_report.samples import network as net_samples
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report.parsers import coremark
+from benchmarks.cloud_report.parsers import fio
+from benchmarks.cloud_report.parsers import netperf
+from benchmarks.cloud_report.parsers import tpcc
+from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report import network as net
+from benchmarks.cloud_report.samples import network as net_samples
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 BIG = '9' * 400

@@ -18,9 +18,9 @@ import pathlib
 from absl.testing import absltest
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf
-from pkb_cloud_report.benchmarks.cloud_report.samples import network as net
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report.parsers import netperf
+from benchmarks.cloud_report.samples import network as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 

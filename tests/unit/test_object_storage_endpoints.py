@@ -21,7 +21,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets
+from benchmarks.cloud_report.object_storage import buckets
 from pkb_ext import object_storage_endpoints as endpoints
 
 FLAGS = flags.FLAGS

@@ -22,9 +22,9 @@ from absl.testing import absltest
 from perfkitbenchmarker import context
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import resume
-from pkb_cloud_report.benchmarks.cloud_report import runner
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import runner
 
 EVERY = list(phases.ORDER)
 _WAIT_S = 10  # a bound on every wait: a scheduling bug fails, never hangs

@@ -36,7 +36,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import pytest
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import parsers
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 # The captured outputs of each tool (scripts, job files and notes excluded).

@@ -21,10 +21,10 @@ from absl.testing import absltest
 from absl.testing import parameterized
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import resume
-from pkb_cloud_report.benchmarks.cloud_report import runner
-from pkb_cloud_report.benchmarks.cloud_report import topology
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import runner
+from benchmarks.cloud_report import topology
 
 
 class RegionTest(parameterized.TestCase):

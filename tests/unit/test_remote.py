@@ -25,7 +25,7 @@ from absl.testing import parameterized
 
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
+from benchmarks.cloud_report import remote
 
 
 class LastIntegerTest(parameterized.TestCase):

@@ -25,13 +25,13 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import storage as io
-from pkb_cloud_report.benchmarks.cloud_report import storage_commands
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
-from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import storage as io
+from benchmarks.cloud_report import storage_commands
+from benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report import tpcc_engines
+from benchmarks.cloud_report import tpcc_postgres
+from linux_packages import cloud_report_coremark as coremark
 
 FIO_DATA = pathlib.Path(__file__).parent.parent / 'data' / 'fio'
 

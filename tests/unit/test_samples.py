@@ -11,12 +11,12 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for pkb_cloud_report.benchmarks.cloud_report.samples: catalog, typed run metadata, stamping."""
+"""Tests for benchmarks.cloud_report.samples: catalog, typed run metadata, stamping."""
 
 from absl.testing import absltest
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import samples
+from benchmarks.cloud_report import samples
 
 _META = samples.RunMetadata(
     cloud='AWS',

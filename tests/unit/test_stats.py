@@ -11,14 +11,14 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for pkb_cloud_report.benchmarks.cloud_report.stats."""
+"""Tests for benchmarks.cloud_report.stats."""
 
 import math
 
 from absl.testing import absltest
 import numpy as np
 
-from pkb_cloud_report.benchmarks.cloud_report import stats
+from benchmarks.cloud_report import stats
 
 
 class SummarizeTest(absltest.TestCase):

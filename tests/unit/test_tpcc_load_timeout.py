@@ -22,10 +22,10 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_engines
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_postgres
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report import tpcc_engines
+from benchmarks.cloud_report import tpcc_postgres
 
 
 def _Db():

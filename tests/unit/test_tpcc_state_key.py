@@ -20,9 +20,9 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import context
 
-from pkb_cloud_report.benchmarks.cloud_report import resume
-from pkb_cloud_report.benchmarks.cloud_report import tpcc
-from pkb_cloud_report.benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import tpcc
+from benchmarks.cloud_report import tpcc_params
 
 FLAGS = flags.FLAGS
 

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests of pkb_cloud_report.benchmarks.cloud_report.parsers.ttfb on real MinIO worker outputs."""
+"""Tests of benchmarks.cloud_report.parsers.ttfb on real MinIO worker outputs."""
 
 import contextlib
 import io
@@ -24,8 +24,8 @@ from absl.testing import parameterized
 import numpy as np
 
 from pkb_ext import cli
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report.parsers import ttfb
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 

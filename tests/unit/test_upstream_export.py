@@ -35,17 +35,29 @@ class TextTest(absltest.TestCase):
 
   def testRewritesOurPackagesOnly(self):
     text = (
-        'from pkb_cloud_report.benchmarks.cloud_report import phases\n'
-        'from pkb_cloud_report.linux_packages import cockroachdb\n'
+        'from benchmarks.cloud_report import phases\n'
+        'from benchmarks import cloud_report_2021_benchmark\n'
+        'from linux_packages import cloud_report_cockroachdb\n'
+        'import linux_packages.cloud_report_fio as fio\n'
+        "@mock.patch('benchmarks.cloud_report.phases.F')\n"
         'from perfkitbenchmarker import configs\n'
-        'x = "pkb_cloud_report.benchmarksX"\n'
+        'from perfkitbenchmarker import linux_packages\n'
+        'from perfkitbenchmarker.linux_packages import fio\n'
+        'x = linux_packages.INSTALL_DIR\n'
+        'y = "benchmarksX benchmarks/cloud_report/a.py linux_packages."\n'
+        '# the benchmarks of the report\n'
     )
     self.assertEqual(
         upstream.RewriteImports(text),
         'from perfkitbenchmarker.linux_benchmarks.cloud_report import phases\n'
-        'from perfkitbenchmarker.linux_packages import cockroachdb\n'
-        'from perfkitbenchmarker import configs\n'
-        'x = "pkb_cloud_report.benchmarksX"\n',
+        'from perfkitbenchmarker.linux_benchmarks import'
+        ' cloud_report_2021_benchmark\n'
+        'from perfkitbenchmarker.linux_packages import'
+        ' cloud_report_cockroachdb\n'
+        'import perfkitbenchmarker.linux_packages.cloud_report_fio as fio\n'
+        "@mock.patch('perfkitbenchmarker.linux_benchmarks.cloud_report.phases"
+        ".F')\n"
+        + text.split('\n', 5)[5],
     )
 
   def testHeaderBecomesPkbs(self):
@@ -67,12 +79,15 @@ class TextTest(absltest.TestCase):
     self.assertEqual(
         upstream.ForbiddenImports(
             'import os\nfrom pkb_ext import local\n'
-            'def F():\n  import pkb_cloud_report.benchmarks\n',
+            'def F():\n  import benchmarks\n'
+            'from linux_packages.cloud_report_fio import X\n'
+            'from perfkitbenchmarker import linux_packages\n',
             'm.py',
         ),
         [
             'm.py:2: imports pkb_ext',
-            'm.py:4: imports pkb_cloud_report.benchmarks',
+            'm.py:4: imports benchmarks',
+            'm.py:5: imports linux_packages.cloud_report_fio',
         ],
     )
 

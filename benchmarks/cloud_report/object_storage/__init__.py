@@ -32,8 +32,8 @@ Errors that stop the phase are one line naming the provider and where it
 was reached (a back-end's endpoint, or the cloud's service and region).
 """
 
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as params_lib
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import stages
+from benchmarks.cloud_report.object_storage import params as params_lib
+from benchmarks.cloud_report.object_storage import stages
 
 PHASE = stages.PHASE
 

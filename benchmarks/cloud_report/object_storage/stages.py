@@ -40,12 +40,12 @@ from absl import flags
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import vm_util
 
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import topology as topology_lib
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import buckets
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import params as params_lib
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker
+from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.object_storage import buckets
+from benchmarks.cloud_report.object_storage import params as params_lib
+from benchmarks.cloud_report.object_storage import worker
 
 PHASE = 'object_storage'
 WORK_DIR = worker.WORK_DIR

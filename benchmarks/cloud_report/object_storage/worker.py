@@ -23,10 +23,10 @@ ParseCollected); Samples turns them into samples.
 import json
 import logging
 
-from pkb_cloud_report.benchmarks.cloud_report import remote
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
-from pkb_cloud_report.benchmarks.cloud_report.samples import object_storage as os_samples
+from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report.samples import object_storage as os_samples
 
 WORK_DIR = 'cloud_report_object_storage'
 TAG = 'ttfb-worker'  # the worker's remote.Tracked tag

@@ -42,7 +42,7 @@ import dataclasses
 import math
 import re
 
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.parsers import ParseError
 
 # EEMBC run rule: a reportable run lasts at least this long.
 MIN_SECONDS = 10.0

@@ -33,7 +33,7 @@ import math
 import os
 from typing import Any
 
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.parsers import ParseError
 
 DIRECTIONS = ('read', 'write', 'trim')
 _TRAILER_PREFIXES = ('fio:', 'fio ', 'note:')

@@ -21,7 +21,7 @@ fixed rows. Titles are mapped back to selectors (TITLES).
 import csv
 import re
 
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.parsers import ParseError
 
 # Column titles (as in -O and -o output) of the selectors we use -> selector.
 TITLES = {

@@ -49,7 +49,7 @@ or exponent notation is a ParseError.
 import dataclasses
 import re
 
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.parsers import ParseError
 
 COCKROACH = 'cockroach'
 GO_TPC = 'go-tpc'

@@ -49,7 +49,7 @@ import json
 import math
 from typing import Any, Sequence
 
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.parsers import ParseError
 
 FORMAT = 'cloud-report-ttfb'
 VERSION = 1

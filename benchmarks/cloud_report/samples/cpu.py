@@ -24,9 +24,9 @@ from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report import stats
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as coremark_parser
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import stats
+from benchmarks.cloud_report.parsers import coremark as coremark_parser
 
 SCORE_UNIT = 'iterations/sec'
 METRICS = {

@@ -25,9 +25,9 @@ from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report import stats
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as netperf_parser
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import stats
+from benchmarks.cloud_report.parsers import netperf as netperf_parser
 
 LATENCY_UNIT = 'us'
 METRICS = {

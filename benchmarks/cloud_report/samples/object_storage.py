@@ -29,8 +29,8 @@ stopped early; parse_problems says why).
 
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report.parsers import ttfb
 
 METRICS = {
     # GET: request sent -> first body byte; PUT: -> first byte of the final

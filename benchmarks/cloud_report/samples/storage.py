@@ -23,8 +23,8 @@ from typing import Any, Mapping
 
 from perfkitbenchmarker import sample
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as fio_parser
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report.parsers import fio as fio_parser
 
 METRICS = {
     'fio_iops': 'ops/s',

@@ -34,9 +34,9 @@ samples say which with efficiency_basis.
 
 from typing import Any, Mapping
 
-from pkb_cloud_report.benchmarks.cloud_report import samples as samples_lib
-from pkb_cloud_report.benchmarks.cloud_report import stepping
-from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
 
 METRICS = {
     'tpcc_tpmc': 'tpmC',

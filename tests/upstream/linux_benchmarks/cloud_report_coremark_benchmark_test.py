@@ -25,10 +25,10 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
-from pkb_cloud_report.benchmarks import cloud_report_coremark_benchmark
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark as parser
-from pkb_cloud_report.linux_packages import cloud_report_coremark as coremark
+from benchmarks import cloud_report_coremark_benchmark
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report.parsers import coremark as parser
+from linux_packages import cloud_report_coremark as coremark
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

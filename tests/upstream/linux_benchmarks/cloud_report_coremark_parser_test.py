@@ -16,8 +16,8 @@
 import os
 import unittest
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report.parsers import coremark
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report.parsers import coremark
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -28,10 +28,10 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
-from pkb_cloud_report.benchmarks import cloud_report_fio_benchmark
-from pkb_cloud_report.benchmarks.cloud_report import storage
-from pkb_cloud_report.benchmarks.cloud_report import storage_guard
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio as parser
+from benchmarks import cloud_report_fio_benchmark
+from benchmarks.cloud_report import storage
+from benchmarks.cloud_report import storage_guard
+from benchmarks.cloud_report.parsers import fio as parser
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -17,8 +17,8 @@ import json
 import os
 import unittest
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report.parsers import fio
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report.parsers import fio
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -25,8 +25,8 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
-from pkb_cloud_report.benchmarks import cloud_report_netperf_benchmark
-from pkb_cloud_report.benchmarks.cloud_report.parsers import netperf as parser
+from benchmarks import cloud_report_netperf_benchmark
+from benchmarks.cloud_report.parsers import netperf as parser
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

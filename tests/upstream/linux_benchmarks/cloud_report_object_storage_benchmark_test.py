@@ -25,8 +25,8 @@ from unittest import mock
 from absl.testing import flagsaver
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
-from pkb_cloud_report.benchmarks import cloud_report_object_storage_benchmark
-from pkb_cloud_report.benchmarks.cloud_report.object_storage import worker
+from benchmarks import cloud_report_object_storage_benchmark
+from benchmarks.cloud_report.object_storage import worker
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -16,9 +16,9 @@
 import os
 import unittest
 
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
-from pkb_cloud_report.benchmarks.cloud_report import stepping_state
-from pkb_cloud_report.benchmarks.cloud_report import stepping
+from benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report import stepping_state
+from benchmarks.cloud_report import stepping
 from tests import pkb_common_test_case
 
 _REPORT = pass_rules.RULES['report']

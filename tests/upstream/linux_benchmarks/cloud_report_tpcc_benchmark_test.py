@@ -30,9 +30,9 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import publisher
-from pkb_cloud_report.benchmarks import cloud_report_tpcc_benchmark
-from pkb_cloud_report.benchmarks.cloud_report import phases
-from pkb_cloud_report.linux_packages import cloud_report_cockroachdb as cockroachdb
+from benchmarks import cloud_report_tpcc_benchmark
+from benchmarks.cloud_report import phases
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

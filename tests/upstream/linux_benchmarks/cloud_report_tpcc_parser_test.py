@@ -16,9 +16,9 @@
 import os
 import unittest
 
-from pkb_cloud_report.benchmarks.cloud_report import parsers
-from pkb_cloud_report.benchmarks.cloud_report import pass_rules
-from pkb_cloud_report.benchmarks.cloud_report.parsers import tpcc
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report.parsers import tpcc
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -15,7 +15,7 @@
 
 import unittest
 
-from pkb_cloud_report.benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report.parsers import ttfb
 from tests import pkb_common_test_case
 
 
