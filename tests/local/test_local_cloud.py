@@ -367,13 +367,7 @@ class LocalCloudTest(absltest.TestCase):
     self.assertIn(
         'overlap: cpu,net,object_storage run while io runs on db1', log
     )
-    placed, _ = self._Labels(samples)
-    self.assertEqual({p: placed[p] for p in placed if p != 'tpcc'}, {
-        'cpu': ('db2', 'True'),
-        'io': ('db1', 'True'),
-        'net': ('client,db2', 'True'),
-        'object_storage': ('client', 'True'),
-    })  # fmt: skip
+    self._AssertPlaced(samples, 'db2', 'True')
 
   def _AssertInSeries(self, logs, samples, runtime_s):
     """Without overlap the side phases ran before or after io, CoreMark on db1."""
@@ -381,12 +375,16 @@ class LocalCloudTest(absltest.TestCase):
     self.assertEqual(self._SideInWindow(logs, window), [])
     self.assertTrue([c for _, c in logs['db1'] if 'coremark' in c])
     self.assertFalse([c for _, c in logs['db2'] if any(w in c for w in _SIDE)])
+    self._AssertPlaced(samples, 'db1', 'False')
+
+  def _AssertPlaced(self, samples, side, overlapped):
+    """Each phase's phase_vms and overlapped labels (side: CoreMark's VM)."""
     placed, _ = self._Labels(samples)
     self.assertEqual({p: placed[p] for p in placed if p != 'tpcc'}, {
-        'cpu': ('db1', 'False'),
-        'io': ('db1', 'False'),
-        'net': ('client,db1', 'False'),
-        'object_storage': ('client', 'False'),
+        'cpu': (side, overlapped),
+        'io': ('db1', overlapped),
+        'net': (f'client,{side}', overlapped),
+        'object_storage': ('client', overlapped),
     })  # fmt: skip
 
   def _AssertOsMixinAndCleanup(self, marks):
