@@ -227,6 +227,8 @@ class LocalCloudTest(absltest.TestCase):
         PKB_EXT_LOCAL_PREFIX=_CLOUD_PREFIX,
         PKB_EXT_LOCAL_SUBNET=_CLOUD_SUBNET,
         PKB_EXT_LOCAL_DISK_GIB='0.5',
+        # This machine's fio, installs off: the phase, not PKB's installs.
+        PKB_EXT_LOCAL_IMAGE='host',
     )
     return subprocess.run(
         [sys.executable, '-m', 'pkb_ext.cli', 'local', *args],

@@ -389,7 +389,9 @@ class LocalCloud:
       p = self.plan
       argv = [os.path.join(os.path.dirname(sys.executable), 'pkb-ext'),
               'local', 'up', '--prefix', p.prefix, '--subnet', p.subnet,
-              '--ssh-port', str(p.ssh_port), '--disk-size', str(p.disk_gib)]  # fmt: skip
+              '--ssh-port', str(p.ssh_port), '--disk-size', str(p.disk_gib),
+              # The parts compare tools this machine has (installs off).
+              '--image', 'host']  # fmt: skip
       log(f'local cloud {self.state_dir} is not up: {" ".join(argv[1:])}')
       proc = subprocess.run(
           argv, env=self.env, capture_output=True, text=True, check=False
