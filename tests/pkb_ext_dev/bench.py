@@ -21,8 +21,9 @@
 PARTS (comma-separated, default all): fio, netperf, coremark (or fidelity
 for the three), overhead, stepping, publish, vs_pkb, calibrate. fio,
 netperf, coremark, overhead and vs_pkb run on the local cloud of
---state-dir (brought up first if it is not up; needs root); stepping,
-publish and calibrate run on this machine.
+--state-dir (brought up first if it is not up, with --image host: the
+parts compare the tools this machine has, with PKB's installs off; needs
+root); stepping, publish and calibrate run on this machine.
 
 A paired figure (fidelity, vs_pkb, calibrate) is judged by the 95 %
 interval of its unflagged pair ratios (pkb_ext_dev.bench_sitting): PASS
