@@ -40,6 +40,7 @@ from absl import flags
 from absl.testing import absltest
 
 from pkb_ext import paths
+from pkb_ext.local import images
 from benchmarks.cloud_report.parsers import fio as fio_parser
 from benchmarks.cloud_report import storage as io
 from benchmarks.cloud_report import storage_commands
@@ -228,7 +229,7 @@ class LocalCloudTest(absltest.TestCase):
         PKB_EXT_LOCAL_SUBNET=_CLOUD_SUBNET,
         PKB_EXT_LOCAL_DISK_GIB='0.5',
         # This machine's fio, installs off: the phase, not PKB's installs.
-        PKB_EXT_LOCAL_IMAGE='host',
+        PKB_EXT_LOCAL_IMAGE=images.HOST_IMAGE,
     )
     return subprocess.run(
         [sys.executable, '-m', 'pkb_ext.cli', 'local', *args],

@@ -380,6 +380,7 @@ class LocalCloud:
     import subprocess  # pylint: disable=g-import-not-at-top
 
     from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
+    from pkb_ext.local import images  # pylint: disable=g-import-not-at-top
 
     if not self.Healthy():
       if os.geteuid() != 0:
@@ -392,7 +393,7 @@ class LocalCloud:
               'local', 'up', '--prefix', p.prefix, '--subnet', p.subnet,
               '--ssh-port', str(p.ssh_port), '--disk-size', str(p.disk_gib),
               # The parts compare tools this machine has (installs off).
-              '--image', 'host']  # fmt: skip
+              '--image', images.HOST_IMAGE]  # fmt: skip
       log(f'local cloud {self.state_dir} is not up: {" ".join(argv[1:])}')
       proc = subprocess.run(
           argv, env=self.env, capture_output=True, text=True, check=False
