@@ -73,6 +73,9 @@ def StopNetserverCommand(port: int) -> str:
   )
 
 
+START_ATTEMPTS = 3  # netserver starts tried while the port stays taken
+
+
 def StartNetserverCommand(netserver: str, port: int) -> str:
   """Starts netserver in the foreground mode (-D) in the background.
 
@@ -81,20 +84,31 @@ def StartNetserverCommand(netserver: str, port: int) -> str:
   so StopNetserverCommand can stop them all. The command writes the PID to
   the pidfile, waits until netserver listens (up to 30 s), and prints it.
   A netserver of an earlier run recorded in our pidfile is stopped first.
+  A port that is still taken (a stopped server's sockets can outlive its
+  processes by a moment) is tried START_ATTEMPTS times, 2 s apart; if it
+  stays taken the command fails with netserver's log and, where `ss`
+  exists, the sockets on the port and their processes.
   """
   log = posixpath.join(WORK_DIR, f'netserver-{port}.log')
   pidfile = Pidfile(port)
   return (
       f'mkdir -p {WORK_DIR} && {StopNetserverCommand(port)} >/dev/null; '
       'setsid=$(command -v setsid || true); '
+      f'for attempt in $(seq {START_ATTEMPTS}); do '
       f'$setsid nohup {netserver} -p {port} -D </dev/null >{log} 2>&1 & '
       f'echo $! >{pidfile}; '
       'for i in $(seq 300); do '
       f"grep -q -e 'Starting netserver' -e 'Unable' {log} && break; "
       'sleep 0.1; done; '
+      f"grep -q 'Starting netserver' {log} && break; "
+      f'[ "$attempt" = {START_ATTEMPTS} ] || sleep 2; done; '
       f"if grep -q 'Starting netserver' {log} && "
       f'ps -o stat= -p "$(cat {pidfile})" | grep -qv Z; then cat {pidfile}; '
-      f'else cat {log} >&2; rm -f {pidfile}; exit 1; fi'
+      f'else cat {log} >&2; '
+      'if command -v ss >/dev/null; then '
+      f'echo "sockets on port {port}:" >&2; '
+      f'ss -Htanp "sport = :{port}" >&2; fi; '
+      f'rm -f {pidfile}; exit 1; fi'
   )
 
 

@@ -266,14 +266,12 @@ class DuckDbBackend:
   ) -> int:
     """Appends normalized sample rows to `table`; returns how many."""
     count = 0
-    with tempfile.NamedTemporaryFile(
-        'w', suffix='.ndjson', encoding='utf-8', delete=False
-    ) as f:
-      for row in rows:
-        f.write(json.dumps(row) + '\n')
-        count += 1
-      path = f.name
+    fd, path = tempfile.mkstemp(suffix='.ndjson')
     try:
+      with os.fdopen(fd, 'w', encoding='utf-8') as f:
+        for row in rows:
+          f.write(json.dumps(row) + '\n')
+          count += 1
       if count:
         columns = ', '.join(
             f"'{c}': '{'VARCHAR' if t == 'JSON' else t}'"

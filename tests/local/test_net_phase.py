@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from absl import flags
@@ -228,9 +229,41 @@ class LoopbackTest(_PhaseAsserts):
       time.sleep(0.1)
     with self.assertRaisesRegex(
         errors.VirtualMachine.RemoteCommandError, 'Unable to start netserver'
-    ):
+    ) as raised:
       net.StartNetserver(self.server, binaries, CONTROL_PORT)
     self.assertIsNone(other.poll())
+    # The error names who holds the port.
+    self.assertIn(f'sockets on port {CONTROL_PORT}:', str(raised.exception))
+    self.assertIn(f'pid={other.pid},', str(raised.exception))
+    self.assertEqual(
+        [l.split()[0] for l in _NetserversOn(CONTROL_PORT)], [str(other.pid)]
+    )  # the failed attempts' netservers are gone
+
+  def testAPortFreedWithinTheAttemptsIsTaken(self):
+    # A port held for a moment (a stopped server's sockets can outlive its
+    # processes) is tried again: the start succeeds once it is free.
+    other = subprocess.Popen(
+        ['netserver', '-p', str(CONTROL_PORT), '-D'],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    self.addCleanup(other.wait)
+    self.addCleanup(other.kill)
+    for _ in range(50):
+      if _NetserversOn(CONTROL_PORT):
+        break
+      time.sleep(0.1)
+    freed = threading.Timer(1.0, other.kill)
+    freed.start()
+    self.addCleanup(freed.cancel)
+    binaries = net.netperf_pkg.Locate(self.server)
+    pid = net.StartNetserver(self.server, binaries, CONTROL_PORT)
+    self.assertNotEqual(pid, other.pid)
+    (line,) = _NetserversOn(CONTROL_PORT)
+    self.assertEqual(line.split()[0], str(pid))
+    self.assertTrue(net.StopNetserver(self.server, CONTROL_PORT).startswith(
+        'stopped'))  # fmt: skip
+    self.assertEqual(_NetserversOn(CONTROL_PORT), [])
 
   def testStopFreesThePortHeldByATestChild(self):
     # netserver forks a child per test that inherits the listening socket;

@@ -350,6 +350,25 @@ class LoadingTest(absltest.TestCase):
     analysis.Query('machine_aggregates')
     self.assertEqual(analysis.unpriced, [])
 
+  def testRowsThatFailMidwayLeaveNoSpoolFile(self):
+    spool = self.create_tempdir().full_path
+    rows = [s for s in fx.Samples() if s['metric'] == 'coremark_score']
+
+    def Rows():
+      yield backends.NormalizeSample(rows[0], 'row 0')
+      raise ValueError('line 2: not JSON')
+
+    backend = backends.DuckDbBackend()
+    with mock.patch.object(backends.tempfile, 'tempdir', spool):
+      with self.assertRaisesRegex(ValueError, 'line 2'):
+        backend.LoadRows(Rows())
+      self.assertEqual(backend.LoadRows([]), 0)
+      self.assertEqual(
+          backend.LoadRows(backends.NormalizeSample(r, 'r') for r in rows),
+          len(rows),
+      )
+    self.assertEqual(os.listdir(spool), [])
+
   def testDuckDbTableHasThePublishedColumns(self):
     from pkb_ext.publish import schema  # pylint: disable=g-import-not-at-top
 
