@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
 #
-# Runs the style check, the import contracts and every test tier (unit, pkb, local, emulator).
-# Extra arguments go to pytest, e.g. `scripts/test.sh -m unit`.
+# Runs the style check, the import contracts and every test tier (unit, pkb,
+# upstream, local, emulator): without arguments as two pytest processes at
+# once (see below); extra arguments go to one pytest run of tests/, e.g.
+# `scripts/test.sh -m unit`.
 # pytest's exit code 5 (no tests collected) counts as a failure.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,12 +18,41 @@ echo "[test] lint-imports (pyproject.toml's import contracts)"
 imports=0
 scripts/lint-imports.sh || { imports=1; echo "[test] import contracts BROKEN (see above)"; }
 
-echo "[test] pytest tests/ $*"
-.venv/bin/python -m pytest tests --durations=30 "$@"
-rc=$?
-if [ $rc -eq 5 ]; then
-  echo "[test] FAILED: pytest collected no tests (exit 5)"
-  exit 1
+if [ $# -gt 0 ]; then
+  echo "[test] pytest tests/ $*"
+  .venv/bin/python -m pytest tests --durations=30 "$@"
+  rc=$?
+  if [ $rc -eq 5 ]; then
+    echo "[test] FAILED: pytest collected no tests (exit 5)"
+    exit 1
+  fi
+else
+  # Two pytest processes at once: the local and emulator tiers (mostly
+  # waiting on hosts, emulators and timed tool runs, under the local tier's
+  # CPU hog), and the unit, pkb and upstream tiers (mostly CPU). Each has its
+  # own absl temp dir; the second's output follows the first's.
+  side_dir=$(mktemp -d)
+  side=
+  trap '[ -z "$side" ] || kill "$side" 2>/dev/null; rm -rf "$side_dir"' EXIT
+  echo "[test] pytest tests/unit tests/pkb tests/upstream (at the same time; output below)"
+  TEST_TMPDIR="$side_dir" .venv/bin/python -m pytest tests/unit tests/pkb \
+    tests/upstream --durations=15 -p no:cacheprovider >"$side_dir/log" 2>&1 &
+  side=$!
+  echo "[test] pytest tests/local tests/emulator"
+  .venv/bin/python -m pytest tests/local tests/emulator --durations=30
+  rc=$?
+  wait $side
+  side_rc=$?
+  side=
+  echo "[test] pytest tests/unit tests/pkb tests/upstream: its output"
+  cat "$side_dir/log"
+  for code in $rc $side_rc; do
+    if [ "$code" -eq 5 ]; then
+      echo "[test] FAILED: a pytest process collected no tests (exit 5)"
+      exit 1
+    fi
+  done
+  [ $rc -ne 0 ] || rc=$side_rc
 fi
 if [ $style -ne 0 ]; then
   echo "[test] FAILED: style check (see above)"

@@ -246,9 +246,10 @@ class TracerTest(absltest.TestCase):
     self.assertLen(runs, 1)
     (run,) = runs
     self.assertEqual((run.host, run.tool, run.kind), ('me', 'netperf', _M))
-    self.assertBetween(run.start, started - 0.05, started + 0.2)
-    self.assertBetween(run.end, ended - 0.1, ended + 0.1)
-    self.assertBetween(run.seconds, 0.5, 0.8)
+    # Upper bounds allow for a poller slowed by a loaded machine.
+    self.assertBetween(run.start, started - 0.05, started + 0.5)
+    self.assertBetween(run.end, ended - 0.1, ended + 0.5)
+    self.assertBetween(run.seconds, 0.5, 1.2)
 
   def testAToolsForkIsPartOfItsRun(self):
     # A shell script tool forks subshells: same comm and cmdline as the
@@ -259,7 +260,7 @@ class TracerTest(absltest.TestCase):
     time.sleep(0.1)
     runs = [r for r in tracer.Stop() if tmp in r.cmdline]
     self.assertLen(runs, 1)
-    self.assertBetween(runs[0].seconds, 0.6, 1.2)
+    self.assertBetween(runs[0].seconds, 0.6, 1.6)
 
   def testSeesAToolThatAShellExecsLater(self):
     # ssh runs `bash -c CMD`; bash may exec the tool in the same process
