@@ -74,37 +74,47 @@ def StopNetserverCommand(port: int) -> str:
 
 
 START_ATTEMPTS = 3  # netserver starts tried while the port stays taken
+START_WAIT_S = 30  # how long one start may take to say it listens
 
 
-def StartNetserverCommand(netserver: str, port: int) -> str:
+def StartNetserverCommand(
+    netserver: str, port: int, wait_s: int = START_WAIT_S
+) -> str:
   """Starts netserver in the foreground mode (-D) in the background.
 
   With -D netserver does not daemonize, so `$!` is its PID; setsid makes it
   the leader of its own process group, which its per-test children join,
   so StopNetserverCommand can stop them all. The command writes the PID to
-  the pidfile, waits until netserver listens (up to 30 s), and prints it.
-  A netserver of an earlier run recorded in our pidfile is stopped first.
-  A port that is still taken (a stopped server's sockets can outlive its
-  processes by a moment) is tried START_ATTEMPTS times, 2 s apart; if it
-  stays taken the command fails with netserver's log and, where `ss`
-  exists, the sockets on the port and their processes.
+  the pidfile, waits until netserver says it listens (up to wait_s
+  seconds), and prints the PID. A netserver of an earlier run recorded in
+  our pidfile is stopped first, and the log of an earlier start is removed
+  before each start (the started process truncates it only when it gets to
+  run, so a wait could read the earlier start's words). A port that is
+  still taken (a stopped server's sockets can outlive its processes by a
+  moment) is tried START_ATTEMPTS times, 2 s apart. A start that fails
+  prints netserver's log and, where `ss` exists, the sockets on the port
+  and their processes; a netserver that said nothing in time is ended.
   """
   log = posixpath.join(WORK_DIR, f'netserver-{port}.log')
   pidfile = Pidfile(port)
+  started = f"grep -q 'Starting netserver' {log}"
   return (
       f'mkdir -p {WORK_DIR} && {StopNetserverCommand(port)} >/dev/null; '
       'setsid=$(command -v setsid || true); '
       f'for attempt in $(seq {START_ATTEMPTS}); do '
+      f'rm -f {log}; '
       f'$setsid nohup {netserver} -p {port} -D </dev/null >{log} 2>&1 & '
       f'echo $! >{pidfile}; '
-      'for i in $(seq 300); do '
-      f"grep -q -e 'Starting netserver' -e 'Unable' {log} && break; "
-      'sleep 0.1; done; '
-      f"grep -q 'Starting netserver' {log} && break; "
+      f'for i in $(seq {wait_s * 10}); do '
+      f"grep -q -e 'Starting netserver' -e 'Unable' {log} 2>/dev/null && "
+      'break; sleep 0.1; done; '
+      f"grep -q 'Unable' {log} 2>/dev/null || break; "
       f'[ "$attempt" = {START_ATTEMPTS} ] || sleep 2; done; '
-      f"if grep -q 'Starting netserver' {log} && "
+      f'if {started} 2>/dev/null && '
       f'ps -o stat= -p "$(cat {pidfile})" | grep -qv Z; then cat {pidfile}; '
-      f'else cat {log} >&2; '
+      f'else kill "$(cat {pidfile})" 2>/dev/null; cat {log} >&2; '
+      f'{started} 2>/dev/null || echo "netserver did not say it listens'
+      f' within {wait_s} s" >&2; '
       'if command -v ss >/dev/null; then '
       f'echo "sockets on port {port}:" >&2; '
       f'ss -Htanp "sport = :{port}" >&2; fi; '

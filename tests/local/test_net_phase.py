@@ -265,6 +265,56 @@ class LoopbackTest(_PhaseAsserts):
         'stopped'))  # fmt: skip
     self.assertEqual(_NetserversOn(CONTROL_PORT), [])
 
+  def testANetserverSilentPastTheWaitIsEndedAndNamed(self):
+    # A netserver that never says it listens: the start fails after its
+    # wait, says so, and leaves no process behind.
+    tool_dir = self.create_tempdir().full_path
+    fake = os.path.join(tool_dir, 'netserver')
+    with open(fake, 'w') as f:
+      f.write('#!/bin/sh\nwhile :; do sleep 1; done\n')
+    os.chmod(fake, 0o755)
+    with self.assertRaisesRegex(
+        errors.VirtualMachine.RemoteCommandError,
+        'netserver did not say it listens within 1 s',
+    ):
+      self.server.RemoteCommand(
+          netserver.StartNetserverCommand(fake, CONTROL_PORT, wait_s=1)
+      )
+    for _ in range(50):
+      left = [l for l in _NetserversOn(CONTROL_PORT) if tool_dir in l]
+      if not left:
+        break
+      time.sleep(0.1)
+    self.assertEqual(left, [])
+    self.assertEqual(net.StopNetserver(self.server, CONTROL_PORT), '')
+
+  def testAStaleLogOfAnEarlierStartIsNotRead(self):
+    # The log of an earlier start says 'Starting netserver'; a start that
+    # read it would report a netserver before it listens.
+    binaries = net.netperf_pkg.Locate(self.server)
+    work = os.path.join(self.server.work_dir, netserver.WORK_DIR)
+    os.makedirs(work, exist_ok=True)
+    tool_dir = self.create_tempdir().full_path
+    slow = os.path.join(tool_dir, 'netserver')
+    with open(slow, 'w') as f:
+      f.write(f'#!/bin/sh\nsleep 1\nexec {binaries.netserver} "$@"\n')
+    os.chmod(slow, 0o755)
+    with open(os.path.join(work, f'netserver-{CONTROL_PORT}.log'), 'w') as f:
+      f.write("Starting netserver with host 'IN(6)ADDR_ANY' port 'x'\n")
+    stdout, _ = self.server.RemoteCommand(
+        netserver.StartNetserverCommand(slow, CONTROL_PORT)
+    )
+    pid = int(stdout.split()[-1])
+    (line,) = _NetserversOn(CONTROL_PORT)
+    self.assertEqual(line.split()[0], str(pid))
+    proc = subprocess.run(
+        ['ss', '-Htln', f'sport = :{CONTROL_PORT}'],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    self.assertNotEqual(proc.stdout.strip(), '', 'not listening yet')
+    self.assertTrue(net.StopNetserver(self.server, CONTROL_PORT).startswith(
+        'stopped'))  # fmt: skip
+
   def testStopFreesThePortHeldByATestChild(self):
     # netserver forks a child per test that inherits the listening socket;
     # stopping must stop it too, or the next start finds the port held.
@@ -428,9 +478,9 @@ class LocalCloudTest(_PhaseAsserts):
       self.assertIs(s.metadata['confidence_requested'], True)
       self.assertEqual(s.metadata['confidence_level_pct'], 99)
     proc = self.cloud.Ssh(
-        'db1', f'pgrep -af "[n]etserver -p {CONTROL_PORT}" || true'
+        'db1', f'pgrep -af "[n]etserver -p {CONTROL_PORT}"; echo "rc=$?"'
     )
-    self.assertEqual(proc.stdout.strip(), '', 'netserver left running')
+    self.assertEqual(proc.stdout.strip(), 'rc=1', 'netserver left running')
     for s in samples:
       logging.info('local cloud: %s %s %s', s.metric, s.value, s.metadata)
 

@@ -29,6 +29,11 @@ from perfkitbenchmarker import errors
 
 from pkb_ext.local import sshd
 
+# PKB runs a command again while ssh itself fails (exit status 255), up to
+# --ssh_retries times (default 10).
+RETRYABLE_SSH_RETCODE = 255
+SSH_RETRIES = 10
+
 
 class HostVm:
   """One local-cloud host; see the module docstring."""
@@ -47,13 +52,16 @@ class HostVm:
   ):
     del kw
     self.commands.append(command)
-    proc = subprocess.run(
-        sshd.SshArgv(self._plan, self._plan.Host(self.name), command),
-        capture_output=True,
-        text=True,
-        timeout=timeout or 600,
-        check=False,
-    )
+    for _ in range(SSH_RETRIES):  # as PKB's RemoteHostCommandWithReturnCode
+      proc = subprocess.run(
+          sshd.SshArgv(self._plan, self._plan.Host(self.name), command),
+          capture_output=True,
+          text=True,
+          timeout=timeout or 600,
+          check=False,
+      )
+      if proc.returncode != RETRYABLE_SSH_RETCODE:
+        break
     if proc.returncode and not ignore_failure:
       raise errors.VirtualMachine.RemoteCommandError(
           f'{command!r} on {self.name} exited {proc.returncode}:'

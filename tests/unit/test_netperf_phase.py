@@ -150,6 +150,11 @@ class CommandTest(absltest.TestCase):
     self.assertIn('grep -q "netserver -p 20000 "', stop)
     self.assertIn('kill $pids', stop)
     self.assertIn('ss -Hltn "sport = :20000"', stop)
+    # Each attempt removes the earlier start's log before it starts, in the
+    # shell that then reads it.
+    log = 'cloud_report_netperf/netserver-20000.log'
+    attempt = start.split('for attempt in', 1)[1]
+    self.assertLess(attempt.index(f'rm -f {log};'), attempt.index('nohup'))
     for command in (start, stop):
       self.assertNotIn('killall', command)
       self.assertNotIn('pkill', command)
