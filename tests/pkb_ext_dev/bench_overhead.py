@@ -208,6 +208,10 @@ class ProcessTracer:
       parent = _Read(f'/proc/{fields[1]}/cmdline')
     except (OSError, ValueError, IndexError, KeyError):
       return
+    if not cmdline:
+      # Mid-exec (the new name is set before the new command line is), or
+      # exiting: looked at again at the next poll.
+      return
     found = Classify(comm, cmdline, parent)
     live_parent = self._live.get(fields[1])
     if found and live_parent and live_parent[5] == cmdline:

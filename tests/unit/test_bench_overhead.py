@@ -17,6 +17,8 @@ import os
 import subprocess
 import time
 
+from unittest import mock
+
 from absl.testing import absltest
 from absl.testing import parameterized
 
@@ -261,6 +263,36 @@ class TracerTest(absltest.TestCase):
     runs = [r for r in tracer.Stop() if tmp in r.cmdline]
     self.assertLen(runs, 1)
     self.assertBetween(runs[0].seconds, 0.6, 1.6)
+
+  def testAToolSeenMidExecIsLookedAtAgain(self):
+    # Mid-exec a process has its new name but not yet its command line (as
+    # when exiting): it is classified at a later poll, with its command line.
+    tmp, tool = self._Tool('#!/bin/sh\nsleep 5\n')
+    proc = subprocess.Popen([tool, tmp])
+    self.addCleanup(proc.wait)
+    self.addCleanup(proc.kill)
+    cmdline = f'/proc/{proc.pid}/cmdline'
+    for _ in range(100):
+      if tmp in bo._Read(cmdline):
+        break
+      time.sleep(0.02)
+    real_read, reads = bo._Read, []
+
+    def Read(path):
+      reads.append(path)
+      return (
+          '' if path == cmdline and reads.count(path) == 1 else real_read(path)
+      )
+
+    tracer = bo.ProcessTracer({'me': '/proc/self/ns/net'})
+    with mock.patch.object(bo, '_Read', Read):
+      tracer.Poll()
+      tracer.Poll()
+    self.assertGreaterEqual(reads.count(cmdline), 2)
+    runs = [r for r in tracer.Stop() if tmp in r.cmdline]
+    self.assertLen(runs, 1)
+    self.assertEqual(runs[0].tool, 'netperf')
+    self.assertTrue(runs[0].cmdline.startswith('/bin/sh ' + tool), runs)
 
   def testSeesAToolThatAShellExecsLater(self):
     # ssh runs `bash -c CMD`; bash may exec the tool in the same process
