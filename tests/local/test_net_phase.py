@@ -214,7 +214,8 @@ class LoopbackTest(_PhaseAsserts):
     self.assertIsNone(other.poll(), 'the other netserver was killed')
     self.assertEqual(net.StopNetserver(self.server, CONTROL_PORT), '')
 
-  def testNetserverOnATakenPortFails(self):
+  def _OtherNetserver(self) -> subprocess.Popen:
+    """Another program's netserver on CONTROL_PORT, once it runs."""
     other = subprocess.Popen(
         ['netserver', '-p', str(CONTROL_PORT), '-D'],
         stdout=subprocess.DEVNULL,
@@ -222,11 +223,15 @@ class LoopbackTest(_PhaseAsserts):
     )
     self.addCleanup(other.wait)
     self.addCleanup(other.kill)
-    binaries = net.netperf_pkg.Locate(self.server)
     for _ in range(50):
       if _NetserversOn(CONTROL_PORT):
         break
       time.sleep(0.1)
+    return other
+
+  def testNetserverOnATakenPortFails(self):
+    other = self._OtherNetserver()
+    binaries = net.netperf_pkg.Locate(self.server)
     with self.assertRaisesRegex(
         errors.VirtualMachine.RemoteCommandError, 'Unable to start netserver'
     ) as raised:
@@ -242,17 +247,7 @@ class LoopbackTest(_PhaseAsserts):
   def testAPortFreedWithinTheAttemptsIsTaken(self):
     # A port held for a moment (a stopped server's sockets can outlive its
     # processes) is tried again: the start succeeds once it is free.
-    other = subprocess.Popen(
-        ['netserver', '-p', str(CONTROL_PORT), '-D'],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    self.addCleanup(other.wait)
-    self.addCleanup(other.kill)
-    for _ in range(50):
-      if _NetserversOn(CONTROL_PORT):
-        break
-      time.sleep(0.1)
+    other = self._OtherNetserver()
     freed = threading.Timer(1.0, other.kill)
     freed.start()
     self.addCleanup(freed.cancel)
