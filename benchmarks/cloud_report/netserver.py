@@ -90,8 +90,8 @@ def StartNetserverCommand(
   our pidfile is stopped first, and the log of an earlier start is removed
   before each start (the started process truncates it only when it gets to
   run, so a wait could read the earlier start's words). A port that is
-  still taken (a stopped server's sockets can outlive its processes by a
-  moment) is tried START_ATTEMPTS times, 2 s apart. A start that fails
+  taken when netserver starts is tried START_ATTEMPTS times, 2 s apart. A
+  start that fails
   prints netserver's log and, where `ss` exists, the sockets on the port
   and their processes; a netserver that said nothing in time is ended.
   """

@@ -245,8 +245,8 @@ class LoopbackTest(_PhaseAsserts):
     )  # the failed attempts' netservers are gone
 
   def testAPortFreedWithinTheAttemptsIsTaken(self):
-    # A port held for a moment (a stopped server's sockets can outlive its
-    # processes) is tried again: the start succeeds once it is free.
+    # A port held for a moment is tried again: the start succeeds once it is
+    # free.
     other = self._OtherNetserver()
     freed = threading.Timer(1.0, other.kill)
     freed.start()

@@ -26,12 +26,13 @@ The local cloud installs nothing, so Install and InstallPackages refuse.
 import subprocess
 
 from perfkitbenchmarker import errors
+from perfkitbenchmarker import linux_virtual_machine
 
 from pkb_ext.local import sshd
 
-# PKB runs a command again while ssh itself fails (exit status 255), up to
-# --ssh_retries times (default 10).
-RETRYABLE_SSH_RETCODE = 255
+# PKB runs a command again while ssh itself fails (exit status
+# linux_virtual_machine.RETRYABLE_SSH_RETCODE), up to --ssh_retries times;
+# this is that flag's default.
 SSH_RETRIES = 10
 
 
@@ -60,7 +61,7 @@ class HostVm:
           timeout=timeout or 600,
           check=False,
       )
-      if proc.returncode != RETRYABLE_SSH_RETCODE:
+      if proc.returncode != linux_virtual_machine.RETRYABLE_SSH_RETCODE:
         break
     if proc.returncode and not ignore_failure:
       raise errors.VirtualMachine.RemoteCommandError(
