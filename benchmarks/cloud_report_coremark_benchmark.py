@@ -16,7 +16,7 @@
 Builds CoreMark v1.01 once per mode and runs it 10 times single-core, then
 10 times on all vCPUs with pthreads (-DMULTITHREAD=$(nproc) -DUSE_PTHREAD),
 emitting one coremark_score sample per run and the mean, min, max, stddev,
-CI95 half-width and CV per mode (cloud_report.cpu has the flags).
+CI95 half-width and CV per mode (cloud_report.cpu.stages has the flags).
 
 Example:
   pkb.py --benchmarks=cloud_report_coremark --cloud=AWS \
@@ -25,9 +25,9 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from benchmarks.cloud_report import cpu  # pylint: disable=unused-import
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.cpu import stages as cpu  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_coremark'
 BENCHMARK_CONFIG = """

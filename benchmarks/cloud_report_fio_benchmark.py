@@ -18,7 +18,7 @@ db VM's 2,500 GB network data disk: the fill-disk precondition (never
 reported), then wr-bw, wr-iops, wr-latency, rd-bw, rd-iops, rd-latency and
 the latency-target job, each 2 minutes with a 2 s ramp, libaio, direct=1.
 The disk is unmounted first, checked by the safety guard, and given a fresh
-file system afterwards (cloud_report/storage.py has the
+file system afterwards (cloud_report/disk/stages.py has the
 cloud_report_fio_* flags).
 
 WARNING: this destroys whatever is on the data disk.
@@ -30,8 +30,8 @@ Example:
 from perfkitbenchmarker import configs
 
 from benchmarks.cloud_report import preflight
-from benchmarks.cloud_report import storage  # pylint: disable=unused-import
 from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.disk import stages as storage  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_fio'
 BENCHMARK_CONFIG = """

@@ -16,7 +16,7 @@
 netperf 2.6+ from the client VM to a netserver on the db VM, over internal
 IPs: TCP_RR (min, mean, p50, p90, p99, max and stddev latency in µs, and the
 transaction rate) and single-stream TCP_STREAM throughput (Mbit/s), 60 s per
-iteration with -I 99,5 (cloud_report.network has the flags: duration,
+iteration with -I 99,5 (cloud_report.net.stages has the flags: duration,
 confidence, repetitions, streams, ports, output style, install mode).
 
 Example:
@@ -26,9 +26,9 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from benchmarks.cloud_report import network  # pylint: disable=unused-import
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.net import stages as network  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_netperf'
 BENCHMARK_CONFIG = """

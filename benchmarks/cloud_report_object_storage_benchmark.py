@@ -29,9 +29,9 @@ Example:
 
 from perfkitbenchmarker import configs
 
-from benchmarks.cloud_report import object_storage
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.object_storage import stages as object_storage
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
 PHASE = object_storage.PHASE

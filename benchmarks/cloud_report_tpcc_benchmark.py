@@ -16,7 +16,7 @@
 A 3-node CockroachDB cluster (stores on the 2,500 GB data disks) and a
 client running `cockroach workload`: load the warehouses, then 30-minute
 steps from 2,500 active warehouses by +250 until a step fails its pass rule
-(report: p90 < 5 s). cloud_report.tpcc has the flags (the engine among
+(report: p90 < 5 s). cloud_report.tpcc.stages has the flags (the engine among
 them); a crashed run resumes with the same --run_uri and --run_stage=run.
 
 Example:
@@ -28,7 +28,7 @@ from perfkitbenchmarker import configs
 
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report import tpcc  # pylint: disable=unused-import
+from benchmarks.cloud_report.tpcc import stages as tpcc  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_tpcc'
 BENCHMARK_CONFIG = """

@@ -27,7 +27,7 @@ Three ways, chosen by the net phase's --cloud_report_netperf_install:
 Only installation is reused from PKB: its netperf benchmark's cleanup runs
 `sudo killall netserver`, which would also kill other users' servers, so the
 net phase starts and stops its own netserver by PID (see
-cloud_report/network.py).
+cloud_report/net/stages.py).
 """
 
 import dataclasses

@@ -69,8 +69,8 @@ _DELEGATED = {
 
 def _NetperfRequired(text: str) -> list[str]:
   """The selectors the net phase would require of this output."""
-  from benchmarks.cloud_report import network  # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report.parsers import netperf  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.net import stages as network  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.net import parser as netperf  # pylint: disable=g-import-not-at-top
 
   result = netperf.Parse(text)
   if result.style != 'keyval':
@@ -87,7 +87,7 @@ def _NetperfRequired(text: str) -> list[str]:
 
 def _TpccDuration(text: str) -> str:
   """argparse type of parse's --duration: a duration such as 30m."""
-  from benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.tpcc import engines as tpcc_engines  # pylint: disable=g-import-not-at-top
 
   try:
     tpcc_engines.DurationSeconds(text)
@@ -105,8 +105,8 @@ def _CheckTpccDuration(text: str, duration: str) -> None:
   Raises:
     parsers.ParseError: the run was cut short.
   """
-  from benchmarks.cloud_report import tpcc_engines  # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report.parsers import tpcc  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.tpcc import engines as tpcc_engines  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report.tpcc import parser as tpcc  # pylint: disable=g-import-not-at-top
 
   seconds = tpcc_engines.DurationSeconds(duration)
   elapsed = tpcc.Parse(text).elapsed_s

@@ -30,34 +30,14 @@ that is missing, not a regular file, too large, not YAML or not a mapping,
 an unknown benchmark or flag matrix. Flags pkb.py would not parse, and
 unusable --run_processes or --prices, are usage errors (exit 2).
 
-The expected times come from the phases' flags (their defaults are the
-report's), pkb_ext's estimates module (the rates the run's own timeouts use)
-and a few stated assumptions (the constants below):
-
-  cpu             modes x --cloud_report_coremark_runs x COREMARK_RUN_S,
-                  plus COREMARK_BUILD_S
-  io              the fill (estimates.FillSeconds): the db VM's first data
-                  disk, which is one disk (or --num_striped_disks striped):
-                  a network disk's size, or instance-store volumes of the
-                  size in the price table (PKB gives their count), written
-                  at the lowest known throughput ceiling of the disk
-                  (configs/pricing) and the machine (its EBS or uncached
-                  disk limit), estimates.FILL_MBPS where none is known,
-                  and ended by the job file's runtime + ramp if that comes
-                  first (fio ends every job of the report's file there);
-                  then each job's runtime + ramp
-  net             per test (and TCP_STREAM stream count) x repetitions x
-                  the confidence interval's maximum iterations x duration
-  object_storage  the request counts at OBJECT_REQUEST_S each plus the bytes
-                  at OBJECT_MBPS
-  tpcc_import     the warehouses loaded on the db VMs, at
-                  estimates.IMPORT_WAREHOUSES_PER_NODE_HOUR
-  tpcc            the longest the search can take on its grid (found by
-                  running the search's own decisions against every possible
-                  capacity), each step its ramp plus its duration (a probe's
-                  for probes); a search other than linear shows linear's
-                  time and cost beside it
-  provisioning    PROVISION_S (create, boot, teardown)
+The expected times are the phases' own: each phase's package has an
+estimate module (e.g. cloud_report.cpu.estimate) that computes its wall
+time from its flags (their defaults are the report's), the estimates
+module's rates (the ones the run's own timeouts use) and the assumptions
+its docstring states; the plan gives it the io phase's data disk (the fill:
+its size, and the lowest known throughput ceiling of the disk and the
+machine from configs/pricing) and the db VM count. Provisioning is taken as
+PROVISION_S (create, boot, teardown).
 
 The suite's wall time follows --cloud_report_overlap (default true): the
 phases phases.MakeSchedule runs beside io (cpu, net, object_storage, where
@@ -80,20 +60,12 @@ import warnings
 import yaml
 
 from benchmarks.cloud_report import estimates
-from benchmarks.cloud_report import stepping
 from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext import registry
 
-# Assumptions (seconds, MB/s); see the module docstring.
+# Assumption (seconds); see the module docstring.
 PROVISION_S = 600
-COREMARK_RUN_S = 15
-COREMARK_BUILD_S = 60
-OBJECT_REQUEST_S = 0.05
-OBJECT_MBPS = 100
-# The largest grid whose search plan follows decision by decision (the
-# report's has 5 levels).
-MAX_SEARCH_LEVELS = 1000
 # Far above any real benchmark config or price file.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
@@ -174,31 +146,13 @@ class Group:
 
 
 @dataclasses.dataclass(frozen=True)
-class Phase:
-  name: str
-  seconds: float
-  how: str
-  linear_seconds: float | None = None  # tpcc: the same with linear search
-
-
-@dataclasses.dataclass(frozen=True)
-class Fill:
-  """What the io phase's fill writes, and how fast."""
-
-  gb: float | None  # None: the size is unknown
-  mbps: float
-  what: str  # the disk written
-  rate: str  # where mbps comes from
-
-
-@dataclasses.dataclass(frozen=True)
 class Config:
   """One configuration's plan."""
 
   benchmark: str
   flags: dict[str, Any]
   groups: tuple[Group, ...]
-  phases: tuple[Phase, ...]
+  phases: tuple[estimates.Phase, ...]
   usd_per_hour: float | None  # every VM and disk; None: no price
   price_as_of: str | None
   price_problem: str | None
@@ -272,225 +226,20 @@ class Config:
 # Plan phases that are part of a scheduled phase (phases.Schedule).
 _SCHEDULED_AS = {'tpcc_import': 'tpcc'}
 
-# --- Phase estimates (pure, from the phases' Params). ---
+# --- Phase estimates: each phase's own (its package's estimate module). ---
 
 
-def CpuPhase(params) -> Phase:
-  runs = len(params.modes) * params.runs
-  return Phase(
-      'cpu',
-      COREMARK_BUILD_S + runs * COREMARK_RUN_S,
-      f'{len(params.modes)} mode(s) x {params.runs} CoreMark runs x'
-      f' ~{COREMARK_RUN_S} s + build',
-  )
-
-
-_PERCENT = re.compile(r'^(\d+(?:\.\d+)?)%$')
-
-
-def IoPhase(params, fill: Fill | None) -> Phase:
-  """The io phase: the fill (when on and the disk is known), then the jobs."""
-  jobs = len(params.jobs)
-  per_job = params.runtime_s + params.ramp_time_s
-  seconds = jobs * per_job
-  how = f'{jobs} fio jobs x {per_job} s'
-  if not params.fill:
-    return Phase('io', seconds, how)
-  if fill is None:
-    return Phase('io', seconds, f'fill of no data disk + {how}')
-  if fill.gb is None:
-    return Phase(
-        'io',
-        seconds,
-        f'fill {fill.what}: its size is unknown, not timed + {how}',
-    )
-  gb = fill.gb
-  size = str(params.size)
-  percent = _PERCENT.match(size)
-  if percent:
-    gb *= min(float(percent.group(1)), 100.0) / 100
-  whole = estimates.FillSeconds(gb, fill.mbps)
-  seconds_fill = estimates.FillSeconds(gb, fill.mbps, limit_s=per_job)
-  of = f' ({size} of it)' if size != '100%' else ''
-  if not percent:
-    of = f' (fio size={size}, planned as the whole disk)'
-  if seconds_fill < whole:
-    took = (
-        f" would take {whole / 60:.0f} min, but the job file's runtime ends"
-        f' it at {per_job} s'
-    )
-  else:
-    took = f': {seconds_fill / 60:.0f} min'
-  return Phase(
-      'io',
-      seconds + seconds_fill,
-      f'fill {gb:g} GB{of} ({fill.what}) at {fill.mbps:g} MB/s'
-      f' ({fill.rate}){took} + {how}',
-  )
-
-
-def NetPhase(params) -> Phase:
-  runs = sum(len(params.RunsOf(t)) for t in params.tests)
-  runs *= params.repetitions
-  seconds = runs * params.max_iterations * params.duration_s
-  return Phase(
-      'net',
-      seconds,
-      f'{runs} netperf run(s) x up to {params.max_iterations} iterations x'
-      f' {params.duration_s} s',
-  )
-
-
-def ObjectStoragePhase(params) -> Phase:
-  latency = params.latency_requests * 2 * 2  # PUT, GET; new, reused
-  transfers = params.downloads_per_size * len(params.sizes) * 2
-  transfer_bytes = params.downloads_per_size * sum(params.sizes) * 2
-  rounds = params.concurrency_rounds * len(params.concurrency)
-  round_bytes = 2 * params.concurrency_object_bytes  # PUTs, then GETs
-  requests = latency + transfers + 2 * rounds
-  seconds = requests * OBJECT_REQUEST_S + (
-      transfer_bytes + rounds * round_bytes
-  ) / (OBJECT_MBPS * 1e6)
-  return Phase(
-      'object_storage',
-      seconds,
-      f'{latency} TTFB requests, {transfers} transfers'
-      f' ({transfer_bytes / 1e9:.1f} GB), {rounds} concurrency rounds;'
-      f' ~{OBJECT_REQUEST_S * 1000:g} ms a request, ~{OBJECT_MBPS} MB/s',
-  )
-
-
-@dataclasses.dataclass(frozen=True)
-class Search:
-  """The bounds of a search on its grid."""
-
-  fewest: int  # steps
-  most: int  # steps
-  longest_s: float  # the longest it can take
-
-
-def SearchBounds(
-    plan: stepping.Plan, step_s: float, probe_step_s: float
-) -> Search:
-  """Runs the search's own decisions (stepping.Next) against every capacity.
-
-  Args:
-    plan: the grid and strategy.
-    step_s: one full-length step (ramp + duration).
-    probe_step_s: one probe step (ramp + probe duration).
-
-  Returns:
-    The fewest and most steps, and the longest time, over every capacity:
-    below the first level, between each two levels, above the last.
-
-  Raises:
-    PlanError: the search does not end, or its grid is larger than
-      MAX_SEARCH_LEVELS (linear's bounds need no search: every level once).
-  """
-  levels = plan.levels
-  if plan.strategy == stepping.LINEAR:
-    # One step at the lowest capacity, every level at the highest
-    # (SimulatedSearchBounds finds the same, in time cubic in the levels).
-    return Search(1, len(levels), len(levels) * step_s)
-  if len(levels) > MAX_SEARCH_LEVELS:
-    raise PlanError(
-        f'the {plan.strategy} search has {len(levels):,} levels'
-        f' ({plan.start}..{plan.maximum} by {plan.step}); plan follows at'
-        f' most {MAX_SEARCH_LEVELS:,} (--cloud_report_tpcc_step_warehouses)'
-    )
-  return SimulatedSearchBounds(plan, step_s, probe_step_s)
-
-
-def SimulatedSearchBounds(
-    plan: stepping.Plan, step_s: float, probe_step_s: float
-) -> Search:
-  """SearchBounds by running stepping.Next against every capacity."""
-  levels = plan.levels
-  counts, times = [], []
-  for capacity in [levels[0] - 1] + list(levels):
-    history, seconds = [], 0.0
-    while True:
-      decision = stepping.Next(plan, history)
-      if decision.next_level is None:
-        break
-      passed = decision.next_level <= capacity
-      history.append((decision.next_level, passed, decision.probe))
-      seconds += probe_step_s if decision.probe else step_s
-      if len(history) > 4 * len(levels) + 4:
-        raise PlanError(f'the {plan.strategy} search does not end on {levels}')
-    counts.append(len(history))
-    times.append(seconds)
-  return Search(min(counts), max(counts), max(times))
-
-
-def SearchSteps(plan: stepping.Plan) -> tuple[int, int]:
-  """Returns the fewest and most steps the search can take on its grid."""
-  search = SearchBounds(plan, 1, 1)
-  return search.fewest, search.most
-
-
-def _Hms(seconds: float) -> str:
-  minutes = int(math.ceil(seconds / 60))
-  return f'{minutes // 60}h{minutes % 60:02d}m'
-
-
-def TpccPhase(params) -> Phase:
-  """The TPC-C search, with linear's time beside a search that is not."""
-  step_s = estimates.StepSeconds(params.ramp_s, params.duration_s)
-  probe_s = estimates.StepSeconds(params.ramp_s, params.probe_duration_s)
-  search = SearchBounds(params.plan, step_s, probe_s)
-  how = (
-      f'{params.strategy} search over {len(params.plan.levels)} levels'
-      f' ({params.start}..{params.max_warehouses} by {params.step}):'
-      f' {search.fewest} to {search.most} steps of {step_s / 60:g} min'
-  )
-  if params.strategy == stepping.PROBE:
-    how += f' (probes {probe_s / 60:g} min)'
-  linear_s = None
-  if params.strategy != stepping.LINEAR:
-    linear_plan = stepping.Plan(
-        stepping.LINEAR, params.start, params.step, params.max_warehouses
-    )
-    linear = SearchBounds(linear_plan, step_s, probe_s)
-    linear_s = linear.longest_s
-    how += (
-        f'; linear: {linear.fewest} to {linear.most} steps,'
-        f' {_Hms(linear_s)} at most'
-    )
-  return Phase('tpcc', search.longest_s, how + '; planned at the longest',
-               linear_s)  # fmt: skip
-
-
-def TpccImportPhase(params, db_nodes: int) -> Phase:
-  """Loading the warehouses, at the estimates module's stated rate."""
-  seconds = estimates.ImportSeconds(params.max_warehouses, db_nodes)
-  rate = estimates.IMPORT_WAREHOUSES_PER_NODE_HOUR
-  how = (
-      f'{params.max_warehouses:,} warehouses on {db_nodes} db node(s) at'
-      f' {rate:,.0f} warehouses per node-hour (a public CockroachDB import:'
-      ' 20,000 warehouses in 2.5 h on 6 nodes)'
-  )
-  if params.engine != 'cockroach':
-    how += f'; {params.engine} is planned at the same rate'
-  return Phase('tpcc_import', seconds, how)
-
-
-def PhaseEstimates(name: str, fill: Fill | None, db_nodes: int) -> list[Phase]:
+def PhaseEstimates(
+    name: str, fill: estimates.Fill | None, db_nodes: int
+) -> list[estimates.Phase]:
   """Estimates a phase from its flags (read under the config's flags)."""
   from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
-  params = phases.Load(name).ReadParams()
-  if name == 'cpu':
-    return [CpuPhase(params)]
-  if name == 'io':
-    return [IoPhase(params, fill)]
-  if name == 'net':
-    return [NetPhase(params)]
-  if name == 'object_storage':
-    return [ObjectStoragePhase(params)]
-  if name == 'tpcc':
-    return [TpccImportPhase(params, db_nodes), TpccPhase(params)]
-  raise PlanError(f'no estimate for phase {name!r}')
+  context = estimates.Context(fill=fill, db_nodes=db_nodes)
+  try:
+    return phases.Load(name).Estimate(context)
+  except estimates.EstimateError as e:
+    raise PlanError(str(e)) from e
 
 
 # --- Disks: what the fill writes, what they bill. ---
@@ -513,26 +262,28 @@ def LocalVolumeGb(catalog: pricing.Catalog, group: Group) -> float | None:
   return (machine and machine.local_volume_gb) or (disk and disk.volume_gb)
 
 
-def DataDiskFill(catalog: pricing.Catalog, group: Group) -> Fill:
+def DataDiskFill(catalog: pricing.Catalog, group: Group) -> estimates.Fill:
   """What the fill of group's first data disk writes, and how fast."""
   machine = catalog.Machine(group.cloud, group.machine_type or '')
   disk = catalog.Disk(group.cloud, group.disk_type)
   stripes = group.disks_per_vm
   default = f'estimates.FILL_MBPS, no published {group.disk_type} figure'
   if group.static:
-    return Fill(None, estimates.FILL_MBPS, "the static VMs' disk", default)
+    return estimates.Fill(
+        None, estimates.FILL_MBPS, "the static VMs' disk", default
+    )
   if group.local:
     volume_gb = LocalVolumeGb(catalog, group)
     count = group.local_volumes
     have = f' of {count}' if count else ''
     if not volume_gb:
-      return Fill(
+      return estimates.Fill(
           None,
           estimates.FILL_MBPS,
           f'{stripes}{have} instance-store volume(s) of {group.machine_type}',
           default,
       )
-    return Fill(
+    return estimates.Fill(
         volume_gb * stripes,
         estimates.FILL_MBPS,
         f'{stripes}{have} x {volume_gb:g} GB instance-store volume(s)',
@@ -555,11 +306,11 @@ def DataDiskFill(catalog: pricing.Catalog, group: Group) -> Fill:
   if stripes > 1:
     what = f'{stripes} x {group.disk_size_gb:g} GB {what} striped'
   if not caps:
-    return Fill(
+    return estimates.Fill(
         group.disk_size_gb * stripes, estimates.FILL_MBPS, what, default
     )
   mbps, source = min(caps)
-  return Fill(group.disk_size_gb * stripes, mbps, what, source)
+  return estimates.Fill(group.disk_size_gb * stripes, mbps, what, source)
 
 
 def _LocalPricedGb(catalog: pricing.Catalog, g: Group) -> float:
@@ -1107,18 +858,20 @@ def Format(
     for g in c.groups:
       lines.append(f'  vms     {g.Describe()}')
     for p in c.phases:
-      lines.append(f'  phase   {p.name:<15} {_Hms(p.seconds):>7}  {p.how}')
+      lines.append(
+          f'  phase   {p.name:<15} {estimates.Hms(p.seconds):>7}  {p.how}'
+      )
     for note in c.price_notes:
       lines.append(f'  price   {note}')
     linear = ''
     if c.linear_seconds is not None:
       linear = (
-          f'; with a linear TPC-C search {_Hms(c.linear_seconds)},'
+          f'; with a linear TPC-C search {estimates.Hms(c.linear_seconds)},'
           f' {_Usd(c.UsdFor(c.linear_seconds))}'
       )
     lines.append(
-        f'  total   {_Hms(c.seconds)} wall (with ~{PROVISION_S // 60} min'
-        f' provisioning), {c.vms} VMs, {c.vm_hours:.1f} VM-hours,'
+        f'  total   {estimates.Hms(c.seconds)} wall (with ~{PROVISION_S // 60}'
+        f' min provisioning), {c.vms} VMs, {c.vm_hours:.1f} VM-hours,'
         f' {_Usd(c.usd)}'
         + (f' (prices as of {c.price_as_of})' if c.price_as_of else '')
         + (f' ({c.price_problem})' if c.price_problem else '')
@@ -1140,7 +893,7 @@ def Format(
           if len(priced) < n
           else ''
       )
-      + f', {_Hms(wall)} wall'
+      + f', {estimates.Hms(wall)} wall'
       + (
           f' with --run_processes={processes}'
           if processes and processes > 1
@@ -1169,11 +922,11 @@ def OverlapLine(c: Config) -> str | None:
   saved = c.UsdFor(series_s - with_s)
   return (
       f'  overlap {",".join(c.schedule.side)} beside'
-      f' {",".join(c.schedule.fill)}: {_Hms(with_s)} wall,'
-      f' {c.VmHours(with_s):.1f} VM-hours; without overlap {_Hms(series_s)},'
-      f' {c.VmHours(series_s):.1f} VM-hours; overlap saves'
-      f' {_Hms(series_s - with_s)} and {c.VmHours(series_s - with_s):.1f}'
-      ' VM-hours'
+      f' {",".join(c.schedule.fill)}: {estimates.Hms(with_s)} wall,'
+      f' {c.VmHours(with_s):.1f} VM-hours; without overlap'
+      f' {estimates.Hms(series_s)}, {c.VmHours(series_s):.1f} VM-hours; overlap'
+      f' saves {estimates.Hms(series_s - with_s)} and'
+      f' {c.VmHours(series_s - with_s):.1f} VM-hours'
       + (f' ({_Usd(saved)})' if saved is not None else '')
       + ('' if c.overlap else '; this run: --cloud_report_overlap=false')
   )
@@ -1188,9 +941,10 @@ def _OverlapTotal(configs: Sequence[Config], processes: int | None) -> str:
   saved = [c.UsdFor(c.series_seconds - c.overlap_seconds) for c in configs]
   priced = [usd for usd in saved if usd is not None]
   return (
-      f'OVERLAP with overlap {_Hms(with_wall)} wall, {with_h:.1f} VM-hours;'
-      f' without overlap {_Hms(series_wall)} wall, {series_h:.1f} VM-hours;'
-      f' overlap saves {_Hms(series_wall - with_wall)} wall and'
+      f'OVERLAP with overlap {estimates.Hms(with_wall)} wall, {with_h:.1f}'
+      f' VM-hours; without overlap {estimates.Hms(series_wall)} wall,'
+      f' {series_h:.1f} VM-hours; overlap saves'
+      f' {estimates.Hms(series_wall - with_wall)} wall and'
       f' {series_h - with_h:.1f} VM-hours'
       + (f' ({_Usd(sum(priced))})' if priced else '')
   )

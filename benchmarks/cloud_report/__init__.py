@@ -13,11 +13,14 @@
 # limitations under the License.
 """The 2021 Cloud Report suite: what its PKB benchmark modules need.
 
-Like PKB's linux_benchmarks/fio/, this package holds the pieces behind the
-thin benchmark modules beside it: the phase registry and topology, one module
-per phase (cpu, storage, network, object_storage, tpcc), pure parsers/ and
-samples/ catalogs, the TPC-C stepping strategies, and repetition statistics.
-It imports only perfkitbenchmarker and itself.
+This package holds the pieces behind the thin benchmark modules beside it:
+one sub-package per phase (cpu, disk for the io phase, net, object_storage,
+tpcc), each with its flags, stages, pure parser and samples; and what the
+phases share: the phase registry and topology (phases, topology, runner,
+resume), remote command helpers (remote), the parser and sample indexes
+(parsers, samples), wait bounds (estimates), checks before provisioning
+(preflight, cloud_access) and repetition statistics (stats). It imports only
+perfkitbenchmarker and itself.
 """
 
 REPORT_VERSION = '2021'

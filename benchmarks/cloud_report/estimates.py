@@ -14,7 +14,9 @@
 """How long the phases' long remote waits should take, and their bounds.
 
 One source for the run (each wait's default timeout) and for the plan (each
-phase's expected wall time). Pure: no flags, VMs or clock.
+phase's expected wall time, which the estimate module of the phase's package
+computes from the phase's Params and a Context, as a list of Phase). Pure:
+no flags, VMs or clock.
 
 A wait's bound is its expected time plus a margin: a quarter of the expected
 time, at least BOUND_MIN_MARGIN_S and at most BOUND_MAX_MARGIN_S, so no
@@ -33,6 +35,7 @@ job at its runtime, time_based or not, so on a large disk the fill writes
 only ramp + runtime seconds' worth.
 """
 
+import dataclasses
 import math
 
 IMPORT_WAREHOUSES_PER_NODE_HOUR = 20000 / 2.5 / 6
@@ -40,6 +43,44 @@ FILL_MBPS = 250.0
 BOUND_MIN_MARGIN_S = 600
 BOUND_MAX_MARGIN_S = 3600
 BOUND_MARGIN_FRACTION = 0.25
+
+
+class EstimateError(ValueError):
+  """A phase's settings give no estimate; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Phase:
+  """One phase's (or part of a phase's) expected wall time, and how."""
+
+  name: str
+  seconds: float
+  how: str
+  linear_seconds: float | None = None  # tpcc: the same with linear search
+
+
+@dataclasses.dataclass(frozen=True)
+class Fill:
+  """What the io phase's fill writes, and how fast."""
+
+  gb: float | None  # None: the size is unknown
+  mbps: float
+  what: str  # the disk written
+  rate: str  # where mbps comes from
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+  """What an estimate needs besides the phase's own settings."""
+
+  fill: Fill | None = None  # the io phase's data disk; None: none known
+  db_nodes: int = 1
+
+
+def Hms(seconds: float) -> str:
+  """Seconds as hours and minutes, rounded up: 3720 -> '1h02m'."""
+  minutes = int(math.ceil(seconds / 60))
+  return f'{minutes // 60}h{minutes % 60:02d}m'
 
 
 def Bound(expected_s: float) -> int:

@@ -29,6 +29,9 @@ benchmark modules:
   Run(topology: Topology) -> list[sample.Sample]
   Cleanup(topology: Topology) -> None
   ReadParams() -> the phase's Params     its settings, from its flags
+  Estimate(context: estimates.Context) -> list[estimates.Phase]
+      its expected wall time, from its flags (its package's estimate
+      module; plan asks for it)
 
 Importing a phase module defines its flags, so the benchmark modules import
 this registry, which imports every phase module, before PKB parses flags.
@@ -61,7 +64,6 @@ SIDE_PHASES = ('cpu', 'net', 'object_storage')
 # under overlap.
 SIDE_DB_PHASES = ('cpu', 'net')
 SIDE_DB = 1
-_PACKAGE = __name__.rsplit('.', 1)[0]
 
 
 class PhaseError(Exception):
@@ -84,7 +86,7 @@ class PhaseFailure(Exception):
 def ModuleName(name: str) -> str:
   if name not in ORDER:
     raise ValueError(f'unknown phase {name!r}; expected one of {ORDER}')
-  return f'{_PACKAGE}.{samples_lib.PHASE_MODULES[name]}'
+  return samples_lib.PhaseModule(name, 'stages')
 
 
 def Load(name: str) -> types.ModuleType:

@@ -51,10 +51,10 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
 from benchmarks.cloud_report import cloud_access
-from benchmarks.cloud_report import object_storage
-from benchmarks.cloud_report.object_storage import worker as os_worker
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.object_storage import stages as object_storage
+from benchmarks.cloud_report.object_storage import worker as os_worker
 
 FLAGS = flags.FLAGS
 

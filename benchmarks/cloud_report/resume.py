@@ -47,7 +47,7 @@ from absl import flags
 from perfkitbenchmarker import context
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import stepping_state
+from benchmarks.cloud_report.tpcc import stepping_state
 
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
 # Serializes every PhaseStore's read-modify-write: under overlap two threads

@@ -27,7 +27,7 @@ every finished request on disk:
   abort     the run stopped early, and why;
   end       the run finished, with request and error counts.
 
-It reports raw timings only; the host (cloud_report.parsers.ttfb) computes
+It reports raw timings only; the host (cloud_report.object_storage.parser) computes
 percentiles and throughput.
 
 What is timed (time.perf_counter, started before the SDK call):

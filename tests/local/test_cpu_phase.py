@@ -32,9 +32,9 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 
-from linux_packages import cloud_report_coremark as pkg
-from benchmarks.cloud_report import cpu
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report.cpu import stages as cpu
+from linux_packages import cloud_report_coremark as pkg
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import fidelity as fidelity_lib
 

@@ -41,10 +41,10 @@ from absl.testing import absltest
 
 from pkb_ext import paths
 from pkb_ext.local import images
-from benchmarks.cloud_report.parsers import fio as fio_parser
-from benchmarks.cloud_report import storage as io
-from benchmarks.cloud_report import storage_commands
-from benchmarks.cloud_report import storage_guard as io_guard
+from benchmarks.cloud_report.disk import commands as storage_commands
+from benchmarks.cloud_report.disk import guard as io_guard
+from benchmarks.cloud_report.disk import parser as fio_parser
+from benchmarks.cloud_report.disk import stages as io
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import loop_device
 from pkb_ext_dev import fidelity as fidelity_lib

@@ -39,8 +39,8 @@ from perfkitbenchmarker import errors
 
 from pkb_ext import paths
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import netserver
-from benchmarks.cloud_report import network as net
+from benchmarks.cloud_report.net import netserver
+from benchmarks.cloud_report.net import stages as net
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import fidelity as fidelity_lib
 from pkb_ext_dev import load

@@ -52,13 +52,13 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 
 from pkb_ext import paths
+from benchmarks import cloud_report_object_storage_benchmark as benchmark
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import runner
-from benchmarks import cloud_report_object_storage_benchmark as benchmark
-from benchmarks.cloud_report.parsers import ttfb
-from benchmarks.cloud_report import object_storage
 from benchmarks.cloud_report.object_storage import buckets as os_buckets
 from benchmarks.cloud_report.object_storage import params as os_params
+from benchmarks.cloud_report.object_storage import parser as ttfb
+from benchmarks.cloud_report.object_storage import stages as object_storage
 from benchmarks.cloud_report.object_storage import worker as os_worker
 from pkb_ext import object_storage_endpoints as endpoints
 from linux_packages import cloud_report_coremark as coremark

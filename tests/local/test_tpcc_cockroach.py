@@ -52,9 +52,9 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import data
 
-from benchmarks.cloud_report import cockroach_cluster
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import tpcc_engines
+from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
+from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.local import sshd
 from pkb_ext_dev import faults

@@ -38,12 +38,12 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import stepping
-from benchmarks.cloud_report import cockroach_cluster
+from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
+from benchmarks.cloud_report.tpcc import engines as tpcc_engines
+from benchmarks.cloud_report.tpcc import parser as tpcc_parser
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
-from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
-from benchmarks.cloud_report import tpcc_engines
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import procs
 

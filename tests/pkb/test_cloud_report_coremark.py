@@ -30,9 +30,9 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 
 from benchmarks import cloud_report_coremark_benchmark as benchmark
+from benchmarks.cloud_report.cpu import parser
+from benchmarks.cloud_report.cpu import stages as cpu
 from linux_packages import cloud_report_coremark as pkg
-from benchmarks.cloud_report.parsers import coremark as parser
-from benchmarks.cloud_report import cpu
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 from pkb_ext_dev import fidelity as fidelity_lib

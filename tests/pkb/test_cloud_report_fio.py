@@ -31,11 +31,11 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
 
 from benchmarks import cloud_report_fio_benchmark as benchmark
+from benchmarks.cloud_report.disk import commands as storage_commands
+from benchmarks.cloud_report.disk import guard as io_guard
+from benchmarks.cloud_report.disk import parser
+from benchmarks.cloud_report.disk import stages as io
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import fio as parser
-from benchmarks.cloud_report import storage as io
-from benchmarks.cloud_report import storage_commands
-from benchmarks.cloud_report import storage_guard as io_guard
 from pkb_ext_dev import fio_playback as playback
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb

@@ -43,11 +43,11 @@ from benchmarks import cloud_report_tpcc_benchmark as benchmark
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report import tpcc
-from linux_packages import cloud_report_go_tpc as go_tpc
-from benchmarks.cloud_report import cockroach_cluster
+from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
+from benchmarks.cloud_report.tpcc import engines as tpcc_engines
+from benchmarks.cloud_report.tpcc import stages as tpcc
 from linux_packages import cloud_report_cockroachdb as cockroachdb
-from benchmarks.cloud_report import tpcc_engines
+from linux_packages import cloud_report_go_tpc as go_tpc
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 

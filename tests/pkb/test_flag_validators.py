@@ -27,8 +27,8 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from pkb_ext import registry
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import pass_rules
 
 FLAGS = flags.FLAGS
 

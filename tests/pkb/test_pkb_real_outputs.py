@@ -36,9 +36,9 @@ from absl.testing import absltest
 import perfkitbenchmarker
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import coremark
-from benchmarks.cloud_report.parsers import fio
-from benchmarks.cloud_report.parsers import netperf
+from benchmarks.cloud_report.cpu import parser as coremark
+from benchmarks.cloud_report.disk import parser as fio
+from benchmarks.cloud_report.net import parser as netperf
 
 PKB_DATA = (
     pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent

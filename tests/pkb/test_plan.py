@@ -28,7 +28,9 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from benchmarks.cloud_report import estimates
-from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.cpu import estimate as cpu_estimate
+from benchmarks.cloud_report.tpcc import estimate as tpcc_estimate
+from benchmarks.cloud_report.tpcc import stepping
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing
@@ -154,7 +156,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
         list(by_name),
         ['cpu', 'io', 'net', 'object_storage', 'tpcc_import', 'tpcc'],
     )
-    self.assertEqual(by_name['cpu'], plan.COREMARK_BUILD_S + 20 * 15)
+    self.assertEqual(by_name['cpu'], cpu_estimate.BUILD_S + 20 * 15)
     # 2,500 GB at 250 MB/s would take 10,000 s, but the job file's ramp +
     # runtime (122 s) ends the fill first, as it ends each of the 7 jobs.
     self.assertEqual(by_name['io'], 122 + 7 * 122)
@@ -193,7 +195,9 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     by_name = {p.name: p for p in c.phases}
     self.assertEqual(list(by_name), ['net', 'tpcc_import', 'tpcc'])
     self.assertEqual(by_name['net'].seconds, 2 * 1 * 30)
-    fewest, most = plan.SearchSteps(stepping.Plan('bisect', 2500, 250, 3500))
+    fewest, most = tpcc_estimate.SearchSteps(
+        stepping.Plan('bisect', 2500, 250, 3500)
+    )
     self.assertLess(most, 5 + 2)
     self.assertEqual(by_name['tpcc'].seconds, most * 600)
     self.assertIn(f'{fewest} to {most} steps', by_name['tpcc'].how)
@@ -379,16 +383,16 @@ class PlanTellsTheTruthTest(
     self.assertLess(bisect.seconds, linear.seconds)
     text = plan.Format([bisect])
     self.assertIn(
-        f'with a linear TPC-C search {plan._Hms(linear.seconds)},'
+        f'with a linear TPC-C search {estimates.Hms(linear.seconds)},'
         f' ${linear.usd:,.2f}',
         text,
     )
 
   def testProbeStepsArePlannedAtTheProbeDuration(self):
-    search = plan.SearchBounds(
+    search = tpcc_estimate.SearchBounds(
         stepping.Plan('probe', 2500, 250, 3500), 1800, 360
     )
-    full_only = plan.SearchBounds(
+    full_only = tpcc_estimate.SearchBounds(
         stepping.Plan('probe', 2500, 250, 3500), 1800, 1800
     )
     self.assertLess(search.longest_s, full_only.longest_s)
@@ -582,22 +586,25 @@ class SearchStepsTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testLinearRunsOneToEveryLevel(self):
     self.assertEqual(
-        plan.SearchSteps(stepping.Plan('linear', 2500, 250, 3500)), (1, 5)
+        tpcc_estimate.SearchSteps(stepping.Plan('linear', 2500, 250, 3500)),
+        (1, 5),
     )
 
   def testLinearBoundsAreTheSimulatedOnes(self):
     for start, step, maximum in ((2500, 250, 3500), (1, 1, 1), (10, 3, 40)):
       grid = stepping.Plan('linear', start, step, maximum)
       self.assertEqual(
-          plan.SearchBounds(grid, 7, 1),
-          plan.SimulatedSearchBounds(grid, 7, 1),
+          tpcc_estimate.SearchBounds(grid, 7, 1),
+          tpcc_estimate.SimulatedSearchBounds(grid, 7, 1),
       )
 
   def testHugeGridsAreRefusedOrQuick(self):
     huge = stepping.Plan('linear', 1, 1, 10**8)
-    self.assertEqual(plan.SearchBounds(huge, 2, 1).longest_s, 2 * 10**8)
-    with self.assertRaisesRegex(plan.PlanError, '100,000,000 levels'):
-      plan.SearchBounds(stepping.Plan('bisect', 1, 1, 10**8), 2, 1)
+    self.assertEqual(
+        tpcc_estimate.SearchBounds(huge, 2, 1).longest_s, 2 * 10**8
+    )
+    with self.assertRaisesRegex(estimates.EstimateError, '100,000,000 levels'):
+      tpcc_estimate.SearchBounds(stepping.Plan('bisect', 1, 1, 10**8), 2, 1)
 
   def testMakespan(self):
     self.assertEqual(plan.Makespan([3, 3, 3, 3], None), 12)

@@ -27,10 +27,10 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
 
-from benchmarks.cloud_report import object_storage
 from benchmarks.cloud_report import preflight
-from benchmarks.cloud_report import storage as io
 from benchmarks.cloud_report import topology
+from benchmarks.cloud_report.disk import stages as io
+from benchmarks.cloud_report.object_storage import stages as object_storage
 from pkb_ext import paths
 from pkb_ext import plan
 from pkb_ext import pricing

@@ -36,8 +36,8 @@ from perfkitbenchmarker.configs import benchmark_config_spec
 
 from benchmarks import cloud_report_2021_benchmark as suite
 from benchmarks import cloud_report_tpcc_benchmark as benchmark
+from benchmarks.cloud_report.tpcc import stages as tpcc
 from linux_packages import cloud_report_cockroachdb as cockroachdb
-from benchmarks.cloud_report import tpcc
 from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')

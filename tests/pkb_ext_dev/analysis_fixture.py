@@ -365,7 +365,7 @@ def _Io(key):
 
 
 def _Tpcc(key):
-  """Samples as benchmarks.cloud_report.samples.tpcc makes them: steps, then the summary."""
+  """Samples as benchmarks.cloud_report.tpcc.samples makes them: steps, then the summary."""
   rows = []
   passing = None
   for i, (warehouses, tpmc, p90, passed) in enumerate(TPCC_STEPS[key], 1):

@@ -14,7 +14,7 @@
 """Benchmark: steps and step-minutes of the stepping strategies.
 
 Two sets of simulated machines, over the report's grid (2,500 to 5,000 by
-250), searched through benchmarks.cloud_report.stepping:
+250), searched through benchmarks.cloud_report.tpcc.stepping:
 
 Ideal machines (CapacityCurve): newOrder p90 grows as a queue's does,
 p90(w) = base / (1 - w / knee), the same in every run of any length, with
@@ -51,8 +51,8 @@ import math
 import random
 import sys
 
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import stepping
 
 START, STEP, MAXIMUM = 2500, 250, 5000
 RAMP_MINUTES = 1

@@ -550,7 +550,7 @@ def _StaticVmFile(path: str, entries) -> str:
 def _FioJobFile(db, device: str, settings: Settings, path: str) -> str:
   """Renders the io phase's job file for the device; keeps rd-iops."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
-  from benchmarks.cloud_report import storage
+  from benchmarks.cloud_report.disk import stages as storage
 
   params = dataclasses.replace(
       storage.Params(), runtime_s=settings.seconds,
@@ -568,7 +568,7 @@ def _FioJobFile(db, device: str, settings: Settings, path: str) -> str:
 def _MeasureTool(tool, ctx, settings, log) -> dict:
   """ABBA pairs of one tool; returns its summary with each run's details."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
-  from benchmarks.cloud_report import storage_guard
+  from benchmarks.cloud_report.disk import guard as storage_guard
   from pkb_ext_dev import fidelity
 
   runner, files, db = ctx['runner'], ctx['files'], ctx['db']

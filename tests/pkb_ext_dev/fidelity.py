@@ -32,12 +32,12 @@ from typing import Callable
 
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import cpu
-from benchmarks.cloud_report import netserver
-from benchmarks.cloud_report import network
-from benchmarks.cloud_report import storage
-from benchmarks.cloud_report import storage_guard
-from benchmarks.cloud_report.samples import cpu as cpu_samples
+from benchmarks.cloud_report.cpu import samples as cpu_samples
+from benchmarks.cloud_report.cpu import stages as cpu
+from benchmarks.cloud_report.disk import guard as storage_guard
+from benchmarks.cloud_report.disk import stages as storage
+from benchmarks.cloud_report.net import netserver
+from benchmarks.cloud_report.net import stages as network
 from linux_packages import cloud_report_coremark as coremark_pkg
 from linux_packages import cloud_report_netperf as netperf_pkg
 

@@ -27,8 +27,8 @@ as PKB's wait script returns the command's stdout).
 import os
 
 from pkb_ext import paths
-from benchmarks.cloud_report import storage as io
-from benchmarks.cloud_report import storage_commands
+from benchmarks.cloud_report.disk import commands as storage_commands
+from benchmarks.cloud_report.disk import stages as io
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'fio')
 DISK_BYTES = 1 << 30  # the captures ran on a 1 GiB loop device

@@ -24,8 +24,8 @@ from absl.testing import parameterized
 import perfkitbenchmarker
 
 from pkb_ext import cli
+from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import coremark
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
 PKB_SAMPLE = (

@@ -23,8 +23,8 @@ from absl.testing import parameterized
 
 from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report import stats
-from benchmarks.cloud_report.parsers import coremark
-from benchmarks.cloud_report.samples import cpu
+from benchmarks.cloud_report.cpu import parser as coremark
+from benchmarks.cloud_report.cpu import samples as cpu
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
 

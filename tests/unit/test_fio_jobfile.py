@@ -32,8 +32,8 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import storage as io
-from benchmarks.cloud_report import storage_commands
+from benchmarks.cloud_report.disk import commands as storage_commands
+from benchmarks.cloud_report.disk import stages as io
 
 DISK_2500_GB = 2500 * 2**30
 GLOBAL = {

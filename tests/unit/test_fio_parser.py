@@ -30,8 +30,8 @@ from absl import flags
 from perfkitbenchmarker.linux_benchmarks.fio import result_parser
 
 from pkb_ext import cli
+from benchmarks.cloud_report.disk import parser as fio
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import fio
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 PKB_SAMPLE = (

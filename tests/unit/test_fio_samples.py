@@ -21,8 +21,8 @@ from absl.testing import absltest
 
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.parsers import fio
-from benchmarks.cloud_report.samples import storage as io_samples
+from benchmarks.cloud_report.disk import parser as fio
+from benchmarks.cloud_report.disk import samples as io_samples
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 REPORTED = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops',

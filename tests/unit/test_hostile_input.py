@@ -29,13 +29,13 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import coremark
-from benchmarks.cloud_report.parsers import fio
-from benchmarks.cloud_report.parsers import netperf
-from benchmarks.cloud_report.parsers import tpcc
-from benchmarks.cloud_report.parsers import ttfb
-from benchmarks.cloud_report import network as net
-from benchmarks.cloud_report.samples import network as net_samples
+from benchmarks.cloud_report.cpu import parser as coremark
+from benchmarks.cloud_report.disk import parser as fio
+from benchmarks.cloud_report.net import parser as netperf
+from benchmarks.cloud_report.net import samples as net_samples
+from benchmarks.cloud_report.net import stages as net
+from benchmarks.cloud_report.object_storage import parser as ttfb
+from benchmarks.cloud_report.tpcc import parser as tpcc
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 BIG = '9' * 400

@@ -23,10 +23,10 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext import cli
+from benchmarks.cloud_report.net import parser as netperf
+from benchmarks.cloud_report.net import parser_styles as netperf_styles
+from benchmarks.cloud_report.net import stages as net
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import netperf
-from benchmarks.cloud_report.parsers import netperf_styles
-from benchmarks.cloud_report import network as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 KEYVAL = (

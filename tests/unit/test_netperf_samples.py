@@ -19,8 +19,8 @@ from absl.testing import absltest
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.parsers import netperf
-from benchmarks.cloud_report.samples import network as net
+from benchmarks.cloud_report.net import parser as netperf
+from benchmarks.cloud_report.net import samples as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests of benchmarks.cloud_report.samples.object_storage on a real MinIO worker output."""
+"""Tests of benchmarks.cloud_report.object_storage.samples on a real MinIO worker output."""
 
 import collections
 import pathlib
@@ -19,8 +19,8 @@ import pathlib
 from absl.testing import absltest
 
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.parsers import ttfb
-from benchmarks.cloud_report.samples import object_storage
+from benchmarks.cloud_report.object_storage import parser as ttfb
+from benchmarks.cloud_report.object_storage import samples as object_storage
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 

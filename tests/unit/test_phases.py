@@ -21,9 +21,11 @@ from absl.testing import absltest
 from absl.testing import parameterized
 from perfkitbenchmarker import sample
 
+from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
 from benchmarks.cloud_report import runner
+from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report import topology
 
 
@@ -110,10 +112,27 @@ class ValidateTest(absltest.TestCase):
   def testEveryPhaseHasAModule(self):
     for name in phases.ORDER:
       module = phases.Load(name)
-      for step in ('Install', 'Prepare', 'Run', 'Cleanup', 'ReadParams'):
+      for step in (
+          'Install',
+          'Prepare',
+          'Run',
+          'Cleanup',
+          'ReadParams',
+          'Estimate',
+      ):
         self.assertTrue(callable(getattr(module, step)), (name, step))
       params = module.ReadParams()  # from the flags' defaults
       self.assertTrue(dataclasses.is_dataclass(params), name)
+      # Its estimate, at the defaults: the phase's own parts, each timed.
+      parts = module.Estimate(estimates.Context())
+      self.assertTrue(parts, name)
+      for part in parts:
+        self.assertTrue(part.name.startswith(name), (name, part))
+        self.assertGreater(part.seconds, 0, (name, part))
+      # The estimate module lives in the phase's package.
+      self.assertEqual(
+          module.estimate.__name__, samples_lib.PhaseModule(name, 'estimate')
+      )
 
 
 class _FakePhase:

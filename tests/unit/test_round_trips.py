@@ -26,11 +26,11 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import storage as io
-from benchmarks.cloud_report import storage_commands
-from benchmarks.cloud_report import tpcc_params
-from benchmarks.cloud_report import tpcc_engines
-from benchmarks.cloud_report import tpcc_postgres
+from benchmarks.cloud_report.disk import commands as storage_commands
+from benchmarks.cloud_report.disk import stages as io
+from benchmarks.cloud_report.tpcc import engines as tpcc_engines
+from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import postgres as tpcc_postgres
 from linux_packages import cloud_report_coremark as coremark
 
 FIO_DATA = pathlib.Path(__file__).parent.parent / 'data' / 'fio'

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.stepping: plans, strategies, pass rules."""
+"""Tests for benchmarks.cloud_report.tpcc.stepping: plans, strategies, pass rules."""
 
 import functools
 import io
@@ -20,8 +20,8 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext_dev import bench_stepping
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import stepping
 
 REPORT = pass_rules.RULES['report']
 

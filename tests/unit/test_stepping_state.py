@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.stepping's saved state: resume without repeating."""
+"""Tests for benchmarks.cloud_report.tpcc.stepping's saved state: resume without repeating."""
 
 import json
 import os
@@ -19,9 +19,9 @@ import os
 from absl.testing import absltest
 
 from pkb_ext_dev import bench_stepping
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import stepping_state
-from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import stepping
+from benchmarks.cloud_report.tpcc import stepping_state
 
 FINGERPRINT = {'engine': 'postgres', 'duration_s': 1800, 'warehouses': 5000}
 

@@ -23,9 +23,9 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import tpcc_params
-from benchmarks.cloud_report import tpcc_engines
-from benchmarks.cloud_report import tpcc_postgres
+from benchmarks.cloud_report.tpcc import engines as tpcc_engines
+from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import postgres as tpcc_postgres
 
 
 def _Db():

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.parsers.tpcc on real outputs (tests/data/tpcc)."""
+"""Tests for benchmarks.cloud_report.tpcc.parser on real outputs (tests/data/tpcc)."""
 
 import contextlib
 import io
@@ -22,10 +22,10 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pkb_ext import cli
-from benchmarks.cloud_report import pass_rules
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import tpcc
-from benchmarks.cloud_report.samples import tpcc as tpcc_samples
+from benchmarks.cloud_report.tpcc import parser as tpcc
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / 'data' / 'tpcc'
 

@@ -21,8 +21,8 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import context
 
 from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import tpcc
-from benchmarks.cloud_report import tpcc_params
+from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import stages as tpcc
 
 FLAGS = flags.FLAGS
 

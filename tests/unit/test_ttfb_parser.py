@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests of benchmarks.cloud_report.parsers.ttfb on real MinIO worker outputs."""
+"""Tests of benchmarks.cloud_report.object_storage.parser on real MinIO worker outputs."""
 
 import contextlib
 import io
@@ -25,7 +25,7 @@ import numpy as np
 
 from pkb_ext import cli
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report.object_storage import parser as ttfb
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 

@@ -37,7 +37,7 @@ from google.auth import credentials as google_credentials
 from google.cloud import storage
 
 import pkb_ext.configs
-from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report.object_storage import parser as ttfb
 
 _WORKER = os.path.join(
     os.path.dirname(pkb_ext.configs.__file__),

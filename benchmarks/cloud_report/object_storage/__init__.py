@@ -18,47 +18,17 @@ object_storage/ttfb_worker.py, run with the VM's python3 and the provider's
 SDK) times PUTs and GETs: TTFB over 1,000 small-object requests on new and
 on reused connections, single-stream throughput over 100 transfers per size
 from 16 KiB to 32 MiB, and aggregate throughput at 1/5/10/20 simultaneous
-32 MiB transfers. cloud_report.parsers.ttfb turns its raw timings into
+32 MiB transfers. cloud_report.object_storage.parser turns its raw timings into
 percentiles and throughput samples.
 
   params    the flags, read once into Params;
   buckets   who makes the bucket: PKB's service of the VM's cloud, or a
             back-end registered with buckets.RegisterBackend;
   worker    the worker's config, command and output;
-  stages    Install, Run, Cleanup and CheckPrerequisites, the phase's
-            functions (see phases.py).
+  parser    the worker's timings -> percentiles and throughputs (pure);
+  samples   its metric catalog and samples;
+  stages    the phase's functions (see phases.py).
 
 Errors that stop the phase are one line naming the provider and where it
 was reached (a back-end's endpoint, or the cloud's service and region).
 """
-
-from benchmarks.cloud_report.object_storage import params as params_lib
-from benchmarks.cloud_report.object_storage import stages
-
-PHASE = stages.PHASE
-
-
-def CheckPrerequisites(benchmark_config) -> list[str]:
-  return stages.CheckPrerequisites(benchmark_config)
-
-
-def Install(topology) -> None:
-  stages.Install(topology)
-
-
-def Prepare(topology) -> None:
-  """Install: the bucket is made in Run."""
-  stages.Install(topology)
-
-
-def ReadParams():
-  """The phase's settings, read from its flags (plan estimates from them)."""
-  return params_lib.Params.FromFlags()
-
-
-def Run(topology) -> list:
-  return stages.Run(topology)
-
-
-def Cleanup(topology) -> None:
-  stages.Cleanup(topology)

@@ -40,10 +40,12 @@ from absl import flags
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import vm_util
 
+from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.object_storage import buckets
+from benchmarks.cloud_report.object_storage import estimate
 from benchmarks.cloud_report.object_storage import params as params_lib
 from benchmarks.cloud_report.object_storage import worker
 
@@ -167,6 +169,21 @@ def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
           f'installing it: {stderr.strip()[-300:]}'
       )
   vm.PushDataFile(worker.WORKER_DATA, f'{WORK_DIR}/ttfb_worker.py')
+
+
+def Prepare(topology) -> None:
+  """Install: the bucket is made in Run."""
+  Install(topology)
+
+
+def ReadParams():
+  """The phase's settings, read from its flags."""
+  return params_lib.Params.FromFlags()
+
+
+def Estimate(context: estimates.Context) -> list[estimates.Phase]:
+  """The phase's expected wall time, from its flags (plan asks for it)."""
+  return estimate.Estimate(ReadParams(), context)
 
 
 def _RunWorker(vm, params, config: dict) -> tuple[str, int, str]:

@@ -25,8 +25,8 @@ import logging
 
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.parsers import ttfb
-from benchmarks.cloud_report.samples import object_storage as os_samples
+from benchmarks.cloud_report.object_storage import parser as ttfb
+from benchmarks.cloud_report.object_storage import samples as os_samples
 
 WORK_DIR = 'cloud_report_object_storage'
 TAG = 'ttfb-worker'  # the worker's remote.Tracked tag

@@ -38,7 +38,7 @@ echo "capturing on $dev (runtime ${runtime}s)"
 import dataclasses, sys
 from absl import flags
 from pkb_ext import registry
-from benchmarks.cloud_report import storage as io
+from benchmarks.cloud_report.disk import stages as io
 registry.Register()
 flags.FLAGS.mark_as_parsed()
 p = dataclasses.replace(io.Params(), runtime_s=int(sys.argv[1]), ramp_time_s=1)

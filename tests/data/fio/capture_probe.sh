@@ -32,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 probe() {
   "$root/.venv/bin/python" -c \
-    'import sys; from benchmarks.cloud_report.phases import io_guard; print(io_guard.ProbeCommand(sys.argv[1]))' \
+    'import sys; from benchmarks.cloud_report.disk import guard as io_guard; print(io_guard.ProbeCommand(sys.argv[1]))' \
     "$1" 2>/dev/null | bash
 }
 truncate -s 64M "$tmp/disk.img"

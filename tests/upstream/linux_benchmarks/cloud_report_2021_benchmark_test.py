@@ -29,11 +29,11 @@ from perfkitbenchmarker import sample
 from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.providers.aws import aws_disk
 from benchmarks import cloud_report_2021_benchmark
-from benchmarks.cloud_report.object_storage import worker as object_storage_worker
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import runner
-from benchmarks.cloud_report import storage
 from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report.disk import stages as storage
+from benchmarks.cloud_report.object_storage import worker as object_storage_worker
 from tests import pkb_common_test_case
 
 _SUITE = cloud_report_2021_benchmark.BENCHMARK_NAME

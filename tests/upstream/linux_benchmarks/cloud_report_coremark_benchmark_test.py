@@ -27,7 +27,7 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from benchmarks import cloud_report_coremark_benchmark
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import coremark as parser
+from benchmarks.cloud_report.cpu import parser
 from linux_packages import cloud_report_coremark as coremark
 from tests import pkb_common_test_case
 

@@ -17,7 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import coremark
+from benchmarks.cloud_report.cpu import parser as coremark
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -29,9 +29,9 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
 from benchmarks import cloud_report_fio_benchmark
-from benchmarks.cloud_report import storage
-from benchmarks.cloud_report import storage_guard
-from benchmarks.cloud_report.parsers import fio as parser
+from benchmarks.cloud_report.disk import guard as storage_guard
+from benchmarks.cloud_report.disk import parser
+from benchmarks.cloud_report.disk import stages as storage
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

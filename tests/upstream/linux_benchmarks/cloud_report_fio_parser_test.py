@@ -18,7 +18,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import fio
+from benchmarks.cloud_report.disk import parser as fio
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

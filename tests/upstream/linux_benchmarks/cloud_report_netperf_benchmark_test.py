@@ -26,7 +26,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from benchmarks import cloud_report_netperf_benchmark
-from benchmarks.cloud_report.parsers import netperf as parser
+from benchmarks.cloud_report.net import parser
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -17,7 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.parsers import netperf
+from benchmarks.cloud_report.net import parser as netperf
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

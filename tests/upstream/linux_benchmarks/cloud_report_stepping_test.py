@@ -16,9 +16,9 @@
 import os
 import unittest
 
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import stepping_state
-from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import stepping
+from benchmarks.cloud_report.tpcc import stepping_state
 from tests import pkb_common_test_case
 
 _REPORT = pass_rules.RULES['report']

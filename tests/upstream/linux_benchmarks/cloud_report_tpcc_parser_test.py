@@ -17,8 +17,8 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report.parsers import tpcc
+from benchmarks.cloud_report.tpcc import parser as tpcc
+from benchmarks.cloud_report.tpcc import pass_rules
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

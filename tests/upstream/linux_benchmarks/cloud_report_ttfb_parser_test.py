@@ -15,7 +15,7 @@
 
 import unittest
 
-from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report.object_storage import parser as ttfb
 from tests import pkb_common_test_case
 
 

@@ -13,9 +13,9 @@
 # limitations under the License.
 """Samples: metric catalog, typed run metadata and sample construction.
 
-Each phase defines its metrics once, in its own module of this package
-(cpu.py, io.py, net.py, object_storage.py, tpcc.py), as a METRICS dict of
-name -> unit, and converts parsed results to samples there. Dimensions such as
+Each phase defines its metrics once, in the samples module of its package
+(PhaseModule(phase, 'samples'), e.g. cloud_report.cpu.samples), as a METRICS
+dict of name -> unit, and converts parsed results to samples there. Dimensions such as
 the CoreMark mode, the fio job or the object size are metadata, never part of
 a metric name.
 """
@@ -27,15 +27,17 @@ from typing import Any, Mapping
 from perfkitbenchmarker import sample
 
 PHASES = ('cpu', 'io', 'net', 'object_storage', 'tpcc')
-# Phase name (as in sample metadata) -> its module, here and in the phase
-# package (names that would shadow the standard library are spelled out).
-PHASE_MODULES = {
+# Phase name (as in sample metadata) -> its sub-package of cloud_report, which
+# holds the phase's stages, parser and samples modules (the io phase's is
+# disk: a package named io would shadow the standard library's).
+PHASE_PACKAGES = {
     'cpu': 'cpu',
-    'io': 'storage',
-    'net': 'network',
+    'io': 'disk',
+    'net': 'net',
     'object_storage': 'object_storage',
     'tpcc': 'tpcc',
 }
+_PACKAGE = __name__.rsplit('.', 1)[0]
 
 # Metrics shared by every phase.
 METRICS = {
@@ -43,12 +45,17 @@ METRICS = {
 }
 
 
+def PhaseModule(phase: str, module: str) -> str:
+  """The dotted name of one module of a phase's package, e.g. its parser."""
+  return f'{_PACKAGE}.{PHASE_PACKAGES[phase]}.{module}'
+
+
 class UnknownMetricError(KeyError):
   """A sample was made for a metric no catalog defines."""
 
 
 def _PhaseCatalog(phase: str) -> dict[str, str]:
-  module = importlib.import_module(f'{__name__}.{PHASE_MODULES[phase]}')
+  module = importlib.import_module(PhaseModule(phase, 'samples'))
   return dict(module.METRICS)
 
 

@@ -11,19 +11,20 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Pure parsers of raw tool outputs, one module per tool.
+"""What the phases' pure parsers share, and the index of their tools.
 
-A parser module parsers.<tool> has
+Each phase's package has a parser module, <phase package>.parser, with
 
   Parse(text: str) -> <a frozen dataclass>
 
 which reads nothing but `text` (no FLAGS, VM, clock or I/O) and raises
-ParseError naming what is wrong for truncated, garbled or failed output. The
-matching samples.<phase> module has
+ParseError naming what is wrong for truncated, garbled or failed output,
+and a samples module, <phase package>.samples, with
 
   FromResult(result) -> list[sample.Sample]
 
-TOOLS maps each tool's name to both, for reading archived outputs.
+TOOLS maps each tool's name to its phase, and so to both modules, for
+reading archived outputs.
 """
 
 import dataclasses
@@ -42,16 +43,20 @@ class Tool:
   name: str
   phase: str
 
-  @property
-  def parser_module(self) -> str:
-    return f'{__name__}.{self.name}'
-
-  @property
-  def samples_module(self) -> str:
+  def Module(self, module: str) -> str:
+    """The dotted name of its phase's `module` (parser or samples)."""
     package = __name__.rsplit('.', 1)[0]
     # Imported here: parsers stay free of PKB, which the samples use.
     samples = importlib.import_module(f'{package}.samples')
-    return f'{samples.__name__}.{samples.PHASE_MODULES[self.phase]}'
+    return samples.PhaseModule(self.phase, module)
+
+  @property
+  def parser_module(self) -> str:
+    return self.Module('parser')
+
+  @property
+  def samples_module(self) -> str:
+    return self.Module('samples')
 
 
 TOOLS = {

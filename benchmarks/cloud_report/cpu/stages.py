@@ -35,11 +35,13 @@ import logging
 from absl import flags
 from perfkitbenchmarker import errors
 
+from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
+from benchmarks.cloud_report.cpu import estimate
+from benchmarks.cloud_report.cpu import parser as coremark_parser
+from benchmarks.cloud_report.cpu import samples as cpu_samples
 from linux_packages import cloud_report_coremark as coremark_pkg
-from benchmarks.cloud_report.parsers import coremark as coremark_parser
-from benchmarks.cloud_report.samples import cpu as cpu_samples
 
 PHASE = 'cpu'
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
@@ -227,8 +229,13 @@ def Prepare(topology: phases.Topology) -> None:
 
 
 def ReadParams():
-  """The phase's settings, read from its flags (plan estimates from them)."""
+  """The phase's settings, read from its flags."""
   return Params.FromFlags()
+
+
+def Estimate(context: estimates.Context) -> list[estimates.Phase]:
+  """The phase's expected wall time, from its flags (plan asks for it)."""
+  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology: phases.Topology) -> list:

@@ -13,7 +13,7 @@
 # limitations under the License.
 """Object storage samples: TTFB, request time and throughput.
 
-One sample per statistic of each distribution that cloud_report.parsers.ttfb
+One sample per statistic of each distribution that cloud_report.object_storage.parser
 aggregates. Dimensions are metadata:
   statistic          min, max, mean, p50, p90, p99, p99.9 (throughput: p1,
                      p10, p50, p90, p99), percentiles linearly interpolated;
@@ -30,7 +30,7 @@ stopped early; parse_problems says why).
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.parsers import ttfb
+from benchmarks.cloud_report.object_storage import parser as ttfb
 
 METRICS = {
     # GET: request sent -> first body byte; PUT: -> first byte of the final

@@ -16,7 +16,7 @@
 An engine loads the maximum warehouse count once (Prepare), runs one step at
 a given active warehouse count and returns the tool's raw output (RunStep),
 and stops and removes its database (Cleanup). The stepping, parsing and
-judging are shared (cloud_report.tpcc, ToMeasurement below).
+judging are shared (cloud_report.tpcc.stages, ToMeasurement below).
 
 cockroach (the report): a node on each db VM, store on its data disk; the
 client imports the TPC-C fixtures for the maximum warehouses and runs
@@ -24,7 +24,7 @@ client imports the TPC-C fixtures for the maximum warehouses and runs
 --duration` against all nodes. Its efficiency (efc) is measured with the
 workload's default keying and think times (--wait=true), as in the report.
 
-postgres (cloud_report.tpcc_postgres): PostgreSQL on db1 only, go-tpc on the
+postgres (cloud_report.tpcc.postgres): PostgreSQL on db1 only, go-tpc on the
 client, where CockroachDB cannot be installed. Without --wait go-tpc has no
 keying or think time: its efficiency (same formula, 100 * tpmC / (12.86 *
 N)) then measures how far the load exceeds TPC-C's per-warehouse ceiling and
@@ -43,15 +43,15 @@ from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import stepping
-from benchmarks.cloud_report import cockroach_cluster
-from linux_packages import cloud_report_cockroachdb as cockroachdb
-from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
-from benchmarks.cloud_report import storage_commands
-from benchmarks.cloud_report import storage_guard as io_guard
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report.samples import tpcc as tpcc_samples
+from benchmarks.cloud_report.disk import commands as storage_commands
+from benchmarks.cloud_report.disk import guard as io_guard
+from benchmarks.cloud_report.parsers import ParseError
+from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
+from benchmarks.cloud_report.tpcc import parser as tpcc_parser
+from benchmarks.cloud_report.tpcc import samples as tpcc_samples
+from benchmarks.cloud_report.tpcc import stepping
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 COCKROACH = 'cockroach'
 POSTGRES = 'postgres'
@@ -224,7 +224,7 @@ def _RawDataDevice(vm) -> str | None:
 def MountDataDisk(vm) -> None:
   """Makes a file system on a raw data disk and mounts it at DATA_MOUNT.
 
-  The io phase's guard (cloud_report.storage_guard) refuses the root device, a
+  The io phase's guard (cloud_report.disk.guard) refuses the root device, a
   mounted device and one holding mounted partitions; a disk an earlier
   Prepare mounted at DATA_MOUNT is kept.
   """
@@ -257,7 +257,7 @@ def UnmountDataDisk(vm) -> None:
 class CockroachEngine:
   """CockroachDB on the db VMs, `cockroach workload` on the client."""
 
-  params: Any  # cloud_report.tpcc_params.Params
+  params: Any  # cloud_report.tpcc.params.Params
   name: str = COCKROACH
   tool: str = tpcc_parser.COCKROACH
 

@@ -27,7 +27,7 @@ from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report import stats
-from benchmarks.cloud_report.parsers import netperf as netperf_parser
+from benchmarks.cloud_report.net import parser as netperf_parser
 
 LATENCY_UNIT = 'us'
 METRICS = {

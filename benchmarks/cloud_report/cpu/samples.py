@@ -26,7 +26,7 @@ from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report import stats
-from benchmarks.cloud_report.parsers import coremark as coremark_parser
+from benchmarks.cloud_report.cpu import parser as coremark_parser
 
 SCORE_UNIT = 'iterations/sec'
 METRICS = {

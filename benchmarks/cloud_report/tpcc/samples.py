@@ -35,8 +35,8 @@ samples say which with efficiency_basis.
 from typing import Any, Mapping
 
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report import stepping
-from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from benchmarks.cloud_report.tpcc import parser as tpcc_parser
+from benchmarks.cloud_report.tpcc import stepping
 
 METRICS = {
     'tpcc_tpmc': 'tpmC',

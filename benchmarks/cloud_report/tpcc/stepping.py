@@ -39,8 +39,8 @@ probes only choose where the full-length runs start.
 
 Everything here is pure. Next() decides the next level from
 the history of (level, passed); Search() drives a measure callback with it,
-judges each measurement with a pass rule (cloud_report.pass_rules) and saves
-the history (cloud_report.stepping_state) after every
+judges each measurement with a pass rule (cloud_report.tpcc.pass_rules) and saves
+the history (cloud_report.tpcc.stages.stepping_state) after every
 step, so a re-run with the same state resumes without repeating a step.
 
 A run that produced no result (the tool crashed, or printed nothing to
@@ -63,7 +63,7 @@ rule: an empty latency distribution is no evidence of low latency.
 import dataclasses
 from typing import Any, Callable, Mapping, Sequence
 
-from benchmarks.cloud_report import pass_rules
+from benchmarks.cloud_report.tpcc import pass_rules
 
 LINEAR = 'linear'
 BISECT = 'bisect'

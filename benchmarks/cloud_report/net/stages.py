@@ -42,11 +42,13 @@ import re
 from absl import flags
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import netserver
+from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report.net import estimate
+from benchmarks.cloud_report.net import netserver
+from benchmarks.cloud_report.net import parser as netperf_parser
+from benchmarks.cloud_report.net import samples as net_samples
 from linux_packages import cloud_report_netperf as netperf_pkg
-from benchmarks.cloud_report.parsers import netperf as netperf_parser
-from benchmarks.cloud_report.samples import network as net_samples
 
 PHASE = 'net'
 TESTS = ('TCP_RR', 'TCP_STREAM')
@@ -442,8 +444,13 @@ def Prepare(topology: phases.Topology) -> None:
 
 
 def ReadParams():
-  """The phase's settings, read from its flags (plan estimates from them)."""
+  """The phase's settings, read from its flags."""
   return Params.FromFlags()
+
+
+def Estimate(context: estimates.Context) -> list[estimates.Phase]:
+  """The phase's expected wall time, from its flags (plan asks for it)."""
+  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology: phases.Topology) -> list:

@@ -30,8 +30,8 @@ from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import tpcc_engines as engines
-from benchmarks.cloud_report.parsers import tpcc as tpcc_parser
+from benchmarks.cloud_report.tpcc import engines
+from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from linux_packages import cloud_report_go_tpc as go_tpc
 
 PG_USER = 'postgres'
@@ -49,7 +49,7 @@ GOTPC_WAIT_OVERRUN = 3.0
 class PostgresEngine:
   """PostgreSQL on db1, go-tpc on the client."""
 
-  params: Any  # cloud_report.tpcc_params.Params
+  params: Any  # cloud_report.tpcc.params.Params
   name: str = engines.POSTGRES
   tool: str = tpcc_parser.GO_TPC
 

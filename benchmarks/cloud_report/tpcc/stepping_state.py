@@ -14,7 +14,7 @@
 """The TPC-C search's saved history: one JSON file, rewritten per step.
 
 Kept in PKB's run directory so a crashed run, resumed with the same run_uri,
-goes on without repeating a step (cloud_report.stepping.Search).
+goes on without repeating a step (cloud_report.tpcc.stepping.Search).
 """
 
 import json
@@ -22,7 +22,7 @@ import os
 import tempfile
 from typing import Any, Mapping, Sequence
 
-from benchmarks.cloud_report import stepping
+from benchmarks.cloud_report.tpcc import stepping
 
 
 class StateStore:

@@ -53,12 +53,13 @@ from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import storage_commands as commands
-from benchmarks.cloud_report.parsers import fio as fio_parser
-from benchmarks.cloud_report import storage_guard as io_guard
-from benchmarks.cloud_report import storage_params as params_lib
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report.samples import storage as io_samples
+from benchmarks.cloud_report.disk import commands
+from benchmarks.cloud_report.disk import estimate
+from benchmarks.cloud_report.disk import guard as io_guard
+from benchmarks.cloud_report.disk import params as params_lib
+from benchmarks.cloud_report.disk import parser as fio_parser
+from benchmarks.cloud_report.disk import samples as io_samples
 
 FILL_JOB = 'fill-disk-ignore'
 REPORTED_JOBS = params_lib.REPORTED_JOBS
@@ -268,8 +269,13 @@ def RunOnVm(vm, params: Params) -> list:
 
 
 def ReadParams():
-  """The phase's settings, read from its flags (plan estimates from them)."""
+  """The phase's settings, read from its flags."""
   return Params.FromFlags()
+
+
+def Estimate(context: estimates.Context) -> list[estimates.Phase]:
+  """The phase's expected wall time, from its flags (plan asks for it)."""
+  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology) -> list:

@@ -26,10 +26,10 @@ import math
 from absl import flags
 
 from benchmarks.cloud_report import estimates
-from benchmarks.cloud_report import pass_rules
-from benchmarks.cloud_report import stepping
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report import tpcc_engines as engines
+from benchmarks.cloud_report.tpcc import engines
+from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import stepping
 
 ENGINE = flags.DEFINE_enum(
     'cloud_report_tpcc_engine',

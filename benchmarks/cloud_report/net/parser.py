@@ -42,8 +42,8 @@ import math
 import re
 from typing import Sequence
 
+from benchmarks.cloud_report.net import parser_styles as styles
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.parsers import netperf_styles as styles
 
 LATENCY_SELECTORS = {
     'min': 'MIN_LATENCY',

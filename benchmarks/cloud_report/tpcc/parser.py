@@ -145,7 +145,7 @@ class Result:
     return self.tpmc / (TPMC_PER_WAREHOUSE * self.efficiency_pct / 100)
 
   def Metrics(self) -> dict[str, float]:
-    """The stepping metrics (cloud_report.pass_rules.METRIC_KEYS)."""
+    """The stepping metrics (cloud_report.tpcc.pass_rules.METRIC_KEYS)."""
     return {
         'tpmc': self.tpmc,
         'efficiency_pct': self.efficiency_pct,

@@ -16,13 +16,13 @@
 The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
 result is the largest passing count and its tpmC. The engine
-(cloud_report.tpcc_engines: cockroach, the report's;
-cloud_report.tpcc_postgres: postgres + go-tpc) installs its binaries in
+(cloud_report.tpcc.engines: cockroach, the report's;
+cloud_report.tpcc.postgres: postgres + go-tpc) installs its binaries in
 Install; Setup, which waits for the run stage in the suite (the data disk
 is io's until then), mounts the data disks, starts the database and loads
 the maximum warehouse count; its flags are
-cloud_report.tpcc_params's; Run steps with
-cloud_report.stepping (linear, the report's; bisect; or probe: short probes
+cloud_report.tpcc.params's; Run steps with
+cloud_report.tpcc.stepping (linear, the report's; bisect; or probe: short probes
 find the edge, full-length runs confirm it) and the pass rule
 (`report`: p90 < 5 s; `crl_script`: efc > 85 % and p95 < 10 s; or
 custom:...).
@@ -45,14 +45,16 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import vm_util
 
+from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import stepping_state
-from benchmarks.cloud_report import stepping
-from benchmarks.cloud_report import tpcc_engines as engines
-from benchmarks.cloud_report import tpcc_params
-from benchmarks.cloud_report import tpcc_postgres
-from benchmarks.cloud_report.samples import tpcc as tpcc_samples
+from benchmarks.cloud_report.tpcc import engines
+from benchmarks.cloud_report.tpcc import estimate
+from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import postgres as tpcc_postgres
+from benchmarks.cloud_report.tpcc import samples as tpcc_samples
+from benchmarks.cloud_report.tpcc import stepping
+from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 PHASE = 'tpcc'
@@ -212,8 +214,13 @@ def ToSamples(
 
 
 def ReadParams():
-  """The phase's settings, read from its flags (plan estimates from them)."""
+  """The phase's settings, read from its flags."""
   return tpcc_params.Params.FromFlags()
+
+
+def Estimate(context: estimates.Context) -> list[estimates.Phase]:
+  """The phase's expected wall time, from its flags (plan asks for it)."""
+  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology) -> list:

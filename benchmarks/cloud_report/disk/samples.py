@@ -24,7 +24,7 @@ from typing import Any, Mapping
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.parsers import fio as fio_parser
+from benchmarks.cloud_report.disk import parser as fio_parser
 
 METRICS = {
     'fio_iops': 'ops/s',

@@ -1,0 +1,36 @@
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The net phase's expected wall time (pure; plan asks for it).
+
+Each test (and TCP_STREAM stream count) x repetitions x the confidence
+interval's maximum iterations x each iteration's duration: the longest the
+phase can take.
+"""
+
+from benchmarks.cloud_report import estimates
+
+
+def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
+  del context  # one client and one server, whatever their disks
+  runs = sum(len(params.RunsOf(t)) for t in params.tests)
+  runs *= params.repetitions
+  seconds = runs * params.max_iterations * params.duration_s
+  return [
+      estimates.Phase(
+          'net',
+          seconds,
+          f'{runs} netperf run(s) x up to {params.max_iterations} iterations'
+          f' x {params.duration_s} s',
+      )
+  ]

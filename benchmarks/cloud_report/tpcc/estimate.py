@@ -1,0 +1,150 @@
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The tpcc phase's expected wall time (pure; plan asks for it).
+
+Two parts: the import of the warehouses on the db VMs (tpcc_import), at
+estimates.IMPORT_WAREHOUSES_PER_NODE_HOUR, and the search, planned at the
+longest it can take on its grid: found by running the search's own
+decisions (stepping.Next) against every possible capacity, each step its
+ramp plus its duration (a probe's for probes). A search other than linear
+shows linear's time beside it.
+"""
+
+import dataclasses
+
+from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report.tpcc import stepping
+
+# The largest grid whose search is followed decision by decision (the
+# report's has 5 levels).
+MAX_SEARCH_LEVELS = 1000
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+  """The bounds of a search on its grid."""
+
+  fewest: int  # steps
+  most: int  # steps
+  longest_s: float  # the longest it can take
+
+
+def SearchBounds(
+    plan: stepping.Plan, step_s: float, probe_step_s: float
+) -> Search:
+  """Runs the search's own decisions (stepping.Next) against every capacity.
+
+  Args:
+    plan: the grid and strategy.
+    step_s: one full-length step (ramp + duration).
+    probe_step_s: one probe step (ramp + probe duration).
+
+  Returns:
+    The fewest and most steps, and the longest time, over every capacity:
+    below the first level, between each two levels, above the last.
+
+  Raises:
+    estimates.EstimateError: the search does not end, or its grid is larger
+      than MAX_SEARCH_LEVELS (linear's bounds need no search: every level
+      once).
+  """
+  levels = plan.levels
+  if plan.strategy == stepping.LINEAR:
+    # One step at the lowest capacity, every level at the highest
+    # (SimulatedSearchBounds finds the same, in time cubic in the levels).
+    return Search(1, len(levels), len(levels) * step_s)
+  if len(levels) > MAX_SEARCH_LEVELS:
+    raise estimates.EstimateError(
+        f'the {plan.strategy} search has {len(levels):,} levels'
+        f' ({plan.start}..{plan.maximum} by {plan.step}); plan follows at'
+        f' most {MAX_SEARCH_LEVELS:,} (--cloud_report_tpcc_step_warehouses)'
+    )
+  return SimulatedSearchBounds(plan, step_s, probe_step_s)
+
+
+def SimulatedSearchBounds(
+    plan: stepping.Plan, step_s: float, probe_step_s: float
+) -> Search:
+  """SearchBounds by running stepping.Next against every capacity."""
+  levels = plan.levels
+  counts, times = [], []
+  for capacity in [levels[0] - 1] + list(levels):
+    history, seconds = [], 0.0
+    while True:
+      decision = stepping.Next(plan, history)
+      if decision.next_level is None:
+        break
+      passed = decision.next_level <= capacity
+      history.append((decision.next_level, passed, decision.probe))
+      seconds += probe_step_s if decision.probe else step_s
+      if len(history) > 4 * len(levels) + 4:
+        raise estimates.EstimateError(
+            f'the {plan.strategy} search does not end on {levels}'
+        )
+    counts.append(len(history))
+    times.append(seconds)
+  return Search(min(counts), max(counts), max(times))
+
+
+def SearchSteps(plan: stepping.Plan) -> tuple[int, int]:
+  """Returns the fewest and most steps the search can take on its grid."""
+  search = SearchBounds(plan, 1, 1)
+  return search.fewest, search.most
+
+
+def SearchPhase(params) -> estimates.Phase:
+  """The TPC-C search, with linear's time beside a search that is not."""
+  step_s = estimates.StepSeconds(params.ramp_s, params.duration_s)
+  probe_s = estimates.StepSeconds(params.ramp_s, params.probe_duration_s)
+  search = SearchBounds(params.plan, step_s, probe_s)
+  how = (
+      f'{params.strategy} search over {len(params.plan.levels)} levels'
+      f' ({params.start}..{params.max_warehouses} by {params.step}):'
+      f' {search.fewest} to {search.most} steps of {step_s / 60:g} min'
+  )
+  if params.strategy == stepping.PROBE:
+    how += f' (probes {probe_s / 60:g} min)'
+  linear_s = None
+  if params.strategy != stepping.LINEAR:
+    linear_plan = stepping.Plan(
+        stepping.LINEAR, params.start, params.step, params.max_warehouses
+    )
+    linear = SearchBounds(linear_plan, step_s, probe_s)
+    linear_s = linear.longest_s
+    how += (
+        f'; linear: {linear.fewest} to {linear.most} steps,'
+        f' {estimates.Hms(linear_s)} at most'
+    )
+  return estimates.Phase(
+      'tpcc', search.longest_s, how + '; planned at the longest', linear_s
+  )
+
+
+def ImportPhase(params, db_nodes: int) -> estimates.Phase:
+  """Loading the warehouses, at the estimates module's stated rate."""
+  seconds = estimates.ImportSeconds(params.max_warehouses, db_nodes)
+  rate = estimates.IMPORT_WAREHOUSES_PER_NODE_HOUR
+  how = (
+      f'{params.max_warehouses:,} warehouses on {db_nodes} db node(s) at'
+      f' {rate:,.0f} warehouses per node-hour (a public CockroachDB import:'
+      ' 20,000 warehouses in 2.5 h on 6 nodes)'
+  )
+  if params.engine != 'cockroach':
+    how += f'; {params.engine} is planned at the same rate'
+  return estimates.Phase('tpcc_import', seconds, how)
+
+
+def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
+  """The import, then the search."""
+  return [ImportPhase(params, context.db_nodes), SearchPhase(params)]
