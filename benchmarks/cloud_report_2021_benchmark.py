@@ -38,7 +38,6 @@ Example:
 
 from absl import flags
 from perfkitbenchmarker import configs
-from perfkitbenchmarker import vm_util
 
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import preflight
@@ -154,8 +153,8 @@ def CheckPrerequisites(benchmark_config):
   preflight.Check(benchmark_config, _Selected())
 
 
-def _Store() -> resume.PhaseStore:
-  return resume.PhaseStore.ForRun(vm_util.GetTempDir())
+def _Store(topology) -> resume.PhaseStore:
+  return resume.PhaseStore.ForRun(topology.identity)
 
 
 # The phase stores this process has run a Run for: a second Run of the same
@@ -175,7 +174,7 @@ def Prepare(spec):
   are forgotten.
   """
   topology = topology_lib.FromSpec(spec, with_metadata=False)
-  store = _Store()
+  store = _Store(topology)
   store.Clear()
   runner.PrepareAll(
       topology,
@@ -205,14 +204,15 @@ def Run(spec):
   whose Prepare did not finish) installs before it runs.
   """
   spec.always_call_cleanup = True
-  store = _Store()
+  topology = topology_lib.FromSpec(spec)
+  store = _Store(topology)
   if store.path in _RUNS_STARTED:
     run_number = store.NextRun()
   else:
     _RUNS_STARTED.add(store.path)
     run_number = store.RunNumber()
   runner.RunAll(
-      topology_lib.FromSpec(spec),
+      topology,
       _Selected(),
       on_samples=lambda _, samples: topology_lib.Publish(
           spec, samples, run_number
@@ -231,9 +231,10 @@ def Cleanup(spec):
   The install steps are forgotten: a phase's Cleanup may remove what its
   Install put on the VMs, so a later resumed Run installs again.
   """
-  _Store().ForgetInstalled()
+  topology = topology_lib.FromSpec(spec, with_metadata=False)
+  _Store(topology).ForgetInstalled()
   runner.CleanupAll(
-      topology_lib.FromSpec(spec, with_metadata=False),
+      topology,
       _Selected(),
       overlap=OVERLAP.value,
   )

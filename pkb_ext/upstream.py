@@ -643,8 +643,8 @@ def _Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
   elif part.anchor not in part.files:  # a leading part of a split group
     what = _Summary(texts[part.anchor])
     subject = (
-        f'Add {", ".join(modules) or "data files"} for the {part.group}'
-        f' benchmark ({part.index} of {part.count}).'
+        f"Add the {part.group} benchmark's helpers"
+        f' ({part.index} of {part.count}).'
     )
     summary = (
         f'Part {part.index} of {part.count} of the {part.group} benchmark'

@@ -124,6 +124,20 @@ def Validate(names: Sequence[str]) -> list[str]:
 
 
 @dataclasses.dataclass(frozen=True)
+class RunIdentity:
+  """Which run and configuration this is, and where its files go.
+
+  Made once from the benchmark spec (topology.FromSpec) and passed to the
+  phases in their Topology, so no phase reads the run's identity from
+  flags or thread state.
+  """
+
+  run_uri: str  # the pkb.py run's, without --run_processes' suffix
+  config_key: str  # resume.ConfigKey of this configuration ('' outside one)
+  run_dir: str  # the run's directory on this host (PKB's temp dir)
+
+
+@dataclasses.dataclass(frozen=True)
 class Topology:
   """The report's VMs: 3 db nodes with data disks and 1 client."""
 
@@ -132,6 +146,7 @@ class Topology:
   run_metadata: samples_lib.RunMetadata | None  # None in Prepare/Cleanup
   side_db: int = 0  # index of the db VM cpu and net use (SIDE_DB: overlap)
   overlapped: tuple[str, ...] = ()  # phases run beside another phase
+  identity: RunIdentity | None = None  # None: not in a run (some tests)
 
   @property
   def first_db(self):
@@ -164,6 +179,12 @@ class Topology:
         'phase_vms': ','.join(roles),
         'overlapped': phase in self.overlapped,
     }
+
+  def RequireIdentity(self, phase: str) -> RunIdentity:
+    """Returns the run's identity, or raises naming the phase that needs it."""
+    if self.identity is None:
+      raise ValueError(f'phase {phase} needs the run identity of a PKB run')
+    return self.identity
 
   def RequireClient(self, phase: str):
     """Returns the client VM, or raises naming the phase that needs it."""

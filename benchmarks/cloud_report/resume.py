@@ -43,8 +43,6 @@ import os
 import threading
 from typing import Any, Mapping, Sequence
 
-from absl import flags
-from perfkitbenchmarker import context
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report.tpcc import stepping_state
@@ -101,32 +99,27 @@ def _VmGroups(config) -> list[dict[str, Any]]:
   return out
 
 
-def _Spec():
-  """The benchmark spec of this thread's PKB run (None outside PKB's run)."""
-  spec = context.GetThreadBenchmarkSpec()
-  if spec is None or not isinstance(getattr(spec.config, 'flags', None), dict):
-    return None
-  return spec
-
-
-def RunKey() -> tuple[str, str]:
-  """Returns (the pkb.py run's run_uri, this configuration's ConfigKey).
+def RunKey(spec, run_uri: str | None) -> tuple[str, str]:
+  """Returns (the pkb.py run's run_uri, a configuration's ConfigKey).
 
   With --run_processes > 1, PKB gives each configuration the run's run_uri
   followed by its sequence number; that suffix is removed, so a resume with
   another --run_processes finds the same state.
+
+  Args:
+    spec: the configuration's PKB BenchmarkSpec; None (or one without a
+      config's flags) outside a PKB run.
+    run_uri: the run's --run_uri.
   """
-  run_uri = flags.FLAGS.run_uri or 'no-run-uri'
-  spec = _Spec()
-  if spec is None:
+  run_uri = run_uri or 'no-run-uri'
+  config = getattr(spec, 'config', None)
+  if spec is None or not isinstance(getattr(config, 'flags', None), dict):
     return run_uri, ConfigKey('', {}, [])
   suffix = str(getattr(spec, 'sequence_number', ''))
-  rewritten = spec.config.flags.get('run_uri')
+  rewritten = config.flags.get('run_uri')
   if suffix and rewritten == run_uri and run_uri.endswith(suffix):
     run_uri = run_uri[: -len(suffix)]
-  return run_uri, ConfigKey(
-      spec.name, spec.config.flags, _VmGroups(spec.config)
-  )
+  return run_uri, ConfigKey(spec.name, config.flags, _VmGroups(config))
 
 
 # How far a saved phase's samples got on their way to PKB's publishers.
@@ -149,12 +142,14 @@ class PhaseStore:
     self.path = path
 
   @classmethod
-  def ForRun(cls, directory: str) -> 'PhaseStore':
-    """The store of this thread's PKB run and configuration in directory."""
-    run_uri, config_key = RunKey()
+  def ForRun(cls, identity) -> 'PhaseStore':
+    """The store of a run and configuration (a phases.RunIdentity)."""
     return cls(
         os.path.join(
-            directory, PHASES_FILE.format(run_uri=run_uri, config=config_key)
+            identity.run_dir,
+            PHASES_FILE.format(
+                run_uri=identity.run_uri, config=identity.config_key
+            ),
         )
     )
 

@@ -249,7 +249,8 @@ def RunAll(
       to on_samples only if no earlier attempt began to hand them over.
     overlap: run the side phases beside the fill where Arrange allows; the
       two threads are PKB background tasks, which carry the benchmark spec's
-      thread context (resume.RunKey reads it).
+      thread context (PKB's own code reads it); the phases get the run's
+      identity in the topology.
 
   Returns:
     The samples handed to on_samples by this call (or, without on_samples,

@@ -19,9 +19,11 @@ import re
 from absl import flags
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 from perfkitbenchmarker import publisher as pkb_publisher
+from perfkitbenchmarker import vm_util
 
 from benchmarks.cloud_report import REPORT_VERSION
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import resume
 from benchmarks.cloud_report import samples as samples_lib
 
 _AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
@@ -149,6 +151,9 @@ def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
     spec: a PKB BenchmarkSpec.
     with_metadata: read the run metadata off the first db VM, or the client
       (one remote command); Prepare and Cleanup do not need it.
+
+  The run's identity (phases.RunIdentity) is read here, once: --run_uri,
+  the spec's configuration and PKB's temp dir.
   """
   db_vms = tuple(spec.vm_groups.get(phases.DB_GROUP, ()))
   clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
@@ -161,10 +166,12 @@ def FromSpec(spec, with_metadata: bool = True) -> phases.Topology:
         )
     )
   metadata_vm = db_vms[0] if db_vms else clients[0]
+  run_uri, config_key = resume.RunKey(spec, flags.FLAGS.run_uri)
   return phases.Topology(
       db_vms=db_vms,
       client_vm=clients[0] if clients else None,
       run_metadata=RunMetadataFromVm(metadata_vm) if with_metadata else None,
+      identity=phases.RunIdentity(run_uri, config_key, vm_util.GetTempDir()),
   )
 
 

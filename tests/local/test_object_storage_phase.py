@@ -336,8 +336,15 @@ class _PhaseTestCase(parameterized.TestCase):
     self.addCleanup(shutil.rmtree, vm.work_dir, True)
     return vm
 
-  def Topology(self, vm):
-    return phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
+  def Topology(self, vm, run_metadata=None):
+    return phases.Topology(
+        db_vms=(vm,),
+        client_vm=vm,
+        run_metadata=run_metadata,
+        identity=phases.RunIdentity(
+            self.run_uri, '', self.create_tempdir().full_path
+        ),
+    )
 
 
 class PhaseOnEmulatorsTest(_PhaseTestCase):
@@ -619,9 +626,7 @@ class BadInputTest(_PhaseTestCase):
     self.enter_context(
         mock.patch.object(linux_packages, 'INSTALL_DIR', vm.work_dir)
     )
-    topology = phases.Topology(
-        db_vms=(vm,), client_vm=vm, run_metadata=_RunMetadata(vm)
-    )
+    topology = self.Topology(vm, _RunMetadata(vm))
     kept = {}
     with flagsaver.flagsaver(
         cloud_report_coremark_runs=1, cloud_report_coremark_iterations=2000

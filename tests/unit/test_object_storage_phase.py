@@ -182,7 +182,10 @@ class RunTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    self.enter_context(flagsaver.flagsaver(run_uri='abc123'))
+    # The phase names its bucket from the run identity it is given, never
+    # from the flag.
+    self.enter_context(flagsaver.flagsaver(run_uri='not-this-one'))
+    self.run_dir = self.create_tempdir().full_path
     self.store = mock.Mock(name='store')
     self.store.provider = 's3'
     self.store.where = 's3 (AWS service, region us-east-1)'
@@ -204,7 +207,12 @@ class RunTest(absltest.TestCase):
     return service
 
   def _Topology(self, vm):
-    return phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
+    return phases.Topology(
+        db_vms=(vm,),
+        client_vm=vm,
+        run_metadata=None,
+        identity=phases.RunIdentity('abc123', 'config', self.run_dir),
+    )
 
   def testBucketIsMadeUsedAndDeleted(self):
     vm = _Vm()
@@ -221,6 +229,17 @@ class RunTest(absltest.TestCase):
     self.assertTrue(
         all(s.metadata['bucket_region'] == 'us-east-1' for s in samples)
     )
+    # The raw output is kept in the run's directory.
+    with open(os.path.join(self.run_dir, 'object_storage_ttfb.jsonl')) as f:
+      self.assertEqual(f.read(), COMPLETE)
+
+  def testNoRunIdentityIsRefusedBeforeAnything(self):
+    vm = _Vm()
+    bare = phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
+    with self.assertRaisesRegex(ValueError, 'object_storage needs the run'):
+      stages.Run(bare, self.backends)
+    self.assertEqual(self.store.method_calls, [])
+    vm.RemoteCommand.assert_not_called()
 
   def testRunIsOneRobustCommand(self):
     vm = _Vm()

@@ -13,13 +13,13 @@
 # limitations under the License.
 """Overlap: the scheduling of phases beside the io fill, with fake phases."""
 
+import dataclasses
 import os
 import threading
 import time
 from unittest import mock
 
 from absl.testing import absltest
-from perfkitbenchmarker import context
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import phases
@@ -340,29 +340,25 @@ class OverlapRunTest(absltest.TestCase):
     self.assertEqual([s.metadata['phase'] for s in out], ['net'])
     self.assertEqual(sorted(store.Finished()), sorted(EVERY))
 
-  def testTheThreadsSeeTheRunsBenchmarkSpec(self):
-    spec = mock.Mock(sequence_number=1)
-    spec.name = 'cloud_report_2021'
-    spec.config.flags = {'cloud_report_phases': 'cpu,io'}
-    spec.config.vm_groups = {}
-    keys = {}
+  def testThePhasesOfBothThreadsGetTheRunsIdentity(self):
+    identity = phases.RunIdentity('abc', '0123456789ab', '/run/dir')
+    topo = dataclasses.replace(self.topo, identity=identity)
+    seen = {}
 
-    def Key(name):
+    def Record(name):
       def Run(topo):
-        del topo
-        keys[name] = resume.RunKey()
+        seen[name] = (topo.identity, threading.current_thread().name)
         return []
 
       return Run
 
     for name in ('io', 'cpu'):
-      self.fakes[name].run = Key(name)
-    context.SetThreadBenchmarkSpec(spec)
-    self.addCleanup(context.SetThreadBenchmarkSpec, None)
-    runner.RunAll(self.topo, ['cpu', 'io'], overlap=True)
-    mine = resume.RunKey()
-    self.assertNotEqual(mine[1], resume.ConfigKey('', {}, []))
-    self.assertEqual(keys, {'io': mine, 'cpu': mine})
+      self.fakes[name].run = Record(name)
+    runner.RunAll(topo, ['cpu', 'io'], overlap=True)
+    self.assertEqual({n: i for n, (i, _) in seen.items()},
+                     {'io': identity, 'cpu': identity})  # fmt: skip
+    # Two threads: the identity came with the topology, not thread state.
+    self.assertLen({thread for _, thread in seen.values()}, 2)
 
 
 class PhaseStoreThreadsTest(absltest.TestCase):

@@ -18,9 +18,11 @@ from unittest import mock
 from absl import flags
 from absl.testing import absltest
 from absl.testing import flagsaver
-from perfkitbenchmarker import context
+from perfkitbenchmarker import vm_util
 
+from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
+from benchmarks.cloud_report import topology
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from benchmarks.cloud_report.tpcc import stages as tpcc
 
@@ -48,12 +50,9 @@ class RunKeyTest(absltest.TestCase):
     if not FLAGS.is_parsed():
       FLAGS.mark_as_parsed()
     self.enter_context(flagsaver.flagsaver(run_uri='abc'))
-    self.addCleanup(context.SetThreadBenchmarkSpec, None)
 
   def _Key(self, spec, run_uri='abc'):
-    context.SetThreadBenchmarkSpec(spec)
-    with flagsaver.flagsaver(run_uri=run_uri):
-      return resume.RunKey()
+    return resume.RunKey(spec, run_uri)
 
   def testConfigurationsOfOneRunGetTheirOwnKey(self):
     keys = {
@@ -84,17 +83,38 @@ class RunKeyTest(absltest.TestCase):
     self.assertEqual(resumed, serial)
 
   def testOutsidePkbsRun(self):
-    context.SetThreadBenchmarkSpec(None)
-    run_uri, key = resume.RunKey()
+    run_uri, key = resume.RunKey(None, 'abc')
     self.assertEqual(run_uri, 'abc')
     self.assertEqual(key, resume.ConfigKey('', {}, []))
+    self.assertEqual(resume.RunKey(None, None)[0], 'no-run-uri')
 
   def testStatePathNamesRunAndConfiguration(self):
-    params = tpcc_params.Params(state_dir='/state')
+    identity = phases.RunIdentity('abc', '0123456789ab', '/run')
     self.assertEqual(
-        tpcc.StatePath(params, 'abc', '0123456789ab'),
+        tpcc.StatePath(tpcc_params.Params(state_dir='/state'), identity),
         '/state/cloud_report_tpcc_abc_0123456789ab.json',
     )
+    # Without a state dir: the run's directory.
+    self.assertEqual(
+        tpcc.StatePath(tpcc_params.Params(state_dir=None), identity),
+        '/run/cloud_report_tpcc_abc_0123456789ab.json',
+    )
+
+  def testFromSpecReadsTheIdentityOnce(self):
+    """The phases get the run's identity from the spec, flags and temp dir."""
+    spec = _Spec({'machine_type': 'x', 'run_uri': 'abc12'}, 12)
+    spec.vm_groups = {'db': ['vm1']}
+    with flagsaver.flagsaver(run_uri='abc12'):
+      identity = topology.FromSpec(spec, with_metadata=False).identity
+      run_dir = vm_util.GetTempDir()
+    self.assertEqual(
+        identity, phases.RunIdentity('abc', self._Key(spec)[1], run_dir)
+    )
+
+  def testAPhaseThatNeedsTheIdentityNamesItself(self):
+    bare = phases.Topology(db_vms=('vm',), client_vm='vm', run_metadata=None)
+    with self.assertRaisesRegex(ValueError, 'phase tpcc needs the run'):
+      bare.RequireIdentity('tpcc')
 
 
 if __name__ == '__main__':

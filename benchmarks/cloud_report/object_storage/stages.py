@@ -36,9 +36,7 @@ import re
 import tempfile
 import time
 
-from absl import flags
 from perfkitbenchmarker import errors
-from perfkitbenchmarker import vm_util
 
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
@@ -186,7 +184,7 @@ def Estimate(context: estimates.Context) -> list[estimates.Phase]:
   return estimate.Estimate(ReadParams(), context)
 
 
-def _RunWorker(vm, params, config: dict) -> tuple[str, int, str]:
+def _RunWorker(vm, params, config: dict, run_dir: str) -> tuple[str, int, str]:
   """Runs the worker; returns its output, exit code and stderr tail."""
   with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
     json.dump(config, f)
@@ -202,14 +200,14 @@ def _RunWorker(vm, params, config: dict) -> tuple[str, int, str]:
     vm.RemoteCommand(f'rm -f {WORK_DIR}/worker.json', ignore_failure=True)
     raise
   text, rc, stderr = worker.ParseCollected(out)
-  _Archive(text)
+  _Archive(text, run_dir)
   return text, rc, stderr
 
 
-def _Archive(text: str) -> None:
-  """Keeps the raw output in PKB's run directory, to be parsed again later."""
+def _Archive(text: str, run_dir: str) -> None:
+  """Keeps the raw output in the run's directory, to be parsed again later."""
   try:
-    path = os.path.join(vm_util.GetTempDir(), 'object_storage_ttfb.jsonl')
+    path = os.path.join(run_dir, 'object_storage_ttfb.jsonl')
     with open(path, 'w') as f:
       f.write(text)
     logging.info('object_storage: worker output saved to %s', path)
@@ -252,13 +250,14 @@ def Run(topology, backends: buckets.Backends = buckets.REGISTERED) -> list:
     phases.PhaseFailure: the bucket could not be deleted; with the samples.
   """
   vm = topology.RequireClient(PHASE)
+  identity = topology.RequireIdentity(PHASE)
   # A worker an earlier attempt of the run left would measure beside this
   # one, into the same bucket and output file.
   remote.EndLeftovers([vm], worker.TAG, 'object_storage')
   params = params_lib.Params.FromFlags()
   region = buckets.RegionOf(vm)
   backend = backends.ForVm(vm, region)
-  bucket = buckets.BucketName(flags.FLAGS.run_uri or 'norunuri')
+  bucket = buckets.BucketName(identity.run_uri)
   try:
     backend.Make(bucket)
   except Exception as e:  # pylint: disable=broad-except
@@ -270,7 +269,7 @@ def Run(topology, backends: buckets.Backends = buckets.REGISTERED) -> list:
     config = worker.WorkerConfig(
         params, backend.provider, bucket, region, backend.WorkerExtra()
     )
-    text, rc, stderr = _RunWorker(vm, params, config)
+    text, rc, stderr = _RunWorker(vm, params, config, identity.run_dir)
   except BaseException:
     left = DeleteBucket(backend, bucket)  # the first error is the one raised
     if left:

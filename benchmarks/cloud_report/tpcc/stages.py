@@ -43,11 +43,9 @@ import os
 
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
-from perfkitbenchmarker import vm_util
 
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import estimate
 from benchmarks.cloud_report.tpcc import params as tpcc_params
@@ -78,10 +76,12 @@ def Fingerprint(params: tpcc_params.Params, engine) -> dict:
   )
 
 
-def StatePath(params: tpcc_params.Params, run_uri: str, config_key: str) -> str:
-  directory = params.state_dir or vm_util.GetTempDir()
+def StatePath(params: tpcc_params.Params, identity: phases.RunIdentity) -> str:
+  """The search's state file: in --cloud_report_tpcc_state_dir, or the run's."""
+  directory = params.state_dir or identity.run_dir
   return os.path.join(
-      directory, STATE_FILE.format(run_uri=run_uri, config=config_key)
+      directory,
+      STATE_FILE.format(run_uri=identity.run_uri, config=identity.config_key),
   )
 
 
@@ -227,9 +227,10 @@ def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
   params = tpcc_params.Params.FromFlags()
   engine = SelectEngine(params.engine, params)
-  run_uri, config_key = resume.RunKey()
+  identity = topology.RequireIdentity(PHASE)
+  run_uri = identity.run_uri
   store = stepping_state.StateStore(
-      StatePath(params, run_uri, config_key),
+      StatePath(params, identity),
       run_uri,
       Fingerprint(params, engine),
   )

@@ -26,7 +26,6 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
-from perfkitbenchmarker import vm_util
 from perfkitbenchmarker.providers.aws import aws_disk
 from benchmarks import cloud_report_2021_benchmark
 from benchmarks.cloud_report import phases
@@ -211,15 +210,15 @@ class SuiteStagesTest(pkb_common_test_case.PkbCommonTestCase):
     meta = mock.Mock()
     meta.ForSample.side_effect = lambda p, i: {'phase': p, 'iteration': i}
     topology = phases.Topology(
-        db_vms=('db1', 'db2'), client_vm='client', run_metadata=meta
+        db_vms=('db1', 'db2'),
+        client_vm='client',
+        run_metadata=meta,
+        identity=phases.RunIdentity(
+            'abc', 'config', self.create_tempdir().full_path
+        ),
     )
     self.enter_context(
         mock.patch.object(topology_lib, 'FromSpec', return_value=topology)
-    )
-    self.enter_context(
-        mock.patch.object(
-            vm_util, 'GetTempDir', return_value=self.create_tempdir().full_path
-        )
     )
     self.enter_context(
         mock.patch.object(
