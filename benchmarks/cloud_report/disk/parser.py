@@ -13,12 +13,13 @@
 # limitations under the License.
 """Parses fio's --output-format=json (pure).
 
-Why not PKB's parser (linux_benchmarks/fio/result_parser.py, and
-linux_packages/fio.ParseResults): it bakes the job and direction into metric
-names ('rd-iops:read:iops'), reports bandwidth only in KB/s, stamps PKB's
-pinned GIT_TAG as the fio version whatever fio actually ran, reads FLAGS and
-the clock, and raises KeyError on truncated or failed output instead of
-saying what is wrong. The report needs the job and direction as metadata, MB/s
+Why not PKB's parser (linux_packages/fio.ParseResults): it reads
+percentiles (p25, p75) that fio prints only when a job file asks for them,
+as PKB's do, so on the report's job file's output it raises KeyError; it
+bakes the job and direction into metric names ('rd-iops:read:iops'),
+reports bandwidth only in KB/s, stamps PKB's pinned GIT_TAG as the fio
+version whatever fio actually ran, and raises KeyError on output cut short
+instead of saying what is wrong. The report needs the job and direction as metadata, MB/s
 and KiB/s, the version fio printed, and clear errors, so this module reads the
 same JSON fields (clat_ns, iops, bw_bytes, percentiles) into a frozen result.
 
