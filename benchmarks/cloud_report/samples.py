@@ -15,9 +15,9 @@
 
 Each phase defines its metrics once, in the samples module of its package
 (PhaseModule(phase, 'samples'), e.g. cloud_report.cpu.samples), as a METRICS
-dict of name -> unit, and converts parsed results to samples there. Dimensions such as
-the CoreMark mode, the fio job or the object size are metadata, never part of
-a metric name.
+dict of name -> unit, and converts parsed results to samples there.
+Dimensions such as the CoreMark mode, the fio job or the object size are
+metadata, never part of a metric name.
 """
 
 import dataclasses

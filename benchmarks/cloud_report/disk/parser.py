@@ -19,9 +19,10 @@ as PKB's do, so on the report's job file's output it raises KeyError; it
 bakes the job and direction into metric names ('rd-iops:read:iops'),
 reports bandwidth only in KB/s, stamps PKB's pinned GIT_TAG as the fio
 version whatever fio actually ran, and raises KeyError on output cut short
-instead of saying what is wrong. The report needs the job and direction as metadata, MB/s
-and KiB/s, the version fio printed, and clear errors, so this module reads the
-same JSON fields (clat_ns, iops, bw_bytes, percentiles) into a frozen result.
+instead of saying what is wrong. The report needs the job and direction as
+metadata, MB/s and KiB/s, the version fio printed, and clear errors, so this
+module reads the same JSON fields (clat_ns, iops, bw_bytes, percentiles)
+into a frozen result.
 
 Accepted input: one fio JSON document, optionally preceded by the warning or
 note lines fio prints on stdout before it (e.g. "note: both iodepth >= 1 and

@@ -13,8 +13,8 @@
 # limitations under the License.
 """Object storage samples: TTFB, request time and throughput.
 
-One sample per statistic of each distribution that cloud_report.object_storage.parser
-aggregates. Dimensions are metadata:
+One sample per statistic of each distribution that
+cloud_report.object_storage.parser aggregates. Dimensions are metadata:
   statistic          min, max, mean, p50, p90, p99, p99.9 (throughput: p1,
                      p10, p50, p90, p99), percentiles linearly interpolated;
   op                 get or put;
