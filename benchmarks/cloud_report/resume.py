@@ -40,17 +40,34 @@ import hashlib
 import json
 import logging
 import os
+import tempfile
 import threading
 from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report.tpcc import stepping_state
-
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
 # Serializes every PhaseStore's read-modify-write: under overlap two threads
 # save their phases in the same file.
 _LOCK = threading.RLock()
+
+
+def WriteJsonAtomically(path: str, obj: Any, **dump_kwargs) -> None:
+  """Writes obj as JSON to path: a synced temporary file, then a rename, so
+  a crash leaves the old file or the new one, never half of one."""
+  directory = os.path.dirname(os.path.abspath(path))
+  os.makedirs(directory, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path), dir=directory)
+  try:
+    with os.fdopen(fd, 'w', encoding='utf-8') as f:
+      json.dump(obj, f, **dump_kwargs)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.unlink(tmp)
+    raise
 
 
 class StateError(Exception):
@@ -173,7 +190,7 @@ class PhaseStore:
 
   def _Write(self, state: Mapping[str, Any]) -> None:
     """Replaces the file atomically."""
-    stepping_state.WriteJsonAtomically(self.path, state)
+    WriteJsonAtomically(self.path, state)
 
   def _Change(self, change) -> None:
     """Reads the state, lets change(state) edit it, writes it back."""

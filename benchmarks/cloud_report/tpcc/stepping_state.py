@@ -18,10 +18,9 @@ goes on without repeating a step (cloud_report.tpcc.stepping.Search).
 """
 
 import json
-import os
-import tempfile
 from typing import Any, Mapping, Sequence
 
+from benchmarks.cloud_report import resume
 from benchmarks.cloud_report.tpcc import stepping
 
 
@@ -77,22 +76,4 @@ class StateStore:
         'fingerprint': self.fingerprint,
         'steps': [s.ToJson() for s in steps],
     }
-    WriteJsonAtomically(self.path, state, indent=1, sort_keys=True)
-
-
-def WriteJsonAtomically(path: str, obj: Any, **dump_kwargs) -> None:
-  """Writes obj as JSON to path: a synced temporary file, then a rename, so
-  a crash leaves the old file or the new one, never half of one."""
-  directory = os.path.dirname(os.path.abspath(path))
-  os.makedirs(directory, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(path), dir=directory)
-  try:
-    with os.fdopen(fd, 'w', encoding='utf-8') as f:
-      json.dump(obj, f, **dump_kwargs)
-      f.flush()
-      os.fsync(f.fileno())
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.unlink(tmp)
-    raise
+    resume.WriteJsonAtomically(self.path, state, indent=1, sort_keys=True)
