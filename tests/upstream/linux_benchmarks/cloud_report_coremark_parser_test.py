@@ -18,6 +18,7 @@ import unittest
 
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report.cpu import parser as coremark
+from benchmarks.cloud_report.cpu import samples as phase_samples
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(
@@ -68,6 +69,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotEmpty(samples)
     for s in samples:
       self.assertEqual(s.metadata['phase'], parsers.TOOLS['coremark'].phase)
+      self.assertIn(s.metric, phase_samples.METRICS)
 
 
 if __name__ == '__main__':

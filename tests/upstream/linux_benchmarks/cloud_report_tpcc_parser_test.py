@@ -19,6 +19,7 @@ import unittest
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report.tpcc import parser as tpcc
 from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report.tpcc import samples as phase_samples
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(
@@ -88,6 +89,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotEmpty(samples)
     for s in samples:
       self.assertEqual(s.metadata['phase'], parsers.TOOLS['tpcc'].phase)
+      self.assertIn(s.metric, phase_samples.METRICS)
 
 
 if __name__ == '__main__':
