@@ -50,9 +50,9 @@ two runs did not run under the same CPU placement (the CPU affinity of
 the processes that start them). Flagged pairs are kept in the JSON and
 left out of the interval and the verdict.
 
-More pairs. After the minimum, pairs are added one at a time (continuing
-the ABBA order) until the verdict is PASS or MISS, or a pair cap or a time
-cap is reached; then the verdict is what the interval says, INCONCLUSIVE
+More pairs. After the minimum (of unflagged pairs: a flagged pair is
+replaced), pairs are added one at a time (continuing the ABBA order) until
+the verdict is PASS or MISS, or a pair cap or a time cap is reached; then the verdict is what the interval says, INCONCLUSIVE
 included. For a range target a PASS means the interval became narrower
 than the band and lies in it.
 
@@ -406,10 +406,11 @@ class Sitting:
     """Whether to take another pair (called once the minimum is taken)."""
     n = len(pairs.phase)
     evidence = Evidence(pairs.pair_ratios, pairs.interference)
-    if n >= self.min_pairs and PairVerdict(self.op, self.target, evidence) in (
-        PASS,
-        MISS,
-    ):
+    # A flagged pair does not count towards the minimum: it is replaced.
+    used = len(evidence['used'])
+    if used >= self.min_pairs and PairVerdict(
+        self.op, self.target, evidence
+    ) in (PASS, MISS):
       self.stop_reason = 'decided'
     elif n >= self.max_pairs:
       self.stop_reason = f'pair cap ({self.max_pairs})'

@@ -305,19 +305,34 @@ class SittingTest(absltest.TestCase):
     self.assertEqual(sitting.stop_reason, 'decided')
 
   def testFlaggedPairsDoNotCountTowardsTheVerdict(self):
-    # Pair 2 was disturbed: without it the first three decide.
+    # Pair 2 was disturbed: it is left out and replaced, so three unflagged
+    # pairs decide.
     sitting = self._Sitting(flagged=[2])
-    pairs = self._Run(sitting, [1.0, 0.6, 1.001] + [1.0] * 10)
-    self.assertLen(pairs.phase, 3)
+    pairs = self._Run(sitting, [1.0, 0.6, 1.001, 0.9995] + [1.0] * 10)
+    self.assertLen(pairs.phase, 4)
     self.assertEqual(sitting.stop_reason, 'decided')
     self.assertEqual([n['flagged'] for n in pairs.interference],
-                     [False, True, False])  # fmt: skip
+                     [False, True, False, False])  # fmt: skip
     got = bench_fidelity.Summary(pairs.phase, pairs.raw, 1.0,
                                  interference=pairs.interference, op='in',
                                  target=(0.97, 1.03))  # fmt: skip
     self.assertEqual(got['verdict'], bs.PASS)
     self.assertEqual(got['flagged_pairs'], [2])
-    self.assertAlmostEqual(got['ratio'], 1.0005)
+    self.assertAlmostEqual(got['ratio'], 1.0)
+
+  def testTheUnflaggedPairsLeftMustMakeTheMinimum(self):
+    """A sitting whose hog flagged two of its five pairs: three close pairs
+    gave a narrow interval below the target (a MISS a quiet sitting then
+    contradicted). The flagged pairs are replaced before anything decides."""
+    sitting = self._Sitting(op='>=', target=0.97, min_pairs=5, flagged=[3, 4])
+    ratios = [0.929, 0.951, 3.08, 2.10, 0.937, 1.05, 1.06] + [1.0] * 20
+    pairs = self._Run(sitting, ratios, min_pairs=5)
+    # Before the fix it stopped here, decided: MISS on pairs 1, 2 and 5.
+    first = bs.Evidence(pairs.pair_ratios[:5], pairs.interference[:5])
+    self.assertEqual(bs.PairVerdict('>=', 0.97, first), bs.MISS)
+    self.assertGreater(len(pairs.phase), 5)
+    evidence = bs.Evidence(pairs.pair_ratios, pairs.interference)
+    self.assertNotEqual(bs.PairVerdict('>=', 0.97, evidence), bs.MISS)
 
   def testHogStartsMidPairAndIsStoppedByPid(self):
     sitting = bs.Sitting(
