@@ -97,6 +97,7 @@ def Measure(pairs: int, seconds: float, sitting=None, log=print) -> dict:
       interference=f.interference,
       op='in',
       target=RANGE,
+      min_pairs=bench_fidelity.MinPairs(sitting),
   )
   del out['phase_module_ratio']
   out['a'], out['b'] = out.pop('phase'), out.pop('raw')

@@ -144,6 +144,7 @@ def Summary(
     interference=(),
     op: str = '>=',
     target=TARGET,
+    min_pairs: int = 0,
 ) -> dict:
   """The fidelity figure of paired runs, its interval and its verdict.
 
@@ -162,6 +163,8 @@ def Summary(
     interference: per pair, the sitting's note (empty: none flagged).
     op: the target's comparison ('>=', '<=', 'in').
     target: the target.
+    min_pairs: the unflagged pairs a verdict needs (a sitting's minimum);
+      with fewer it is INCONCLUSIVE.
   """
   from pkb_ext_dev import bench_sitting  # pylint: disable=g-import-not-at-top
 
@@ -172,7 +175,7 @@ def Summary(
   return {
       'ratio': statistics.median(used or pairs),
       'target': list(target) if op == 'in' else target,
-      'verdict': bench_sitting.PairVerdict(op, target, evidence),
+      'verdict': bench_sitting.PairVerdict(op, target, evidence, min_pairs),
       'ratio_of_means': statistics.fmean(phase) / statistics.fmean(raw),
       'phase_module_ratio': phase_ratio,
       'phase': [round(v, 2) for v in phase],
@@ -190,6 +193,11 @@ def Summary(
   }
 
 
+def MinPairs(sitting) -> int:
+  """The unflagged pairs a verdict needs: the sitting's minimum, if any."""
+  return 0 if sitting is None else sitting.min_pairs
+
+
 def _Cv(values) -> float | None:
   if len(values) < 2:
     return None
@@ -198,7 +206,14 @@ def _Cv(values) -> float | None:
 
 def _Summary(f, started: float, sitting) -> dict:
   """Summary of fidelity.Pairs taken since `started`, with the sitting's."""
-  out = Summary(f.phase, f.raw, time.time() - started, f.ratio, f.interference)
+  out = Summary(
+      f.phase,
+      f.raw,
+      time.time() - started,
+      f.ratio,
+      f.interference,
+      min_pairs=MinPairs(sitting),
+  )
   if sitting is not None:
     out['sitting'] = sitting.Details()
   return out

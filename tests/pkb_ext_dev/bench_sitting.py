@@ -123,10 +123,19 @@ def Evidence(pair_ratios, interference=()) -> dict:
   }
 
 
-def PairVerdict(op: str, target, evidence: dict) -> str:
-  """The verdict of a paired figure: its interval's, INCONCLUSIVE if none."""
+def PairVerdict(op: str, target, evidence: dict, min_pairs: int = 0) -> str:
+  """The verdict of a paired figure: its interval's.
+
+  Args:
+    op: the figure's comparison ('>=', '<=', 'in').
+    target: its target.
+    evidence: Evidence() of its pairs.
+    min_pairs: the unflagged pairs a verdict needs; with fewer (a sitting
+      that reached its time or pair cap while pairs were being flagged), or
+      with no interval, it is INCONCLUSIVE.
+  """
   ci = evidence['ci95']
-  if ci is None:
+  if ci is None or len(evidence['used']) < min_pairs:
     return INCONCLUSIVE
   return IntervalVerdict(op, target, *ci)
 
@@ -407,10 +416,10 @@ class Sitting:
     n = len(pairs.phase)
     evidence = Evidence(pairs.pair_ratios, pairs.interference)
     # A flagged pair does not count towards the minimum: it is replaced.
-    used = len(evidence['used'])
-    if used >= self.min_pairs and PairVerdict(
-        self.op, self.target, evidence
-    ) in (PASS, MISS):
+    if PairVerdict(self.op, self.target, evidence, self.min_pairs) in (
+        PASS,
+        MISS,
+    ):
       self.stop_reason = 'decided'
     elif n >= self.max_pairs:
       self.stop_reason = f'pair cap ({self.max_pairs})'

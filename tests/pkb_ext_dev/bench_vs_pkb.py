@@ -276,13 +276,21 @@ def HarnessSeconds(wall_s: float, runs, tool: str) -> dict:
   }
 
 
-def Summarize(tool: str, ours, pkb, extra=None, interference=()) -> dict:
+def Summarize(
+    tool: str, ours, pkb, extra=None, interference=(), min_pairs=0
+) -> dict:
   """Pair statistics of one tool: bench_fidelity.Summary, range target."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from pkb_ext_dev import bench_fidelity
 
   out = bench_fidelity.Summary(
-      ours, pkb, 0.0, interference=interference, op='in', target=RATIO_RANGE
+      ours,
+      pkb,
+      0.0,
+      interference=interference,
+      op='in',
+      target=RATIO_RANGE,
+      min_pairs=min_pairs,
   )
   del out['seconds'], out['phase_module_ratio']
   out['ours'], out['pkb'] = out.pop('phase'), out.pop('raw')
@@ -569,6 +577,7 @@ def _MeasureTool(tool, ctx, settings, log) -> dict:
   """ABBA pairs of one tool; returns its summary with each run's details."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from benchmarks.cloud_report.disk import guard as storage_guard
+  from pkb_ext_dev import bench_fidelity
   from pkb_ext_dev import fidelity
 
   runner, files, db = ctx['runner'], ctx['files'], ctx['db']
@@ -606,7 +615,13 @@ def _MeasureTool(tool, ctx, settings, log) -> dict:
       lambda i: One(OURS, i), lambda i: One(PKB, i), settings.pairs,
       f'vs_pkb {tool}', sitting,
   )  # fmt: skip
-  out = Summarize(tool, pairs.phase, pairs.raw, interference=pairs.interference)
+  out = Summarize(
+      tool,
+      pairs.phase,
+      pairs.raw,
+      interference=pairs.interference,
+      min_pairs=bench_fidelity.MinPairs(sitting),
+  )
   out.update(
       runs=runs, harness_s=harness, seconds=round(time.time() - started, 1)
   )

@@ -334,6 +334,25 @@ class SittingTest(absltest.TestCase):
     evidence = bs.Evidence(pairs.pair_ratios, pairs.interference)
     self.assertNotEqual(bs.PairVerdict('>=', 0.97, evidence), bs.MISS)
 
+  def testAtTheCapTooFewUnflaggedPairsAreInconclusive(self):
+    """The same pairs when the pair cap ends the sitting at five: the three
+    unflagged ones are not enough for a verdict, whatever their interval."""
+    sitting = self._Sitting(op='>=', target=0.97, min_pairs=5, flagged=[3, 4],
+                            max_pairs=5)  # fmt: skip
+    ratios = [0.929, 0.951, 3.08, 2.10, 0.937]
+    pairs = self._Run(sitting, ratios, min_pairs=5)
+    self.assertEqual(sitting.stop_reason, 'pair cap (5)')
+    summary = dict(interference=pairs.interference, op='>=', target=0.97)
+    need = bench_fidelity.MinPairs(sitting)
+    got = bench_fidelity.Summary(
+        pairs.phase, pairs.raw, 1.0, **summary, min_pairs=need
+    )
+    self.assertEqual(got['pairs_used'], 3)
+    self.assertEqual(got['verdict'], bs.INCONCLUSIVE)
+    # The same three pairs, with no minimum, would have been a MISS.
+    alone = bench_fidelity.Summary(pairs.phase, pairs.raw, 1.0, **summary)
+    self.assertEqual(alone['verdict'], bs.MISS)
+
   def testHogStartsMidPairAndIsStoppedByPid(self):
     sitting = bs.Sitting(
         'in', (0.97, 1.03), 4,
