@@ -24,9 +24,11 @@ waits 1 s for it by default).
 
   - a data disk of type local on a machine type to which PKB gives no local
     disk (or fewer than the disk is striped over);
-  - with the object storage phase, a client --os_type whose python3 is older
-    than the worker's pinned SDKs need (OS_PYTHON: the python3 of PKB's
-    Linux os_types; an os_type missing from it is not refused);
+  - a client --os_type whose python3 is older than a selected phase's
+    pinned pip requirements need (the phase module's
+    ClientPythonRequirements(): the object storage worker's SDKs; OS_PYTHON:
+    the python3 of PKB's Linux os_types; an os_type missing from it is not
+    refused);
   - for each cloud whose VMs PKB would create (AWS, GCP, Azure; not static
     VMs), the cloud's CLI, which PKB runs on this host, missing from PATH,
     or without credentials (AWS: what botocore finds; GCP: gcloud's
@@ -53,8 +55,6 @@ from perfkitbenchmarker import os_types
 from benchmarks.cloud_report import cloud_access
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report.object_storage import stages as object_storage
-from benchmarks.cloud_report.object_storage import worker as os_worker
 
 FLAGS = flags.FLAGS
 
@@ -218,20 +218,27 @@ def RequiresPython(path: str) -> tuple[int, int]:
   return int(match.group(1)), int(match.group(2))
 
 
-def WorkerPythonFloor() -> tuple[tuple[int, int], str]:
-  """The newest Requires-Python among the worker's requirements files.
+def PythonFloor(names: Iterable[str]) -> tuple[tuple[int, int], str]:
+  """The newest Requires-Python among requirements files.
 
-  Which SDK a run installs depends on the cloud and the endpoint flags, so
-  the client's Python must install every provider's pins.
+  Args:
+    names: data names of pip requirements files.
 
   Returns:
     (X, Y) and the data name of the file that states it.
   """
-  floors = []
-  for provider in os_worker.PROVIDERS:
-    name = os_worker.REQUIREMENTS_DATA.format(provider=provider)
-    floors.append((RequiresPython(data.ResourcePath(name)), name))
-  return max(floors)
+  return max((RequiresPython(data.ResourcePath(n)), n) for n in names)
+
+
+def _ClientRequirements(names: Sequence[str]) -> list[tuple[str, list[str]]]:
+  """(what, data names) of each selected phase's client pip requirements."""
+  out = []
+  for name in names:
+    wanted = getattr(phases.Load(name), 'ClientPythonRequirements', None)
+    found = wanted() if wanted else None
+    if found and found[1]:
+      out.append(found)
+  return out
 
 
 def _Version(version: tuple[int, int]) -> str:
@@ -239,31 +246,34 @@ def _Version(version: tuple[int, int]) -> str:
 
 
 def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
-  """A client os_type whose python3 cannot install the worker's SDKs."""
-  if object_storage.PHASE not in names:
-    return []
-  if (
-      topology_lib.FlagValue('cloud_report_object_storage_python') or 'python3'
-  ) != 'python3':
-    return []  # another interpreter than the image's python3
+  """A client os_type whose python3 cannot install a phase's pinned pip
+  requirements.
+
+  A phase module's ClientPythonRequirements() returns (what they are, the
+  data names of its requirements files), or None: nothing to install on the
+  image's python3.
+  """
   client = [g for g in groups if g.name == 'client' and g.os_type]
   if not client or client[0].os_type not in OS_PYTHON:
     return []
   os_type = client[0].os_type
-  try:
-    floor, name = WorkerPythonFloor()
-  except (data.ResourceNotFound, OSError, ValueError) as e:
-    return [f"the object storage worker's requirements: {e}"]
-  if OS_PYTHON[os_type] >= floor:
-    return []
   fix = os_types.DEFAULT
-  return [
-      f'vm_group client: --os_type={os_type} boots Python'
-      f" {_Version(OS_PYTHON[os_type])}, and the object storage worker's"
-      f' pinned SDKs ({name}) need Python >= {_Version(floor)}; set'
-      f' --os_type={fix} (Python {_Version(OS_PYTHON[fix])}) or another'
-      ' os_type with a newer Python'
-  ]
+  problems = []
+  for what, files in _ClientRequirements(names):
+    try:
+      floor, name = PythonFloor(files)
+    except (data.ResourceNotFound, OSError, ValueError) as e:
+      problems.append(f'{what}: {e}')
+      continue
+    if OS_PYTHON[os_type] >= floor:
+      continue
+    problems.append(
+        f'vm_group client: --os_type={os_type} boots Python'
+        f' {_Version(OS_PYTHON[os_type])}, and {what} ({name}) need Python'
+        f' >= {_Version(floor)}; set --os_type={fix} (Python'
+        f' {_Version(OS_PYTHON[fix])}) or another os_type with a newer Python'
+    )
+  return problems
 
 
 def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:

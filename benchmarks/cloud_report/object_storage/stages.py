@@ -111,6 +111,25 @@ def CredentialProblems(
   return []
 
 
+def ClientPythonRequirements() -> tuple[str, list[str]] | None:
+  """What the client's python3 must install: every provider's pinned SDKs.
+
+  Which SDK a run installs depends on the cloud and the endpoint flags, so
+  preflight holds the client's os_type to every provider's pins. None when
+  --cloud_report_object_storage_python names another interpreter than the
+  image's python3.
+  """
+  if params_lib.Params.FromFlags().python != 'python3':
+    return None
+  return (
+      "the object storage worker's pinned SDKs",
+      [
+          worker.REQUIREMENTS_DATA.format(provider=provider)
+          for provider in worker.PROVIDERS
+      ],
+  )
+
+
 def CheckPrerequisites(
     benchmark_config, backends: buckets.Backends = buckets.REGISTERED
 ) -> list[str]:
