@@ -54,6 +54,8 @@ BENCHMARK_SET = 'cloud_report'
 PHASES_BENCHMARK_SET = 'cloud_report_phases'
 FLAG_PREFIX = 'cloud_report_'
 HELP_PREFIX = 'cloud_report flags of '
+# Linux packages only pkb_ext has (the postgres engine's go-tpc).
+EXTENSION_PACKAGES = ('pkb_ext.tpcc_postgres.go_tpc',)
 
 # Instance-store NVMe volumes of the report's Appendix II machines missing from
 # PKB's providers/aws/aws_disk.NUM_LOCAL_VOLUMES (without an entry PKB gives
@@ -95,6 +97,12 @@ def BenchmarkModules() -> list[types.ModuleType]:
 def PackageModules() -> dict[str, types.ModuleType]:
   """Returns our linux packages by the name PKB installs them under."""
   return {m.__name__.rsplit('.', 1)[-1]: m for m in _Modules(PACKAGES_PACKAGE)}
+
+
+def ExtensionPackageModules() -> dict[str, types.ModuleType]:
+  """Returns pkb_ext's own linux packages (not exported) by install name."""
+  modules = [importlib.import_module(n) for n in EXTENSION_PACKAGES]
+  return {m.PACKAGE_NAME: m for m in modules}
 
 
 def _AddUnique(registry: dict, name: str, module, kind: str) -> None:
@@ -240,10 +248,14 @@ def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
   The exported benchmarks know nothing of pkb_ext: preflight runs the checks
-  added here (the spool directory of pkb_ext's publisher), and the object
+  added here (the spool directory of pkb_ext's publisher), the object
   storage phase asks the back-ends added here for its bucket first (the
-  endpoint flags of pkb_ext.object_storage_endpoints).
+  endpoint flags of pkb_ext.object_storage_endpoints), and the TPC-C phase
+  accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc joins
+  PKB's packages, and the phase's parser reads go-tpc's output).
   """
+  from perfkitbenchmarker import linux_packages
+
   cloud_report = f'{BENCHMARKS_PACKAGE}.cloud_report'
   preflight = importlib.import_module(f'{cloud_report}.preflight')
   publisher = importlib.import_module(f'{PUBLISH_PACKAGE}.publisher')
@@ -251,6 +263,14 @@ def _RegisterExtensions() -> None:
   os_buckets = importlib.import_module(f'{cloud_report}.object_storage.buckets')
   endpoints = importlib.import_module('pkb_ext.object_storage_endpoints')
   os_buckets.RegisterBackend(endpoints.ENDPOINTS)
+  engines = importlib.import_module(f'{cloud_report}.tpcc.engines')
+  tpcc_parser = importlib.import_module(f'{cloud_report}.tpcc.parser')
+  postgres = importlib.import_module('pkb_ext.tpcc_postgres.engine')
+  gotpc_parser = importlib.import_module('pkb_ext.tpcc_postgres.parser')
+  engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
+  tpcc_parser.RegisterTool(gotpc_parser.TOOL)
+  for name, module in ExtensionPackageModules().items():
+    _AddUnique(linux_packages.PACKAGES, name, module, 'package')
 
 
 def _RegisterFlagHelp() -> None:

@@ -123,8 +123,9 @@ TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
 # file is exported only when an exported test names it.
 TEST_DATA_DIRS = ('coremark', 'fio', 'netperf', 'tpcc', 'ttfb')
 # configs/ entries that only pkb_ext uses (the analysis' price tables and
-# published baselines) or that only make configs/ a package of ours.
-CONFIGS_LEFT_OUT = ('baselines', 'pricing', '__init__.py')
+# published baselines, the postgres engine's go-tpc build module) or that
+# only make configs/ a package of ours.
+CONFIGS_LEFT_OUT = ('baselines', 'go_tpc', 'pricing', '__init__.py')
 # Files of ours that are not exported: capture scripts need this repo's venv
 # and tooling; the conftest only keeps pytest away from the exported tests.
 _SKIPPED_NAMES = ('conftest.py',)
@@ -240,9 +241,10 @@ REGISTRY_STEPS = {
         "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
     ),
     '_RegisterExtensions': (
-        "left out: pkb_ext's own checks and bucket back-ends (the spool"
-        ' directory, emulator endpoints) plug into registration points the'
-        ' exported code offers; upstream none are registered'
+        "left out: pkb_ext's own checks, bucket back-ends, TPC-C engine and"
+        ' its package (the spool directory, emulator endpoints, the postgres'
+        ' engine and go-tpc) plug into registration points the exported code'
+        ' offers; upstream none are registered'
     ),
     '_RegisterFlagHelp': (
         'left out: upstream every module that defines cloud_report flags has'

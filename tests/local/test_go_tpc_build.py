@@ -27,7 +27,7 @@ import subprocess
 from absl.testing import absltest
 from perfkitbenchmarker import data
 
-from linux_packages import cloud_report_go_tpc as go_tpc
+from pkb_ext.tpcc_postgres import go_tpc
 from pkb_ext import paths
 
 

@@ -82,6 +82,21 @@ class LocalVmTest(absltest.TestCase):
       os.makedirs(vm.work_dir, exist_ok=True)
     self.db, self.client = db, client
     self.topology = phases.Topology((db,), client, None)
+    self.pg_data = os.path.join(self.dir, 'pgdata')
+    # The engine's own settings are its flags (pkb_ext.tpcc_postgres.params),
+    # read where the phase selects it.
+    self.enter_context(
+        flagsaver.flagsaver(
+            cloud_report_tpcc_postgres_port=PG_PORT,
+            cloud_report_tpcc_postgres_bin_dir=PG_BIN,
+            cloud_report_tpcc_postgres_data_dir=self.pg_data,
+            cloud_report_tpcc_postgres_options=list(FAST_PG),
+            cloud_report_tpcc_gotpc_threads_per_warehouse=2,
+            cloud_report_tpcc_gotpc_load_threads=3,
+            cloud_report_tpcc_gotpc_load_check=False,
+            cloud_report_tpcc_gotpc_interval='5s',
+        )
+    )
     self.params = tpcc_params.Params(
         engine='postgres',
         strategy='linear',
@@ -91,14 +106,6 @@ class LocalVmTest(absltest.TestCase):
         duration='10s',
         ramp='3s',
         pass_rule='report',
-        postgres_port=PG_PORT,
-        postgres_bin_dir=PG_BIN,
-        postgres_data_dir=os.path.join(self.dir, 'pgdata'),
-        postgres_options=FAST_PG,
-        gotpc_threads_per_warehouse=2,
-        gotpc_load_threads=3,
-        gotpc_load_check=False,
-        gotpc_interval='5s',
     )
     self.engine = tpcc.SelectEngine('postgres', self.params)
     self.addCleanup(self.engine.Cleanup, self.topology)
@@ -109,7 +116,7 @@ class LocalVmTest(absltest.TestCase):
     loads = lambda: [c for c in self.client.commands if 'tpcc prepare' in c]
     self.assertLen(loads(), 1)
     count = (
-        f'sudo -u postgres {PG_BIN}/psql -h {self.params.postgres_data_dir}'
+        f'sudo -u postgres {PG_BIN}/psql -h {self.pg_data}'
         f' -p {PG_PORT} -d tpcc -tAc "SELECT count(*) FROM warehouse"'
     )
     self.assertEqual(self.db.RemoteCommand(count)[0].strip(), '3')
@@ -119,8 +126,7 @@ class LocalVmTest(absltest.TestCase):
     self.assertLen(loads(), 1)
     # Stopped (the VM restarted): it starts again on its data, loads nothing.
     self.db.RemoteCommand(
-        f'sudo -u postgres {PG_BIN}/pg_ctl -D'
-        f' {self.params.postgres_data_dir} -m fast -w stop'
+        f'sudo -u postgres {PG_BIN}/pg_ctl -D {self.pg_data} -m fast -w stop'
     )
     self.engine.Install(self.topology)
     self.engine.Setup(self.topology)

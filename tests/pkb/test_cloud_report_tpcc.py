@@ -47,7 +47,7 @@ from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import stages as tpcc
 from linux_packages import cloud_report_cockroachdb as cockroachdb
-from linux_packages import cloud_report_go_tpc as go_tpc
+from pkb_ext.tpcc_postgres import go_tpc
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 

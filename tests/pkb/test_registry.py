@@ -51,6 +51,14 @@ class RegistryTest(absltest.TestCase):
       )
     for name, module in registry.PackageModules().items():
       self.assertIs(linux_packages.PACKAGES[name], module)
+    # pkb_ext's own package (not exported) is PKB's to install too.
+    extension = registry.ExtensionPackageModules()
+    self.assertEqual(list(extension), ['cloud_report_go_tpc'])
+    self.assertIs(
+        linux_packages.PACKAGES['cloud_report_go_tpc'],
+        extension['cloud_report_go_tpc'],
+    )
+    self.assertNotIn('cloud_report_go_tpc', registry.PackageModules())
 
   def testBenchmarkSets(self):
     self.assertEqual(

@@ -11,7 +11,10 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""A JSON dump of the cloud_report_* flags the upstream unit defines.
+"""A JSON dump of the cloud_report_* flags of the upstream unit and its engine.
+
+The upstream unit's modules, and the postgres TPC-C engine that pkb_ext
+plugs into it (pkb_ext.tpcc_postgres: its flags were the unit's before).
 
 For each flag: its class, parser, default, help text, bounds, enum values,
 and what its parser and its single-flag validators say about a fixed set of
@@ -27,7 +30,7 @@ import sys
 from absl import flags
 
 PREFIX = 'cloud_report_'
-UNIT_PACKAGE = ('benchmarks.', 'linux_packages.')
+UNIT_PACKAGE = ('benchmarks.', 'linux_packages.', 'pkb_ext.tpcc_postgres.')
 # Strings every flag's parser and validators are asked about.
 PROBES = (
     '', '0', '-1', '1', '3', '0.5', '1e999', 'nan', '99999999', 'x', 'a,b',
@@ -93,9 +96,12 @@ def Dump(flag_values=flags.FLAGS) -> dict:
 
 
 def LoadUpstreamUnit() -> None:
-  """Imports every benchmark and package module (defining their flags)."""
+  """Imports every benchmark and package module, and registers pkb_ext's
+  (the postgres engine's flags; its name is one the engine flag accepts), as
+  a run does."""
   from pkb_ext import registry  # pylint: disable=g-import-not-at-top
 
+  registry.Register()
   registry.BenchmarkModules()
   registry.PackageModules()
 

@@ -13,7 +13,8 @@
 # limitations under the License.
 """Each phase's Params defaults are its flags' defaults, stated once.
 
-The phases come from the phase registry. A Params field is fed by the flag
+The phases come from the phase registry; the postgres engine's
+PostgresParams is held to the same rules. A Params field is fed by the flag
 holder its FromFlags reads (`field=HOLDER.value`); its default must be
 written as that holder's default (`HOLDER.default`), and with every flag at
 its default the phase's ReadParams must equal Params().
@@ -31,6 +32,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from benchmarks.cloud_report import phases
+from pkb_ext.tpcc_postgres import params as pg_params
 from pkb_ext_dev import flag_dump
 
 _SNAPSHOT = os.path.join(
@@ -38,11 +40,22 @@ _SNAPSHOT = os.path.join(
 )
 
 
-def _ParamsClass(phase: str) -> type:
-  module = phases.Load(phase)
+# Settings read from flags that are not a phase's: the postgres engine's.
+_OTHER_PARAMS = {'tpcc_postgres': pg_params.PostgresParams}
+_ALL = (*phases.ORDER, *_OTHER_PARAMS)
+
+
+def _ReadParams(name: str):
+  """The settings `name` reads from the flags (a phase's, or another's)."""
+  if name in _OTHER_PARAMS:
+    return _OTHER_PARAMS[name].FromFlags()
+  return phases.Load(name).ReadParams()
+
+
+def _ParamsClass(name: str) -> type:
   with flagsaver.flagsaver():
     flags.FLAGS.mark_as_parsed()
-    return type(module.ReadParams())
+    return type(_ReadParams(name))
 
 
 def _Holders(node: ast.AST, attr: str) -> set[str]:
@@ -85,15 +98,14 @@ def _FieldsAndHolders(cls: type):
 
 class ParamsDefaultsTest(parameterized.TestCase):
 
-  @parameterized.parameters(*phases.ORDER)
+  @parameterized.parameters(*_ALL)
   def testReadParamsAtDefaultFlagsIsParams(self, phase):
-    module = phases.Load(phase)
     with flagsaver.flagsaver():
       flags.FLAGS.mark_as_parsed()
-      params = module.ReadParams()
+      params = _ReadParams(phase)
     self.assertEqual(params, type(params)())
 
-  @parameterized.parameters(*phases.ORDER)
+  @parameterized.parameters(*_ALL)
   def testEveryFlagFedFieldDefaultsToItsFlag(self, phase):
     cls = _ParamsClass(phase)
     module = sys.modules[cls.__module__]
@@ -112,7 +124,7 @@ class ParamsDefaultsTest(parameterized.TestCase):
         )
     self.assertEqual(wrong, [], f'{cls.__module__}.Params')
 
-  @parameterized.parameters(*phases.ORDER)
+  @parameterized.parameters(*_ALL)
   def testEveryFlagOfTheModuleFeedsParams(self, phase):
     cls = _ParamsClass(phase)
     module = sys.modules[cls.__module__]

@@ -28,10 +28,10 @@ from perfkitbenchmarker import errors
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import stages as io
-from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import postgres as tpcc_postgres
 from linux_packages import cloud_report_coremark as coremark
+from pkb_ext.tpcc_postgres import engine as tpcc_postgres
+from pkb_ext.tpcc_postgres import params as pg_params
 
 FIO_DATA = pathlib.Path(__file__).parent.parent / 'data' / 'fio'
 
@@ -148,14 +148,10 @@ class CoreMarkRoundTripsTest(absltest.TestCase):
 
 def _Engine(**overrides):
   params = tpcc_params.Params(
-      engine=tpcc_engines.POSTGRES,
-      start=1,
-      step=1,
-      max_warehouses=3,
-      postgres_data_dir='/srv/pg',
-      **overrides,
+      engine=tpcc_postgres.ENGINE, start=1, step=1, max_warehouses=3
   )
-  return tpcc_postgres.PostgresEngine(params=params)
+  own = pg_params.PostgresParams(postgres_data_dir='/srv/pg', **overrides)
+  return tpcc_postgres.PostgresEngine(params, own)
 
 
 class PostgresRoundTripsTest(absltest.TestCase):
@@ -187,7 +183,7 @@ class PostgresRoundTripsTest(absltest.TestCase):
     self.assertIn('/usr/lib/postgresql/*/bin', probe)
     self.assertIn('MemTotal', probe)
     ctl = tpcc_postgres.PostgresCommands(
-        '/usr/lib/postgresql/15/bin', '/srv/pg', engine.params.postgres_port
+        '/usr/lib/postgresql/15/bin', '/srv/pg', engine.own.postgres_port
     )
     settings = [
         'listen_addresses=10.0.0.1',

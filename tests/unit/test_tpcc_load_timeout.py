@@ -25,7 +25,8 @@ from perfkitbenchmarker import errors
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import postgres as tpcc_postgres
+from pkb_ext.tpcc_postgres import engine as tpcc_postgres
+from pkb_ext.tpcc_postgres import params as pg_params
 
 
 def _Db():
@@ -50,14 +51,15 @@ class LoadTimeoutTest(absltest.TestCase):
         '',
     )
     params = tpcc_params.Params(
-        engine=tpcc_engines.POSTGRES,
+        engine=tpcc_postgres.ENGINE,
         start=1,
         step=1,
         max_warehouses=3,
-        postgres_data_dir='/srv/pg',
         load_timeout=load_timeout,
     )
-    engine = tpcc_postgres.PostgresEngine(params=params)
+    engine = tpcc_postgres.PostgresEngine(
+        params, pg_params.PostgresParams(postgres_data_dir='/srv/pg')
+    )
     topology = phases.Topology(
         db_vms=(_Db(),), client_vm=client, run_metadata=None
     )

@@ -11,7 +11,11 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.tpcc.parser on real outputs (tests/data/tpcc)."""
+"""Tests for benchmarks.cloud_report.tpcc.parser on real outputs (tests/data/tpcc).
+
+go-tpc's outputs go through the same Parse: pkb_ext.tpcc_postgres.parser is
+registered with it (pkb_ext.registry, as in a run).
+"""
 
 import contextlib
 import io
@@ -26,6 +30,7 @@ from benchmarks.cloud_report.parsers import ParseError
 from benchmarks.cloud_report.tpcc import parser as tpcc
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
+from pkb_ext.tpcc_postgres import parser as gotpc_parser
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / 'data' / 'tpcc'
 
@@ -116,9 +121,19 @@ class CockroachTest(parameterized.TestCase):
 
 class GoTpcTest(absltest.TestCase):
 
+  def testGoTpcIsRegisteredWithThePhasesParser(self):
+    text = _Read('gotpc_v1.0.9_pg15_4wh_4threads_30s.txt')
+    self.assertEqual(tpcc.Detect(text), gotpc_parser.GO_TPC)
+    self.assertEqual(tpcc.Parse(text), gotpc_parser.ParseGoTpc(text))
+    with self.assertRaisesRegex(ValueError, "'go-tpc' is already registered"):
+      tpcc.RegisterTool(
+          tpcc.Tool('go-tpc', lambda _: False, gotpc_parser.ParseGoTpc, 'x')
+      )
+    tpcc.RegisterTool(gotpc_parser.TOOL)  # the same again: a no-op
+
   def testPlain(self):
     r = tpcc.Parse(_Read('gotpc_v1.0.9_pg15_4wh_4threads_30s.txt'))
-    self.assertEqual(r.tool, tpcc.GO_TPC)
+    self.assertEqual(r.tool, gotpc_parser.GO_TPC)
     self.assertEqual(
         (r.tpmc, r.tpm_total, r.efficiency_pct), (12051.0, 27072.0, 23427.3)
     )
@@ -242,7 +257,7 @@ class BadInputTest(parameterized.TestCase):
           'mixed_tools',
           _Read('cockroach_v2.1.5_store_demo_run1.txt')
           + _Read('gotpc_v1.0.9_pg15_4wh_4threads_30s.txt'),
-          'mixes cockroach workload and go-tpc',
+          'output mixes cockroach and go-tpc results',
       ),
   )
   def testRejected(self, text, message):

@@ -18,9 +18,9 @@ Its modules:
   stepping       which warehouse count to run next (the search strategies);
   pass_rules     whether one step passed (pure);
   stepping_state the search's saved history, for a resumed run;
-  engines        the engines behind one interface, and the cockroach engine;
+  engines        the engines behind one interface, their registry, and
+                 the cockroach engine;
   cockroach      a CockroachDB cluster on the db VMs;
-  postgres       the postgres engine (PostgreSQL and go-tpc);
   parser         the workload's output -> one step's measurement (pure);
   samples        the metric catalog and the samples of a step and a search;
   stages         the phase's functions (see phases.py).

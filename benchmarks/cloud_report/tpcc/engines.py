@@ -11,25 +11,22 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The TPC-C phase's two engines, behind one interface.
+"""The TPC-C phase's engines, behind one interface, and their registry.
 
-An engine loads the maximum warehouse count once (Prepare), runs one step at
+An engine loads the maximum warehouse count once (Setup), runs one step at
 a given active warehouse count and returns the tool's raw output (RunStep),
 and stops and removes its database (Cleanup). The stepping, parsing and
 judging are shared (cloud_report.tpcc.stages, ToMeasurement below).
 
-cockroach (the report): a node on each db VM, store on its data disk; the
-client imports the TPC-C fixtures for the maximum warehouses and runs
-`cockroach workload run tpcc --warehouses=MAX --active-warehouses=N --ramp
---duration` against all nodes. Its efficiency (efc) is measured with the
-workload's default keying and think times (--wait=true), as in the report.
+cockroach (the report's, the only engine defined here): a node on each db VM,
+store on its data disk; the client imports the TPC-C fixtures for the
+maximum warehouses and runs `cockroach workload run tpcc --warehouses=MAX
+--active-warehouses=N --ramp --duration` against all nodes. Its efficiency
+(efc) is measured with the workload's default keying and think times
+(--wait=true), as in the report.
 
-postgres (cloud_report.tpcc.postgres): PostgreSQL on db1 only, go-tpc on the
-client, where CockroachDB cannot be installed. Without --wait go-tpc has no
-keying or think time: its efficiency (same formula, 100 * tpmC / (12.86 *
-N)) then measures how far the load exceeds TPC-C's per-warehouse ceiling and
-is far above 100 %; with --cloud_report_tpcc_gotpc_wait and 10 threads per
-warehouse it is comparable to cockroach's efc.
+Other engines are added with RegisterEngine(name, factory) before the
+command line is parsed; --cloud_report_tpcc_engine then accepts their name.
 """
 
 import dataclasses
@@ -37,7 +34,7 @@ import logging
 import posixpath
 import re
 import shlex
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
@@ -54,8 +51,6 @@ from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 COCKROACH = 'cockroach'
-POSTGRES = 'postgres'
-ENGINES = (COCKROACH, POSTGRES)
 PHASE = 'tpcc'
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 TAG_PREFIX = 'tpcc-'  # remote.Bounded's tag of a logged run: tpcc-<log name>
@@ -75,6 +70,47 @@ COCKROACH_IMPORT_SETTINGS = (
     "SET CLUSTER SETTING kv.snapshot_recovery.max_rate = '128 MiB'",
     "SET CLUSTER SETTING kv.snapshot_rebalance.max_rate = '128 MiB'",
 )
+
+
+class EngineError(ValueError):
+  """An engine name that is not registered, or registered twice."""
+
+
+def RegisterEngine(name: str, factory: Callable[[Any], Any]) -> None:
+  """Adds a TPC-C engine that --cloud_report_tpcc_engine may name.
+
+  Args:
+    name: the engine's name.
+    factory: takes the phase's Params (cloud_report.tpcc.params) and returns
+      an engine with CockroachEngine's methods.
+
+  Raises:
+    EngineError: another factory is already registered under the name.
+  """
+  existing = _ENGINES.get(name)
+  if existing is not None and existing != factory:
+    raise EngineError(f'TPC-C engine {name!r} is already registered')
+  _ENGINES[name] = factory
+
+
+def EngineNames() -> list[str]:
+  """The registered engines' names, the report's first."""
+  return [COCKROACH] + sorted(n for n in _ENGINES if n != COCKROACH)
+
+
+def NewEngine(name: str, params):
+  """The engine named `name`, for the phase's Params.
+
+  Raises:
+    EngineError: no engine is registered under the name.
+  """
+  factory = _ENGINES.get(name)
+  if factory is None:
+    raise EngineError(
+        f'unknown TPC-C engine {name!r}; expected one of'
+        f' {", ".join(EngineNames())}'
+    )
+  return factory(params)
 
 
 def DurationSeconds(value: str) -> int:
@@ -420,3 +456,6 @@ def WorkloadRunCommand(
       f' --warehouses={warehouses} --active-warehouses={active}'
       f' --ramp={ramp} --duration={duration} {urls}'
   )
+
+
+_ENGINES: dict[str, Callable[[Any], Any]] = {COCKROACH: CockroachEngine}

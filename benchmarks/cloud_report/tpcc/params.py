@@ -26,17 +26,16 @@ import math
 from absl import flags
 
 from benchmarks.cloud_report import estimates
-from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import stepping
 
-ENGINE = flags.DEFINE_enum(
+ENGINE = flags.DEFINE_string(
     'cloud_report_tpcc_engine',
     engines.COCKROACH,
-    list(engines.ENGINES),
     "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
-    ' workload) or postgres (PostgreSQL on db1 + go-tpc).',
+    ' workload), or another registered with'
+    ' cloud_report.tpcc.engines.RegisterEngine.',
 )
 _STRATEGY = flags.DEFINE_enum(
     'cloud_report_tpcc_strategy',
@@ -108,52 +107,6 @@ _CRDB_IMPORT_SETTINGS = flags.DEFINE_boolean(
     True,
     "Set tpcc.sh's bulk-import cluster settings before the fixtures import.",
 )
-_PG_PORT = flags.DEFINE_integer(
-    'cloud_report_tpcc_postgres_port',
-    5432,
-    'PostgreSQL port on db1.',
-    lower_bound=1,
-    upper_bound=65535,
-)
-_PG_OPTIONS = flags.DEFINE_list(
-    'cloud_report_tpcc_postgres_options',
-    [],
-    'Extra PostgreSQL settings, NAME=VALUE (after the defaults).',
-)
-_PG_BIN_DIR = flags.DEFINE_string(
-    'cloud_report_tpcc_postgres_bin_dir',
-    None,
-    'PostgreSQL server binaries on db1 (default: newest'
-    ' /usr/lib/postgresql/*/bin).',
-)
-_PG_DATA_DIR = flags.DEFINE_string(
-    'cloud_report_tpcc_postgres_data_dir',
-    None,
-    "PostgreSQL data directory on db1 (default: on db1's data disk).",
-)
-_GOTPC_THREADS = flags.DEFINE_float(
-    'cloud_report_tpcc_gotpc_threads_per_warehouse',
-    10.0,
-    'go-tpc threads per active warehouse (TPC-C: 10 terminals).',
-    lower_bound=0.01,
-)
-_GOTPC_WAIT = flags.DEFINE_boolean(
-    'cloud_report_tpcc_gotpc_wait',
-    False,
-    'Run go-tpc with --wait (keying and think times), making its efficiency'
-    " comparable to cockroach's efc; off, each thread runs back to back.",
-)
-_GOTPC_LOAD_THREADS = flags.DEFINE_integer(
-    'cloud_report_tpcc_gotpc_load_threads',
-    4,
-    'go-tpc prepare threads.',
-    lower_bound=1,
-)
-_GOTPC_LOAD_CHECK = flags.DEFINE_boolean(
-    'cloud_report_tpcc_gotpc_load_check',
-    True,
-    "Run go-tpc prepare's consistency checks after loading.",
-)
 AUTO = 'auto'
 _LOAD_TIMEOUT = flags.DEFINE_string(
     'cloud_report_tpcc_load_timeout',
@@ -180,14 +133,9 @@ _STEP_RETRIES = flags.DEFINE_integer(
     ' (the phase fails, its samples kept, when no level passed).',
     lower_bound=0,
 )
-_GOTPC_INTERVAL = flags.DEFINE_string(
-    'cloud_report_tpcc_gotpc_interval',
-    '10s',
-    'go-tpc progress interval.',
-)
 
 
-def _Duration(name, positive=True, auto=False):
+def DurationValidator(name, positive=True, auto=False):
   """A validator of a duration flag (auto: also the word AUTO)."""
 
   def Check(value) -> bool:
@@ -211,8 +159,8 @@ _INTEGER_METRICS = frozenset({'errors'})
 def RuleProblems(rule: pass_rules.PassRule) -> list[str]:
   """Why no measurement could ever pass `rule` (empty if one could).
 
-  Every metric is finite and >= 0 (efficiency_pct has no upper bound:
-  go-tpc without --wait reports thousands of %), so `metric < v` needs
+  Every metric is finite and >= 0 (efficiency_pct has no upper bound: a
+  tool without think times reports thousands of %), so `metric < v` needs
   v > 0, and the lower and upper limits of one metric must leave room
   between them (an integer, for error counts).
   """
@@ -260,12 +208,11 @@ def _CheckRule(value) -> bool:
   return True
 
 
-def _CheckOptions(values) -> bool:
-  bad = [v for v in values if '=' not in v or ' ' in v or "'" in v]
-  if bad:
+def _CheckEngine(value) -> bool:
+  if value not in engines.EngineNames():
     raise flags.ValidationError(
-        f'--cloud_report_tpcc_postgres_options: {bad}: write NAME=VALUE,'
-        ' without spaces or quotes'
+        f'--cloud_report_tpcc_engine={value}: not a TPC-C engine; expected'
+        f' one of {", ".join(engines.EngineNames())}'
     )
   return True
 
@@ -284,26 +231,19 @@ def _CheckGrid(values) -> bool:
 for _name in (
     'cloud_report_tpcc_duration',
     'cloud_report_tpcc_probe_duration',
-    'cloud_report_tpcc_gotpc_interval',
 ):
-  flags.register_validator(_name, _Duration(_name))
+  flags.register_validator(_name, DurationValidator(_name))
 for _name in (
     'cloud_report_tpcc_load_timeout',
     'cloud_report_tpcc_step_timeout',
 ):
-  flags.register_validator(_name, _Duration(_name, auto=True))
+  flags.register_validator(_name, DurationValidator(_name, auto=True))
 flags.register_validator(
     'cloud_report_tpcc_ramp',
-    _Duration('cloud_report_tpcc_ramp', positive=False),
-)
-flags.register_validator(
-    'cloud_report_tpcc_gotpc_threads_per_warehouse',
-    topology_lib.FiniteValidator(
-        'cloud_report_tpcc_gotpc_threads_per_warehouse'
-    ),
+    DurationValidator('cloud_report_tpcc_ramp', positive=False),
 )
 flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
-flags.register_validator('cloud_report_tpcc_postgres_options', _CheckOptions)
+flags.register_validator('cloud_report_tpcc_engine', _CheckEngine)
 flags.register_multi_flags_validator(
     ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
     _CheckGrid,
@@ -328,15 +268,6 @@ class Params:
   cockroach_cache: str = _CRDB_CACHE.default
   cockroach_max_sql_memory: str = _CRDB_SQL_MEMORY.default
   cockroach_import_settings: bool = _CRDB_IMPORT_SETTINGS.default
-  postgres_port: int = _PG_PORT.default
-  postgres_options: tuple[str, ...] = tuple(_PG_OPTIONS.default)
-  postgres_bin_dir: str | None = _PG_BIN_DIR.default
-  postgres_data_dir: str | None = _PG_DATA_DIR.default
-  gotpc_threads_per_warehouse: float = _GOTPC_THREADS.default
-  gotpc_wait: bool = _GOTPC_WAIT.default
-  gotpc_load_threads: int = _GOTPC_LOAD_THREADS.default
-  gotpc_load_check: bool = _GOTPC_LOAD_CHECK.default
-  gotpc_interval: str = _GOTPC_INTERVAL.default
   load_timeout: str = _LOAD_TIMEOUT.default
   step_timeout: str = _STEP_TIMEOUT.default
   step_retries: int = _STEP_RETRIES.default
@@ -357,15 +288,6 @@ class Params:
         cockroach_cache=_CRDB_CACHE.value,
         cockroach_max_sql_memory=_CRDB_SQL_MEMORY.value,
         cockroach_import_settings=_CRDB_IMPORT_SETTINGS.value,
-        postgres_port=_PG_PORT.value,
-        postgres_options=tuple(_PG_OPTIONS.value),
-        postgres_bin_dir=_PG_BIN_DIR.value,
-        postgres_data_dir=_PG_DATA_DIR.value,
-        gotpc_threads_per_warehouse=_GOTPC_THREADS.value,
-        gotpc_wait=_GOTPC_WAIT.value,
-        gotpc_load_threads=_GOTPC_LOAD_THREADS.value,
-        gotpc_load_check=_GOTPC_LOAD_CHECK.value,
-        gotpc_interval=_GOTPC_INTERVAL.value,
         load_timeout=_LOAD_TIMEOUT.value,
         step_timeout=_STEP_TIMEOUT.value,
         step_retries=_STEP_RETRIES.value,
@@ -379,7 +301,7 @@ class Params:
 
   def StepTimeout(self, overrun: float = 1.0) -> int:
     """Seconds one step may take; overrun: the tool's duration multiplier
-    (go-tpc with --wait runs past its --time)."""
+    (a tool with think times may run past its duration)."""
     if self.step_timeout != AUTO:
       return engines.DurationSeconds(self.step_timeout)
     return estimates.Bound(

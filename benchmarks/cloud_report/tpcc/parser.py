@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 # pylint: disable=line-too-long
-"""Parses the end of a TPC-C run: `cockroach workload run tpcc` or go-tpc.
+"""Parses the end of a TPC-C run: `cockroach workload run tpcc`, or a tool
+another engine registers (RegisterTool).
 
 The tool is detected from the text.
 
@@ -29,18 +30,10 @@ whose latencies are the newOrder transaction's and whose efc is
   _elapsed_______tpmC____efc__avg(ms)__p50(ms)__p90(ms)__p95(ms)__p99(ms)_pMax(ms)
     720.0s    44008.2  97.8%    199.5    184.5    352.3    402.7    520.1   1946.2
 
-go-tpc (v1.0.9, plain output) ends with `[Summary]` lines, one per operation
-(failed transactions as NAME_ERR), with --wait the keying and thinking times,
-and the tpmC line, whose efficiency go-tpc computes with the same formula
-over its --warehouses:
-
-  [Summary] NEW_ORDER - Takes(s): 30.0, Count: 6022, TPM: 12051.1, Sum(ms): ...
-  tpmC: 12051.0, tpmTotal: 27072.0, efficiency: 23427.3%
-
 Lines before these sections (per-second progress) are ignored, so a tail of
 the output parses; a missing or cut final table, a panic, or a garbled row
 is a ParseError. Every value is a plain non-negative decimal of at most 18
-digits before the point (both tools print them so): NaN, infinity, negative
+digits before the point (the tool prints them so): NaN, infinity, negative
 or exponent notation is a ParseError.
 """
 
@@ -48,12 +41,11 @@ or exponent notation is a ParseError.
 
 import dataclasses
 import re
+from typing import Callable
 
 from benchmarks.cloud_report.parsers import ParseError
 
 COCKROACH = 'cockroach'
-GO_TPC = 'go-tpc'
-TOOLS = (COCKROACH, GO_TPC)
 # TPC-C's maximum new-order rate per warehouse with keying and think times.
 TPMC_PER_WAREHOUSE = 12.86
 
@@ -66,49 +58,27 @@ _CRDB_OPS = (
     '__p95(ms)__p99(ms)_pMax(ms)__'
 )
 _CRDB_MARKERS = ('_elapsed___', 'tpmC____efc')
-_NUM = r'[0-9]{1,18}(?:\.[0-9]{1,18})?'
+NUM = r'[0-9]{1,18}(?:\.[0-9]{1,18})?'  # a value as the tools print them
 _INT = r'[0-9]{1,18}'
-_NUMBER = re.compile(rf'^{_NUM}$')
+_NUMBER = re.compile(rf'^{NUM}$')
 _CRDB_FINAL_ROW = re.compile(
-    rf'^\s*({_NUM})s\s+({_NUM})\s+({_NUM})%' + rf'\s+({_NUM})' * 6 + r'\s*$'
+    rf'^\s*({NUM})s\s+({NUM})\s+({NUM})%' + rf'\s+({NUM})' * 6 + r'\s*$'
 )
 _CRDB_OP_ROW = re.compile(
-    rf'^\s*({_NUM})s\s+({_INT})\s+({_INT})\s+({_NUM})'
-    + rf'\s+({_NUM})' * 5
+    rf'^\s*({NUM})s\s+({_INT})\s+({_INT})\s+({NUM})'
+    + rf'\s+({NUM})' * 5
     + r'(?:\s+([A-Za-z_]+))?\s*$'
 )
 _AUDIT = re.compile(r'^Audit check ([0-9.]+): (PASS|FAIL|SKIP)\b')
-
-_GOTPC_SUMMARY = re.compile(r'^\[Summary\] ([A-Z_]+) - (Takes\(s\):.*)$')
-_GOTPC_FIELDS = (
-    'Takes(s)',
-    'Count',
-    'TPM',
-    'Sum(ms)',
-    'Avg(ms)',
-    '50th(ms)',
-    '90th(ms)',
-    '95th(ms)',
-    '99th(ms)',
-    '99.9th(ms)',
-    'Max(ms)',
-)
-_GOTPC_WAIT = re.compile(
-    rf'^\[Summary\] (KEYINGTIME|THINKINGTIME)-([A-Z_]+) - ({_NUM})s$'
-)
-_GOTPC_TPMC = re.compile(
-    rf'^tpmC: ({_NUM}), tpmTotal: ({_NUM}), efficiency: ({_NUM})%$'
-)
-_GOTPC_NEW_ORDER = 'NEW_ORDER'
 
 
 @dataclasses.dataclass(frozen=True)
 class Operation:
   """Totals of one transaction type over the measured run."""
 
-  name: str  # as the tool prints it: newOrder (cockroach), NEW_ORDER (go-tpc)
+  name: str  # as the tool prints it, e.g. newOrder (cockroach)
   count: int
-  errors: int  # failed transactions (go-tpc: the NAME_ERR count)
+  errors: int  # failed transactions
   avg_ms: float
   p50_ms: float
   p90_ms: float | None  # cockroach prints no per-operation p90
@@ -134,8 +104,8 @@ class Result:
   errors: int
   operations: tuple[Operation, ...] = ()
   audit: tuple[tuple[str, str], ...] = ()  # cockroach: (check, PASS|FAIL|SKIP)
-  think_time: bool | None = None  # go-tpc: --wait seen; cockroach: not shown
-  tpm_total: float | None = None  # go-tpc: all committed transactions
+  think_time: bool | None = None  # keying/think times seen (None: not shown)
+  tpm_total: float | None = None  # all committed transactions, if printed
 
   @property
   def implied_warehouses(self) -> float | None:
@@ -160,37 +130,63 @@ class Result:
     }
 
 
+@dataclasses.dataclass(frozen=True)
+class Tool:
+  """A TPC-C tool whose output Parse reads.
+
+  Attributes:
+    name: the tool's name (Result.tool).
+    detect: whether a text is this tool's output.
+    parse: the text -> its Result; raises ParseError.
+    wanted: what detect looks for, for the error when no tool matches.
+  """
+
+  name: str
+  detect: Callable[[str], bool]
+  parse: Callable[[str], Result]
+  wanted: str
+
+
+def RegisterTool(tool: Tool) -> None:
+  """Lets Parse read another tool's output (an engine's workload driver).
+
+  Raises:
+    ValueError: another tool is registered under the name.
+  """
+  existing = _TOOLS.get(tool.name)
+  if existing is not None and existing != tool:
+    raise ValueError(f'TPC-C tool {tool.name!r} is already registered')
+  _TOOLS[tool.name] = tool
+
+
 def Detect(text: str) -> str:
-  """Returns which tool wrote the output (COCKROACH or GO_TPC)."""
+  """Returns which registered tool wrote the output."""
   if not text.strip():
     raise ParseError('empty TPC-C output')
-  crdb = any(m in text for m in _CRDB_MARKERS)
-  gotpc = '[Summary] ' in text or '\ntpmC: ' in '\n' + text
-  if crdb and gotpc:
+  found = [t.name for t in _TOOLS.values() if t.detect(text)]
+  if len(found) > 1:
     raise ParseError(
-        'output mixes cockroach workload and go-tpc results; parse one run'
+        f'output mixes {" and ".join(found)} results; parse one run'
     )
-  if crdb:
-    return COCKROACH
-  if gotpc or '[Current] ' in text:
-    return GO_TPC
-  panic = _Panic(text)
+  if found:
+    return found[0]
+  panic = Panic(text)
   if panic:
     raise ParseError(f'the TPC-C tool panicked: {panic}')
-  raise ParseError(
-      'neither `cockroach workload run tpcc` output (no _elapsed___ table)'
-      ' nor go-tpc output (no [Summary] or tpmC: line)'
-  )
+  raise ParseError('neither ' + ' nor '.join(t.wanted for t in _TOOLS.values()))
 
 
-def _Panic(text: str) -> str | None:
+def Panic(text: str) -> str | None:
+  """The message of a Go panic in the output, if any."""
   for line in text.splitlines():
     if line.startswith('panic: '):
       return line[len('panic: ') :].strip()
   return None
 
 
-def _Float(value: str, what: str) -> float:
+def Float(value: str, what: str) -> float:
+  """A printed value as a float; ParseError naming `what` if it is not a
+  plain non-negative decimal."""
   if not _NUMBER.match(value):
     raise ParseError(
         f'{what}: {value[:40]!r} is not a non-negative decimal number'
@@ -303,111 +299,13 @@ def ParseCockroach(text: str) -> Result:
   )
 
 
-def _GoTpcFields(name: str, body: str) -> dict[str, float]:
-  """Reads the "key: value, ..." fields of one go-tpc summary line."""
-  fields = {}
-  for part in body.split(', '):
-    key, sep, value = part.partition(': ')
-    if not sep:
-      raise ParseError(f'garbled go-tpc [Summary] {name} field {part!r}')
-    fields[key] = _Float(value, f'go-tpc [Summary] {name} {key}')
-  if tuple(fields) != _GOTPC_FIELDS:
-    raise ParseError(
-        f'go-tpc [Summary] {name} has fields {list(fields)}, expected'
-        f' {list(_GOTPC_FIELDS)}'
-    )
-  return fields
-
-
-def ParseGoTpc(text: str) -> Result:
-  """Parses go-tpc `tpcc run` plain output (see module docstring)."""
-  panic = _Panic(text)
-  if panic:
-    raise ParseError(f'go-tpc panicked: {panic}')
-  summaries, waits, tpmc_lines = {}, set(), []
-  for line in text.splitlines():
-    line = line.rstrip()
-    if line.startswith('[Summary] '):
-      w = _GOTPC_WAIT.match(line)
-      if w:
-        waits.add(w.group(1))
-        continue
-      m = _GOTPC_SUMMARY.match(line)
-      if not m:
-        raise ParseError(f'garbled go-tpc [Summary] line: {line!r}')
-      if m.group(1) in summaries:
-        raise ParseError(
-            f'go-tpc [Summary] {m.group(1)} twice: one run per file, please'
-        )
-      summaries[m.group(1)] = _GoTpcFields(m.group(1), m.group(2))
-    elif line.startswith('tpmC'):
-      m = _GOTPC_TPMC.match(line)
-      if not m:
-        raise ParseError(f'garbled go-tpc tpmC line: {line!r}')
-      tpmc_lines.append(m)
-  if not summaries:
-    raise ParseError(
-        'no go-tpc [Summary] lines: the run did not finish (only [Current]'
-        ' progress?)'
-    )
-  if _GOTPC_NEW_ORDER not in summaries:
-    raise ParseError(
-        f'go-tpc [Summary] lacks NEW_ORDER (have {sorted(summaries)})'
-    )
-  if not tpmc_lines:
-    raise ParseError('no go-tpc tpmC: line (truncated output?)')
-  if len(tpmc_lines) > 1:
-    raise ParseError('several go-tpc tpmC: lines: one run per file, please')
-  tpmc, tpm_total, efficiency = (float(v) for v in tpmc_lines[0].groups())
-  ops = []
-  for name, f in summaries.items():
-    if name.endswith('_ERR'):
-      continue
-    err = summaries.get(name + '_ERR', {}).get('Count', 0.0)
-    ops.append(
-        Operation(
-            name=name,
-            count=int(f['Count']),
-            errors=int(err),
-            avg_ms=f['Avg(ms)'],
-            p50_ms=f['50th(ms)'],
-            p90_ms=f['90th(ms)'],
-            p95_ms=f['95th(ms)'],
-            p99_ms=f['99th(ms)'],
-            max_ms=f['Max(ms)'],
-        )
-    )
-  new_order = summaries[_GOTPC_NEW_ORDER]
-  return Result(
-      tool=GO_TPC,
-      elapsed_s=new_order['Takes(s)'],
-      tpmc=tpmc,
-      efficiency_pct=efficiency,
-      avg_ms=new_order['Avg(ms)'],
-      p50_ms=new_order['50th(ms)'],
-      p90_ms=new_order['90th(ms)'],
-      p95_ms=new_order['95th(ms)'],
-      p99_ms=new_order['99th(ms)'],
-      max_ms=new_order['Max(ms)'],
-      errors=sum(
-          int(f['Count']) for n, f in summaries.items() if n.endswith('_ERR')
-      ),
-      operations=tuple(ops),
-      think_time=bool(waits),
-      tpm_total=tpm_total,
-  )
-
-
 def Parse(text: str) -> Result:
   """Parses one TPC-C run's output, detecting the tool.
 
   Raises:
     ParseError: empty, unknown, truncated, garbled or failed output.
   """
-  if Detect(text) == COCKROACH:
-    result = ParseCockroach(text)
-  else:
-    result = ParseGoTpc(text)
+  result = _TOOLS[Detect(text)].parse(text)
   if result.elapsed_s == 0 and result.tpmc > 0:
     # A step that completed no transaction prints every figure as 0 (and
     # a full elapsed time); new orders in no time at all are no result.
@@ -416,3 +314,17 @@ def Parse(text: str) -> Result:
         ' 0 s: the output contradicts itself'
     )
   return result
+
+
+def _IsCockroach(text: str) -> bool:
+  return any(m in text for m in _CRDB_MARKERS)
+
+
+_TOOLS: dict[str, Tool] = {
+    COCKROACH: Tool(
+        COCKROACH,
+        _IsCockroach,
+        ParseCockroach,
+        '`cockroach workload run tpcc` output (no _elapsed___ table)',
+    )
+}

@@ -24,12 +24,11 @@ fail: a level failed its rule, no_result: a level gave no result after its
 retries) and, unless max_level, the level and reason. A step without a
 result carries step_error, and step_gave_up when it was the last try.
 
-Efficiency is 100 * tpmC / (12.86 * warehouses) for both tools. With
+Efficiency is 100 * tpmC / (12.86 * warehouses) for every tool. With
 cockroach workload's default --wait (TPC-C keying and think times) it cannot
-much exceed 100 %. go-tpc without --wait has no keying or think time, so its
-threads issue transactions back to back and the figure is only a load
-indicator, often far above 100 %; the
-samples say which with efficiency_basis.
+much exceed 100 %. A tool run without keying or think time issues
+transactions back to back, and the figure is then only a load indicator,
+often far above 100 %; the samples say which with efficiency_basis.
 """
 
 from typing import Any, Mapping

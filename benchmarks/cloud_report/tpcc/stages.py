@@ -16,9 +16,8 @@
 The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
 result is the largest passing count and its tpmC. The engine
-(cloud_report.tpcc.engines: cockroach, the report's;
-cloud_report.tpcc.postgres: postgres + go-tpc) installs its binaries in
-Install; Setup, which waits for the run stage in the suite (the data disk
+(cloud_report.tpcc.engines: cockroach, the report's, or one registered
+there) installs its binaries in Install; Setup, which waits for the run stage in the suite (the data disk
 is io's until then), mounts the data disks, starts the database and loads
 the maximum warehouse count; its flags are
 cloud_report.tpcc.params's; Run steps with
@@ -49,7 +48,6 @@ from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import estimate
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import postgres as tpcc_postgres
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 from benchmarks.cloud_report.tpcc import stepping
 from benchmarks.cloud_report.tpcc import stepping_state
@@ -87,13 +85,7 @@ def StatePath(params: tpcc_params.Params, identity: phases.RunIdentity) -> str:
 
 def SelectEngine(name: str, params: tpcc_params.Params):
   """Returns the engine named by --cloud_report_tpcc_engine."""
-  if name == engines.COCKROACH:
-    return engines.CockroachEngine(params)
-  if name == engines.POSTGRES:
-    return tpcc_postgres.PostgresEngine(params)
-  raise ValueError(
-      f'unknown TPC-C engine {name!r}; expected one of {engines.ENGINES}'
-  )
+  return engines.NewEngine(name, params)
 
 
 def _Engine():
@@ -187,8 +179,6 @@ def ToSamples(
       'strategy': params.strategy,
       'pass_rule': result.rule.name,
   } | dict(metadata or {})
-  if engine.name == engines.POSTGRES:
-    common['efficiency_basis'] = tpcc_samples.EfficiencyBasis(params.gotpc_wait)
   if params.strategy == stepping.PROBE:
     common['probe_duration_s'] = params.probe_duration_s
   out = []
@@ -266,12 +256,12 @@ def Run(topology) -> list:
 def CheckPrerequisites(benchmark_config) -> list[str]:
   """Problems knowable before provisioning (cockroach: each VM's arch).
 
-  With the cockroach engine (or auto, which is cockroach off the local
-  cloud), every vm_group whose architecture is known, from
-  --cloud_report_cockroachdb_arch or its machine type, needs a CockroachDB
-  release built for it and a sha256 to check the tarball against.
+  With the cockroach engine, every vm_group whose architecture is known,
+  from --cloud_report_cockroachdb_arch or its machine type, needs a
+  CockroachDB release built for it and a sha256 to check the tarball
+  against. Another engine has no release to check here.
   """
-  if tpcc_params.ENGINE.value == engines.POSTGRES:
+  if tpcc_params.ENGINE.value != engines.COCKROACH:
     return []
   problems = []
   for name, group in sorted((benchmark_config.vm_groups or {}).items()):

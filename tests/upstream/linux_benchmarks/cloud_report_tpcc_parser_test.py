@@ -33,7 +33,7 @@ def _Read(tool, name):
 
 
 class TpccTest(pkb_common_test_case.PkbCommonTestCase):
-  """TPC-C summaries of cockroach workload and go-tpc."""
+  """TPC-C summaries of cockroach workload."""
 
   def testCockroachFinalTable(self):
     r = tpcc.Parse(
@@ -69,22 +69,17 @@ class TpccTest(pkb_common_test_case.PkbCommonTestCase):
         (False, 'fail (crl_script): p95 15569.3 ms >= 10000 ms'),
     )
 
-  def testGoTpc(self):
-    r = tpcc.Parse(_Read('tpcc', 'gotpc_v1.0.9_pg15_4wh_4threads_30s.txt'))
-    self.assertEqual(r.tool, tpcc.GO_TPC)
-    self.assertEqual((r.tpmc, r.tpm_total), (12051.0, 27072.0))
-    self.assertEqual(r.errors, 2)
-
-  def testKilledRunIsRejected(self):
-    with self.assertRaises(parsers.ParseError):
-      tpcc.Parse(_Read('tpcc', 'gotpc_v1.0.9_bad_killed_mid_run.txt'))
+  def testARunThatDiedIsRejected(self):
+    with self.assertRaisesRegex(parsers.ParseError, 'no cockroach final table'):
+      tpcc.Parse(_Read('tpcc', 'cockroach_died_connection_reset.txt'))
 
 
 class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testSamplesNameTheirPhase(self):
     samples = parsers.ParseText(
-        'tpcc', _Read('tpcc', 'gotpc_v1.0.9_pg15_4wh_4threads_30s.txt')
+        'tpcc',
+        _Read('tpcc', 'cockroach_v20.2.3_resinfra_8node_100wh_30m.txt'),
     )
     self.assertNotEmpty(samples)
     for s in samples:

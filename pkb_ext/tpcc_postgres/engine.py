@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The TPC-C phase's postgres engine: PostgreSQL on db1, go-tpc on the client.
+"""The postgres engine: PostgreSQL on db1, go-tpc on the client.
 
 `go-tpc tpcc prepare` loads the maximum warehouses into PostgreSQL on db1; a
 step runs `go-tpc tpcc run --warehouses N` (transactions pick warehouses
@@ -31,9 +31,12 @@ from perfkitbenchmarker import errors
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report.tpcc import engines
-from benchmarks.cloud_report.tpcc import parser as tpcc_parser
-from linux_packages import cloud_report_go_tpc as go_tpc
+from benchmarks.cloud_report.tpcc import samples as tpcc_samples
+from pkb_ext.tpcc_postgres import go_tpc
+from pkb_ext.tpcc_postgres import params as pg_params
+from pkb_ext.tpcc_postgres import parser as gotpc_parser
 
+ENGINE = 'postgres'  # --cloud_report_tpcc_engine's value
 PG_USER = 'postgres'
 PG_FALLBACK_DIR = '/var/lib/postgresql/cloud_report_postgres'
 # Prints the newest PostgreSQL server's bin dir (Debian/Ubuntu layout).
@@ -50,24 +53,28 @@ class PostgresEngine:
   """PostgreSQL on db1, go-tpc on the client."""
 
   params: Any  # cloud_report.tpcc.params.Params
-  name: str = engines.POSTGRES
-  tool: str = tpcc_parser.GO_TPC
+  own: pg_params.PostgresParams = pg_params.PostgresParams()
+  name: str = ENGINE
+  tool: str = gotpc_parser.GO_TPC
+
+  @classmethod
+  def New(cls, params) -> 'PostgresEngine':
+    """The engine for the phase's Params, its own read from its flags."""
+    return cls(params, pg_params.PostgresParams.FromFlags())
 
   def Threads(self, warehouses: int) -> int:
-    return max(
-        1, math.ceil(warehouses * self.params.gotpc_threads_per_warehouse)
-    )
+    return max(1, math.ceil(warehouses * self.own.gotpc_threads_per_warehouse))
 
   def Fingerprint(self) -> dict[str, Any]:
     return {
         'gotpc_version': go_tpc.VERSION,
-        'threads_per_warehouse': self.params.gotpc_threads_per_warehouse,
-        'wait': self.params.gotpc_wait,
-        'postgres_options': list(self.params.postgres_options),
+        'threads_per_warehouse': self.own.gotpc_threads_per_warehouse,
+        'wait': self.own.gotpc_wait,
+        'postgres_options': list(self.own.postgres_options),
     }
 
   def DataDir(self, db) -> str:
-    return self.params.postgres_data_dir or engines.DataDiskDir(
+    return self.own.postgres_data_dir or engines.DataDiskDir(
         db, 'cloud_report_postgres', PG_FALLBACK_DIR
     )
 
@@ -85,7 +92,7 @@ class PostgresEngine:
         ' awk \'/^MemTotal:/ {print "mem_kb=" $2}\' /proc/meminfo'
     )
     values = dict(line.strip().partition('=')[::2] for line in out.splitlines())
-    bin_dir = self.params.postgres_bin_dir or values.get('bin_dir', '')
+    bin_dir = self.own.postgres_bin_dir or values.get('bin_dir', '')
     if not bin_dir:
       raise errors.Setup.InvalidSetupError(
           f'{db.name}: no PostgreSQL server in /usr/lib/postgresql/*/bin; set'
@@ -109,23 +116,23 @@ class PostgresEngine:
   def Setup(self, topology) -> None:
     """Mounts the data disk, starts the server, loads the tables."""
     db, client = topology.first_db, topology.RequireClient(engines.PHASE)
-    if not self.params.postgres_data_dir:
+    if not self.own.postgres_data_dir:
       engines.MountDataDisk(db)
     bin_dir, mem_kb = self.Probe(db)
     ctl = PostgresCommands(
         bin_dir=bin_dir,
         data_dir=self.DataDir(db),
-        port=self.params.postgres_port,
+        port=self.own.postgres_port,
     )
     max_threads = max(
         self.Threads(self.params.max_warehouses),
-        self.params.gotpc_load_threads,
+        self.own.gotpc_load_threads,
     )
     settings = [
         f'listen_addresses={db.internal_ip}',
         f'max_connections={max_threads + 20}',
         f'shared_buffers={mem_kb // 4}kB',
-    ] + list(self.params.postgres_options)
+    ] + list(self.own.postgres_options)
     wanted = self.params.max_warehouses
     out, _ = db.RemoteCommand(ctl.ResumeCommand(settings, engines.DATABASE))
     loaded = remote.LastInteger(out)
@@ -144,12 +151,12 @@ class PostgresEngine:
     load = go_tpc.PrepareCommand(
         binary,
         db.internal_ip,
-        self.params.postgres_port,
+        self.own.postgres_port,
         PG_USER,
         engines.DATABASE,
         self.params.max_warehouses,
-        self.params.gotpc_load_threads,
-        check=self.params.gotpc_load_check,
+        self.own.gotpc_load_threads,
+        check=self.own.gotpc_load_check,
     )
     limit = self.params.LoadTimeout(1)
     tail, status = engines.RunLogged(
@@ -171,14 +178,14 @@ class PostgresEngine:
     return go_tpc.RunWorkloadCommand(
         go_tpc.Path(client),
         db.internal_ip,
-        self.params.postgres_port,
+        self.own.postgres_port,
         PG_USER,
         engines.DATABASE,
         warehouses,
         self.Threads(warehouses),
         duration,
-        wait=self.params.gotpc_wait,
-        interval=self.params.gotpc_interval,
+        wait=self.own.gotpc_wait,
+        interval=self.own.gotpc_interval,
     )
 
   def RunStep(self, topology, warehouses: int, iteration: int):
@@ -203,7 +210,7 @@ class PostgresEngine:
 
   def _Overrun(self) -> float:
     # With --wait, keying and think times make go-tpc run past its --time.
-    return GOTPC_WAIT_OVERRUN if self.params.gotpc_wait else 1.0
+    return GOTPC_WAIT_OVERRUN if self.own.gotpc_wait else 1.0
 
   def StepTimeout(self) -> int:
     """Seconds the measured run of a step may take before it is ended."""
@@ -213,20 +220,23 @@ class PostgresEngine:
     return {'threads': self.Threads(warehouses)}
 
   def SampleMetadata(self, topology) -> dict[str, Any]:
+    """What go-tpc's efficiency is computed against (--wait or not)."""
     del topology
-    return {}
+    return {
+        'efficiency_basis': tpcc_samples.EfficiencyBasis(self.own.gotpc_wait)
+    }
 
   def Cleanup(self, topology) -> None:
     """Stops and removes the server in one command (the bin dir looked up in
     it), then unmounts the data disk Prepare mounted."""
     db = topology.first_db
     ctl = PostgresCommands(
-        bin_dir=self.params.postgres_bin_dir or f'$({_NEWEST_PG_BIN})',
+        bin_dir=self.own.postgres_bin_dir or f'$({_NEWEST_PG_BIN})',
         data_dir=self.DataDir(db),
-        port=self.params.postgres_port,
+        port=self.own.postgres_port,
     )
     db.RemoteCommand(' && '.join(ctl.TearDownCommands()))
-    if not self.params.postgres_data_dir:
+    if not self.own.postgres_data_dir:
       engines.UnmountDataDisk(db)
 
 

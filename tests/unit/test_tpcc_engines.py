@@ -1,0 +1,108 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The TPC-C engine registry, and the postgres engine pkb_ext registers there.
+
+The exported phase knows one engine, cockroach; pkb_ext.registry adds
+postgres (pkb_ext.tpcc_postgres) through RegisterEngine, and the engine flag
+accepts what is registered when the command line is parsed.
+"""
+
+from unittest import mock
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import flagsaver
+
+from benchmarks.cloud_report.tpcc import engines
+from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import stages as tpcc
+from pkb_ext.tpcc_postgres import engine as tpcc_postgres
+
+
+class _FakeEngine:
+
+  def __init__(self, params):
+    self.params = params
+    self.name = 'fake'
+
+
+class EngineRegistryTest(absltest.TestCase):
+
+  def testTheReportsEngineComesFirstAndPkbExtsIsRegistered(self):
+    self.assertEqual(engines.EngineNames(), ['cockroach', 'postgres'])
+    params = tpcc_params.Params()
+    self.assertIsInstance(
+        tpcc.SelectEngine('cockroach', params), engines.CockroachEngine
+    )
+
+  def testPostgresReadsItsOwnFlagsWhenSelected(self):
+    params = tpcc_params.Params(engine='postgres')
+    with flagsaver.flagsaver(
+        cloud_report_tpcc_postgres_port=6001, cloud_report_tpcc_gotpc_wait=True
+    ):
+      engine = tpcc.SelectEngine('postgres', params)
+    self.assertIsInstance(engine, tpcc_postgres.PostgresEngine)
+    self.assertIs(engine.params, params)
+    self.assertEqual(engine.own.postgres_port, 6001)
+    # What go-tpc's efficiency is computed against goes on every sample.
+    self.assertEqual(
+        engine.SampleMetadata(None),
+        {'efficiency_basis': 'keying_and_think_time'},
+    )
+    with flagsaver.flagsaver(cloud_report_tpcc_gotpc_wait=False):
+      engine = tpcc.SelectEngine('postgres', params)
+    self.assertEqual(
+        engine.SampleMetadata(None), {'efficiency_basis': 'no_think_time'}
+    )
+
+  def testAnUnknownEngineIsNamedWithTheChoices(self):
+    with self.assertRaisesRegex(
+        engines.EngineError,
+        "unknown TPC-C engine 'mysql'; expected one of cockroach, postgres",
+    ):
+      tpcc.SelectEngine('mysql', tpcc_params.Params())
+
+  def testTheFlagAcceptsOnlyRegisteredEngines(self):
+    with self.assertRaisesRegex(
+        flags.IllegalFlagValueError,
+        '--cloud_report_tpcc_engine=mysql: not a TPC-C engine; expected one'
+        ' of cockroach, postgres',
+    ):
+      with flagsaver.flagsaver(cloud_report_tpcc_engine='mysql'):
+        pass
+    with mock.patch.dict(engines._ENGINES):  # pylint: disable=protected-access
+      engines.RegisterEngine('fake', _FakeEngine)
+      with flagsaver.flagsaver(cloud_report_tpcc_engine='fake'):
+        engine = tpcc.SelectEngine(
+            tpcc_params.ENGINE.value, tpcc_params.Params()
+        )
+      self.assertIsInstance(engine, _FakeEngine)
+    self.assertNotIn('fake', engines.EngineNames())
+
+  def testANameIsRegisteredOnce(self):
+    with mock.patch.dict(engines._ENGINES):  # pylint: disable=protected-access
+      engines.RegisterEngine('fake', _FakeEngine)
+      engines.RegisterEngine('fake', _FakeEngine)  # the same: a no-op
+      with self.assertRaisesRegex(
+          engines.EngineError, "'cockroach' is already registered"
+      ):
+        engines.RegisterEngine('cockroach', _FakeEngine)
+      self.assertIs(
+          type(tpcc.SelectEngine('cockroach', tpcc_params.Params())),
+          engines.CockroachEngine,
+      )
+
+
+if __name__ == '__main__':
+  absltest.main()
