@@ -17,6 +17,7 @@
                 [--pairs N] [--seconds S] [--samples N]
                 [--max-pairs N] [--time-cap S] [--interference-max F]
                 [--hog-at-pair K [--hog-cpus N] [--hog-seconds S]]
+                [--order-seed N]
 
 PARTS (comma-separated, default all): fio, netperf, coremark (or fidelity
 for the three), overhead, stepping, publish, vs_pkb, calibrate. fio,
@@ -415,6 +416,7 @@ def Policy(args):
       hog_at_pair=args.hog_at_pair,
       hog_count=args.hog_cpus,
       hog_seconds=args.hog_seconds,
+      order_seed=args.order_seed,
   )
 
 
@@ -808,6 +810,15 @@ def BuildParser() -> argparse.ArgumentParser:
       help=(
           'the hog ends by itself after this long; the bench stops it at the'
           ' next pair boundary (default %(default)s)'
+      ),
+  )
+  parser.add_argument(
+      '--order-seed',
+      type=int,
+      default=None,
+      help=(
+          "seed of the pairs' run order (blocks of two pairs, AB BA or BA"
+          ' AB, drawn at random); default: a fresh one, kept in the JSON'
       ),
   )
   parser.add_argument(

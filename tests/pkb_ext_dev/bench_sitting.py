@@ -51,9 +51,10 @@ the processes that start them). Flagged pairs are kept in the JSON and
 left out of the interval and the verdict.
 
 More pairs. After the minimum (of unflagged pairs: a flagged pair is
-replaced), pairs are added one at a time (continuing the ABBA order) until
-the verdict is PASS or MISS, or a pair cap or a time cap is reached; then the verdict is what the interval says, INCONCLUSIVE
-included. For a range target a PASS means the interval became narrower
+replaced), pairs are added one at a time until the verdict is PASS or MISS,
+or a pair cap or a time cap is reached; then the verdict is what the
+interval says, INCONCLUSIVE included, and INCONCLUSIVE with fewer unflagged
+pairs than the minimum. The run order is drawn (RawFirst). For a range target a PASS means the interval became narrower
 than the band and lies in it.
 
 The hog. With hog_at_pair=K the sitting starts CpuHogs (pkb_ext_dev.load)
@@ -66,6 +67,7 @@ machine does.
 import dataclasses
 import json
 import os
+import random
 import time
 
 PASS, MISS, INCONCLUSIVE = 'PASS', 'MISS', 'INCONCLUSIVE'
@@ -312,6 +314,9 @@ class Policy:
   hog_at_pair: int = 0  # 1-based; 0: no hog
   hog_count: int = 0  # 0: one per CPU
   hog_seconds: float = 30.0
+  # Seed of the run order: each block of two pairs runs AB then BA or BA
+  # then AB, at random (None: a fresh seed, recorded in Details).
+  order_seed: int | None = None
 
 
 class Sitting:
@@ -358,6 +363,30 @@ class Sitting:
     self._hog_started = None
     self.hog = None  # what the hog did, once started
     self.stop_reason = None
+    self.order_seed = (
+        policy.order_seed
+        if policy.order_seed is not None
+        else random.SystemRandom().randrange(2**32)
+    )
+    self._order = random.Random(self.order_seed)
+    self._raw_first = []
+
+  def RawFirst(self, i: int) -> bool:
+    """Whether pair i runs raw first: balanced blocks in random order.
+
+    Strict alternation (AB, BA, AB, ...) lines up with a machine whose speed
+    swings with a period of four runs: such a swing then favours one side in
+    every pair (it was seen: identical busy loops, 11 quiet pairs, all
+    A/B > 1). Each block of two pairs still runs one AB and one BA, so an
+    effect of running first cancels, but which comes first is drawn, so a
+    periodic swing becomes noise in the interval instead of a bias.
+    """
+    while len(self._raw_first) <= i:
+      if len(self._raw_first) % 2 == 0:
+        self._raw_first.append(self._order.random() < 0.5)
+      else:
+        self._raw_first.append(not self._raw_first[-1])
+    return self._raw_first[i]
 
   def BeginPair(self, i: int) -> None:
     del i
@@ -386,6 +415,7 @@ class Sitting:
         self._before, self.monitor.Take(), self._placements
     )
     note['pair'] = i + 1
+    note['raw_first'] = self.RawFirst(i)
     if (
         self._hog is not None
         and self._hog.report is None
@@ -437,4 +467,5 @@ class Sitting:
         'max_other_share': self.policy.max_other_share,
         'stop_reason': self.stop_reason,
         'hog': self.hog,
+        'order_seed': self.order_seed,
     }

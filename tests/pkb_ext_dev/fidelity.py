@@ -73,7 +73,10 @@ def Abba(
     label: str = 'fidelity',
     sitting=None,
 ) -> Pairs:
-  """Takes `pairs` (phase, raw) pairs, or more; odd pairs run raw first.
+  """Takes `pairs` (phase, raw) pairs, or more.
+
+  Without a sitting odd pairs run raw first; a sitting chooses (RawFirst:
+  balanced blocks of two pairs in random order).
 
   Args:
     phase: takes the pair's index, returns the phase's figure.
@@ -83,8 +86,9 @@ def Abba(
     sitting: None, or hooks (pkb_ext_dev.bench_sitting.Sitting):
       BeginPair(i), BeforeRun(i, n) before run n (0, 1) of pair i,
       EndPair(i) returning the pair's interference note, More(pairs so
-      far), asked after the minimum, whether to take another pair, and
-      End() when the loop ends or fails.
+      far), asked after the minimum, whether to take another pair,
+      RawFirst(i), whether pair i runs raw first, and End() when the loop
+      ends or fails.
 
   Returns:
     The pairs (with the sitting's notes, if any).
@@ -99,7 +103,7 @@ def Abba(
         )
     ):
       runs = [(phase, phase_values), (raw, raw_values)]
-      if i % 2:
+      if sitting.RawFirst(i) if sitting is not None else i % 2:
         runs.reverse()
       if sitting is not None:
         sitting.BeginPair(i)

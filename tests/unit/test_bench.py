@@ -34,6 +34,7 @@ from pkb_ext_dev import bench
 from pkb_ext_dev import bench_calibrate
 from pkb_ext_dev import bench_fidelity
 from pkb_ext_dev import bench_publish
+from pkb_ext_dev import bench_sitting
 from pkb_ext_dev import bench_stepping
 
 _KEYS = {
@@ -321,15 +322,22 @@ class EvidenceVerdictTest(parameterized.TestCase):
     )  # fmt: skip
 
 
+_ORDER_SEED = 11
+
+
 def _Rates(ratios):
   """Calibrate's run figures, in call order, giving these pair ratios.
 
-  Abba runs A then B in even pairs, B then A in odd ones; B is 100.
+  The sitting's run order with --order-seed _ORDER_SEED says which runs
+  first in each pair; B is 100.
   """
+  order = bench_sitting.Sitting(
+      'in', (0.97, 1.03), 1, bench_sitting.Policy(order_seed=_ORDER_SEED)
+  )
   calls = []
   for i, ratio in enumerate(ratios):
     pair = [100.0 * ratio, 100.0]
-    calls += pair if i % 2 == 0 else pair[::-1]
+    calls += pair[::-1] if order.RawFirst(i) else pair
   return calls
 
 
@@ -346,8 +354,10 @@ class CalibrateVerdictTest(parameterized.TestCase):
         mock.patch.object(bench_calibrate, 'Iterations', return_value=1000),
         mock.patch.object(bench_calibrate, 'Rate', side_effect=_Rates(ratios)),
     ):
-      rc, out, err = _Cli(['--out', self.out, '--only', 'calibrate',
-                           '--interference-max', '1e9', *argv])  # fmt: skip
+      rc, out, err = _Cli([
+          '--out', self.out, '--only', 'calibrate', '--interference-max',
+          '1e9', '--order-seed', str(_ORDER_SEED), *argv,
+      ])  # fmt: skip
     with open(self.out) as f:
       return rc, out, err, json.load(f)
 

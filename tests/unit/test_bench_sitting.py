@@ -353,6 +353,56 @@ class SittingTest(absltest.TestCase):
     alone = bench_fidelity.Summary(pairs.phase, pairs.raw, 1.0, **summary)
     self.assertEqual(alone['verdict'], bs.MISS)
 
+  def testRunOrderIsBalancedBlocksDrawnFromTheSeed(self):
+    sitting = self._Sitting(max_pairs=12, order_seed=7)
+    pairs = self._Run(sitting, [0.9, 1.1] * 10)
+    order = [n['raw_first'] for n in pairs.interference]
+    self.assertLen(order, 12)
+    for block in range(0, 12, 2):  # one AB and one BA in every block
+      self.assertNotEqual(order[block], order[block + 1])
+    firsts = {order[b] for b in range(0, 12, 2)}
+    self.assertEqual(firsts, {True, False})  # drawn, not alternating
+    self.assertEqual(sitting.Details()['order_seed'], 7)
+    again = self._Sitting(max_pairs=12, order_seed=7)
+    self.assertEqual([again.RawFirst(i) for i in range(12)], order)
+
+  def testAPeriodicSwingIsNoiseNotABias(self):
+    """Identical runs on a machine whose speed swings fast, slow, slow, fast
+    over four runs: alternating AB, BA gives one side the fast runs in
+    every pair (a MISS of identical runs); drawn blocks do not."""
+
+    def Machine():
+      runs = []
+
+      def Run(_):
+        runs.append(None)
+        return 100.0 * (1.3, 1.0, 1.0, 1.3)[(len(runs) - 1) % 4]
+
+      return Run
+
+    run = Machine()
+    fixed = fidelity.Abba(run, run, 20, 'test')
+    ratios = [p / r for p, r in zip(fixed.phase, fixed.raw)]
+    self.assertEqual({round(r, 3) for r in ratios}, {1.3})
+    alone = bench_fidelity.Summary(
+        fixed.phase, fixed.raw, 1.0, op='in', target=(0.97, 1.03)
+    )
+    self.assertEqual(alone['verdict'], bs.MISS)
+    for seed in range(5):
+      run = Machine()
+      sitting = self._Sitting(max_pairs=20, time_cap_s=1e9, order_seed=seed)
+      drawn = fidelity.Abba(run, run, 20, 'test', sitting)
+      got = bench_fidelity.Summary(
+          drawn.phase,
+          drawn.raw,
+          1.0,
+          interference=drawn.interference,
+          op='in',
+          target=(0.97, 1.03),
+          min_pairs=20,
+      )
+      self.assertNotEqual(got['verdict'], bs.MISS, f'seed {seed}')
+
   def testHogStartsMidPairAndIsStoppedByPid(self):
     sitting = bs.Sitting(
         'in', (0.97, 1.03), 4,
@@ -369,8 +419,11 @@ class SittingTest(absltest.TestCase):
       return Do
 
     pairs = fidelity.Abba(Run('phase'), Run('raw'), 4, 'test', sitting)
-    # Pair 2 runs raw first; the hog starts between its two runs.
-    self.assertEqual(order[2:4], [(2, 'raw', False), (2, 'phase', True)])
+    # The hog starts between pair 2's two runs, whichever runs first.
+    first, second = (
+        ('raw', 'phase') if sitting.RawFirst(1) else ('phase', 'raw')
+    )
+    self.assertEqual(order[2:4], [(2, first, False), (2, second, True)])
     hog = sitting.hog
     self.assertEqual(hog['started_in_pair'], 2)
     self.assertEqual(hog['stopped_after_pair'], 3)  # first boundary >= 0.5 s
