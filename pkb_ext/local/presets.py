@@ -28,6 +28,7 @@ from pkb_ext import local
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
 from pkb_ext.local import images
 from pkb_ext.publish import publisher  # pylint: disable=unused-import
+from pkb_ext.tpcc_postgres import engine  # pylint: disable=unused-import
 
 PRESETS = ('smoke', 'report')
 
@@ -66,8 +67,17 @@ SMOKE = {
 }
 
 
+def _Defined(values: dict[str, str]) -> list[str]:
+  """--name=value of each; a name no imported module defines is an error
+  (dropping it would run the phase at its cloud default)."""
+  missing = sorted(k for k in values if k not in flags.FLAGS)
+  if missing:
+    raise ValueError(f'local cloud flags no module defines: {missing}')
+  return [f'--{k}={v}' for k, v in values.items()]
+
+
 def PresetFlags(preset: str) -> list[str]:
-  """Returns --name=value for the preset's flags that the phases define.
+  """Returns --name=value for the preset's flags.
 
   Args:
     preset: one of PRESETS.
@@ -80,7 +90,7 @@ def PresetFlags(preset: str) -> list[str]:
   if preset == 'report':
     return []
   phases.LoadAll()  # defines the phases' flags
-  return [f'--{k}={v}' for k, v in SMOKE.items() if k in flags.FLAGS]
+  return _Defined(SMOKE)
 
 
 def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
@@ -111,7 +121,7 @@ def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
     tools['cloud_report_go_tpc_path'] = local.BinaryPath('go-tpc')
   else:
     tools['cloud_report_netperf_install'] = 'distro'
-  out += [f'--{k}={v}' for k, v in tools.items() if k in flags.FLAGS]
+  out += _Defined(tools)
   running = state.get('services', {})
   if provider not in services.BY_PROVIDER:
     raise ValueError(f'unknown object storage provider {provider!r}')
