@@ -17,9 +17,9 @@ The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
 result is the largest passing count and its tpmC. The engine
 (cloud_report.tpcc.engines: cockroach, the report's, or one registered
-there) installs its binaries in Install; Setup, which waits for the run stage in the suite (the data disk
-is io's until then), mounts the data disks, starts the database and loads
-the maximum warehouse count; its flags are
+there) installs its binaries in Install; Setup, which waits for the run
+stage in the suite (the data disk is io's until then), mounts the data
+disks, starts the database and loads the maximum warehouse count; its flags are
 cloud_report.tpcc.params's; Run steps with
 cloud_report.tpcc.stepping (linear, the report's; bisect; or probe: short probes
 find the edge, full-length runs confirm it) and the pass rule
