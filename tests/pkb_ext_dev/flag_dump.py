@@ -102,8 +102,6 @@ def LoadUpstreamUnit() -> None:
   from pkb_ext import registry  # pylint: disable=g-import-not-at-top
 
   registry.Register()
-  registry.BenchmarkModules()
-  registry.PackageModules()
 
 
 def main() -> int:
