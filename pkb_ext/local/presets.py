@@ -142,9 +142,7 @@ def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
         ),
         'cloud_report_object_storage_python': object_storage.get('python'),
     }
-    out += [
-        f'--{k}={v}' for k, v in candidates.items() if v and k in flags.FLAGS
-    ]
+    out += _Defined({k: v for k, v in candidates.items() if v})
   return out
 
 
