@@ -186,6 +186,40 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaisesRegex(ValueError, 'no "# Requires-Python'):
       preflight.RequiresPython(bare)
 
+  def testUnreadablePinsAreAProblemNamingTheFile(self):
+    """A pins file that is missing or states no Python floor is refused
+    before provisioning, naming what was being checked and the file."""
+    argv = [
+        '--cloud=AWS',
+        '--cloud_report_phases=object_storage',
+        '--aws_ec2_instance_profile=s3-writer',
+        '--os_type=ubuntu2404',
+    ]
+    bare = self.create_tempfile(content='boto3==1.44.5\n').full_path
+    found = preflight.data.ResourcePath
+
+    def _Missing(name, *args, **kwargs):
+      if name.endswith('requirements-s3.txt'):
+        raise preflight.data.ResourceNotFound(f'{name}: no such data file')
+      return found(name, *args, **kwargs)
+
+    def _NoFloor(name, *args, **kwargs):
+      if name.endswith('requirements-s3.txt'):
+        return bare
+      return found(name, *args, **kwargs)
+
+    cases = (
+        (_Missing, r'requirements-s3\.txt: no such data file'),
+        (_NoFloor, 'no "# Requires-Python: >=X.Y" line'),
+    )
+    for resource_path, says in cases:
+      with self.subTest(says=says):
+        with mock.patch.object(preflight.data, 'ResourcePath', resource_path):
+          with self.assertRaisesRegex(
+              REFUSED, "the object storage worker's pinned SDKs: .*" + says
+          ):
+            _Check(*argv)
+
   def testEveryProblemIsListedAtOnce(self):
     a_file = self.create_tempfile().full_path
     with self.assertRaises(REFUSED) as raised:
