@@ -276,6 +276,8 @@ class LocalCloudTest(absltest.TestCase):
     self.assertEqual(
         proc.returncode, 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     )
+    # The console shows a Traceback line only for a real error.
+    self.assertNotIn('Traceback', proc.stdout)
     with open(self.cloud.State()['static_vm_file']) as f:
       self.assertEqual({vm['os_type'] for vm in json.load(f)}, {image})
     with open(os.path.join(out, 'samples.ndjson')) as f:

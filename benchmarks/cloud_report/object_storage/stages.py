@@ -164,8 +164,9 @@ def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
   # pinned one; a back-end may use an interpreter that has it as is
   # (checked in the command that makes the work directory).
   if backend.reuse_installed_sdk:
+    # Quiet: an SDK that is not there yet is the usual case, not an error.
     install = vm.RemoteCommandWithReturnCode(
-        f'{mkdir} && {check}', ignore_failure=True
+        f'{mkdir} && {check} 2>/dev/null', ignore_failure=True
     )[2]
   else:
     vm.RemoteCommand(mkdir)
