@@ -24,7 +24,8 @@ for the three), overhead, stepping, publish, vs_pkb, calibrate. fio,
 netperf, coremark, overhead and vs_pkb run on the local cloud of
 --state-dir (brought up first if it is not up, with --image host: the
 parts compare the tools this machine has, with PKB's installs off; needs
-root); stepping, publish and calibrate run on this machine.
+root; a cloud up on an OS image is refused before any run); stepping,
+publish and calibrate run on this machine.
 
 A paired figure (fidelity, vs_pkb, calibrate) is judged by the 95 %
 interval of its unflagged pair ratios (pkb_ext_dev.bench_sitting): PASS
@@ -383,7 +384,17 @@ class LocalCloud:
     from pkb_ext.local import cloud  # pylint: disable=g-import-not-at-top
     from pkb_ext.local import images  # pylint: disable=g-import-not-at-top
 
-    if not self.Healthy():
+    healthy = self.Healthy()
+    if healthy and self.plan.image != images.HOST_IMAGE:
+      # Its hosts install tools as a cloud VM does; PKB's build of netperf
+      # there retries a GitHub download for its whole timeout.
+      raise RuntimeError(
+          f'the local cloud at {self.state_dir} is up on image'
+          f' {self.plan.image}; the bench compares this machine\'s tools on'
+          f' hosts of image {images.HOST_IMAGE}: run `pkb-ext local down`'
+          ' first, or pass --state-dir of another cloud'
+      )
+    if not healthy:
       if os.geteuid() != 0:
         raise RuntimeError(
             f'the local cloud at {self.state_dir} is not up, and bringing it'

@@ -566,6 +566,24 @@ class RunTest(absltest.TestCase):
     self.assertIn('needs root', err)
     self.assertIsNone(self._Read()['harness_s_per_run'])
 
+  def testACloudUpOnAnOsImageIsRefusedBeforeAnyRun(self):
+    from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
+
+    state = '/nonexistent/pkb-ext-bench-test-state'
+    plan = layout.Plan(state_dir=state, image='debian12')
+    with (
+        mock.patch.object(bench.LocalCloud, 'Healthy', return_value=True),
+        mock.patch('pkb_ext.local.cloud.PlanOf', return_value=plan),
+        mock.patch.object(bench_fidelity, 'Measure') as measure,
+    ):
+      rc, _, err = _Cli(['--out', self.out, '--only', 'netperf',
+                         '--state-dir', state])  # fmt: skip
+    self.assertEqual(rc, 1)
+    self.assertIn(f'the local cloud at {state} is up on image debian12', err)
+    self.assertIn('pkb-ext local down', err)
+    measure.assert_not_called()
+    self.assertIsNone(self._Read()['netperf_rr_ratio'])
+
   def testBadStateDirIsAnErrorOfTheLocalParts(self):
     rc, _, err = _Cli(['--out', self.out, '--only', 'fio,stepping',
                        '--state-dir', '/tmp/x'])  # fmt: skip
