@@ -390,7 +390,7 @@ class LocalCloud:
       # there retries a GitHub download for its whole timeout.
       raise RuntimeError(
           f'the local cloud at {self.state_dir} is up on image'
-          f' {self.plan.image}; the bench compares this machine\'s tools on'
+          f" {self.plan.image}; the bench compares this machine's tools on"
           f' hosts of image {images.HOST_IMAGE}: run `pkb-ext local down`'
           ' first, or pass --state-dir of another cloud'
       )

@@ -45,7 +45,10 @@ quiet machine most of their time is the kernel's work for our own runs
 which would otherwise flag every fio and netperf pair; other work's own
 I/O is still seen through its processes.
 
-and a pair is flagged when other_share exceeds the threshold, or when its
+and a pair is flagged when other_share exceeds the threshold in either of
+its runs (each run is measured on its own as well: work that disturbs one
+run skews the ratio, yet over the whole pair its share is about halved;
+`runs` in the note), or when its
 two runs did not run under the same CPU placement (the CPU affinity of
 the processes that start them). Flagged pairs are kept in the JSON and
 left out of the interval and the verdict.
@@ -261,14 +264,8 @@ class Monitor:
         'loadavg_1m': os.getloadavg()[0],
     }
 
-  def Between(self, before: dict, after: dict, placements=()) -> dict:
-    """What else used the machine from `before` to `after`.
-
-    Args:
-      before: a Take().
-      after: a later Take().
-      placements: the CPU placement of each run of the pair.
-    """
+  def _Used(self, before: dict, after: dict) -> dict:
+    """The CPU seconds each kind of process used from before to after."""
     wall = max(after['at'] - before['at'], 1e-9)
     busy = (after['machine']['busy'] - before['machine']['busy']) / self._ticks
     steal = (
@@ -277,28 +274,68 @@ class Monitor:
     ours = (after['ours'] - before['ours']) / self._ticks
     kernel = GrowthTicks(before['kernel'], after['kernel']) / self._ticks
     other = max(busy - ours - kernel, 0.0)
-    share = (other + steal) / (wall * self.cpus)
-    reasons = []
-    if share > self.max_other_share:
-      reasons.append(
-          f'others used {share:.0%} of the CPU time (threshold'
-          f' {self.max_other_share:.0%})'
-      )
+    return {
+        'wall_s': wall,
+        'busy_cpu_s': busy,
+        'ours_cpu_s': ours,
+        'other_cpu_s': other,
+        'kernel_cpu_s': kernel,
+        'steal_s': steal,
+        'other_share': (other + steal) / (wall * self.cpus),
+    }
+
+  def Between(
+      self, before: dict, after: dict, placements=(), mid: dict | None = None
+  ) -> dict:
+    """What else used the machine from `before` to `after`.
+
+    Args:
+      before: a Take().
+      after: a later Take().
+      placements: the CPU placement of each run of the pair.
+      mid: a Take() between the pair's two runs, or None. With it each run
+        is held to the threshold on its own: work that disturbs one run
+        skews the pair's ratio, yet over the whole pair its share is about
+        halved.
+    """
+    used = self._Used(before, after)
+    parts = [('', used)]
+    runs = []
+    if mid is not None:
+      runs = [self._Used(before, mid), self._Used(mid, after)]
+      parts = [(f' during run {n + 1}', r) for n, r in enumerate(runs)]
+    reasons = [
+        f'others used {r["other_share"]:.0%} of the CPU time{where}'
+        f' (threshold {self.max_other_share:.0%})'
+        for where, r in parts
+        if r['other_share'] > self.max_other_share
+    ]
     if len({json.dumps(p, sort_keys=True) for p in placements}) > 1:
       reasons.append('its runs had different CPU placements')
-    return {
-        'wall_s': round(wall, 3),
+    note = {
+        'wall_s': round(used['wall_s'], 3),
         'loadavg_1m': [before['loadavg_1m'], after['loadavg_1m']],
-        'busy_cpu_s': round(busy, 2),
-        'ours_cpu_s': round(ours, 2),
-        'other_cpu_s': round(other, 2),
-        'kernel_cpu_s': round(kernel, 2),
-        'steal_s': round(steal, 2),
-        'other_share': round(share, 4),
+        'busy_cpu_s': round(used['busy_cpu_s'], 2),
+        'ours_cpu_s': round(used['ours_cpu_s'], 2),
+        'other_cpu_s': round(used['other_cpu_s'], 2),
+        'kernel_cpu_s': round(used['kernel_cpu_s'], 2),
+        'steal_s': round(used['steal_s'], 2),
+        'other_share': round(used['other_share'], 4),
         'placement': list(placements),
         'flagged': bool(reasons),
         'reasons': reasons,
     }
+    if runs:
+      note['runs'] = [
+          {
+              'wall_s': round(r['wall_s'], 3),
+              'other_cpu_s': round(r['other_cpu_s'], 2),
+              'steal_s': round(r['steal_s'], 2),
+              'other_share': round(r['other_share'], 4),
+          }
+          for r in runs
+      ]
+    return note
 
 
 # --- the sitting ---
@@ -358,6 +395,7 @@ class Sitting:
     self._clock = clock
     self._started = None
     self._before = None
+    self._mid = None  # a Take() between the two runs of the pair
     self._placements = []
     self._hog = None
     self._hog_started = None
@@ -393,12 +431,15 @@ class Sitting:
     if self._started is None:
       self._started = self._clock()
     self._placements = []
+    self._mid = None
     self._before = self.monitor.Take()
 
   def BeforeRun(self, i: int, n: int) -> None:
     """Before run n (0 or 1) of pair i: the hog starts before run 1."""
     from pkb_ext_dev import load  # pylint: disable=g-import-not-at-top
 
+    if n == 1:
+      self._mid = self.monitor.Take()
     if n == 1 and i + 1 == self.policy.hog_at_pair and self._hog is None:
       count = self.policy.hog_count or self.monitor.cpus
       self._hog = load.CpuHogs(count, self.policy.hog_seconds).Start()
@@ -412,7 +453,7 @@ class Sitting:
 
   def EndPair(self, i: int) -> dict:
     note = self.monitor.Between(
-        self._before, self.monitor.Take(), self._placements
+        self._before, self.monitor.Take(), self._placements, mid=self._mid
     )
     note['pair'] = i + 1
     note['raw_first'] = self.RawFirst(i)

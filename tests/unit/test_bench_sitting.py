@@ -217,6 +217,36 @@ class MonitorTest(absltest.TestCase):
     # busy grew 400 ticks, ours 300: others used 100, not the reaped 60,100.
     self.assertAlmostEqual(note['other_cpu_s'], (400 - 300) / ticks, places=2)
 
+  def testADisturbanceOfOneRunFlagsThePair(self):
+    """Others' 3.8 CPU s all in the second of two 10-s runs on 2 CPUs:
+    9.5 % of the pair (under a 10 % threshold) but 19 % of that run. A
+    quiet sitting's pair like this had a ratio of 2.9, its others' work
+    on one side only."""
+    monitor = bs.Monitor(max_other_share=0.10, cpus=2)
+    tick = os.sysconf('SC_CLK_TCK')
+
+    def Snap(at, busy, ours):
+      return {
+          'at': at,
+          'machine': {'busy': busy * tick, 'steal': 0},
+          'ours': ours * tick,
+          'kernel': {},
+          'loadavg_1m': 0.3,
+      }
+
+    before, mid, after = Snap(0, 0, 0), Snap(10, 4, 4), Snap(20, 11.8, 8)
+    whole = monitor.Between(before, after)
+    self.assertAlmostEqual(whole['other_share'], 0.095, places=3)
+    self.assertFalse(whole['flagged'])
+    note = monitor.Between(before, after, mid=mid)
+    self.assertTrue(note['flagged'])
+    self.assertEqual(
+        note['reasons'],
+        ['others used 19% of the CPU time during run 2 (threshold 10%)'],
+    )
+    self.assertEqual([r['other_share'] for r in note['runs']], [0.0, 0.19])
+    self.assertAlmostEqual(note['other_share'], 0.095, places=3)
+
   def testDifferentPlacementsFlagThePair(self):
     monitor = bs.Monitor(max_other_share=1e9)
     snap = monitor.Take()
@@ -234,6 +264,7 @@ class _FakeMonitor:
   def __init__(self, flagged=()):
     self.flagged = set(flagged)
     self.pair = 0
+    self.mids = []
 
   def Take(self):
     return {}
@@ -241,8 +272,9 @@ class _FakeMonitor:
   def placement(self):
     return [0, 1]
 
-  def Between(self, before, after, placements=()):
+  def Between(self, before, after, placements=(), mid=None):
     del before, after, placements
+    self.mids.append(mid)
     self.pair += 1
     flagged = self.pair in self.flagged
     return {'flagged': flagged, 'reasons': ['told to'] if flagged else []}
@@ -352,6 +384,12 @@ class SittingTest(absltest.TestCase):
     # The same three pairs, with no minimum, would have been a MISS.
     alone = bench_fidelity.Summary(pairs.phase, pairs.raw, 1.0, **summary)
     self.assertEqual(alone['verdict'], bs.MISS)
+
+  def testEachPairIsAlsoMeasuredBetweenItsRuns(self):
+    sitting = self._Sitting()
+    pairs = self._Run(sitting, [1.0] * 10)
+    self.assertLen(sitting.monitor.mids, len(pairs.phase))
+    self.assertTrue(all(m is not None for m in sitting.monitor.mids))
 
   def testRunOrderIsBalancedBlocksDrawnFromTheSeed(self):
     sitting = self._Sitting(max_pairs=12, order_seed=7)
