@@ -277,8 +277,13 @@ def Check(
     workers: int = 0,
     timeout: int = 3600,
     log=print,
+    out: str | None = None,
 ) -> dict:
-  """Runs the baseline and one suite run per patch; returns the result."""
+  """Runs the baseline and one suite run per patch; returns the result.
+
+  With out, the result so far is written there after each patch, so a run
+  stopped midway keeps what it measured.
+  """
   commit = upstream.PinnedCommit()
   tree = os.path.join(work, 'pkb')
   FreshTree(tree, commit)

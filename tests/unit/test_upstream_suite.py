@@ -13,6 +13,8 @@
 # limitations under the License.
 """pkb_ext_dev.upstream_suite's outcome reading and diffing (no suite run)."""
 
+import json
+
 import pytest
 
 from pkb_ext_dev import upstream_suite as suite
@@ -107,3 +109,46 @@ def testRequirementsExpandNestedFilesAndDropComments(tmp_path):
       'csapi>=0.0.7',
       'mock>=1.0.1',
   ]
+
+
+def testMainWritesTheResultAfterEachPatch(tmp_path, monkeypatch, capsys):
+  """Main through Check, with PKB's tree, venv, git and pytest stood in."""
+  series = tmp_path / 'series'
+  series.mkdir()
+  for name in ('0001-a.patch', '0002-b.patch'):
+    (series / name).write_text('one\ntwo\n')
+  base = {'t.A.testOne': 'passed', 't.A.testTwo': 'passed'}
+  runs = iter([
+      (base, 1.0),
+      (dict(base, **{'t.B.testNew': 'passed'}), 1.0),
+      (dict(base, **{'t.A.testTwo': 'failed'}), 1.0),
+  ])
+  seen = []
+  out = tmp_path / 'result.json'
+
+  def RunSuite(*args):
+    del args
+    if out.exists():
+      seen.append(len(json.loads(out.read_text())['patches']))
+    return next(runs)
+
+  monkeypatch.setattr(suite.upstream, 'PinnedCommit', lambda: 'abc')
+  monkeypatch.setattr(suite, 'FreshTree', lambda tree, commit: None)
+  monkeypatch.setattr(suite, 'EnsureVenv', lambda venv, tree, log: [])
+  monkeypatch.setattr(suite, '_Apply', lambda tree, patch: None)
+  monkeypatch.setattr(suite, 'RunSuite', RunSuite)
+  rc = suite.Main([
+      '--out', str(out), '--series', str(series),
+      '--work', str(tmp_path / 'work'), '--venv', str(tmp_path / 'venv'),
+  ])  # fmt: skip
+  assert rc == 1  # patch 2 breaks testTwo
+  assert seen == [1]  # patch 1's result was on disk before patch 2's run
+  result = json.loads(out.read_text())
+  assert [p['patch'] for p in result['patches']] == [
+      '0001-a.patch',
+      '0002-b.patch',
+  ]
+  assert result['patches'][0]['new_tests']['passed'] == 1
+  assert result['patches'][1]['new_failures'] == ['t.A.testTwo']
+  assert result['regressions'] == 1 and not result['ok']
+  assert 'regressions: 1; ok: False' in capsys.readouterr().out
