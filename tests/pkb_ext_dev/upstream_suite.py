@@ -360,7 +360,16 @@ def Main(argv: list[str]) -> int:
   parser.add_argument('--series', help='an existing series (default: write)')
   parser.add_argument('--venv', default=DefaultVenv())
   parser.add_argument('--work', help='work directory (default: a temporary)')
-  parser.add_argument('--workers', type=int, default=0, help='pytest-xdist -n')
+  parser.add_argument(
+      '--workers',
+      type=int,
+      default=0,
+      help=(
+          'pytest-xdist -n (default 0: serial, as tox runs it; with workers,'
+          " some of PKB's tests pass or fail by which tests share a worker,"
+          ' so runs differ without any patch)'
+      ),
+  )
   parser.add_argument('--timeout', type=int, default=3600, help='s per run')
   args = parser.parse_args(argv)
   work = args.work or tempfile.mkdtemp(prefix='pkb-ext-suite-')
