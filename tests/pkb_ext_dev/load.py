@@ -71,10 +71,11 @@ class Report:
     )
 
 
-def _Stat(pid: int) -> tuple[bool, float]:
-  """(still running, utime + stime) of a child not yet waited for.
+def Stat(pid: int) -> tuple[bool, float]:
+  """(still running, utime + stime in s) of a child not yet waited for.
 
-  A child that exited is a zombie until waited for, and keeps its times.
+  A child that exited is a zombie until waited for, and keeps its times; a
+  process that is gone is (False, 0.0).
   """
   fields = system.StatFields(pid)
   if fields is None:
@@ -122,7 +123,7 @@ class CpuHogs:
 
   def Alive(self) -> bool:
     """Whether every hog still runs (without waiting for any)."""
-    return all(_Stat(p.pid)[0] for p in self._procs)
+    return all(Stat(p.pid)[0] for p in self._procs)
 
   def Stop(self, check: bool = True) -> Report:
     """Kills the hogs (by PID) and returns the Report.
@@ -132,7 +133,7 @@ class CpuHogs:
         a core (it did not keep the machine busy).
     """
     wall = time.monotonic() - self._started
-    stats = [_Stat(p.pid) for p in self._procs]  # before any wait
+    stats = [Stat(p.pid) for p in self._procs]  # before any wait
     ended = tuple(p.pid for p, (running, _) in zip(self._procs, stats)
                   if not running)  # fmt: skip
     cpu = [seconds for _, seconds in stats]
