@@ -27,13 +27,13 @@ parts compare the tools this machine has, with PKB's installs off; needs
 root; a cloud up on an OS image is refused before any run); stepping,
 publish and calibrate run on this machine.
 
-A paired figure (fidelity, vs_pkb, calibrate) is judged by the 95 %
-interval of its unflagged pair ratios (pkb_ext_dev.bench_sitting): PASS
-when the interval lies inside the target, MISS when outside, INCONCLUSIVE
-otherwise; pairs are added until it is PASS or MISS or --max-pairs /
---time-cap is reached, and pairs that other work disturbed are flagged
-and left out. Other figures are single values or exact simulations,
-judged by their value.
+A paired figure (fidelity, vs_pkb, calibrate) is the 20 % trimmed mean
+of its unflagged pair ratios, judged by the 95 % interval of that trimmed
+mean (pkb_ext_dev.bench_sitting): PASS when the interval lies inside the
+target, MISS when outside, INCONCLUSIVE otherwise; pairs are added until
+it is PASS or MISS or --max-pairs / --time-cap is reached, and pairs that
+other work disturbed are flagged and left out. Other figures are single
+values or exact simulations, judged by their value.
 
 Prints a table (figure, value, target, verdict, evidence) and writes
 FILE: a JSON object with exactly the keys of FIGURES (null for a part not
@@ -209,20 +209,37 @@ def Table(figures: dict, errors: dict, evidence: dict | None = None) -> str:
   return '\n'.join(lines)
 
 
+def PairText(result: dict) -> str:
+  """A paired figure's value and statistics, from its summary.
+
+  '1.0020 = 20 % trimmed mean of 12 pair ratios, 95 % CI 0.9950 to
+  1.0100; their median 1.0010, mean 1.0030 (95 % CI 0.9960 to 1.0100), CV
+  1.2 %' (without the intervals they lack).
+  """
+  used = result.get('pairs_used', len(result['pair_ratios']))
+  text = f'{result["ratio"]:.4f} = 20 % trimmed mean of {used} pair ratios'
+  ci = result.get('pair_ratio_ci95')
+  if ci:
+    text += f', 95 % CI {ci[0]:.4f} to {ci[1]:.4f}'
+  mean_ci = result.get('pair_ratio_mean_ci95')
+  if mean_ci:
+    text += (
+        f'; their median {result["pair_ratio_median"]:.4f}, mean'
+        f' {result["pair_ratio_mean"]:.4f} (95 % CI {mean_ci[0]:.4f} to'
+        f' {mean_ci[1]:.4f}), CV {result["pair_ratio_cv_pct"]:.1f} %'
+    )
+  return text
+
+
 def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
   """Lines that say how far to trust the figures (noise, load, errors)."""
   notes = []
   cpus = details.get('machine', {}).get('cpus')
   for phase, result in sorted(details.get('fidelity', {}).items()):
-    ci = result.get('pair_ratio_ci95')
-    if ci:
+    if result.get('pair_ratio_ci95'):
       where = result.get('device_kind') or result.get('device') or ''
-      used = result.get('pairs_used', len(result['pair_ratios']))
       notes.append(
-          f'note: {phase} ratio {result["ratio"]:.4f} = median of'
-          f' {used} pair ratios; their mean'
-          f' {result["pair_ratio_mean"]:.4f}, 95 % CI {ci[0]:.4f} to'
-          f' {ci[1]:.4f}, CV {result["pair_ratio_cv_pct"]:.1f} %'
+          f'note: {phase} ratio {PairText(result)}'
           + (f' ({where})' if where else '')
       )
     cv = result.get('pair_ratio_cv_pct')
@@ -253,13 +270,7 @@ def Notes(details: dict, noisy_cv_pct: float = 5.0) -> list[str]:
     )
   vs_pkb = details.get('vs_pkb') or {}
   for tool, result in sorted(vs_pkb.get('tools', {}).items()):
-    ci = result.get('pair_ratio_ci95')
-    notes.append(
-        f'note: vs_pkb {tool}: ours/PKB {result["ratio"]:.4f} = median of'
-        f' {len(result["pair_ratios"])} pair ratios'
-        + (f', 95 % CI {ci[0]:.4f} to {ci[1]:.4f}, CV'
-           f' {result["pair_ratio_cv_pct"]:.1f} %' if ci else '')  # fmt: skip
-    )
+    notes.append(f'note: vs_pkb {tool}: ours/PKB {PairText(result)}')
   harness = vs_pkb.get('harness')
   if harness:
     parts = [
@@ -854,9 +865,10 @@ def Main(argv: list[str]) -> int:
           ' --vs-pkb-pairs and --vs-pkb-seconds must be >= 1',
           file=sys.stderr)  # fmt: skip
     return 2
-  if args.fio_pairs < 2:
-    print('pkb-ext bench: --fio-pairs must be >= 2 (a confidence interval'
-          ' needs two pairs)', file=sys.stderr)  # fmt: skip
+  if args.fio_pairs < _IntervalPairs():
+    print(f'pkb-ext bench: --fio-pairs must be >= {_IntervalPairs()} (the'
+          f' interval of a trimmed mean needs {_IntervalPairs()} pairs)',
+          file=sys.stderr)  # fmt: skip
     return 2
   problem = SittingArgsProblem(args)
   if problem:
@@ -885,6 +897,13 @@ def Main(argv: list[str]) -> int:
   return details['exit_status']
 
 
+def _IntervalPairs() -> int:
+  """The fewest unflagged pairs whose figure has an interval."""
+  from pkb_ext_dev import bench_sitting  # pylint: disable=g-import-not-at-top
+
+  return bench_sitting.MIN_PAIRS
+
+
 def SittingArgsProblem(args) -> str | None:
   """What is wrong with the sitting's options, or None."""
   import math  # pylint: disable=g-import-not-at-top
@@ -894,8 +913,11 @@ def SittingArgsProblem(args) -> str | None:
   if not all(math.isfinite(v) for v in numbers):
     return ('--time-cap, --interference-max, --hog-seconds and'
             ' --calibrate-seconds must be finite numbers')  # fmt: skip
-  if args.max_pairs < 2:
-    return '--max-pairs must be >= 2 (a confidence interval needs two pairs)'
+  if args.max_pairs < _IntervalPairs():
+    return (
+        f'--max-pairs must be >= {_IntervalPairs()} (the interval of a'
+        f' trimmed mean needs {_IntervalPairs()} pairs)'
+    )
   if args.time_cap < 0 or args.interference_max <= 0:
     return '--time-cap must be >= 0 and --interference-max > 0'
   if args.hog_at_pair < 0 or args.hog_cpus < 0:

@@ -20,13 +20,13 @@ run is loop iterations per second and the true ratio of a pair is 1. The
 loop's length is set once, before the pairs, so that a run takes about
 `seconds`.
 
-  calibrate_ratio   the median of the A/B pair ratios; target 0.97..1.03,
-                    the range the vs_pkb figures are held to.
+  calibrate_ratio   the 20 % trimmed mean of the A/B pair ratios; target
+                    0.97..1.03, the range the vs_pkb figures are held to.
 
 Its verdict says whether the bench, on this machine as the sitting found
-it, resolves a 3 % difference: PASS when the 95 % interval of the pairs
-lies inside the band; INCONCLUSIVE when other work makes the pairs too
-noisy to say. A MISS would mean identical runs differ beyond noise, a
+it, resolves a 3 % difference: PASS when the 95 % interval of that trimmed
+mean lies inside the band; INCONCLUSIVE when other work makes the pairs
+too noisy to say. A MISS would mean identical runs differ beyond noise, a
 fault of the pairing, not of the machine. It runs with the same sitting as
 every paired part (interference per pair, pairs added until decided, the
 optional CPU hog), so it shows them at work without the local cloud.

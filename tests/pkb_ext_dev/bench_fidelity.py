@@ -32,12 +32,14 @@ phase's phase/raw pairs in ABBA order on the same host:
   coremark_ratio    the all-core CoreMark score through the cpu phase / the
                     same binary started by hand, on db1.
 
-Each figure is the median of the unflagged pair ratios; with it go their
-CV and the 95 % confidence interval of their mean (Student's t), which
-gives the verdict (PASS, MISS or INCONCLUSIVE: pkb_ext_dev.bench_sitting)
-and says whether a ratio below 1 is a difference between the two runs or
-noise. With a sitting, pairs are added until the verdict is decided or
-capped, and each pair records what else used the machine.
+Each figure is the 20 % trimmed mean of the unflagged pair ratios; with
+it go the 95 % confidence interval of that trimmed mean
+(pkb_ext_dev.bench_sitting.TrimmedInterval), which gives the verdict
+(PASS, MISS or INCONCLUSIVE) and says whether a ratio below 1 is a
+difference between the two runs or noise, and, for reference, their
+median, CV, mean and the mean's 95 % interval (Student's t). With a
+sitting, pairs are added until the verdict is decided or capped, and each
+pair records what else used the machine.
 """
 
 import contextlib
@@ -148,11 +150,12 @@ def Summary(
 ) -> dict:
   """The fidelity figure of paired runs, its interval and its verdict.
 
-  The figure is the median of the unflagged pair ratios (phase / raw of
-  runs taken next to each other, ABBA): on a machine shared with other work
-  a burst hits one run of one pair, which moves a ratio of means but not
-  the median. The verdict comes from the 95 % interval of their mean
-  (pkb_ext_dev.bench_sitting): PASS, MISS or INCONCLUSIVE. Pairs flagged
+  The figure is the 20 % trimmed mean of the unflagged pair ratios (phase /
+  raw of runs taken next to each other, ABBA): on a machine shared with
+  other work a burst hits one run of one pair, which moves a ratio of means
+  but hardly the trimmed mean. The verdict comes from the 95 % interval of
+  that trimmed mean (pkb_ext_dev.bench_sitting): PASS, MISS or
+  INCONCLUSIVE. Pairs flagged
   for interference are kept (pair_ratios, interference) but not used.
 
   Args:
@@ -173,7 +176,7 @@ def Summary(
   used = evidence['used']
   ci = evidence['ci95']
   return {
-      'ratio': statistics.median(used or pairs),
+      'ratio': bench_sitting.TrimmedMean(used or pairs),
       'target': list(target) if op == 'in' else target,
       'verdict': bench_sitting.PairVerdict(op, target, evidence, min_pairs),
       'ratio_of_means': statistics.fmean(phase) / statistics.fmean(raw),
@@ -183,9 +186,11 @@ def Summary(
       'pair_ratios': [round(r, 4) for r in pairs],
       'pairs_used': len(used),
       'flagged_pairs': evidence['flagged_pairs'],
+      'pair_ratio_median': statistics.median(used) if used else None,
       'pair_ratio_cv_pct': _Cv(used),
       'pair_ratio_mean': statistics.fmean(used) if used else None,
-      'pair_ratio_ci95': None if ci is None else list(ci),  # the verdict's
+      'pair_ratio_mean_ci95': _List(ConfidenceInterval(used)),
+      'pair_ratio_ci95': _List(ci),  # the trimmed mean's: the verdict's
       'phase_cv_pct': _Cv(phase),
       'raw_cv_pct': _Cv(raw),
       'seconds': round(seconds, 1),
@@ -196,6 +201,10 @@ def Summary(
 def MinPairs(sitting) -> int:
   """The unflagged pairs a verdict needs: the sitting's minimum, if any."""
   return 0 if sitting is None else sitting.min_pairs
+
+
+def _List(interval) -> list[float] | None:
+  return None if interval is None else list(interval)
 
 
 def _Cv(values) -> float | None:

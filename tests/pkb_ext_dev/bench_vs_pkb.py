@@ -44,8 +44,9 @@ naming only them), with the same settings:
             here by PID (those whose command line is PKB's netserver path
             with PKB's port).
 
-Figures (ours / PKB's; the median of the pair ratios, with their CV and 95 %
-CI as bench_fidelity.Summary gives them):
+Figures (ours / PKB's; the 20 % trimmed mean of the pair ratios, with its
+95 % CI, and the pairs' median and CV, as bench_fidelity.Summary gives
+them):
 
   vs_pkb_coremark_ratio    CoreMark score (iterations/s, all cores);
   vs_pkb_fio_iops_ratio    rd-iops read IOPS;
@@ -304,8 +305,8 @@ def Summarize(
 
 def HarnessSummary(per_tool: dict, flagged=None) -> dict:
   """The harness figure: per pair, ours / PKB's harness seconds summed over
-  the tools; the median of the unflagged ones is vs_pkb_harness_s_ratio,
-  and the 95 % interval of their mean gives its verdict.
+  the tools; the 20 % trimmed mean of the unflagged ones is
+  vs_pkb_harness_s_ratio, and its 95 % interval gives its verdict.
 
   Args:
     per_tool: tool -> {'ours': [harness_s by pair], 'pkb': [...]}.
@@ -325,7 +326,7 @@ def HarnessSummary(per_tool: dict, flagged=None) -> dict:
   )
   ci = evidence['ci95']
   return {
-      'ratio': statistics.median(evidence['used'] or ratios),
+      'ratio': bench_sitting.TrimmedMean(evidence['used'] or ratios),
       'target': f'<= {HARNESS_TARGET:g}',
       'verdict': bench_sitting.PairVerdict('<=', HARNESS_TARGET, evidence),
       'pairs_used': len(evidence['used']),

@@ -180,18 +180,26 @@ class FidelitySummaryTest(absltest.TestCase):
     self.assertEqual(got['verdict'], 'INCONCLUSIVE')  # no interval
     self.assertIsNone(got['pair_ratio_cv_pct'])
 
-  def testConfidenceInterval(self):
-    # Mean 0.95, sd 0.0158 over 5 pairs: t(4) = 2.776.
+  def testConfidenceIntervals(self):
     got = bench_fidelity.Summary(
         phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
     )
-    lo, hi = got['pair_ratio_ci95']
+    # The mean's, for reference: 0.95, sd 0.0158 over 5 pairs, t(4) = 2.776.
+    lo, hi = got['pair_ratio_mean_ci95']
     self.assertAlmostEqual(got['pair_ratio_mean'], 0.95)
     half = 2.776 * 0.015811 / 5**0.5
     self.assertAlmostEqual(lo, 0.95 - half, places=4)
     self.assertAlmostEqual(hi, 0.95 + half, places=4)
-    self.assertLess(hi, 1.0)  # below 1 beyond noise
     self.assertIsNone(bench_fidelity.ConfidenceInterval([1.0]))
+    # The verdict's: 0.93 and 0.97 trimmed, 0.94..0.96 kept; winsorized
+    # 0.94, 0.94, 0.95, 0.96, 0.96 (sd 0.01): se^2 = 4 x 0.0001 / (3 x 2),
+    # t(2) = 4.303.
+    self.assertAlmostEqual(got['ratio'], 0.95)
+    lo, hi = got['pair_ratio_ci95']
+    half = 4.303 * (4 * 0.0001 / 6) ** 0.5
+    self.assertAlmostEqual(lo, 0.95 - half, places=4)
+    self.assertAlmostEqual(hi, 0.95 + half, places=4)
+    self.assertLess(hi, 1.0)  # below 1 beyond noise
 
   def testT975(self):
     self.assertEqual(bench_fidelity.T975(1), 12.706)
@@ -201,22 +209,23 @@ class FidelitySummaryTest(absltest.TestCase):
     with self.assertRaises(ValueError):
       bench_fidelity.T975(0)
 
-  def testNotesPrintTheIntervalWithTheRatio(self):
+  def testNotesPrintTheIntervalsWithTheRatio(self):
     result = bench_fidelity.Summary(
         phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
     ) | {'device_kind': 'tmpfs loop (direct I/O)'}
     (note,) = bench.Notes({'fidelity': {'io': result}})
     self.assertRegex(
         note,
-        r'^note: io ratio 0.9500 = median of 5 pair ratios; their mean'
-        r' 0.9500, 95 % CI 0.93\d\d to 0.96\d\d, CV 1.7 % \(tmpfs loop',
+        r'^note: io ratio 0.9500 = 20 % trimmed mean of 5 pair ratios, 95 %'
+        r' CI 0.91\d\d to 0.98\d\d; their median 0.9500, mean 0.9500 \(95 %'
+        r' CI 0.93\d\d to 0.96\d\d\), CV 1.7 % \(tmpfs loop',
     )
 
   def testCliRefusesTooFewFioPairs(self):
     rc, _, err = _Cli(['--out', '/dev/null', '--only', 'fio',
                        '--fio-pairs', '1'])  # fmt: skip
     self.assertEqual(rc, 2)
-    self.assertIn('--fio-pairs must be >= 2', err)
+    self.assertIn('--fio-pairs must be >= 4', err)
 
   def testCliRefusesAWorkDirItCannotMake(self):
     rc, _, err = _Cli(['--out', '/dev/null', '--only', 'stepping',
@@ -362,10 +371,11 @@ class CalibrateVerdictTest(parameterized.TestCase):
       return rc, out, err, json.load(f)
 
   @parameterized.named_parameters(
-      ('inside', [1.0, 1.002, 0.998, 1.001], 'PASS', 0),
-      ('outside', [1.10, 1.102, 1.098, 1.101], 'MISS', 3),
-      ('across', [0.95, 1.05, 0.96, 1.04], 'INCONCLUSIVE', 4),
-      # The issue's vs_pkb CoreMark pairs: median 1.288, a MISS by value.
+      ('inside', [1.0, 1.002, 0.998, 1.001, 1.0], 'PASS', 0),
+      ('outside', [1.10, 1.102, 1.098, 1.101, 1.1], 'MISS', 3),
+      ('across', [0.95, 1.05, 0.96, 1.04, 1.0], 'INCONCLUSIVE', 4),
+      # The issue's vs_pkb CoreMark pairs: 1.288, a MISS by value; three
+      # pairs have no interval.
       ('issue_coremark', [1.472, 1.031, 1.288], 'INCONCLUSIVE', 4),
   )
   def testVerdictExitStatusAndJson(self, ratios, verdict, status):
@@ -379,12 +389,17 @@ class CalibrateVerdictTest(parameterized.TestCase):
     evidence = details['evidence']['calibrate_ratio']
     self.assertEqual(evidence['pairs'], len(ratios))
     self.assertEqual(evidence['pairs_used'], len(ratios))
-    lo, hi = evidence['ci95']
-    want = bench_fidelity.ConfidenceInterval(ratios)
-    self.assertAlmostEqual(lo, want[0], places=4)
-    self.assertAlmostEqual(hi, want[1], places=4)
-    self.assertAlmostEqual(doc['calibrate_ratio'], statistics.median(ratios))
-    self.assertRegex(out, rf'calibrate_ratio .* 0.97..1.03  {verdict}  \(CI')
+    want = bench_sitting.TrimmedInterval(ratios)
+    if want is None:
+      self.assertIsNone(evidence['ci95'])
+    else:
+      self.assertSequenceAlmostEqual(evidence['ci95'], want, places=4)
+    self.assertAlmostEqual(
+        doc['calibrate_ratio'], statistics.fmean(sorted(ratios)[1:-1])
+    )
+    self.assertRegex(
+        out, rf'calibrate_ratio .* 0.97..1.03  {verdict}  \((no )?CI'
+    )
     interference = details['calibrate']['interference']
     self.assertLen(interference, len(ratios))
     for note in interference:
@@ -413,7 +428,7 @@ class CalibrateVerdictTest(parameterized.TestCase):
                   ' cap (8)', out)  # fmt: skip
 
   @parameterized.parameters(
-      (['--max-pairs', '1'], '--max-pairs must be >= 2'),
+      (['--max-pairs', '3'], '--max-pairs must be >= 4'),
       (['--time-cap', '-1'], '--time-cap must be >= 0'),
       (['--interference-max', '0'], '--interference-max > 0'),
       (['--hog-at-pair', '-2'], '--hog-at-pair and --hog-cpus'),

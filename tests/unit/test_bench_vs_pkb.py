@@ -165,41 +165,46 @@ class HarnessTest(absltest.TestCase):
                                                        'pkb': 12.0})  # fmt: skip
 
   def testSummaryJudgesTheIntervalAgainstTheRange(self):
-    raw = (100.0, 100.0, 100.0)
-    # Median 1.01 lies in 0.97..1.03, but the interval (0.951..1.076) lies
-    # across its top: neither a pass nor a miss.
-    got = vp.Summarize('fio', (99.0, 104.0, 101.0), raw)
-    self.assertAlmostEqual(got['ratio'], 1.01)
+    raw = (100.0,) * 5
+    # The trimmed mean, 1.0133, lies in 0.97..1.03, but its interval lies
+    # across the top: neither a pass nor a miss.
+    ours = (99.0, 104.0, 101.0, 100.0, 103.0)
+    got = vp.Summarize('fio', ours, raw)
+    self.assertAlmostEqual(got['ratio'], (1.0 + 1.01 + 1.03) / 3)
     self.assertEqual(got['verdict'], 'INCONCLUSIVE')
     self.assertEqual(got['target'], [0.97, 1.03])
-    self.assertEqual(got['ours'], [99.0, 104.0, 101.0])
+    self.assertEqual(got['ours'], list(ours))
     lo, hi = got['pair_ratio_ci95']
-    self.assertLess(lo, 0.97)
+    self.assertLess(lo, 1.03)
     self.assertGreater(hi, 1.03)
-    tight = vp.Summarize('fio', (100.0, 100.4, 99.8), raw)
+    tight = vp.Summarize('fio', (100.0, 100.4, 99.8, 100.1, 99.9), raw)
     self.assertEqual(tight['verdict'], 'PASS')
-    far = vp.Summarize('fio', (110.0, 111.0, 109.0), raw)
+    far = vp.Summarize('fio', (110.0, 111.0, 109.0, 110.5, 109.5), raw)
     self.assertEqual(far['verdict'], 'MISS')
-    # One pair has no interval.
-    self.assertEqual(
-        vp.Summarize('fio', (110.0,), (100.0,))['verdict'], 'INCONCLUSIVE'
-    )
+    # One pair, or three, have no interval.
+    for n in (1, 3):
+      self.assertEqual(
+          vp.Summarize('fio', far['ours'][:n], raw[:n])['verdict'],
+          'INCONCLUSIVE',
+      )
 
   def testHarnessFigureLeavesFlaggedPairsOut(self):
     per_tool = {
-        'coremark': {vp.OURS: [10.0, 10.1, 30.0, 9.9],
-                     vp.PKB: [10.0, 10.0, 10.0, 10.0]},
+        'coremark': {vp.OURS: [10.0, 10.1, 30.0, 9.9, 10.05],
+                     vp.PKB: [10.0] * 5},
     }  # fmt: skip
     got = vp.HarnessSummary(per_tool, {'coremark': [3]})
     self.assertEqual(got['flagged_pairs'], [3])
-    self.assertEqual(got['pairs_used'], 3)
-    self.assertAlmostEqual(got['ratio'], 1.0)
-    self.assertEqual(got['pair_ratios'], [1.0, 1.01, 3.0, 0.99])
-    # 1.0 +- 0.025: across the <= 1.0 target.
+    self.assertEqual(got['pairs_used'], 4)
+    self.assertAlmostEqual(got['ratio'], 1.0025)  # 1.0 and 1.005 kept
+    self.assertEqual(got['pair_ratios'], [1.0, 1.01, 3.0, 0.99, 1.005])
+    lo, hi = got['pair_ratio_ci95']  # across the <= 1.0 target
+    self.assertLess(lo, 1.0)
+    self.assertGreater(hi, 1.0)
     self.assertEqual(got['verdict'], 'INCONCLUSIVE')
     all_pairs = vp.HarnessSummary(per_tool)
-    self.assertEqual(all_pairs['pairs_used'], 4)
-    self.assertAlmostEqual(all_pairs['ratio'], 1.005)
+    self.assertEqual(all_pairs['pairs_used'], 5)
+    self.assertAlmostEqual(all_pairs['ratio'], 1.005)  # 3.0 trimmed
 
 
 class NetserverTest(absltest.TestCase):
