@@ -21,27 +21,10 @@ import time
 from unittest import mock
 
 from absl.testing import absltest
-from absl.testing import parameterized
 
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import remote
-
-
-class LastIntegerTest(parameterized.TestCase):
-
-  @parameterized.parameters(
-      ('count\n60\n', 60),  # cockroach sql --format=csv
-      ('3500\n', 3500),  # psql -tA
-      ('  7  \n\n', 7),
-      ('', None),
-      ('count\n', None),
-      ('60\nERROR: lost\n', None),
-      ('-3\n', None),
-      ('1.5\n', None),
-  )
-  def testLastInteger(self, output, want):
-    self.assertEqual(remote.LastInteger(output), want)
 
 
 class BoundedTest(absltest.TestCase):
@@ -297,22 +280,6 @@ class TrackedTest(absltest.TestCase):
         remote.Tracked('true', tag)
     with self.assertRaises(ValueError):
       remote.EndLeftoversCommand('*')
-
-
-class LeftoversTest(absltest.TestCase):
-
-  def testParse(self):
-    out = (
-        'noise\ncloud_report_leftover ended tpcc-step-02-200wh pid 4242\n'
-        'cloud_report_leftover ended fio-wr-bw pid 7\n'
-        'cloud_report_leftover ended  pid 1\n'
-        'cloud_report_leftover alive fio-x pid 9\n'
-    )
-    self.assertEqual(
-        remote.Leftovers(out),
-        [('tpcc-step-02-200wh', 4242), ('fio-wr-bw', 7)],
-    )
-    self.assertEqual(remote.Leftovers(out, 'alive'), [('fio-x', 9)])
 
 
 if __name__ == '__main__':

@@ -1,4 +1,4 @@
-# Copyright 2026 The pkb_ext Authors.
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -11,12 +11,14 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.samples: catalog, typed run metadata, stamping."""
+"""Tests for the 2021 Cloud Report's samples: catalog, run metadata."""
 
-from absl.testing import absltest
+import unittest
+
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples
+from tests import pkb_common_test_case
 
 _META = samples.RunMetadata(
     cloud='AWS',
@@ -48,7 +50,7 @@ _KEYS = {
 }
 
 
-class MakeTest(absltest.TestCase):
+class MakeTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testUnitComesFromCatalog(self):
     s = samples.Make({'x_latency': 'us'}, 'x_latency', 3, {'job': 'rd'})
@@ -66,7 +68,7 @@ class MakeTest(absltest.TestCase):
       self.assertTrue(unit, f'{name} has no unit')
 
 
-class RunMetadataTest(absltest.TestCase):
+class RunMetadataTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testEveryDesignKeyIsThere(self):
     self.assertEqual(set(_META.ForSample('cpu', 1)), _KEYS)
@@ -108,4 +110,4 @@ class RunMetadataTest(absltest.TestCase):
 
 
 if __name__ == '__main__':
-  absltest.main()
+  unittest.main()

@@ -1,4 +1,4 @@
-# Copyright 2026 The pkb_ext Authors.
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -11,17 +11,18 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.stats."""
+"""Tests for the 2021 Cloud Report's repetition statistics."""
 
 import math
+import unittest
 
-from absl.testing import absltest
 import numpy as np
 
 from benchmarks.cloud_report import stats
+from tests import pkb_common_test_case
 
 
-class SummarizeTest(absltest.TestCase):
+class SummarizeTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testAgainstNumpy(self):
     values = [308852.0, 301200.5, 310004.2, 299876.1, 305432.9]
@@ -58,7 +59,7 @@ class SummarizeTest(absltest.TestCase):
       stats.Summarize([1.0, float('inf')])
 
 
-class BimodalityTest(absltest.TestCase):
+class BimodalityTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testTwoClustersLookBimodal(self):
     # The report's AWS network: about 5 vs 10 Gbps, over 20 repetitions.
@@ -87,4 +88,4 @@ class BimodalityTest(absltest.TestCase):
 
 
 if __name__ == '__main__':
-  absltest.main()
+  unittest.main()

@@ -1,0 +1,157 @@
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Tests for the 2021 Cloud Report's checks before provisioning."""
+
+import os
+import unittest
+from unittest import mock
+
+from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import os_types
+from perfkitbenchmarker.providers.aws import aws_disk
+
+from benchmarks.cloud_report import preflight
+from tests import pkb_common_test_case
+
+
+def _Group(name='db', **kwargs):
+  fields = dict(cloud='AWS', machine_type='m5.large', disk_type='local',
+                num_striped_disks=1, static=False)  # fmt: skip
+  fields.update(kwargs)
+  return preflight.Group(name=name, **fields)
+
+
+class _Config:
+  """A benchmark config with vm_groups of static VMs (no cloud's CLI)."""
+
+  class _VmGroup:
+    cloud = 'AWS'
+    static_vms = ['a static VM']
+    os_type = None
+
+  vm_groups = {'client': _VmGroup()}
+
+
+class LocalDiskTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testAMachineTypeWithoutLocalDisksIsRefused(self):
+    self.assertEqual(aws_disk.NUM_LOCAL_VOLUMES.get('m5.large', 0), 0)
+    (problem,) = preflight.LocalDiskProblems([_Group()])
+    self.assertIn(
+        'vm_group db: PKB gives AWS m5.large 0 local disk(s)', problem
+    )
+    self.assertIn('--machine_type=<a type with local SSDs>', problem)
+
+  def testEnoughLocalDisksStaticVmsAndNetworkDisksPass(self):
+    have = aws_disk.NUM_LOCAL_VOLUMES['i3.large']
+    groups = [
+        _Group(machine_type='i3.large', num_striped_disks=have),
+        _Group(static=True),
+        _Group(disk_type='gp2'),
+    ]
+    self.assertEqual(preflight.LocalDiskProblems(groups), [])
+    striped = _Group(machine_type='i3.large', num_striped_disks=have + 1)
+    self.assertLen(preflight.LocalDiskProblems([striped]), 1)
+
+  def testGcpSuggestsLocalSsdsForATypeWithoutFixedOnes(self):
+    (problem,) = preflight.LocalDiskProblems(
+        [_Group(cloud='GCP', machine_type='n2-standard-8')]
+    )
+    self.assertIn('or --gce_num_local_ssds=N', problem)
+    ssds = _Group(cloud='GCP', machine_type='n2-standard-8',
+                  gce_num_local_ssds=1)  # fmt: skip
+    self.assertEqual(preflight.LocalDiskProblems([ssds]), [])
+
+
+class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.dir = self.create_tempdir().full_path
+    self.enter_context(
+        mock.patch.object(
+            data, 'ResourcePath', lambda name: os.path.join(self.dir, name)
+        )
+    )
+    self.enter_context(
+        mock.patch.object(
+            preflight,
+            '_ClientRequirements',
+            return_value=[('the worker SDKs', ['pins.txt'])],
+        )
+    )
+
+  def _Pins(self, text):
+    with open(os.path.join(self.dir, 'pins.txt'), 'w') as f:
+      f.write(text)
+
+  def testAnOsTypeWhosePythonIsTooOldIsRefused(self):
+    self._Pins('# Requires-Python: >=3.10\nboto3==1.35.0\n')
+    client = _Group('client', os_type=os_types.UBUNTU2004)
+    (problem,) = preflight.OsTypeProblems([client], ['object_storage'])
+    self.assertIn(f'--os_type={os_types.UBUNTU2004} boots Python 3.8', problem)
+    self.assertIn('need Python >= 3.10', problem)
+    self.assertIn(f'set --os_type={os_types.DEFAULT}', problem)
+    newer = _Group('client', os_type=os_types.UBUNTU2404)
+    self.assertEqual(preflight.OsTypeProblems([newer], ['object_storage']), [])
+
+  def testPinsWithoutTheirPythonFloorAreAProblem(self):
+    self._Pins('boto3==1.35.0\n')
+    client = _Group('client', os_type=os_types.UBUNTU2204)
+    (problem,) = preflight.OsTypeProblems([client], ['object_storage'])
+    self.assertIn('pins.txt: no "# Requires-Python: >=X.Y" line', problem)
+
+  def testTheDefaultOsTypeHasAKnownPython(self):
+    self.assertIn(os_types.DEFAULT, preflight.OS_PYTHON)
+
+
+class CheckTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testEveryProblemIsRaisedAtOnce(self):
+    checks = preflight.Checks()
+    checks.Add('one', lambda config, names: ['--a_flag is wrong'])
+    checks.Add('two', lambda config, names: ['--b_flag is wrong'])
+    self.assertEqual(
+        preflight.Problems(_Config(), [], checks),
+        ['--a_flag is wrong', '--b_flag is wrong'],
+    )
+    with mock.patch.dict(preflight.REGISTERED.by_name, clear=True):
+      preflight.RegisterCheck('one', checks.by_name['one'])
+      preflight.RegisterCheck('two', checks.by_name['two'])
+      with self.assertRaisesRegex(
+          errors.Setup.InvalidFlagConfigurationError,
+          r'nothing was provisioned\): --a_flag is wrong; --b_flag is wrong',
+      ):
+        preflight.Check(_Config(), [])
+
+  def testNoProblemRaisesNothing(self):
+    with mock.patch.dict(preflight.REGISTERED.by_name, clear=True):
+      preflight.Check(_Config(), [])
+
+  def testAnotherCheckUnderATakenNameIsRefused(self):
+    checks = preflight.Checks()
+
+    def Check(config, names):
+      del config, names
+      return []
+
+    checks.Add('one', Check)
+    checks.Add('one', Check)  # the same again: a no-op
+    with self.assertRaisesRegex(ValueError, "'one' is already registered"):
+      checks.Add('one', lambda config, names: [])
+
+
+if __name__ == '__main__':
+  unittest.main()
