@@ -30,6 +30,7 @@ from perfkitbenchmarker.providers.aws import aws_disk
 from benchmarks import cloud_report_2021_benchmark
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import runner
+from benchmarks.cloud_report import samples
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import stages as storage
 from benchmarks.cloud_report.object_storage import worker as object_storage_worker
@@ -89,6 +90,16 @@ class BenchmarkConfigTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(
           groups['db']['vm_spec'][cloud], groups['client']['vm_spec'][cloud]
       )
+
+
+class SampleCatalogTest(pkb_common_test_case.PkbCommonTestCase):
+  """The metric catalog of every phase (each phase's samples module)."""
+
+  def testEveryMetricHasAUnit(self):
+    catalog = samples.Catalog()
+    self.assertIn('cloud_report_phase_error', catalog)
+    for name, unit in catalog.items():
+      self.assertTrue(unit, f'{name} has no unit')
 
 
 class BenchmarkSetsTest(_FlagsTestCase):

@@ -27,8 +27,8 @@ from tests import pkb_common_test_case
 
 
 def _Group(name='db', **kwargs):
-  fields = dict(cloud='AWS', machine_type='m5.large', disk_type='local',
-                num_striped_disks=1, static=False)  # fmt: skip
+  fields = {'cloud': 'AWS', 'machine_type': 'm5.large', 'disk_type': 'local',
+            'num_striped_disks': 1, 'static': False}  # fmt: skip
   fields.update(kwargs)
   return preflight.Group(name=name, **fields)
 
@@ -37,6 +37,8 @@ class _Config:
   """A benchmark config with vm_groups of static VMs (no cloud's CLI)."""
 
   class _VmGroup:
+    """A vm_group of static VMs."""
+
     cloud = 'AWS'
     static_vms = ['a static VM']
     os_type = None
@@ -45,10 +47,13 @@ class _Config:
 
 
 class LocalDiskTest(pkb_common_test_case.PkbCommonTestCase):
+  """A data disk of local storage needs local disks PKB can give."""
 
   def testAMachineTypeWithoutLocalDisksIsRefused(self):
     self.assertEqual(aws_disk.NUM_LOCAL_VOLUMES.get('m5.large', 0), 0)
-    (problem,) = preflight.LocalDiskProblems([_Group()])
+    problems = preflight.LocalDiskProblems([_Group()])
+    self.assertLen(problems, 1)
+    problem = problems[0]
     self.assertIn(
         'vm_group db: PKB gives AWS m5.large 0 local disk(s)', problem
     )
@@ -66,9 +71,11 @@ class LocalDiskTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertLen(preflight.LocalDiskProblems([striped]), 1)
 
   def testGcpSuggestsLocalSsdsForATypeWithoutFixedOnes(self):
-    (problem,) = preflight.LocalDiskProblems(
+    problems = preflight.LocalDiskProblems(
         [_Group(cloud='GCP', machine_type='n2-standard-8')]
     )
+    self.assertLen(problems, 1)
+    problem = problems[0]
     self.assertIn('or --gce_num_local_ssds=N', problem)
     ssds = _Group(cloud='GCP', machine_type='n2-standard-8',
                   gce_num_local_ssds=1)  # fmt: skip
@@ -76,6 +83,7 @@ class LocalDiskTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
+  """The client's python3 must install the pinned pip requirements."""
 
   def setUp(self):
     super().setUp()
@@ -100,7 +108,9 @@ class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
   def testAnOsTypeWhosePythonIsTooOldIsRefused(self):
     self._Pins('# Requires-Python: >=3.10\nboto3==1.35.0\n')
     client = _Group('client', os_type=os_types.UBUNTU2004)
-    (problem,) = preflight.OsTypeProblems([client], ['object_storage'])
+    problems = preflight.OsTypeProblems([client], ['object_storage'])
+    self.assertLen(problems, 1)
+    problem = problems[0]
     self.assertIn(f'--os_type={os_types.UBUNTU2004} boots Python 3.8', problem)
     self.assertIn('need Python >= 3.10', problem)
     self.assertIn(f'set --os_type={os_types.DEFAULT}', problem)
@@ -110,7 +120,9 @@ class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
   def testPinsWithoutTheirPythonFloorAreAProblem(self):
     self._Pins('boto3==1.35.0\n')
     client = _Group('client', os_type=os_types.UBUNTU2204)
-    (problem,) = preflight.OsTypeProblems([client], ['object_storage'])
+    problems = preflight.OsTypeProblems([client], ['object_storage'])
+    self.assertLen(problems, 1)
+    problem = problems[0]
     self.assertIn('pins.txt: no "# Requires-Python: >=X.Y" line', problem)
 
   def testTheDefaultOsTypeHasAKnownPython(self):
@@ -118,8 +130,10 @@ class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class CheckTest(pkb_common_test_case.PkbCommonTestCase):
+  """Check raises once, listing every problem, before provisioning."""
 
   def testEveryProblemIsRaisedAtOnce(self):
+    """Two registered checks' problems, in one error."""
     checks = preflight.Checks()
     checks.Add('one', lambda config, names: ['--a_flag is wrong'])
     checks.Add('two', lambda config, names: ['--b_flag is wrong'])

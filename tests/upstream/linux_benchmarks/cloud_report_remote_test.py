@@ -22,6 +22,7 @@ from tests import pkb_common_test_case
 
 
 class LastIntegerTest(pkb_common_test_case.PkbCommonTestCase):
+  """The count a SQL client printed last, or None."""
 
   @parameterized.parameters(
       ('count\n60\n', 60),  # cockroach sql --format=csv
@@ -38,6 +39,7 @@ class LastIntegerTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class LeftoversTest(pkb_common_test_case.PkbCommonTestCase):
+  """The commands a resumed run ended, from its remote output."""
 
   def testParse(self):
     out = (

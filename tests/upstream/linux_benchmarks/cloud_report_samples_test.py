@@ -51,6 +51,7 @@ _KEYS = {
 
 
 class MakeTest(pkb_common_test_case.PkbCommonTestCase):
+  """A sample's unit comes from its phase's metric catalog."""
 
   def testUnitComesFromCatalog(self):
     s = samples.Make({'x_latency': 'us'}, 'x_latency', 3, {'job': 'rd'})
@@ -61,14 +62,9 @@ class MakeTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaisesRegex(samples.UnknownMetricError, 'y_rate'):
       samples.Make({'x_latency': 'us'}, 'y_rate', 1)
 
-  def testCatalogHasNoDuplicates(self):
-    catalog = samples.Catalog()
-    self.assertIn('cloud_report_phase_error', catalog)
-    for name, unit in catalog.items():
-      self.assertTrue(unit, f'{name} has no unit')
-
 
 class RunMetadataTest(pkb_common_test_case.PkbCommonTestCase):
+  """Every sample carries the run's typed metadata."""
 
   def testEveryDesignKeyIsThere(self):
     self.assertEqual(set(_META.ForSample('cpu', 1)), _KEYS)
@@ -80,6 +76,7 @@ class RunMetadataTest(pkb_common_test_case.PkbCommonTestCase):
       _META.ForSample('cpu', 0)
 
   def testStampKeepsOwnMetadataAndIteration(self):
+    """Stamp adds the run's keys and keeps what a sample has."""
     s = [
         sample.Sample('m', 1, 'u', {'iteration': 3, 'mode': 'all'}),
         sample.Sample('m', 2, 'u', {}),

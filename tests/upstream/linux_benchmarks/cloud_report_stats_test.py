@@ -23,8 +23,10 @@ from tests import pkb_common_test_case
 
 
 class SummarizeTest(pkb_common_test_case.PkbCommonTestCase):
+  """Mean, spread and confidence interval of repetitions."""
 
   def testAgainstNumpy(self):
+    """The summary agrees with numpy's figures."""
     values = [308852.0, 301200.5, 310004.2, 299876.1, 305432.9]
     s = stats.Summarize(values)
     self.assertEqual(s.n, 5)
@@ -60,6 +62,7 @@ class SummarizeTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class BimodalityTest(pkb_common_test_case.PkbCommonTestCase):
+  """Repetitions that fall in two clusters are flagged."""
 
   def testTwoClustersLookBimodal(self):
     # The report's AWS network: about 5 vs 10 Gbps, over 20 repetitions.
