@@ -20,7 +20,7 @@ the point value alone:
 
   PASS          the whole interval meets the target;
   MISS          none of it does;
-  INCONCLUSIVE  it lies across the target, or fewer than 4 unflagged pairs
+  INCONCLUSIVE  it lies across the target, or fewer than 6 unflagged pairs
                 are left to make one (MIN_PAIRS).
 
 Trimmed, because on a shared machine a rare pair lies far off with nothing
@@ -88,8 +88,10 @@ DEFAULT_MAX_OTHER_SHARE = 0.10
 TRIM = 0.2  # the share of pair ratios trimmed from each end
 
 
-# The fewest pairs with an interval: 4 (two are trimmed, two are left).
-MIN_PAIRS = 4
+# The fewest pairs with an interval. Of 4 or 5 pairs the trimmed mean keeps
+# 2 or 3, whose spread says too little about the pairs': two close by
+# chance make a narrow interval, and identical runs under load a MISS.
+MIN_PAIRS = 6
 
 
 def _Trimmed(values, trim: float):
@@ -128,14 +130,14 @@ def TrimmedInterval(values, trim: float = TRIM):
   McLaughlin 1963; Yuen 1974).
 
   Returns:
-    (low, high), or None below MIN_PAIRS values (3 leave one: no spread).
+    (low, high), or None below MIN_PAIRS values.
   """
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from pkb_ext_dev import bench_fidelity
 
-  ordered, g = _Trimmed(values, trim)
-  if len(ordered) - 2 * g < 2:
+  if len(values) < MIN_PAIRS:
     return None
+  ordered, g = _Trimmed(values, trim)
   n, h = len(ordered), len(ordered) - 2 * g
   kept = ordered[g : n - g]
   winsorized = [kept[0]] * g + kept + [kept[-1]] * g

@@ -182,24 +182,30 @@ class FidelitySummaryTest(absltest.TestCase):
 
   def testConfidenceIntervals(self):
     got = bench_fidelity.Summary(
-        phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
-    )
-    # The mean's, for reference: 0.95, sd 0.0158 over 5 pairs, t(4) = 2.776.
+        phase=(93.0, 95.0, 97.0, 94.0, 96.0, 95.0), raw=(100.0,) * 6,
+        seconds=1,
+    )  # fmt: skip
+    # The mean's, for reference: 0.95, sd 0.01414 over 6 pairs, t(5) = 2.571.
     lo, hi = got['pair_ratio_mean_ci95']
     self.assertAlmostEqual(got['pair_ratio_mean'], 0.95)
-    half = 2.776 * 0.015811 / 5**0.5
+    half = 2.571 * 0.0141421 / 6**0.5
     self.assertAlmostEqual(lo, 0.95 - half, places=4)
     self.assertAlmostEqual(hi, 0.95 + half, places=4)
     self.assertIsNone(bench_fidelity.ConfidenceInterval([1.0]))
-    # The verdict's: 0.93 and 0.97 trimmed, 0.94..0.96 kept; winsorized
-    # 0.94, 0.94, 0.95, 0.96, 0.96 (sd 0.01): se^2 = 4 x 0.0001 / (3 x 2),
-    # t(2) = 4.303.
+    # The verdict's: 0.93 and 0.97 trimmed, 0.94..0.96 kept (mean 0.95);
+    # winsorized 0.94, 0.94, 0.95, 0.95, 0.96, 0.96 (variance 0.0004 / 5):
+    # se^2 = 5 x 0.00008 / (4 x 3), t(3) = 3.182.
     self.assertAlmostEqual(got['ratio'], 0.95)
     lo, hi = got['pair_ratio_ci95']
-    half = 4.303 * (4 * 0.0001 / 6) ** 0.5
+    half = 3.182 * (5 * 0.00008 / 12) ** 0.5
     self.assertAlmostEqual(lo, 0.95 - half, places=4)
     self.assertAlmostEqual(hi, 0.95 + half, places=4)
     self.assertLess(hi, 1.0)  # below 1 beyond noise
+    # Five pairs have none.
+    five = bench_fidelity.Summary((93.0, 95.0, 97.0, 94.0, 96.0), (100.0,) * 5,
+                                  seconds=1)  # fmt: skip
+    self.assertIsNone(five['pair_ratio_ci95'])
+    self.assertEqual(five['verdict'], 'INCONCLUSIVE')
 
   def testT975(self):
     self.assertEqual(bench_fidelity.T975(1), 12.706)
@@ -211,21 +217,22 @@ class FidelitySummaryTest(absltest.TestCase):
 
   def testNotesPrintTheIntervalsWithTheRatio(self):
     result = bench_fidelity.Summary(
-        phase=(93.0, 95.0, 97.0, 94.0, 96.0), raw=(100.0,) * 5, seconds=1
-    ) | {'device_kind': 'tmpfs loop (direct I/O)'}
+        phase=(93.0, 95.0, 97.0, 94.0, 96.0, 95.0), raw=(100.0,) * 6,
+        seconds=1,
+    ) | {'device_kind': 'tmpfs loop (direct I/O)'}  # fmt: skip
     (note,) = bench.Notes({'fidelity': {'io': result}})
     self.assertRegex(
         note,
-        r'^note: io ratio 0.9500 = 20 % trimmed mean of 5 pair ratios, 95 %'
-        r' CI 0.91\d\d to 0.98\d\d; their median 0.9500, mean 0.9500 \(95 %'
-        r' CI 0.93\d\d to 0.96\d\d\), CV 1.7 % \(tmpfs loop',
+        r'^note: io ratio 0.9500 = 20 % trimmed mean of 6 pair ratios, 95 %'
+        r' CI 0.93\d\d to 0.96\d\d; their median 0.9500, mean 0.9500 \(95 %'
+        r' CI 0.93\d\d to 0.96\d\d\), CV 1.5 % \(tmpfs loop',
     )
 
   def testCliRefusesTooFewFioPairs(self):
     rc, _, err = _Cli(['--out', '/dev/null', '--only', 'fio',
                        '--fio-pairs', '1'])  # fmt: skip
     self.assertEqual(rc, 2)
-    self.assertIn('--fio-pairs must be >= 4', err)
+    self.assertIn('--fio-pairs must be >= 6', err)
 
   def testCliRefusesAWorkDirItCannotMake(self):
     rc, _, err = _Cli(['--out', '/dev/null', '--only', 'stepping',
@@ -371,9 +378,9 @@ class CalibrateVerdictTest(parameterized.TestCase):
       return rc, out, err, json.load(f)
 
   @parameterized.named_parameters(
-      ('inside', [1.0, 1.002, 0.998, 1.001, 1.0], 'PASS', 0),
-      ('outside', [1.10, 1.102, 1.098, 1.101, 1.1], 'MISS', 3),
-      ('across', [0.95, 1.05, 0.96, 1.04, 1.0], 'INCONCLUSIVE', 4),
+      ('inside', [1.0, 1.002, 0.998, 1.001, 1.0, 0.999], 'PASS', 0),
+      ('outside', [1.10, 1.102, 1.098, 1.101, 1.1, 1.099], 'MISS', 3),
+      ('across', [0.95, 1.05, 0.96, 1.04, 1.0, 1.01], 'INCONCLUSIVE', 4),
       # The issue's vs_pkb CoreMark pairs: 1.288, a MISS by value; three
       # pairs have no interval.
       ('issue_coremark', [1.472, 1.031, 1.288], 'INCONCLUSIVE', 4),
@@ -428,7 +435,7 @@ class CalibrateVerdictTest(parameterized.TestCase):
                   ' cap (8)', out)  # fmt: skip
 
   @parameterized.parameters(
-      (['--max-pairs', '3'], '--max-pairs must be >= 4'),
+      (['--max-pairs', '5'], '--max-pairs must be >= 6'),
       (['--time-cap', '-1'], '--time-cap must be >= 0'),
       (['--interference-max', '0'], '--interference-max > 0'),
       (['--hog-at-pair', '-2'], '--hog-at-pair and --hog-cpus'),

@@ -165,24 +165,24 @@ class HarnessTest(absltest.TestCase):
                                                        'pkb': 12.0})  # fmt: skip
 
   def testSummaryJudgesTheIntervalAgainstTheRange(self):
-    raw = (100.0,) * 5
-    # The trimmed mean, 1.0133, lies in 0.97..1.03, but its interval lies
+    raw = (100.0,) * 6
+    # The trimmed mean, 1.015, lies in 0.97..1.03, but its interval lies
     # across the top: neither a pass nor a miss.
-    ours = (99.0, 104.0, 101.0, 100.0, 103.0)
+    ours = (99.0, 104.0, 101.0, 100.0, 103.0, 102.0)
     got = vp.Summarize('fio', ours, raw)
-    self.assertAlmostEqual(got['ratio'], (1.0 + 1.01 + 1.03) / 3)
+    self.assertAlmostEqual(got['ratio'], 1.015)
     self.assertEqual(got['verdict'], 'INCONCLUSIVE')
     self.assertEqual(got['target'], [0.97, 1.03])
     self.assertEqual(got['ours'], list(ours))
     lo, hi = got['pair_ratio_ci95']
     self.assertLess(lo, 1.03)
     self.assertGreater(hi, 1.03)
-    tight = vp.Summarize('fio', (100.0, 100.4, 99.8, 100.1, 99.9), raw)
+    tight = vp.Summarize('fio', (100.0, 100.4, 99.8, 100.1, 99.9, 100.2), raw)
     self.assertEqual(tight['verdict'], 'PASS')
-    far = vp.Summarize('fio', (110.0, 111.0, 109.0, 110.5, 109.5), raw)
+    far = vp.Summarize('fio', (110.0, 111.0, 109.0, 110.5, 109.5, 110.2), raw)
     self.assertEqual(far['verdict'], 'MISS')
-    # One pair, or three, have no interval.
-    for n in (1, 3):
+    # One pair, or five, have no interval.
+    for n in (1, 5):
       self.assertEqual(
           vp.Summarize('fio', far['ours'][:n], raw[:n])['verdict'],
           'INCONCLUSIVE',
@@ -190,21 +190,23 @@ class HarnessTest(absltest.TestCase):
 
   def testHarnessFigureLeavesFlaggedPairsOut(self):
     per_tool = {
-        'coremark': {vp.OURS: [10.0, 10.1, 30.0, 9.9, 10.05],
-                     vp.PKB: [10.0] * 5},
+        'coremark': {vp.OURS: [10.0, 10.1, 30.0, 9.9, 10.05, 9.95, 10.02],
+                     vp.PKB: [10.0] * 7},
     }  # fmt: skip
     got = vp.HarnessSummary(per_tool, {'coremark': [3]})
     self.assertEqual(got['flagged_pairs'], [3])
-    self.assertEqual(got['pairs_used'], 4)
-    self.assertAlmostEqual(got['ratio'], 1.0025)  # 1.0 and 1.005 kept
-    self.assertEqual(got['pair_ratios'], [1.0, 1.01, 3.0, 0.99, 1.005])
+    self.assertEqual(got['pairs_used'], 6)
+    # 0.99 and 1.01 trimmed; 0.995, 1.0, 1.002 and 1.005 kept.
+    self.assertAlmostEqual(got['ratio'], 1.0005)
+    self.assertEqual(got['pair_ratios'],
+                     [1.0, 1.01, 3.0, 0.99, 1.005, 0.995, 1.002])  # fmt: skip
     lo, hi = got['pair_ratio_ci95']  # across the <= 1.0 target
     self.assertLess(lo, 1.0)
     self.assertGreater(hi, 1.0)
     self.assertEqual(got['verdict'], 'INCONCLUSIVE')
     all_pairs = vp.HarnessSummary(per_tool)
-    self.assertEqual(all_pairs['pairs_used'], 5)
-    self.assertAlmostEqual(all_pairs['ratio'], 1.005)  # 3.0 trimmed
+    self.assertEqual(all_pairs['pairs_used'], 7)
+    self.assertAlmostEqual(all_pairs['ratio'], 1.0024)  # 3.0 trimmed
 
 
 class NetserverTest(absltest.TestCase):
