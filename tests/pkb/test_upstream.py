@@ -193,8 +193,10 @@ def testEveryPatchIsSmallAndTested(patched):
     assert lines == patch.lines <= upstream.series.PATCH_LINE_LIMIT, name
     assert re.match(r'\d{4}-', name), name
     assert CHANGES_LINE.search(open(patch.path, encoding='utf-8').read()), name
-    if any(p.endswith('_test.py') for p in patch.added):
-      assert ran > 0, name
+    # Every patch brings tests of what it adds, and they ran after it.
+    tests = [p for p in patch.added + patch.modified if p.endswith('_test.py')]
+    assert tests, f'{name}: adds no test'
+    assert ran > 0, name
 
 
 CHANGES_LINE = re.compile(
