@@ -33,6 +33,12 @@ def _Group(name='db', **kwargs):
   return preflight.Group(name=name, **fields)
 
 
+def _OnlyOne(test, problems):
+  """The one problem of a list that must hold exactly one."""
+  test.assertLen(problems, 1)
+  return problems[0]
+
+
 class _Config:
   """A benchmark config with vm_groups of static VMs (no cloud's CLI)."""
 
@@ -51,9 +57,7 @@ class LocalDiskTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testAMachineTypeWithoutLocalDisksIsRefused(self):
     self.assertEqual(aws_disk.NUM_LOCAL_VOLUMES.get('m5.large', 0), 0)
-    problems = preflight.LocalDiskProblems([_Group()])
-    self.assertLen(problems, 1)
-    problem = problems[0]
+    problem = _OnlyOne(self, preflight.LocalDiskProblems([_Group()]))
     self.assertIn(
         'vm_group db: PKB gives AWS m5.large 0 local disk(s)', problem
     )
@@ -71,11 +75,12 @@ class LocalDiskTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertLen(preflight.LocalDiskProblems([striped]), 1)
 
   def testGcpSuggestsLocalSsdsForATypeWithoutFixedOnes(self):
-    problems = preflight.LocalDiskProblems(
-        [_Group(cloud='GCP', machine_type='n2-standard-8')]
+    problem = _OnlyOne(
+        self,
+        preflight.LocalDiskProblems(
+            [_Group(cloud='GCP', machine_type='n2-standard-8')]
+        ),
     )
-    self.assertLen(problems, 1)
-    problem = problems[0]
     self.assertIn('or --gce_num_local_ssds=N', problem)
     ssds = _Group(cloud='GCP', machine_type='n2-standard-8',
                   gce_num_local_ssds=1)  # fmt: skip
@@ -108,9 +113,9 @@ class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
   def testAnOsTypeWhosePythonIsTooOldIsRefused(self):
     self._Pins('# Requires-Python: >=3.10\nboto3==1.35.0\n')
     client = _Group('client', os_type=os_types.UBUNTU2004)
-    problems = preflight.OsTypeProblems([client], ['object_storage'])
-    self.assertLen(problems, 1)
-    problem = problems[0]
+    problem = _OnlyOne(
+        self, preflight.OsTypeProblems([client], ['object_storage'])
+    )
     self.assertIn(f'--os_type={os_types.UBUNTU2004} boots Python 3.8', problem)
     self.assertIn('need Python >= 3.10', problem)
     self.assertIn(f'set --os_type={os_types.DEFAULT}', problem)
@@ -120,9 +125,9 @@ class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
   def testPinsWithoutTheirPythonFloorAreAProblem(self):
     self._Pins('boto3==1.35.0\n')
     client = _Group('client', os_type=os_types.UBUNTU2204)
-    problems = preflight.OsTypeProblems([client], ['object_storage'])
-    self.assertLen(problems, 1)
-    problem = problems[0]
+    problem = _OnlyOne(
+        self, preflight.OsTypeProblems([client], ['object_storage'])
+    )
     self.assertIn('pins.txt: no "# Requires-Python: >=X.Y" line', problem)
 
   def testTheDefaultOsTypeHasAKnownPython(self):
