@@ -31,9 +31,11 @@ from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report.cpu import estimate as cpu_estimate
 from benchmarks.cloud_report.tpcc import estimate as tpcc_estimate
 from benchmarks.cloud_report.tpcc import stepping
+from pkb_ext import errors
 from pkb_ext import paths
 from pkb_ext.plan import cli as plan_cli
 from pkb_ext.plan import configurations
+from pkb_ext.plan import errors as plan_errors
 from pkb_ext.plan import model
 from pkb_ext.plan import pkb_config
 from pkb_ext.plan import render
@@ -542,6 +544,13 @@ class PlanRefusesTest(
     ])
     self.assertEqual((status, err), (0, ''))
     self.assertIn('with --run_processes=100000000000', out)
+
+  def testErrorsAreOnPkbExtsBases(self):
+    self.assertTrue(issubclass(plan_errors.PlanError, errors.Error))
+    self.assertTrue(issubclass(plan_errors.UsageError, errors.UsageError))
+    self.assertTrue(issubclass(plan_errors.UsageError, plan_errors.PlanError))
+    self.assertEqual(plan_errors.PlanError.exit_status, 1)
+    self.assertEqual(plan_errors.UsageError.exit_status, 2)
 
   @parameterized.parameters('--help', '-h')
   def testHelp(self, arg):
