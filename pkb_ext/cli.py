@@ -54,7 +54,7 @@ _DEFAULT_BENCHMARK = '--benchmarks=cloud_report_2021'
 
 # Subcommands implemented in their own modules: name -> (module, help).
 _DELEGATED = {
-    'plan': ('pkb_ext.plan', 'what a run would provision, do and cost'),
+    'plan': ('pkb_ext.plan.cli', 'what a run would provision, do and cost'),
     'local': ('pkb_ext.local.cli', 'manage the local cloud (up|down|status)'),
     'publish': ('pkb_ext.publish.cli', 'publish an NDJSON spool to BigQuery'),
     'report': ('pkb_ext.analysis.cli', 'build the report from samples'),

@@ -31,8 +31,14 @@ from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report.cpu import estimate as cpu_estimate
 from benchmarks.cloud_report.tpcc import estimate as tpcc_estimate
 from benchmarks.cloud_report.tpcc import stepping
+from pkb_ext import errors
 from pkb_ext import paths
-from pkb_ext import plan
+from pkb_ext.plan import cli as plan_cli
+from pkb_ext.plan import configurations
+from pkb_ext.plan import errors as plan_errors
+from pkb_ext.plan import model
+from pkb_ext.plan import pkb_config
+from pkb_ext.plan import render
 from pkb_ext import pricing
 from pkb_ext_dev import pkb_tests
 
@@ -68,10 +74,10 @@ def _Matrix(cloud, matrix):
 
 
 def _RunMain(argv):
-  """plan.Main in this process: (exit status, stdout, stderr)."""
+  """plan_cli.Main in this process: (exit status, stdout, stderr)."""
   out, err = io.StringIO(), io.StringIO()
   with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-    status = plan.Main(argv)
+    status = plan_cli.Main(argv)
   return status, out.getvalue(), err.getvalue()
 
 
@@ -145,7 +151,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.catalog = pricing.Load()
 
   def testOneConfigurationFromThePriceFileAndTheFlags(self):
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         '--cloud=AWS',
         '--machine_type=c5a.4xlarge',
         '--aws_ec2_instance_profile=p',
@@ -172,7 +178,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertAlmostEqual(c.vm_hours, 4 * c.seconds / 3600)
 
   def testIo2PricesTheProvisionedIops(self):
-    configs = plan.Configurations([
+    configs = configurations.Configurations([
         '--benchmark_config_file='
         + os.path.join(ROOT, 'configs', 'machines', 'aws.yaml'),
         '--flag_matrix=io2',
@@ -182,7 +188,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertAlmostEqual(c5.usd_per_hour, hourly)
 
   def testPhaseFlagsChangeTheEstimates(self):
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         '--cloud=GCP',
         '--machine_type=n2-standard-16',
         '--cloud_report_phases=net,tpcc',
@@ -212,18 +218,18 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testStaticVmsHaveNoPrice(self):
     static = self._StaticVmFile()
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         '--benchmarks=cloud_report_coremark',
         f'--static_vm_file={static}',
     ])
     self.assertIsNone(c.usd)
     self.assertIn('no machine type to price', c.price_problem)
-    text = plan.Format([c])
+    text = render.Format([c])
     self.assertIn('no price', text)
 
   def testStaticVmsDiskIsNotGuessed(self):
     static = self._StaticVmFile()
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         f'--static_vm_file={static}',
         '--cloud_report_phases=io',
     ])
@@ -246,7 +252,7 @@ class PlanTellsTheTruthTest(
       ('aws', 'gp2'), ('azure', 'premium'), ('gcp', 'pd_ssd')
   )
   def testEveryCloudsMatrixPlansTheTpccImport(self, cloud, matrix):
-    configs = plan.Configurations(_Matrix(cloud, matrix))
+    configs = configurations.Configurations(_Matrix(cloud, matrix))
     self.assertNotEmpty(configs)
     for c in configs:
       (load,) = [p for p in c.phases if p.name == 'tpcc_import']
@@ -255,7 +261,7 @@ class PlanTellsTheTruthTest(
       self.assertIn('20,000 warehouses in 2.5 h on 6 nodes', load.how)
 
   def testImportFollowsTheWarehouses(self):
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         '--cloud=AWS',
         '--machine_type=c5a.4xlarge',
         '--cloud_report_tpcc_start_warehouses=100',
@@ -267,7 +273,7 @@ class PlanTellsTheTruthTest(
     self.assertAlmostEqual(load.seconds, 2 * 3600)
 
   def testAzurePremium2500GbIsPricedAtP50BesideTheReportsMethod(self):
-    configs = plan.Configurations(_Matrix('azure', 'premium'))
+    configs = configurations.Configurations(_Matrix('azure', 'premium'))
     d16as = next(
         c for c in configs if c.flags['machine_type'] == 'Standard_D16as_v4'
     )
@@ -283,14 +289,14 @@ class PlanTellsTheTruthTest(
       ('i3en.6xlarge', 7500, '1 of 2 x 7500 GB'),
   )
   def testLocalMatrixFillsTheInstanceStoreItHas(self, machine, gb, what):
-    configs = plan.Configurations(_Matrix('aws', 'local'))
+    configs = configurations.Configurations(_Matrix('aws', 'local'))
     c = next(c for c in configs if c.flags['machine_type'] == machine)
     io_phase = next(p for p in c.phases if p.name == 'io')
     self.assertEqual(io_phase.seconds, min(gb * 1e3 / 250, 122) + 7 * 122)
     self.assertIn(what, io_phase.how)
 
   def testStripedLocalVolumesFillTogether(self):
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         '--cloud=AWS',
         '--machine_type=i3.4xlarge',
         '--data_disk_type=local',
@@ -301,7 +307,7 @@ class PlanTellsTheTruthTest(
     self.assertEqual(io_phase.seconds, 122 + 7 * 122)
 
   def testGcpLocalSsdsArePricedAsTheVolumesAttached(self):
-    (c,) = plan.Configurations([
+    (c,) = configurations.Configurations([
         '--cloud=GCP',
         '--machine_type=n2-standard-16',
         '--data_disk_type=local',
@@ -315,7 +321,7 @@ class PlanTellsTheTruthTest(
 
   def testFillRunsAtTheMachinesEbsCap(self):
     long_jobs = ['--cloud_report_fio_runtime_s=20000']  # the disk ends it
-    configs = plan.Configurations(_Matrix('aws', 'io2') + long_jobs)
+    configs = configurations.Configurations(_Matrix('aws', 'io2') + long_jobs)
     c5 = next(c for c in configs if c.flags['machine_type'] == 'c5.4xlarge')
     io_phase = next(p for p in c5.phases if p.name == 'io')
     # io2 allows 1,000 MB/s; c5.4xlarge's EBS bandwidth is 593.75 MB/s.
@@ -324,7 +330,7 @@ class PlanTellsTheTruthTest(
     self.assertIn(': 70 min +', io_phase.how)
 
   def testOverlapSavesTheSidePhasesOnTheAwsGp2Matrix(self):
-    configs = plan.Configurations(AWS_GP2)
+    configs = configurations.Configurations(AWS_GP2)
     self.assertLen(configs, 12)
     for c in configs:
       by_name = {p.name: p.seconds for p in c.phases}
@@ -336,7 +342,7 @@ class PlanTellsTheTruthTest(
       )
       self.assertEqual(c.seconds, c.overlap_seconds)  # overlap is the default
       self.assertAlmostEqual(c.vm_hours, 4 * c.overlap_seconds / 3600)
-    text = plan.Format(configs)
+    text = render.Format(configs)
     lines = text.splitlines()
     overlap = [l for l in lines if l.startswith('  overlap ')]
     self.assertLen(overlap, 12)
@@ -350,8 +356,10 @@ class PlanTellsTheTruthTest(
     self.assertIn(f'{saved_h:.1f} VM-hours', total)
 
   def testOverlapOffPlansTheRunInSeriesAndStillShowsTheSaving(self):
-    (on,) = plan.Configurations(['--cloud=AWS', '--machine_type=c5a.4xlarge'])
-    (off,) = plan.Configurations(
+    (on,) = configurations.Configurations(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge']
+    )
+    (off,) = configurations.Configurations(
         ['--cloud=AWS', '--machine_type=c5a.4xlarge',
          '--cloud_report_overlap=false']
     )  # fmt: skip
@@ -359,29 +367,31 @@ class PlanTellsTheTruthTest(
     self.assertEqual(on.seconds, on.overlap_seconds)
     self.assertLess(on.seconds, off.seconds)
     self.assertEqual(off.overlap_seconds, on.overlap_seconds)
-    self.assertIn('this run: --cloud_report_overlap=false', plan.Format([off]))
+    self.assertIn(
+        'this run: --cloud_report_overlap=false', render.Format([off])
+    )
 
   def testWithoutIoThePlanSaysOverlapDoesNotApply(self):
-    (c,) = plan.Configurations(
+    (c,) = configurations.Configurations(
         ['--cloud=AWS', '--machine_type=c5a.4xlarge',
          '--cloud_report_phases=cpu,net']
     )  # fmt: skip
     self.assertEqual(c.seconds, c.series_seconds)
     self.assertIn(
         'overlap none: overlap does not apply: the io phase is not selected',
-        plan.Format([c]),
+        render.Format([c]),
     )
 
   def testSearchCostIsShownBesideLinears(self):
     args = ['--cloud=AWS', '--machine_type=c5a.4xlarge']
-    (linear,) = plan.Configurations(args)
-    (bisect,) = plan.Configurations(
+    (linear,) = configurations.Configurations(args)
+    (bisect,) = configurations.Configurations(
         args + ['--cloud_report_tpcc_strategy=bisect']
     )
     self.assertIsNone(linear.linear_seconds)
     self.assertEqual(bisect.linear_seconds, linear.seconds)
     self.assertLess(bisect.seconds, linear.seconds)
-    text = plan.Format([bisect])
+    text = render.Format([bisect])
     self.assertIn(
         f'with a linear TPC-C search {estimates.Hms(linear.seconds)},'
         f' ${linear.usd:,.2f}',
@@ -399,8 +409,10 @@ class PlanTellsTheTruthTest(
     self.assertEqual(full_only.longest_s, full_only.most * 1800)
 
   def testPricesNoteSaysTheDateAndAge(self):
-    (c,) = plan.Configurations(['--cloud=AWS', '--machine_type=c5a.4xlarge'])
-    note = plan.PricesNote([c], datetime.date(2026, 11, 15))
+    (c,) = configurations.Configurations(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge']
+    )
+    note = render.PricesNote([c], datetime.date(2026, 11, 15))
     self.assertIn('as of 2020-11-15 (6.0 years before 2026-11-15)', note)
     self.assertIn('--prices=FILE', note)
 
@@ -423,10 +435,12 @@ class PlanTellsTheTruthTest(
     self.assertIn('(prices as of 2026-10-01)', out)
     self.assertIn(f'from {newer} for its cloud', out)
     self.assertIn('stay the basis of $/tpm', out)
-    (c,) = plan.Configurations(['--cloud=AWS', '--machine_type=c5a.4xlarge'])
+    (c,) = configurations.Configurations(
+        ['--cloud=AWS', '--machine_type=c5a.4xlarge']
+    )
     self.assertAlmostEqual(c.usd_per_hour, 4 * 0.616 + 3 * 250 / 720)
-    newer_catalog = plan.LoadCatalog(newer)
-    (c,) = plan.Configurations(
+    newer_catalog = plan_cli.LoadCatalog(newer)
+    (c,) = configurations.Configurations(
         ['--cloud=AWS', '--machine_type=c5a.4xlarge'], newer_catalog
     )
     self.assertAlmostEqual(c.usd_per_hour, 4 * 0.70 + 3 * 250 / 720)
@@ -509,7 +523,7 @@ class PlanRefusesTest(
 
   def testConfigFileLargerThanTheCap(self):
     config = self.create_tempfile(content='a: 1\n' * 100).full_path
-    self.enter_context(mock.patch.object(plan, 'MAX_INPUT_BYTES', 64))
+    self.enter_context(mock.patch.object(pkb_config, 'MAX_INPUT_BYTES', 64))
     self._AssertRefused(
         [f'--benchmark_config_file={config}'],
         1,
@@ -530,6 +544,13 @@ class PlanRefusesTest(
     ])
     self.assertEqual((status, err), (0, ''))
     self.assertIn('with --run_processes=100000000000', out)
+
+  def testErrorsAreOnPkbExtsBases(self):
+    self.assertTrue(issubclass(plan_errors.PlanError, errors.Error))
+    self.assertTrue(issubclass(plan_errors.UsageError, errors.UsageError))
+    self.assertTrue(issubclass(plan_errors.UsageError, plan_errors.PlanError))
+    self.assertEqual(plan_errors.PlanError.exit_status, 1)
+    self.assertEqual(plan_errors.UsageError.exit_status, 2)
 
   @parameterized.parameters('--help', '-h')
   def testHelp(self, arg):
@@ -607,9 +628,9 @@ class SearchStepsTest(pkb_common_test_case.PkbCommonTestCase):
       tpcc_estimate.SearchBounds(stepping.Plan('bisect', 1, 1, 10**8), 2, 1)
 
   def testMakespan(self):
-    self.assertEqual(plan.Makespan([3, 3, 3, 3], None), 12)
-    self.assertEqual(plan.Makespan([3, 3, 3, 3], 3), 6)
-    self.assertEqual(plan.Makespan([3, 3, 3, 3], 10**11), 3)
+    self.assertEqual(model.Makespan([3, 3, 3, 3], None), 12)
+    self.assertEqual(model.Makespan([3, 3, 3, 3], 3), 6)
+    self.assertEqual(model.Makespan([3, 3, 3, 3], 10**11), 3)
 
 
 if __name__ == '__main__':

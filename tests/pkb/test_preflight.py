@@ -14,7 +14,7 @@
 """Preflight, the cloud paths' settings and the machine matrices, on real PKB.
 
 Configurations are built from PKB flags exactly as pkb.py builds them
-(pkb_ext.plan.BenchmarkConfigs), and each benchmark module's
+(pkb_ext.plan.pkb_config.BenchmarkConfigs), and each benchmark module's
 CheckPrerequisites is called the way pkb.py calls it, before any VM exists.
 """
 
@@ -32,7 +32,7 @@ from benchmarks.cloud_report import topology
 from benchmarks.cloud_report.disk import stages as io
 from benchmarks.cloud_report.object_storage import stages as object_storage
 from pkb_ext import paths
-from pkb_ext import plan
+from pkb_ext.plan import pkb_config
 from pkb_ext import pricing
 from pkb_ext import registry
 from pkb_ext_dev import pkb_tests
@@ -46,7 +46,7 @@ REFUSED = errors.Setup.InvalidFlagConfigurationError
 
 def _Check(*argv):
   """Runs CheckPrerequisites of every configuration, as pkb.py does."""
-  for module, _, config in plan.BenchmarkConfigs(list(argv)):
+  for module, _, config in pkb_config.BenchmarkConfigs(list(argv)):
     with config.RedirectFlags(FLAGS):
       module.CheckPrerequisites(config)
 
@@ -298,7 +298,7 @@ class MatricesTest(pkb_common_test_case.PkbCommonTestCase):
     self.enter_context(flagsaver.flagsaver())
 
   def _Configs(self, name, matrix):
-    return plan.BenchmarkConfigs([
+    return pkb_config.BenchmarkConfigs([
         f'--benchmark_config_file={os.path.join(MACHINES, name)}',
         f'--flag_matrix={matrix}',
     ])

@@ -31,7 +31,7 @@ from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import cloud_access
 from benchmarks.cloud_report import preflight
-from pkb_ext import plan
+from pkb_ext.plan import pkb_config
 from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
@@ -231,7 +231,7 @@ exit 1""",
         f'--cloud_report_spool_dir={a_file}',
         '--noignore_package_requirements',
     ]
-    for module, _, config in plan.BenchmarkConfigs(argv):
+    for module, _, config in pkb_config.BenchmarkConfigs(argv):
       with config.RedirectFlags(FLAGS):
         with self.assertRaisesRegex(
             REFUSED,
@@ -240,7 +240,7 @@ exit 1""",
         ):
           module.CheckPrerequisites(config)
     # pkb-ext plan, which needs no CLI, skips the check.
-    for module, _, config in plan.BenchmarkConfigs(argv[:-1]):
+    for module, _, config in pkb_config.BenchmarkConfigs(argv[:-1]):
       with config.RedirectFlags(FLAGS):
         with self.assertRaises(REFUSED) as refused:
           module.CheckPrerequisites(config)

@@ -36,6 +36,7 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from pkb_ext import errors
 from pkb_ext import pricing
 from pkb_ext_dev import analysis_fixture as fx
 
@@ -165,6 +166,11 @@ class CostTest(parameterized.TestCase):
     cost = self.catalog.MonthlyCost('AWS', 'c5a.4xlarge', 'gp2', 2500)
     with self.assertRaises(pricing.PricingError):
       self.catalog.UsdPerTpm(cost, 0)
+
+  def testPricingErrorIsAPkbExtErrorAndAValueError(self):
+    self.assertTrue(issubclass(pricing.PricingError, errors.Error))
+    self.assertTrue(issubclass(pricing.PricingError, ValueError))
+    self.assertEqual(pricing.PricingError.exit_status, 1)
 
 
 class TablesTest(absltest.TestCase):

@@ -1,0 +1,58 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb-ext plan [--prices=FILE] [PKB FLAGS]: what a pkb.py run would do.
+
+PKB's flags are parsed and expanded into benchmark configurations exactly as
+pkb.py does (benchmark sets, --benchmark_config_file, --flag_matrix), with
+no VM, no network and no temp directory. For each configuration it prints
+the VMs and disks, the phases with an expected wall time, the VM-hours and
+the expected on-demand cost from the dated price tables (configs/pricing),
+and what pkb_ext's preflight would refuse; then the totals and the date of
+the prices. --prices=FILE (a <cloud>.yaml table of the same form, dated)
+prices the run at that table instead of configs/pricing's for its cloud;
+the report's tables, which $/tpm uses, stay as they are.
+
+Values that make no plan are refused with a one-line error and exit 1: a
+data disk size <= 0, negative provisioned IOPS or MB/s, a machine type with
+no price in the tables (or none at all), a non-finite number, a config file
+that is missing, not a regular file, too large, not YAML or not a mapping,
+an unknown benchmark or flag matrix. Flags pkb.py would not parse, and
+unusable --run_processes or --prices, are usage errors (exit 2).
+
+The expected times are the phases' own: each phase's package has an
+estimate module (e.g. cloud_report.cpu.estimate) that computes its wall
+time from its flags (their defaults are the report's), the estimates
+module's rates (the ones the run's own timeouts use) and the assumptions
+its docstring states; the plan gives it the io phase's data disk (the fill:
+its size, and the lowest known throughput ceiling of the disk and the
+machine from configs/pricing) and the db VM count. Provisioning is taken as
+model.PROVISION_S (create, boot, teardown).
+
+The suite's wall time follows --cloud_report_overlap (default true): the
+phases phases.MakeSchedule runs beside io (cpu, net, object_storage, where
+the topology has the VMs for them) count once, as the longer of io and
+their sum; every VM is billed for the whole wall time. Each configuration
+and the totals show the wall time and VM-hours with and without overlap.
+
+Its modules, each importing only those listed before it (an import-linter
+contract):
+  errors          PlanError (exit 1) and UsageError (exit 2);
+  model           Group, Config, the phases' estimates, the makespan (pure);
+  cost            the io phase's fill, $/hour, the machine price check;
+  pkb_config      PKB's flags and configurations, through pkb_ext.pkb_door;
+  configurations  each configuration planned (groups, estimates, preflight,
+                  cost, schedule);
+  render          the plan as text;
+  cli             the command line (--prices, --helpmatch, Main).
+"""

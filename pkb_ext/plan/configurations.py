@@ -1,0 +1,153 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Each configuration of a PKB command line, planned.
+
+For every configuration pkb_config builds: its vm_groups as model.Groups,
+checked and priced (cost), its phases' estimates (the io phase's fill from
+the first db VM's data disk), what preflight would refuse, and the suite's
+schedule, all read under the configuration's own flags.
+"""
+
+from typing import Sequence
+
+from absl import flags
+
+from pkb_ext import pricing
+from pkb_ext.plan import cost
+from pkb_ext.plan import model
+from pkb_ext.plan import pkb_config
+
+# The exported modules below import PKB's: they are imported when a plan is
+# made, under cli.Main's filter of PKB's import warnings.
+# pylint: disable=g-import-not-at-top
+
+
+def Groups(config) -> tuple[model.Group, ...]:
+  """The vm_groups of a BenchmarkConfigSpec, by name."""
+  from benchmarks.cloud_report import preflight
+
+  out = []
+  for name, g in sorted((config.vm_groups or {}).items()):
+    vm_spec = getattr(g, 'vm_spec', None)
+    disk = getattr(g, 'disk_spec', None)
+    machine_type = getattr(vm_spec, 'machine_type', None)
+    if not isinstance(machine_type, str):
+      machine_type = None
+    disk_type = getattr(disk, 'disk_type', None) if disk else None
+    local_volumes = None
+    if disk_type == 'local' and machine_type:
+      local_volumes = preflight.LocalDisks(
+          str(g.cloud),
+          machine_type,
+          int(getattr(vm_spec, 'num_local_ssds', 0) or 0),
+      )
+    size = getattr(disk, 'disk_size', None)
+    out.append(
+        model.Group(
+            name=name,
+            cloud=str(g.cloud),
+            vm_count=int(g.vm_count or 0),
+            machine_type=machine_type,
+            zone=getattr(vm_spec, 'zone', None),
+            disk_type=disk_type,
+            disk_size_gb=float(0 if size is None else size),
+            disks_per_vm=int(getattr(disk, 'num_striped_disks', None) or 1),
+            provisioned_iops=getattr(disk, 'provisioned_iops', None),
+            provisioned_mbps=getattr(disk, 'provisioned_throughput', None),
+            static=preflight.UsesStaticVms(g),
+            local_volumes=local_volumes,
+        )
+    )
+  return tuple(out)
+
+
+def _PhasesOf(module) -> list[str]:
+  if hasattr(module, 'PHASE'):
+    return [module.PHASE]
+  return list(module.SelectedPhases())
+
+
+def _Schedule(module, names: Sequence[str], groups: Sequence[model.Group]):
+  """(the suite's schedule with overlap, whether the run overlaps).
+
+  Read under the configuration's flags. A standalone phase module runs one
+  phase, so (None, False).
+  """
+  from benchmarks.cloud_report import phases as phases_lib
+
+  if hasattr(module, 'PHASE'):
+    return None, False
+  count = {g.name: g.vm_count for g in groups}
+  schedule = phases_lib.MakeSchedule(
+      names,
+      count.get(phases_lib.DB_GROUP, 0),
+      count.get(phases_lib.CLIENT_GROUP, 0) > 0,
+      overlap=True,
+  )
+  return schedule, bool(flags.FLAGS.cloud_report_overlap)
+
+
+def Configurations(
+    pkb_argv: Sequence[str], catalog: pricing.Catalog | None = None
+) -> list[model.Config]:
+  """Plans every configuration PKB flags expand to.
+
+  Args:
+    pkb_argv: PKB flags; --benchmarks defaults to cloud_report_2021.
+    catalog: price tables (default: configs/pricing).
+
+  Raises:
+    errors.PlanError: the flags or a configuration are invalid.
+  """
+  from benchmarks.cloud_report import preflight
+
+  catalog = catalog or pricing.Load()
+  out = []
+  for module, config_flags, config in pkb_config.BenchmarkConfigs(pkb_argv):
+    with config.RedirectFlags(flags.FLAGS):
+      groups = Groups(config)
+      for g in groups:
+        model.CheckGroup(g)
+        cost.CheckMachinePrice(catalog, g)
+      names = _PhasesOf(module)
+      fill_group = cost.FillGroup(groups)
+      fill = fill_group and cost.DataDiskFill(catalog, fill_group)
+      db_nodes = sum(g.vm_count for g in groups if g.name == 'db') or 1
+      phase_plans = []
+      for n in names:
+        phase_plans.extend(model.PhaseEstimates(n, fill, db_nodes))
+      model.CheckPhases(phase_plans)
+      problems = tuple(preflight.Problems(config, names))
+      schedule, overlap = _Schedule(module, names, groups)
+    try:
+      usd_per_hour, as_of, notes = cost.HourlyCost(catalog, groups)
+      price_problem = None
+    except pricing.PricingError as e:
+      usd_per_hour, as_of, notes, price_problem = None, None, [], str(e)
+    out.append(
+        model.Config(
+            benchmark=module.BENCHMARK_NAME,
+            flags=config_flags,
+            groups=groups,
+            phases=tuple(phase_plans),
+            usd_per_hour=usd_per_hour,
+            price_as_of=as_of,
+            price_problem=price_problem,
+            problems=problems,
+            price_notes=tuple(notes),
+            schedule=schedule,
+            overlap=overlap,
+        )
+    )
+  return out

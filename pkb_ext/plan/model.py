@@ -1,0 +1,232 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""What a plan is made of: groups of VMs, configurations, their wall time.
+
+Pure: no PKB, no flags, no prices. A Config's price per hour and its
+preflight problems are computed elsewhere (cost, configurations) and held
+here; its wall time follows the suite's schedule (phases.MakeSchedule): the
+phases beside io count once, as the longer of io and their sum.
+"""
+
+import dataclasses
+import math
+from typing import Any, Sequence
+
+from benchmarks.cloud_report import estimates
+from pkb_ext.plan import errors
+
+# Provisioning of a configuration (create, boot, teardown), in seconds: an
+# assumption.
+PROVISION_S = 600
+
+# Plan phases that are part of a scheduled phase (phases.Schedule).
+_SCHEDULED_AS = {'tpcc_import': 'tpcc'}
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+  """One vm_group: its VMs and each VM's data disk."""
+
+  name: str
+  cloud: str
+  vm_count: int
+  machine_type: str | None
+  zone: str | None
+  disk_type: str | None
+  disk_size_gb: float
+  disks_per_vm: int
+  provisioned_iops: int | None
+  provisioned_mbps: int | None
+  static: bool
+  local_volumes: int | None = None  # PKB's count of instance-store volumes
+
+  @property
+  def local(self) -> bool:
+    return self.disk_type == 'local'
+
+  def Describe(self) -> str:
+    what = 'static VM' if self.static else (self.machine_type or '?')
+    text = f'{self.name}: {self.vm_count} x {what}'
+    if self.local:
+      text += ', data disk: local (instance store)'
+    elif self.disk_type:
+      disk = f'{self.disk_type} {self.disk_size_gb:g} GB'
+      if self.disks_per_vm > 1:
+        disk = f'{self.disks_per_vm} x {disk}'
+      if self.provisioned_iops:
+        disk += f', {self.provisioned_iops} IOPS'
+      if self.provisioned_mbps:
+        disk += f', {self.provisioned_mbps} MB/s'
+      text += f', data disk {disk}'
+    return text
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+  """One configuration's plan."""
+
+  benchmark: str
+  flags: dict[str, Any]
+  groups: tuple[Group, ...]
+  phases: tuple[estimates.Phase, ...]
+  usd_per_hour: float | None  # every VM and disk; None: no price
+  price_as_of: str | None
+  price_problem: str | None
+  problems: tuple[str, ...]  # what preflight refuses
+  price_notes: tuple[str, ...] = ()
+  # phases.Schedule with overlap asked for (None: no overlap possible), and
+  # whether the run overlaps (--cloud_report_overlap of the suite).
+  schedule: Any = None
+  overlap: bool = False
+
+  @property
+  def series_seconds(self) -> float:
+    """The wall time with every phase in series."""
+    return PROVISION_S + sum(p.seconds for p in self.phases)
+
+  @property
+  def overlap_seconds(self) -> float:
+    """The wall time with the side phases beside the fill (schedule)."""
+    if self.schedule is None or not self.schedule.side:
+      return self.series_seconds
+    by_phase = {}
+    for p in self.phases:
+      name = _SCHEDULED_AS.get(p.name, p.name)
+      by_phase[name] = by_phase.get(name, 0.0) + p.seconds
+
+    def Sum(names):
+      return sum(by_phase.get(n, 0.0) for n in names)
+
+    return (
+        PROVISION_S
+        + Sum(self.schedule.before)
+        + max(Sum(self.schedule.fill), Sum(self.schedule.side))
+        + Sum(self.schedule.after)
+    )
+
+  @property
+  def seconds(self) -> float:
+    """The wall time of the run as configured (with or without overlap)."""
+    return self.overlap_seconds if self.overlap else self.series_seconds
+
+  @property
+  def linear_seconds(self) -> float | None:
+    """The wall time with a linear TPC-C search; None: it is linear."""
+    linear = [p for p in self.phases if p.linear_seconds is not None]
+    if not linear:
+      return None
+    return self.seconds + sum(p.linear_seconds - p.seconds for p in linear)
+
+  @property
+  def vms(self) -> int:
+    return sum(g.vm_count for g in self.groups)
+
+  @property
+  def vm_hours(self) -> float:
+    return self.VmHours(self.seconds)
+
+  def VmHours(self, seconds: float) -> float:
+    """Every VM of the configuration lives for the whole run."""
+    return self.vms * seconds / 3600
+
+  @property
+  def usd(self) -> float | None:
+    return self.UsdFor(self.seconds)
+
+  def UsdFor(self, seconds: float | None) -> float | None:
+    if self.usd_per_hour is None or seconds is None:
+      return None
+    return self.usd_per_hour * seconds / 3600
+
+
+def PhaseEstimates(
+    name: str, fill: estimates.Fill | None, db_nodes: int
+) -> list[estimates.Phase]:
+  """Estimates a phase from its flags (read under the config's flags).
+
+  Each phase's package has an estimate module that computes its wall time.
+
+  Raises:
+    errors.PlanError: the estimate refuses the flags.
+  """
+  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+
+  context = estimates.Context(fill=fill, db_nodes=db_nodes)
+  try:
+    return phases.Load(name).Estimate(context)
+  except estimates.EstimateError as e:
+    raise errors.PlanError(str(e)) from e
+
+
+def Finite(value: Any, what: str) -> float:
+  """value as a float.
+
+  Raises:
+    errors.PlanError: it is not finite (what names it).
+  """
+  number = float(value)
+  if not math.isfinite(number):
+    raise errors.PlanError(f'{what}: {value} is not a finite number')
+  return number
+
+
+def CheckGroup(g: Group) -> None:
+  """Refuses values that make no plan (the message names the flag).
+
+  Raises:
+    errors.PlanError: a disk size <= 0, negative provisioned IOPS or MB/s,
+      or no machine type on VMs that are not static.
+  """
+  where = f'vm_group {g.name}'
+  if not g.static and not g.machine_type:
+    raise errors.PlanError(
+        f'{where}: no machine type PKB can create and price'
+        ' (set --machine_type)'
+    )
+  if g.disk_type and not g.local and not g.static:
+    if Finite(g.disk_size_gb, f'{where} disk size') <= 0:
+      raise errors.PlanError(
+          f'{where}: data disk size {g.disk_size_gb:g} GB must be > 0'
+          ' (--data_disk_size)'
+      )
+  for value, flag in (
+      (g.provisioned_iops, 'provisioned_iops'),
+      (g.provisioned_mbps, 'provisioned_throughput'),
+  ):
+    if value is not None and Finite(value, f'{where} {flag}') < 0:
+      raise errors.PlanError(f'{where}: --{flag}={value} must be >= 0')
+
+
+def CheckPhases(phases: Sequence[estimates.Phase]) -> None:
+  """Refuses a phase estimate that is not a duration.
+
+  Raises:
+    errors.PlanError: a negative or non-finite number of seconds.
+  """
+  for p in phases:
+    if Finite(p.seconds, f'phase {p.name}') < 0:
+      raise errors.PlanError(
+          f'phase {p.name}: {p.seconds:g} s is not a duration'
+      )
+
+
+def Makespan(seconds: Sequence[float], processes: int | None) -> float:
+  """Wall time of configurations run in order by `processes` workers."""
+  if not processes or processes <= 1:
+    return sum(seconds)
+  workers = [0.0] * min(processes, max(len(seconds), 1))
+  for s in seconds:
+    i = workers.index(min(workers))
+    workers[i] += s
+  return max(workers)

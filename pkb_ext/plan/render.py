@@ -1,0 +1,167 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The plan as text: each configuration, the totals, the prices' date.
+
+Pure: from model.Configs (and today's date, for the prices' age).
+"""
+
+import datetime
+from typing import Sequence
+
+from benchmarks.cloud_report import estimates
+from pkb_ext.plan import cost
+from pkb_ext.plan import model
+
+
+def _Usd(value: float | None) -> str:
+  return 'no price' if value is None else f'${value:,.2f}'
+
+
+def PricesNote(
+    configs: Sequence[model.Config],
+    today: datetime.date,
+    prices_file: str | None = None,
+) -> str:
+  """Says which dated prices the plan uses, and how old they are."""
+  dates = sorted({d for c in configs if c.price_as_of
+                  for d in c.price_as_of.split(', ')})  # fmt: skip
+  if not dates:
+    return 'Prices: none apply (no configuration has a price).'
+  ages = []
+  for d in dates:
+    try:
+      years = (today - datetime.date.fromisoformat(d)).days / 365.25
+      ages.append(f'{d} ({years:.1f} years before {today.isoformat()})')
+    except ValueError:
+      ages.append(d)
+  text = f'Prices: on-demand list prices as of {", ".join(ages)}'
+  if prices_file:
+    return (
+        text
+        + f", from {prices_file} for its cloud; the report's tables"
+        ' (configs/pricing) stay the basis of $/tpm.'
+    )
+  return (
+      text
+      + " (configs/pricing, the report's); give a newer dated table"
+      f' with {cost.PRICES_OPTION}=FILE to price the run at it.'
+  )
+
+
+def Format(
+    configs: Sequence[model.Config],
+    processes: int | None = None,
+    prices_note: str | None = None,
+) -> str:
+  """The plan as text: each configuration, then the totals."""
+  lines = []
+  n = len(configs)
+  for i, c in enumerate(configs, 1):
+    varying = ', '.join(f'{k}={v}' for k, v in sorted(c.flags.items()))
+    lines.append(f'configuration {i}/{n}: {c.benchmark} {varying}'.rstrip())
+    for g in c.groups:
+      lines.append(f'  vms     {g.Describe()}')
+    for p in c.phases:
+      lines.append(
+          f'  phase   {p.name:<15} {estimates.Hms(p.seconds):>7}  {p.how}'
+      )
+    for note in c.price_notes:
+      lines.append(f'  price   {note}')
+    linear = ''
+    if c.linear_seconds is not None:
+      linear = (
+          f'; with a linear TPC-C search {estimates.Hms(c.linear_seconds)},'
+          f' {_Usd(c.UsdFor(c.linear_seconds))}'
+      )
+    lines.append(
+        f'  total   {estimates.Hms(c.seconds)} wall (with'
+        f' ~{model.PROVISION_S // 60} min provisioning), {c.vms} VMs,'
+        f' {c.vm_hours:.1f} VM-hours, {_Usd(c.usd)}'
+        + (f' (prices as of {c.price_as_of})' if c.price_as_of else '')
+        + (f' ({c.price_problem})' if c.price_problem else '')
+        + linear
+    )
+    line = OverlapLine(c)
+    if line:
+      lines.append(line)
+    for problem in c.problems:
+      lines.append(f'  REFUSED {problem}')
+  priced = [c.usd for c in configs if c.usd is not None]
+  wall = model.Makespan([c.seconds for c in configs], processes)
+  lines.append(
+      f'TOTAL   {n} configuration(s), {sum(c.vms for c in configs)} VMs,'
+      f' {sum(c.vm_hours for c in configs):.1f} VM-hours,'
+      f' {_Usd(sum(priced)) if priced else "no price"}'
+      + (
+          f' ({n - len(priced)} configuration(s) without a price)'
+          if len(priced) < n
+          else ''
+      )
+      + f', {estimates.Hms(wall)} wall'
+      + (
+          f' with --run_processes={processes}'
+          if processes and processes > 1
+          else ' in series'
+      )
+  )
+  if any(c.schedule is not None and c.schedule.side for c in configs):
+    lines.append(_OverlapTotal(configs, processes))
+  if prices_note:
+    lines.append(prices_note)
+  lines.append('Times are estimates from stated rates (see pkb_ext/plan/).')
+  refused = sum(1 for c in configs if c.problems)
+  if refused:
+    lines.append(f'{refused} configuration(s) would be REFUSED by preflight.')
+  return '\n'.join(lines)
+
+
+def OverlapLine(c: model.Config) -> str | None:
+  """A configuration's wall time and VM-hours with and without overlap."""
+  if c.schedule is None:
+    return None
+  if not c.schedule.side:
+    why = '; '.join(c.schedule.notes) or 'no phase can run beside io'
+    return f'  overlap none: {why}'
+  with_s, series_s = c.overlap_seconds, c.series_seconds
+  saved = c.UsdFor(series_s - with_s)
+  return (
+      f'  overlap {",".join(c.schedule.side)} beside'
+      f' {",".join(c.schedule.fill)}: {estimates.Hms(with_s)} wall,'
+      f' {c.VmHours(with_s):.1f} VM-hours; without overlap'
+      f' {estimates.Hms(series_s)}, {c.VmHours(series_s):.1f} VM-hours; overlap'
+      f' saves {estimates.Hms(series_s - with_s)} and'
+      f' {c.VmHours(series_s - with_s):.1f} VM-hours'
+      + (f' ({_Usd(saved)})' if saved is not None else '')
+      + ('' if c.overlap else '; this run: --cloud_report_overlap=false')
+  )
+
+
+def _OverlapTotal(
+    configs: Sequence[model.Config], processes: int | None
+) -> str:
+  """The totals with and without overlap."""
+  with_h = sum(c.VmHours(c.overlap_seconds) for c in configs)
+  series_h = sum(c.VmHours(c.series_seconds) for c in configs)
+  with_wall = model.Makespan([c.overlap_seconds for c in configs], processes)
+  series_wall = model.Makespan([c.series_seconds for c in configs], processes)
+  saved = [c.UsdFor(c.series_seconds - c.overlap_seconds) for c in configs]
+  priced = [usd for usd in saved if usd is not None]
+  return (
+      f'OVERLAP with overlap {estimates.Hms(with_wall)} wall, {with_h:.1f}'
+      f' VM-hours; without overlap {estimates.Hms(series_wall)} wall,'
+      f' {series_h:.1f} VM-hours; overlap saves'
+      f' {estimates.Hms(series_wall - with_wall)} wall and'
+      f' {series_h - with_h:.1f} VM-hours'
+      + (f' ({_Usd(sum(priced))})' if priced else '')
+  )
