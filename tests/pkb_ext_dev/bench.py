@@ -57,6 +57,8 @@ import tempfile
 import time
 import traceback
 
+from pkb_ext import errors as pkb_errors
+
 # Figure -> (part, comparison, target); None: no target, just a figure.
 FIGURES = {
     'fio_iops_ratio': ('fio', '>=', 0.97),
@@ -509,7 +511,7 @@ def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
       errors[FIGURES[figure][0]] = results[phase]['error']
 
 
-class _PartError(Exception):
+class _PartError(pkb_errors.Error):
 
   def __init__(self, part, message):
     super().__init__(message)

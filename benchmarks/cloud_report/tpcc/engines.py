@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
+from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands as storage_commands
@@ -72,7 +73,7 @@ COCKROACH_IMPORT_SETTINGS = (
 )
 
 
-class EngineError(ValueError):
+class EngineError(report_errors.Error, ValueError):
   """An engine name that is not registered, or registered twice."""
 
 
