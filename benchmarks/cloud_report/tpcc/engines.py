@@ -122,6 +122,31 @@ def DurationSeconds(value: str) -> int:
   return int(m.group(1)) * _SECONDS[m.group(2)]
 
 
+def CutShort(elapsed_s: float, duration_s: float) -> bool:
+  """Whether a run that ended after elapsed_s of duration_s was cut short."""
+  return elapsed_s < MIN_ELAPSED_FRACTION * duration_s
+
+
+def CheckComplete(text: str, duration: str) -> None:
+  """Refuses a TPC-C output whose run ended well before `duration`.
+
+  The summary of a run stopped early looks complete; only its elapsed time
+  tells, against the duration it was asked for (the rule ToMeasurement
+  applies to each step).
+
+  Raises:
+    ParseError: the output is no TPC-C summary, or the run was cut short.
+    ValueError: `duration` is not a duration such as 30m.
+  """
+  seconds = DurationSeconds(duration)
+  elapsed = tpcc_parser.Parse(text).elapsed_s
+  if CutShort(elapsed, seconds):
+    raise ParseError(
+        f'the run ended after {elapsed:g} s of the {seconds} s asked for'
+        f' ({duration}): cut short, not a complete run'
+    )
+
+
 def ToMeasurement(
     output: str,
     exit_status: int,
@@ -165,7 +190,7 @@ def ToMeasurement(
   implied = result.implied_warehouses
   if exit_status:
     error = f'{result.tool} exited with status {exit_status}'
-  elif result.elapsed_s < MIN_ELAPSED_FRACTION * duration_s:
+  elif CutShort(result.elapsed_s, duration_s):
     error = f'the run ended after {result.elapsed_s:g} s of {duration_s:g} s'
   elif implied and abs(implied - warehouses) > WAREHOUSE_TOLERANCE * warehouses:
     error = (
