@@ -15,9 +15,10 @@
 
 A command is a function of its argument list that returns an exit status
 and raises errors.Error (or the exported modules' base, which exits 1) for
-anything it refuses. Run calls it and maps such an error to one line, `PROG: MESSAGE`, on standard error with the error's exit
-status; ArgumentParser makes argparse's own refusals the same kind of line
-(status 2, as errors.UsageError), instead of a usage block.
+anything it refuses. Run calls it and maps such an error to one line,
+`PROG: MESSAGE`, on standard error with the error's exit status;
+ArgumentParser makes argparse's own refusals the same kind of line (status
+2, as errors.UsageError), instead of a usage block.
 """
 
 import argparse

@@ -25,6 +25,8 @@ import stat
 import sys
 from typing import BinaryIO, Iterator
 
+from pkb_ext import errors
+
 # Far above any real tool output (a 30 min TPC-C log with per-second lines
 # is about 2 MB); anything larger is not one tool output.
 MAX_TOOL_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -35,7 +37,7 @@ NDJSON_SUFFIX = '.ndjson'
 _MIB = 1024 * 1024
 
 
-class InputError(Exception):
+class InputError(errors.Error):
   """An input cannot be read; the message names it and fits on one line."""
 
 

@@ -39,6 +39,7 @@ import re
 import threading
 import types
 
+from pkb_ext import errors
 from pkb_ext import paths
 
 # PKB modules are imported inside the functions: importing this module must not
@@ -72,7 +73,7 @@ _lock = threading.RLock()
 _registered = False
 
 
-class RegistryError(Exception):
+class RegistryError(errors.Error):
   """A pkb_ext name clashes with one that PKB already has."""
 
 

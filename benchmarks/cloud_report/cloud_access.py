@@ -31,6 +31,7 @@ import sys
 from typing import Callable, Sequence
 
 
+from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 
@@ -50,7 +51,7 @@ CLOUD_CLIS = {
 CLI_TIMEOUT_S = 60
 
 
-class CliError(Exception):
+class CliError(report_errors.Error):
   """A cloud's CLI could not be run, or did not answer in time."""
 
 

@@ -38,6 +38,8 @@ only ramp + runtime seconds' worth.
 import dataclasses
 import math
 
+from benchmarks.cloud_report import errors as report_errors
+
 IMPORT_WAREHOUSES_PER_NODE_HOUR = 20000 / 2.5 / 6
 FILL_MBPS = 250.0
 BOUND_MIN_MARGIN_S = 600
@@ -45,7 +47,7 @@ BOUND_MAX_MARGIN_S = 3600
 BOUND_MARGIN_FRACTION = 0.25
 
 
-class EstimateError(ValueError):
+class EstimateError(report_errors.Error, ValueError):
   """A phase's settings give no estimate; the message says why."""
 
 

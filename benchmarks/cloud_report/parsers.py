@@ -31,8 +31,10 @@ import dataclasses
 import importlib
 import types
 
+from benchmarks.cloud_report import errors as report_errors
 
-class ParseError(ValueError):
+
+class ParseError(report_errors.Error, ValueError):
   """A tool's output is missing, truncated, garbled or reports a failure."""
 
 

@@ -51,6 +51,9 @@ import importlib
 import types
 from typing import Any, Sequence
 
+from perfkitbenchmarker import errors
+
+from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import samples as samples_lib
 
 ORDER = samples_lib.PHASES
@@ -66,11 +69,11 @@ SIDE_DB_PHASES = ('cpu', 'net')
 SIDE_DB = 1
 
 
-class PhaseError(Exception):
+class PhaseError(errors.Benchmarks.RunError):
   """One or more phases failed; the message names each and why."""
 
 
-class PhaseFailure(Exception):
+class PhaseFailure(report_errors.Error):
   """A phase failed after measuring: its samples are kept all the same.
 
   Raised by a phase's Run where the run cannot give the phase's result but

@@ -46,6 +46,8 @@ from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
+from benchmarks.cloud_report import errors as report_errors
+
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
 # Serializes every PhaseStore's read-modify-write: under overlap two threads
 # save their phases in the same file.
@@ -70,7 +72,7 @@ def WriteJsonAtomically(path: str, obj: Any, **dump_kwargs) -> None:
     raise
 
 
-class StateError(Exception):
+class PhaseStateError(report_errors.Error):
   """A saved phase state cannot be read."""
 
 
@@ -183,9 +185,9 @@ class PhaseStore:
           'phases': {},
       }
     except (OSError, ValueError) as e:
-      raise StateError(f'cannot read phase state {self.path}: {e}') from e
+      raise PhaseStateError(f'cannot read phase state {self.path}: {e}') from e
     if not isinstance(state, dict) or state.get('version') != self.VERSION:
-      raise StateError(f'{self.path}: not a version {self.VERSION} state')
+      raise PhaseStateError(f'{self.path}: not a version {self.VERSION} state')
     return state
 
   def _Write(self, state: Mapping[str, Any]) -> None:
@@ -218,9 +220,11 @@ class PhaseStore:
         ]
         status = record['state']
       except (KeyError, TypeError) as e:
-        raise StateError(f'{self.path}: bad record of {name}: {e}') from e
+        raise PhaseStateError(f'{self.path}: bad record of {name}: {e}') from e
       if status not in _STATES:
-        raise StateError(f'{self.path}: {name} has unknown state {status!r}')
+        raise PhaseStateError(
+            f'{self.path}: {name} has unknown state {status!r}'
+        )
       out[name] = (samples, status)
     return out
 
@@ -248,7 +252,7 @@ class PhaseStore:
 
     def Change(state):
       if phase not in state['phases']:
-        raise StateError(f'{self.path}: phase {phase} was never saved')
+        raise PhaseStateError(f'{self.path}: phase {phase} was never saved')
       state['phases'][phase]['state'] = status
 
     self._Change(Change)

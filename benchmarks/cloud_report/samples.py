@@ -26,6 +26,8 @@ from typing import Any, Mapping
 
 from perfkitbenchmarker import sample
 
+from benchmarks.cloud_report import errors as report_errors
+
 PHASES = ('cpu', 'io', 'net', 'object_storage', 'tpcc')
 # Phase name (as in sample metadata) -> its sub-package of cloud_report, which
 # holds the phase's stages, parser and samples modules (the io phase's is
@@ -50,7 +52,7 @@ def PhaseModule(phase: str, module: str) -> str:
   return f'{_PACKAGE}.{PHASE_PACKAGES[phase]}.{module}'
 
 
-class UnknownMetricError(KeyError):
+class UnknownMetricError(report_errors.Error, KeyError):
   """A sample was made for a metric no catalog defines."""
 
 

@@ -26,6 +26,7 @@ import os
 import tempfile
 from typing import Any, Iterable, Iterator, Mapping
 
+from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext import labels
 from pkb_ext.publish import schema
@@ -64,11 +65,11 @@ _STRING_COLUMNS = (
 )
 
 
-class QueryError(RuntimeError):
+class QueryError(errors.Error, RuntimeError):
   """A query failed on its backend; the message says where and why."""
 
 
-class SamplesError(ValueError):
+class SamplesError(errors.Error, ValueError):
   """An NDJSON line is not a sample; the message names file and line."""
 
 

@@ -28,10 +28,12 @@ from typing import Any
 
 import yaml
 
+from pkb_ext import errors
+
 FLAGS = ('bimodal', 'over_limit')
 
 
-class BaselineError(ValueError):
+class BaselineError(errors.Error, ValueError):
   """A baseline file is missing or malformed; the message names it."""
 
 

@@ -33,17 +33,22 @@ error naming the file and line, exit status 1; a BigQuery call gives up after
 import argparse
 import math
 import sys
+from typing import Sequence
 
+from pkb_ext import command
+from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import report
 from pkb_ext.analysis import runner
 
+PROG = 'pkb-ext report'
+
 
 def BuildParser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
-      prog='pkb-ext report',
+  parser = command.ArgumentParser(
+      prog=PROG,
       description='Rebuild the 2021 Cloud Report from samples.',
   )
   source = parser.add_mutually_exclusive_group(required=True)
@@ -138,16 +143,6 @@ def AddTimeout(parser: argparse.ArgumentParser) -> None:
   )
 
 
-# What a command reports as a one-line error (exit status 1).
-ERRORS = (
-    OSError,
-    ValueError,
-    inputs.InputError,
-    runner.AnalysisError,
-    backends.QueryError,
-)
-
-
 def _Backend(args):
   if args.samples:
     files = inputs.ExpandSampleFiles(args.samples)
@@ -160,39 +155,37 @@ def _Backend(args):
   return backend, f'BigQuery {args.table}'
 
 
-def Main(argv: list[str]) -> int:
+def _Report(argv: Sequence[str]) -> int:
   args = BuildParser().parse_args(argv)
   if not args.print_sql and not args.out:
-    print('pkb-ext report: --out DIR is required', file=sys.stderr)
-    return 2
+    raise errors.UsageError('--out DIR is required')
   if args.create_views and not args.table:
-    print('pkb-ext report: --create-views needs --table', file=sys.stderr)
-    return 2
-  try:
-    catalog = pricing.Load(args.pricing_dir)
-    backend, source = _Backend(args)
-    analysis = runner.Analysis(backend, catalog)
-    if args.print_sql:
-      sql = analysis.Sql(args.print_sql)
-      if args.samples:
-        sql = backend.Transpile(sql)
-      print(sql)
-      return 0
-    if args.create_views:
-      backend.Execute(
-          analysis.ViewStatements(args.create_views, args.view_prefix)
-      )
-    paths = report.Write(analysis, args.out, source)
-  except ERRORS as e:
-    print(f'pkb-ext report: {e}', file=sys.stderr)
-    return 1
+    raise errors.UsageError('--create-views needs --table')
+  catalog = pricing.Load(args.pricing_dir)
+  backend, source = _Backend(args)
+  analysis = runner.Analysis(backend, catalog)
+  if args.print_sql:
+    sql = analysis.Sql(args.print_sql)
+    if args.samples:
+      sql = backend.Transpile(sql)
+    print(sql)
+    return 0
+  if args.create_views:
+    backend.Execute(
+        analysis.ViewStatements(args.create_views, args.view_prefix)
+    )
+  paths = report.Write(analysis, args.out, source)
   for message in analysis.unpriced:
-    print(f'pkb-ext report: no price: {message}', file=sys.stderr)
+    print(f'{PROG}: no price: {message}', file=sys.stderr)
   print(
       f'wrote {paths["html"]} and {paths["md"]} '
       f'({len(paths) - 2} charts) from {source}'
   )
   return 0
+
+
+def Main(argv: Sequence[str]) -> int:
+  return command.Run(PROG, _Report, argv)
 
 
 if __name__ == '__main__':

@@ -31,6 +31,7 @@ import importlib.resources
 import re
 from typing import Any, Iterable, Sequence
 
+from pkb_ext import errors
 from pkb_ext.analysis import baseline as baseline_lib
 from pkb_ext.analysis import report
 from pkb_ext.analysis import runner
@@ -87,7 +88,7 @@ _SIDE_REF = re.compile(r'\$\{(a|b)\}\.([A-Za-z_][A-Za-z0-9_]*)')
 _SETTINGS = 'compare_settings'
 
 
-class CompareError(ValueError):
+class CompareError(errors.Error, ValueError):
   """The two sides cannot be compared; the message says why."""
 
 

@@ -24,8 +24,10 @@
 Prints one row per benchmark and matched configuration: value A, value B,
 the change in %, the direction, each side's repetitions and a verdict from a
 named test; --out DIR also writes compare.html, compare.md and a chart per
-benchmark. Exit status 1 when the sides cannot be compared (the message
-says why), 2 for bad arguments.
+benchmark. Exit status 1 when the sides cannot be compared or read (the
+message says why), 2 for bad arguments: a setting the user gave that cannot
+be used (a test level, a side that is no BigQuery table id, sides of two
+kinds, an option that does not apply) is a bad argument.
 """
 
 import argparse
@@ -33,7 +35,10 @@ import math
 import os
 import re
 import sys
+from typing import Sequence
 
+from pkb_ext import command
+from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext import pricing
 from pkb_ext.analysis import backends
@@ -43,6 +48,7 @@ from pkb_ext.analysis import compare
 from pkb_ext.analysis import compare_report
 from pkb_ext.analysis import runner
 
+PROG = 'pkb-ext compare'
 _TABLE_ID = re.compile(r'^[A-Za-z0-9_-]+\.[A-Za-z0-9_]+\.[A-Za-z0-9_$-]+$')
 BQ_PREFIX = 'bq:'
 
@@ -66,8 +72,8 @@ def _Number(kind):
 
 
 def BuildParser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
-      prog='pkb-ext compare',
+  parser = command.ArgumentParser(
+      prog=PROG,
       description=(
           'Compare two runs of the report (or the 2021 baseline and a run).'
       ),
@@ -146,11 +152,15 @@ def _Kind(arg: str) -> tuple[str, list[str] | str]:
 
   Only bq:PROJECT.DATASET.TABLE names a table: any other argument is a file
   or a spool directory, which must exist.
+
+  Raises:
+    errors.UsageError: bq:... names no table.
+    compare.CompareError: the file or spool cannot be read.
   """
   if arg.startswith(BQ_PREFIX):
     table = arg[len(BQ_PREFIX) :]
     if not _TABLE_ID.match(table):
-      raise compare.CompareError(
+      raise errors.UsageError(
           f'{inputs.Shorten(arg)}: not a BigQuery table'
           f' {BQ_PREFIX}PROJECT.DATASET.TABLE'
       )
@@ -168,7 +178,7 @@ def _Sides(args, catalog):
   """Returns (backend, side A or None for a baseline, side B, kind)."""
   kinds = [_Kind(a) for a in args.sides]
   if len({k for k, _ in kinds}) > 1:
-    raise compare.CompareError(
+    raise errors.UsageError(
         'A and B must both be NDJSON (files or spools) or both BigQuery tables'
     )
   kind = kinds[0][0]
@@ -195,15 +205,11 @@ def _Sides(args, catalog):
   return backend, sides, kind
 
 
-def Main(argv: list[str]) -> int:
+def _Compare(argv: Sequence[str]) -> int:
   parser = BuildParser()
   args = parser.parse_args(argv)
   if args.baseline is not None and not args.baseline.strip():
-    print(
-        'pkb-ext compare: --baseline needs a NAME, e.g. --baseline=2021',
-        file=sys.stderr,
-    )
-    return 2
+    raise errors.UsageError('--baseline needs a NAME, e.g. --baseline=2021')
   want = 1 if args.baseline else 2
   if len(args.sides) != want:
     how = (
@@ -211,19 +217,15 @@ def Main(argv: list[str]) -> int:
         if args.baseline
         else ('give two sides A B (or --baseline=NAME and one side B)')
     )
-    print(
-        f'pkb-ext compare: {how}; got {len(args.sides)} side(s)',
-        file=sys.stderr,
-    )
-    return 2
+    raise errors.UsageError(f'{how}; got {len(args.sides)} side(s)')
   by = tuple(d.strip() for d in args.by.split(',') if d.strip())
   if args.baseline and args.by != parser.get_default('by'):
-    print(
-        'pkb-ext compare: --by does not apply to --baseline (a baseline'
-        ' matches by machine type, and disk type where it names one)',
-        file=sys.stderr,
+    raise errors.UsageError(
+        '--by does not apply to --baseline (a baseline matches by machine'
+        ' type, and disk type where it names one)'
     )
-    return 2
+  if args.create_views and not all(a.startswith(BQ_PREFIX) for a in args.sides):
+    raise errors.UsageError('--create-views needs BigQuery sides')
   settings = compare.Settings(
       by=('machine_type', 'disk_type') if args.baseline else by,
       test=args.test,
@@ -234,45 +236,35 @@ def Main(argv: list[str]) -> int:
   try:
     settings.Validate()
   except compare.CompareError as e:
-    print(f'pkb-ext compare: {e}', file=sys.stderr)
-    return 2
-  try:
-    catalog = pricing.Load(args.pricing_dir)
-    backend, sides, kind = _Sides(args, catalog)
-    if args.create_views and kind != 'bigquery':
-      print(
-          'pkb-ext compare: --create-views needs BigQuery sides',
-          file=sys.stderr,
-      )
-      return 2
-    if args.baseline:
-      benchmarks = {
-          r['benchmark'] for r in sides[0].analysis.Query('benchmarks')
-      }
-      figures = baseline_lib.Load(args.baseline, benchmarks)
-      sides.insert(0, compare.BaselineSide(figures, sides[0]))
-    comparison = compare.Comparison(backend, sides[0], sides[1], settings)
-    if args.print_sql:
-      sql = comparison.Sql(args.print_sql)
-      if kind == 'ndjson':
-        sql = backend.Transpile(sql)
-      print(sql)
-      return 0
-    if args.create_views:
-      backend.Execute(
-          comparison.ViewStatements(args.create_views, args.view_prefix)
-      )
-    result = comparison.Run()
-    print(compare_report.Text(result))
-    if args.out:
-      paths = compare_report.Write(result, args.out)
-      print(
-          f'wrote {paths["html"]} and {paths["md"]} ({len(paths) - 2} charts)'
-      )
-  except report_cli.ERRORS + (baseline_lib.BaselineError,) as e:
-    print(f'pkb-ext compare: {e}', file=sys.stderr)
-    return 1
+    # The settings are the user's options: a bad one is a bad argument.
+    raise errors.UsageError(str(e)) from e
+  catalog = pricing.Load(args.pricing_dir)
+  backend, sides, kind = _Sides(args, catalog)
+  if args.baseline:
+    benchmarks = {r['benchmark'] for r in sides[0].analysis.Query('benchmarks')}
+    figures = baseline_lib.Load(args.baseline, benchmarks)
+    sides.insert(0, compare.BaselineSide(figures, sides[0]))
+  comparison = compare.Comparison(backend, sides[0], sides[1], settings)
+  if args.print_sql:
+    sql = comparison.Sql(args.print_sql)
+    if kind == 'ndjson':
+      sql = backend.Transpile(sql)
+    print(sql)
+    return 0
+  if args.create_views:
+    backend.Execute(
+        comparison.ViewStatements(args.create_views, args.view_prefix)
+    )
+  result = comparison.Run()
+  print(compare_report.Text(result))
+  if args.out:
+    paths = compare_report.Write(result, args.out)
+    print(f'wrote {paths["html"]} and {paths["md"]} ({len(paths) - 2} charts)')
   return 0
+
+
+def Main(argv: Sequence[str]) -> int:
+  return command.Run(PROG, _Compare, argv)
 
 
 if __name__ == '__main__':

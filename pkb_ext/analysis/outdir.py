@@ -27,8 +27,10 @@ import shutil
 import tempfile
 from typing import Callable
 
+from pkb_ext import errors
 
-class OutputError(OSError):
+
+class OutputError(errors.Error, OSError):
   """The output directory cannot be used; the message says why."""
 
 

@@ -35,6 +35,7 @@ matplotlib.use('Agg')
 from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
 from matplotlib import ticker  # pylint: disable=g-import-not-at-top
 
+from pkb_ext import errors  # pylint: disable=g-bad-import-order
 from pkb_ext.analysis import outdir  # pylint: disable=g-bad-import-order
 
 CLOUD_COLORS = {'AWS': '#ff9900', 'GCP': '#4285f4', 'Azure': '#008ad7'}
@@ -85,7 +86,7 @@ def Relabel(rows: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
   ]
 
 
-class ReportError(ValueError):
+class ReportError(errors.Error, ValueError):
   """The samples cannot make one report; the message says why."""
 
 

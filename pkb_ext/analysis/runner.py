@@ -36,6 +36,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
+from pkb_ext import errors
 from pkb_ext import pricing
 
 _REF = re.compile(r'\$\{dataset\}\.([A-Za-z_][A-Za-z0-9_]*)')
@@ -43,7 +44,7 @@ _SAMPLES = '${samples}'
 DATA_RELATIONS = ('machine_costs', 'machine_limits', 'settings')
 
 
-class AnalysisError(RuntimeError):
+class AnalysisError(errors.Error, RuntimeError):
   """A view is unknown, its SQL is inconsistent, or a query failed."""
 
 

@@ -29,16 +29,21 @@ import json
 import logging
 import os
 import sys
+from typing import Sequence
 
+from pkb_ext import command
+from pkb_ext import errors
 from pkb_ext.local import cloud
 from pkb_ext.local import images
 from pkb_ext.local import layout
 from pkb_ext.local import system
 
+PROG = 'pkb-ext local'
+
 
 def BuildParser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
-      prog='pkb-ext local',
+  parser = command.ArgumentParser(
+      prog=PROG,
       description=(
           'The report topology (db1, db2, db3, client) as network namespaces'
           ' on this machine, for stock pkb.py --static_vm_file.'
@@ -190,8 +195,12 @@ def _Flags(
     raise system.LocalCloudError(
         f'no local cloud at {state_dir}: run `pkb-ext local up` first'
     )
+  try:
+    chosen = presets.PresetFlags(preset)
+  except ValueError as e:
+    raise errors.UsageError(str(e)) from e
   state = cloud.LoadState(plan)
-  out = presets.LocalCloudFlags(state, provider) + presets.PresetFlags(preset)
+  out = presets.LocalCloudFlags(state, provider) + chosen
   if spool_dir:
     out += presets.SpoolFlags(spool_dir)
   for flag in out:
@@ -199,34 +208,29 @@ def _Flags(
   return 0
 
 
-def Main(argv: list[str]) -> int:
-  args = BuildParser().parse_args(argv)
-  logging.basicConfig(
-      level=logging.DEBUG if args.verbose else logging.INFO,
-      format='[local] %(message)s',
-      stream=sys.stderr,
-  )
-  try:
-    if args.command == 'status':
-      report = cloud.Status(cloud.PlanOf(args.state_dir))
-      if args.json:
-        print(json.dumps(report, indent=1))
-      else:
-        _PrintStatus(report)
-      return 0
-    if args.command == 'down':
-      cloud.Down(cloud.PlanOf(args.state_dir))
-      return 0
-    if args.command == 'flags':
-      return _Flags(
-          args.state_dir, args.preset, args.spool_dir, args.object_storage
-      )
-    if args.command == 'results':
-      from pkb_ext.local import results  # pylint: disable=g-import-not-at-top
+def _Command(args) -> int:
+  """Runs the parsed subcommand."""
+  if args.command == 'status':
+    report = cloud.Status(cloud.PlanOf(args.state_dir))
+    if args.json:
+      print(json.dumps(report, indent=1))
+    else:
+      _PrintStatus(report)
+    return 0
+  if args.command == 'down':
+    cloud.Down(cloud.PlanOf(args.state_dir))
+    return 0
+  if args.command == 'flags':
+    return _Flags(
+        args.state_dir, args.preset, args.spool_dir, args.object_storage
+    )
+  if args.command == 'results':
+    from pkb_ext.local import results  # pylint: disable=g-import-not-at-top
 
-      return results.Main(
-          args.inputs, args.out, [p for p in args.expect.split(',') if p]
-      )
+    return results.Main(
+        args.inputs, args.out, [p for p in args.expect.split(',') if p]
+    )
+  try:
     plan = layout.Plan(
         state_dir=args.state_dir,
         prefix=args.prefix,
@@ -235,8 +239,22 @@ def Main(argv: list[str]) -> int:
         disk_gib=args.disk_size,
         image=args.image,
     )
-    cloud.Up(plan, minio=args.minio, reset=args.reset)
-    return 0
-  except (system.LocalCloudError, ValueError) as e:
-    print(f'pkb-ext local {args.command}: {e}', file=sys.stderr)
-    return 1
+  except ValueError as e:  # an option's value the layout cannot use
+    raise errors.UsageError(str(e)) from e
+  cloud.Up(plan, minio=args.minio, reset=args.reset)
+  return 0
+
+
+def _Local(argv: Sequence[str]) -> int:
+  args = BuildParser().parse_args(argv)
+  logging.basicConfig(
+      level=logging.DEBUG if args.verbose else logging.INFO,
+      format='[local] %(message)s',
+      stream=sys.stderr,
+  )
+  # What a subcommand refuses is reported as its own: pkb-ext local up.
+  return command.Run(f'{PROG} {args.command}', lambda _: _Command(args), [])
+
+
+def Main(argv: Sequence[str]) -> int:
+  return command.Run(PROG, _Local, argv)

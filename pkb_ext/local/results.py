@@ -23,24 +23,32 @@ table per phase and metric.
 import collections
 import json
 import statistics
-import sys
 from typing import Iterable, Sequence
 
+from pkb_ext import errors
 from pkb_ext import labels
+
+
+class ResultsError(errors.Error, ValueError):
+  """A sample file cannot be read, or a phase expected has no samples."""
 
 
 def ReadSamples(paths: Sequence[str]) -> list[dict]:
   """Returns the phase samples of PKB sample files, without duplicates."""
   seen, out = set(), []
   for path in paths:
-    with open(path) as f:
+    try:
+      f = open(path)
+    except OSError as e:
+      raise ResultsError(f'cannot read {path}: {e.strerror}') from e
+    with f:
       for number, line in enumerate(f, 1):
         if not line.strip():
           continue
         try:
           row = json.loads(line)
         except ValueError as e:
-          raise ValueError(f'{path}:{number}: not JSON: {e}') from e
+          raise ResultsError(f'{path}:{number}: not JSON: {e}') from e
         metadata = row.get('metadata')
         if isinstance(metadata, str):
           metadata = json.loads(metadata)
@@ -91,7 +99,12 @@ def Summary(samples: Sequence[dict]) -> str:
 
 
 def Main(paths: Sequence[str], out: str, expect: Sequence[str] = ()) -> int:
-  """Writes out, prints the summary; 1 if an expected phase has no sample."""
+  """Writes out and prints the summary; returns 0.
+
+  Raises:
+    ResultsError: a file cannot be read, or an expected phase has no sample
+      (out is written all the same).
+  """
   samples = ReadSamples(paths)
   WriteNdjson(samples, out)
   print(Summary(samples))
@@ -102,6 +115,5 @@ def Main(paths: Sequence[str], out: str, expect: Sequence[str] = ()) -> int:
   )
   missing = [p for p in expect if not counts.get(p)]
   if missing:
-    print(f'no samples from phase(s): {", ".join(missing)}', file=sys.stderr)
-    return 1
+    raise ResultsError(f'no samples from phase(s): {", ".join(missing)}')
   return 0

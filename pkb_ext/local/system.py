@@ -19,8 +19,10 @@ import signal
 import subprocess
 import time
 
+from pkb_ext import errors
 
-class LocalCloudError(Exception):
+
+class LocalCloudError(errors.Error):
   """A step of up/down failed; the message says which and why."""
 
 

@@ -47,7 +47,7 @@ and the totals show the wall time and VM-hours with and without overlap.
 
 Its modules, each importing only those listed before it (an import-linter
 contract):
-  errors          PlanError (exit 1) and UsageError (exit 2);
+  errors          PlanError (exit 1) and PlanUsageError (exit 2);
   model           Group, Config, the phases' estimates, the makespan (pure);
   cost            the io phase's fill, $/hour, the machine price check;
   pkb_config      PKB's flags and configurations, through pkb_ext.pkb_door;

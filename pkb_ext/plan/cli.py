@@ -63,14 +63,14 @@ def SplitPricesOption(argv: Sequence[str]) -> tuple[str | None, list[str]]:
   """Takes --prices=FILE out of argv.
 
   Raises:
-    errors.UsageError: --prices without a file, or given twice.
+    errors.PlanUsageError: --prices without a file, or given twice.
   """
   prices, rest = None, []
   for arg in argv:
     if arg == PRICES_OPTION or arg.startswith(PRICES_OPTION + '='):
       value = arg.partition('=')[2]
       if not value or prices is not None:
-        raise errors.UsageError(f'give {PRICES_OPTION}=FILE once, with a file')
+        raise errors.PlanUsageError(f'give {PRICES_OPTION}=FILE once, with a file')
       prices = value
     else:
       rest.append(arg)
@@ -97,12 +97,12 @@ def PrintHelpMatch(flag_values, pattern: str) -> None:
   """Prints PKB's help of the flags of modules matching pattern.
 
   Raises:
-    errors.UsageError: pattern is not a regular expression.
+    errors.PlanUsageError: pattern is not a regular expression.
   """
   try:
     regex = re.compile(pattern)
   except re.error as e:
-    raise errors.UsageError(
+    raise errors.PlanUsageError(
         f'--helpmatch={pattern}: not a regular expression ({e})'
     )
   for module_name in sorted(flag_values.flags_by_module_dict()):

@@ -20,7 +20,7 @@ class PlanError(errors.Error):
   """The input makes no plan (the message says why); exit status 1."""
 
 
-class UsageError(PlanError, errors.UsageError):
+class PlanUsageError(PlanError, errors.UsageError):
   """The command line cannot be used; exit status 2."""
 
 

@@ -164,26 +164,26 @@ def CheckNumericFlags(flag_values) -> None:
   """Refuses a non-finite float flag, and disk flags out of range.
 
   Raises:
-    errors.UsageError: naming the flag.
+    errors.PlanUsageError: naming the flag.
   """
   for name in flag_values:
     flag = flag_values[name]
     value = flag.value
     if flag.present and isinstance(value, float) and not math.isfinite(value):
-      raise errors.UsageError(f'--{name}={value}: not a finite number')
+      raise errors.PlanUsageError(f'--{name}={value}: not a finite number')
   for name, low in (('data_disk_size', 1), ('provisioned_iops', 0),
                     ('provisioned_throughput', 0)):  # fmt: skip
     if name in flag_values and flag_values[name].present:
       value = flag_values[name].value
       if value is not None and (not math.isfinite(float(value)) or value < low):
-        raise errors.UsageError(f'--{name}={value}: must be >= {low}')
+        raise errors.PlanUsageError(f'--{name}={value}: must be >= {low}')
 
 
 def ParseFlags(pkb_argv: Sequence[str]):
   """Parses PKB flags as pkb.py does; returns absl's FLAGS.
 
   Raises:
-    errors.UsageError: the flags do not parse, or a number is out of range.
+    errors.PlanUsageError: the flags do not parse, or a number is out of range.
   """
   argv = list(pkb_argv)
   if not any(a.startswith('--benchmarks') for a in argv):
@@ -195,9 +195,9 @@ def ParseFlags(pkb_argv: Sequence[str]):
   try:
     flag_values, rest = pkb_door.ParseFlags(argv)
   except pkb_door.FlagError as e:
-    raise errors.UsageError(errors.OneLine(e)) from e
+    raise errors.PlanUsageError(errors.OneLine(e)) from e
   if len(rest) > 1:
-    raise errors.UsageError(f'unexpected arguments: {" ".join(rest[1:])}')
+    raise errors.PlanUsageError(f'unexpected arguments: {" ".join(rest[1:])}')
   CheckNumericFlags(flag_values)
   return flag_values
 

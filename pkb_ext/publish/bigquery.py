@@ -32,6 +32,7 @@ import logging
 import time
 from typing import Any, Callable, Sequence
 
+from pkb_ext import errors
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
@@ -49,7 +50,7 @@ _RETRYABLE_REASONS = frozenset(
 _SCOPES = ('https://www.googleapis.com/auth/bigquery',)
 
 
-class PublishError(Exception):
+class PublishError(errors.Error):
   """Publishing failed; the message names the table and the cause."""
 
 

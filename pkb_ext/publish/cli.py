@@ -26,13 +26,16 @@ import argparse
 import logging
 import math
 import os
-import sys
+from typing import Sequence
 
+from pkb_ext import command
 from pkb_ext import inputs
 from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
+
+PROG = 'pkb-ext publish'
 
 
 def _Checked(parse):
@@ -70,8 +73,8 @@ def _Positive(kind):
 
 
 def BuildParser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
-      prog='pkb-ext publish',
+  parser = command.ArgumentParser(
+      prog=PROG,
       description='Publish NDJSON sample spools to BigQuery, idempotently.',
   )
   parser.add_argument(
@@ -145,18 +148,14 @@ def _DryRun(args, contents: spool.Contents) -> None:
   print('dry run: nothing was sent')
 
 
-def Main(argv: list[str]) -> int:
+def _Publish(argv: Sequence[str]) -> int:
   args = BuildParser().parse_args(argv)
   logging.basicConfig(
       level=logging.WARNING if args.quiet else logging.INFO,
       format='%(levelname)s %(message)s',
   )
-  try:
-    files = inputs.ExpandSampleFiles(args.spools)
-    contents = spool.Read(files, args.batch_size)
-  except (inputs.InputError, spool.SpoolError) as e:
-    print(f'pkb-ext publish: {e}', file=sys.stderr)
-    return 1
+  files = inputs.ExpandSampleFiles(args.spools)
+  contents = spool.Read(files, args.batch_size)
   if args.dry_run:
     _DryRun(args, contents)
     return 0
@@ -180,12 +179,10 @@ def Main(argv: list[str]) -> int:
     publisher = bigquery.Publisher(target, progress=Progress)
     result = publisher.Publish(contents.batches)
   except bigquery.PublishError as e:
-    print(
-        f'pkb-ext publish: {e}\nThe spool is unchanged; re-run the same'
-        ' command to publish the rest (loaded batches are skipped).',
-        file=sys.stderr,
-    )
-    return 1
+    raise bigquery.PublishError(
+        f'{e}. The spool is unchanged; re-run the same command to publish'
+        ' the rest (loaded batches are skipped).'
+    ) from e
   print(
       f'published {contents.rows} rows to {args.table}:'
       f' {result.Rows("loaded")} rows loaded in {result.Batches("loaded")}'
@@ -194,3 +191,7 @@ def Main(argv: list[str]) -> int:
       flush=True,
   )
   return 0
+
+
+def Main(argv: Sequence[str]) -> int:
+  return command.Run(PROG, _Publish, argv)

@@ -22,6 +22,8 @@ import dataclasses
 import hashlib
 import re
 
+from pkb_ext import errors
+
 # https://cloud.google.com/resource-manager/docs/creating-managing-projects:
 # 6-30 lowercase letters, digits and hyphens, starting with a letter and not
 # ending with a hyphen; legacy domain-scoped projects prefix "domain:".
@@ -36,7 +38,7 @@ _JOB_UNSAFE = re.compile(r'[^A-Za-z0-9_-]')
 JOB_PREFIX = 'pkb_ext_load'
 
 
-class InvalidIdError(ValueError):
+class InvalidIdError(errors.Error, ValueError):
   """An identifier is not a valid BigQuery name."""
 
 

@@ -27,6 +27,7 @@ import operator
 import os
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext import labels as labels_lib
 
@@ -50,7 +51,7 @@ _SHAPES: dict[tuple[str, ...], _MetadataShape] = {}
 _MAX_SHAPES = 4096
 
 
-class SchemaError(ValueError):
+class SchemaError(errors.Error, ValueError):
   """A row or a table does not fit the schema."""
 
 

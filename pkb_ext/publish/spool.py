@@ -43,6 +43,7 @@ import os
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
+from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext.publish import schema
 
@@ -58,7 +59,7 @@ _UNSAFE = re.compile(r'[^A-Za-z0-9_.-]')
 MAX_REPORTED_LINES = 20
 
 
-class SpoolError(Exception):
+class SpoolError(errors.Error):
   """A spool cannot be written or read; the message names file and line."""
 
 

@@ -361,7 +361,10 @@ class ResultsTest(absltest.TestCase):
     out = path + '.out'
     self.addCleanup(os.remove, out)
     self.assertEqual(results.Main([path], out, ['io']), 0)
-    self.assertEqual(results.Main([path], out, ['io', 'net']), 1)
+    with self.assertRaisesRegex(
+        results.ResultsError, r'no samples from phase\(s\): net'
+    ):
+      results.Main([path], out, ['io', 'net'])
     with open(out) as f:
       self.assertEqual(json.loads(f.readline())['metadata'], {'phase': 'io'})
 

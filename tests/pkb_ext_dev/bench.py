@@ -57,6 +57,10 @@ import tempfile
 import time
 import traceback
 
+from pkb_ext import command
+from pkb_ext import errors as pkb_errors
+
+PROG = 'pkb-ext bench'
 # Figure -> (part, comparison, target); None: no target, just a figure.
 FIGURES = {
     'fio_iops_ratio': ('fio', '>=', 0.97),
@@ -509,7 +513,7 @@ def _Fidelity(cloud_, parts, args, figures, details, errors, log) -> None:
       errors[FIGURES[figure][0]] = results[phase]['error']
 
 
-class _PartError(Exception):
+class _PartError(pkb_errors.Error):
 
   def __init__(self, part, message):
     super().__init__(message)
@@ -716,8 +720,8 @@ def Run(args, log=print) -> tuple[dict, dict, dict]:
 def BuildParser() -> argparse.ArgumentParser:
   from pkb_ext.local import layout  # pylint: disable=g-import-not-at-top
 
-  parser = argparse.ArgumentParser(
-      prog='pkb-ext bench', description=__doc__.splitlines()[0]
+  parser = command.ArgumentParser(
+      prog=PROG, description=__doc__.splitlines()[0]
   )
   parser.add_argument('--out', required=True, help='JSON file to write')
   parser.add_argument(
@@ -852,34 +856,40 @@ def BuildParser() -> argparse.ArgumentParser:
   return parser
 
 
-def Main(argv: list[str]) -> int:
-  args = BuildParser().parse_args(argv)
+def _CheckArgs(args) -> None:
+  """Refuses options the bench cannot use.
+
+  Raises:
+    pkb_errors.UsageError: an option is out of range or cannot be used.
+  """
   try:
     ParseParts(args.only)
   except ValueError as e:
-    print(f'pkb-ext bench: {e}', file=sys.stderr)
-    return 2
+    raise pkb_errors.UsageError(str(e)) from e
   if min(args.pairs, args.seconds, args.samples, args.fio_seconds,
          args.vs_pkb_pairs, args.vs_pkb_seconds) < 1:  # fmt: skip
-    print('pkb-ext bench: --pairs, --seconds, --fio-seconds, --samples,'
-          ' --vs-pkb-pairs and --vs-pkb-seconds must be >= 1',
-          file=sys.stderr)  # fmt: skip
-    return 2
+    raise pkb_errors.UsageError(
+        '--pairs, --seconds, --fio-seconds, --samples, --vs-pkb-pairs and'
+        ' --vs-pkb-seconds must be >= 1'
+    )
   if args.fio_pairs < _IntervalPairs():
-    print(f'pkb-ext bench: --fio-pairs must be >= {_IntervalPairs()} (the'
-          f' interval of a trimmed mean needs {_IntervalPairs()} pairs)',
-          file=sys.stderr)  # fmt: skip
-    return 2
+    raise pkb_errors.UsageError(
+        f'--fio-pairs must be >= {_IntervalPairs()} (the interval of a'
+        f' trimmed mean needs {_IntervalPairs()} pairs)'
+    )
   problem = SittingArgsProblem(args)
   if problem:
-    print(f'pkb-ext bench: {problem}', file=sys.stderr)
-    return 2
+    raise pkb_errors.UsageError(problem)
   if args.work_dir:
     try:
       os.makedirs(args.work_dir, exist_ok=True)
     except OSError as e:
-      print(f'pkb-ext bench: --work-dir: {e}', file=sys.stderr)
-      return 2
+      raise pkb_errors.UsageError(f'--work-dir: {e}') from e
+
+
+def _Bench(argv: list[str]) -> int:
+  args = BuildParser().parse_args(argv)
+  _CheckArgs(args)
 
   def Log(line):
     print(line, file=sys.stderr, flush=True)
@@ -895,6 +905,10 @@ def Main(argv: list[str]) -> int:
     print(f'{part}: {message}', file=sys.stderr)
   print(f'wrote {args.out}')
   return details['exit_status']
+
+
+def Main(argv: list[str]) -> int:
+  return command.Run(PROG, _Bench, argv)
 
 
 def _IntervalPairs() -> int:

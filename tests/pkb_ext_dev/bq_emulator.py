@@ -39,13 +39,14 @@ import time
 import urllib.error
 import urllib.request
 
+from pkb_ext import errors
 from pkb_ext import paths
 
 PROJECT = 'pkb-ext-test'
 _LOOPBACK = '127.0.0.1'
 
 
-class EmulatorError(Exception):
+class EmulatorError(errors.Error):
   """The emulator is missing or did not start."""
 
 

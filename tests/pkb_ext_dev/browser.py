@@ -34,6 +34,8 @@ import tempfile
 import time
 from typing import Any
 
+from pkb_ext import errors
+
 CANDIDATES = ('chromium', 'chromium-browser', 'google-chrome')
 FLAGS = (
     '--headless',
@@ -52,7 +54,7 @@ _IMAGES_JS = """JSON.stringify(Array.from(document.images).map(i => ({
   width: i.naturalWidth, height: i.naturalHeight})))"""
 
 
-class BrowserError(RuntimeError):
+class BrowserError(errors.Error, RuntimeError):
   """Chromium is missing, did not start or did not answer in time."""
 
 

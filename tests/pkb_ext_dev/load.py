@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 
+from pkb_ext import errors
 from pkb_ext.local import system
 
 _LOOP = (
@@ -40,7 +41,7 @@ _LOOP = (
 _CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
 
 
-class HogError(AssertionError):
+class HogError(errors.Error, AssertionError):
   """The hogs did not keep the machine busy (ended early or starved)."""
 
 

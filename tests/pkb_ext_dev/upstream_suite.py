@@ -49,6 +49,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from pkb_ext import errors
 from pkb_ext import paths
 from pkb_ext import upstream
 
@@ -71,7 +72,7 @@ _ISOLATION = (
 )
 
 
-class SuiteError(Exception):
+class SuiteError(errors.Error):
   """The suite cannot be run; the message says why."""
 
 

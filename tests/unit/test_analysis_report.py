@@ -124,8 +124,9 @@ class NumTest(absltest.TestCase):
 class CliTest(absltest.TestCase):
 
   def testNeedsASource(self):
-    with self.assertRaises(SystemExit):
-      _Run(['--out', '/tmp/x'])
+    code, _, err = _Run(['--out', '/tmp/x'])
+    self.assertEqual(code, 2)
+    self.assertIn('one of the arguments --samples --table is required', err)
 
   def testNeedsOut(self):
     code, _, err = _Run(['--samples', FIXTURE])

@@ -445,7 +445,7 @@ class BadInputTest(absltest.TestCase):
   def testMixedKinds(self):
     a = Write(self.dir, 'a.ndjson', Run(1))
     code, _, err = _Cli([a, 'bq:proj.dataset.samples'])
-    self.assertEqual(code, 1)
+    self.assertEqual(code, 2)
     self.assertIn('both be NDJSON', err)
 
   def testUnknownBaseline(self):

@@ -405,11 +405,13 @@ class RunAllTest(absltest.TestCase):
     store = self._Store()
     with open(store.path, 'w') as f:
       f.write('{"version": 2, "phases": {"cpu": {"samples": [{}]}}}')
-    with self.assertRaisesRegex(resume.StateError, 'bad record of cpu'):
+    with self.assertRaisesRegex(resume.PhaseStateError, 'bad record of cpu'):
       store.Finished()
     with open(store.path, 'w') as f:
       f.write('not json')
-    with self.assertRaisesRegex(resume.StateError, 'cannot read phase state'):
+    with self.assertRaisesRegex(
+        resume.PhaseStateError, 'cannot read phase state'
+    ):
       store.Finished()
 
   def testRequireClient(self):

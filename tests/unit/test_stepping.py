@@ -75,7 +75,7 @@ class LinearTest(absltest.TestCase):
     self.assertEqual((d.next_level, d.max_passing), (None, 3))
 
   def testRejectsForeignHistory(self):
-    with self.assertRaisesRegex(stepping.StateError, 'in order'):
+    with self.assertRaisesRegex(stepping.SearchStateError, 'in order'):
       stepping.Next(_Plan('linear'), [(2500, True), (3750, True)])
 
   def testRejudgedHistoryEndsAtItsFirstFailure(self):
@@ -120,7 +120,7 @@ class BisectTest(absltest.TestCase):
     self.assertEqual([s.level for s in result.steps], [3750, 3000, 2750, 2500])
 
   def testRejectsOffGridLevels(self):
-    with self.assertRaisesRegex(stepping.StateError, 'not on the grid'):
+    with self.assertRaisesRegex(stepping.SearchStateError, 'not on the grid'):
       stepping.Next(_Plan('bisect'), [(2600, True)])
 
 
@@ -302,7 +302,9 @@ class ProbeTest(parameterized.TestCase):
       stepping.Search(_Plan('probe'), REPORT, lambda l, i: None)
 
   def testOtherStrategiesRefuseProbeHistory(self):
-    with self.assertRaisesRegex(stepping.StateError, 'probes at \\[3750\\]'):
+    with self.assertRaisesRegex(
+        stepping.SearchStateError, 'probes at \\[3750\\]'
+    ):
       stepping.Next(_Plan('bisect'), [(3750, True, True)])
 
   def testResumesFromLinearHistoryAtFullLength(self):

@@ -132,13 +132,13 @@ class StateStoreTest(absltest.TestCase):
   def testAnotherFingerprintIsRefused(self):
     stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
     store = self._Store(fingerprint=FINGERPRINT | {'duration_s': 60})
-    with self.assertRaisesRegex(stepping.StateError, 'use a new run_uri'):
+    with self.assertRaisesRegex(stepping.SearchStateError, 'use a new run_uri'):
       stepping.Search(self.plan, self.rule, _Recorder(3400), store)
 
   def testStrategyChangeIsCheckedAgainstTheHistory(self):
     bisect = stepping.Plan('bisect', 2500, 250, 5000)
     stepping.Search(bisect, self.rule, _Recorder(3400), self._Store())
-    with self.assertRaisesRegex(stepping.StateError, 'in order'):
+    with self.assertRaisesRegex(stepping.SearchStateError, 'in order'):
       stepping.Search(self.plan, self.rule, _Recorder(3400), self._Store())
 
   def testProbeSearchResumesWithoutRepeatingSteps(self):
@@ -174,7 +174,7 @@ class StateStoreTest(absltest.TestCase):
   def testCorruptFile(self):
     with open(self.path, 'w') as f:
       f.write('{"version": 1, "steps": [')
-    with self.assertRaisesRegex(stepping.StateError, 'cannot read'):
+    with self.assertRaisesRegex(stepping.SearchStateError, 'cannot read'):
       self._Store().Load()
 
   def testAtomicWriteLeavesNoTemporaryFile(self):

@@ -36,6 +36,8 @@ the reasons to refuse; Check(vm, path, ...) does both and raises.
 import dataclasses
 import shlex
 
+from benchmarks.cloud_report import errors as report_errors
+
 _END = 'end-of-probe'
 
 # One read-only command; every line is "<kind>\t<fields...>".
@@ -66,7 +68,7 @@ echo {end}
 """
 
 
-class UnsafeTargetError(Exception):
+class UnsafeTargetError(report_errors.Error):
   """fio must not write to this target; the message names it and why."""
 
 

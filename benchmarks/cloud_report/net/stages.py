@@ -43,6 +43,7 @@ from absl import flags
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.net import estimate
 from benchmarks.cloud_report.net import netserver
@@ -91,6 +92,28 @@ def RequiredSelectors(test: str) -> list[str]:
     KeyError: `test` is not one of TESTS.
   """
   return [s.upper() for s in SELECTORS[test]]
+
+
+def ArchivedRequiredSelectors(text: str) -> list[str]:
+  """The selectors the phase would require of an archived netperf output.
+
+  Only -k output (KEY=value lines) needs them: cut at a line boundary it
+  leaves nothing garbled, so each selector the phase asks for in its test
+  must be there. A cut -O, -o or classic table shows itself: none needed.
+
+  Raises:
+    parsers.ParseError: -k output of a test the phase does not run.
+  """
+  result = netperf_parser.Parse(text)
+  if result.style != 'keyval':
+    return []
+  if result.test not in TESTS:
+    raise parsers.ParseError(
+        f'netperf test {result.test!r} is not one the net phase runs'
+        f' ({", ".join(TESTS)}): no banner and no PROTOCOL/DIRECTION'
+        ' (truncated?)'
+    )
+  return RequiredSelectors(result.test)
 
 
 _CONFIDENCE = re.compile(r'^(95|99),(\d+(?:\.\d+)?)$')

@@ -23,6 +23,7 @@ ParseCollected); Samples turns them into samples.
 import json
 import logging
 
+from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report.object_storage import parser as ttfb
@@ -44,7 +45,7 @@ RC_MARK = '@@@ cloud_report ttfb worker exit '
 STDERR_MARK = '@@@ cloud_report ttfb worker stderr'
 
 
-class ObjectStorageError(RuntimeError):
+class ObjectStorageError(report_errors.Error, RuntimeError):
   """The phase cannot measure: one line naming provider and endpoint."""
 
 

@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
+from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands as storage_commands
@@ -72,7 +73,7 @@ COCKROACH_IMPORT_SETTINGS = (
 )
 
 
-class EngineError(ValueError):
+class EngineError(report_errors.Error, ValueError):
   """An engine name that is not registered, or registered twice."""
 
 
@@ -121,6 +122,31 @@ def DurationSeconds(value: str) -> int:
   return int(m.group(1)) * _SECONDS[m.group(2)]
 
 
+def CutShort(elapsed_s: float, duration_s: float) -> bool:
+  """Whether a run that ended after elapsed_s of duration_s was cut short."""
+  return elapsed_s < MIN_ELAPSED_FRACTION * duration_s
+
+
+def CheckComplete(text: str, duration: str) -> None:
+  """Refuses a TPC-C output whose run ended well before `duration`.
+
+  The summary of a run stopped early looks complete; only its elapsed time
+  tells, against the duration it was asked for (the rule ToMeasurement
+  applies to each step).
+
+  Raises:
+    ParseError: the output is no TPC-C summary, or the run was cut short.
+    ValueError: `duration` is not a duration such as 30m.
+  """
+  seconds = DurationSeconds(duration)
+  elapsed = tpcc_parser.Parse(text).elapsed_s
+  if CutShort(elapsed, seconds):
+    raise ParseError(
+        f'the run ended after {elapsed:g} s of the {seconds} s asked for'
+        f' ({duration}): cut short, not a complete run'
+    )
+
+
 def ToMeasurement(
     output: str,
     exit_status: int,
@@ -164,7 +190,7 @@ def ToMeasurement(
   implied = result.implied_warehouses
   if exit_status:
     error = f'{result.tool} exited with status {exit_status}'
-  elif result.elapsed_s < MIN_ELAPSED_FRACTION * duration_s:
+  elif CutShort(result.elapsed_s, duration_s):
     error = f'the run ended after {result.elapsed_s:g} s of {duration_s:g} s'
   elif implied and abs(implied - warehouses) > WAREHOUSE_TOLERANCE * warehouses:
     error = (

@@ -64,6 +64,7 @@ import dataclasses
 from typing import Any, Callable, Mapping, Sequence
 
 from benchmarks.cloud_report.tpcc import pass_rules
+from benchmarks.cloud_report import errors as report_errors
 
 LINEAR = 'linear'
 BISECT = 'bisect'
@@ -71,7 +72,7 @@ PROBE = 'probe'
 STRATEGIES = (LINEAR, BISECT, PROBE)
 
 
-class StateError(Exception):
+class SearchStateError(report_errors.Error):
   """A saved stepping state cannot be used for this search."""
 
 
@@ -135,7 +136,7 @@ def _Bracket(
   latest = {}
   for level, passed in history:
     if level not in index:
-      raise StateError(
+      raise SearchStateError(
           f'level {level} is not on the grid {plan.start}, {plan.start} +'
           f' {plan.step}, ..., {plan.levels[-1]}'
       )
@@ -151,7 +152,7 @@ def _LinearNext(plan: Plan, history: Sequence[tuple[int, bool]]) -> Decision:
   levels = plan.levels
   ran = [level for level, _ in history]
   if ran != list(levels[: len(ran)]):
-    raise StateError(
+    raise SearchStateError(
         f'linear stepping runs {list(levels[: len(ran) + 1])} in order; the'
         f' history ran {ran}'
     )
@@ -229,14 +230,14 @@ def Next(plan: Plan, history: History) -> Decision:
       far, in order; probe is True for a short probe.
 
   Raises:
-    StateError: the history cannot come from this plan.
+    SearchStateError: the history cannot come from this plan.
   """
   history = _History(history)
   if plan.strategy == PROBE:
     return _ProbeNext(plan, history)
   probed = sorted({level for level, _, probe in history if probe})
   if probed:
-    raise StateError(
+    raise SearchStateError(
         f'{plan.strategy} stepping runs no probes; the history has probes at'
         f' {probed} (strategy {PROBE})'
     )

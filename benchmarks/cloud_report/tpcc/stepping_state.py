@@ -47,18 +47,18 @@ class StateStore:
     except FileNotFoundError:
       return []
     except (OSError, ValueError) as e:
-      raise stepping.StateError(
+      raise stepping.SearchStateError(
           f'cannot read stepping state {self.path}: {e}'
       ) from e
     if state.get('version') != self.VERSION:
-      raise stepping.StateError(
+      raise stepping.SearchStateError(
           f'{self.path}: state version {state.get("version")}, expected'
           f' {self.VERSION}'
       )
     if state.get('run_id') != self.run_id:
       return []
     if state.get('fingerprint') != self.fingerprint:
-      raise stepping.StateError(
+      raise stepping.SearchStateError(
           f'{self.path} holds steps of run {self.run_id} measured with'
           f' {state.get("fingerprint")}, not {self.fingerprint}; use a new'
           ' run_uri or remove the file to start over'
@@ -66,7 +66,9 @@ class StateStore:
     try:
       return [stepping.Step.FromJson(s) for s in state.get('steps', [])]
     except (KeyError, TypeError, ValueError) as e:
-      raise stepping.StateError(f'{self.path}: bad step record: {e}') from e
+      raise stepping.SearchStateError(
+          f'{self.path}: bad step record: {e}'
+      ) from e
 
   def Save(self, steps: Sequence[stepping.Step]) -> None:
     """Writes the steps atomically (a temporary file, then a rename)."""

@@ -90,7 +90,7 @@ class SearchTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testNextRejectsAForeignHistory(self):
     plan = stepping.Plan('linear', 2500, 250, 5000)
-    with self.assertRaisesRegex(stepping.StateError, 'in order'):
+    with self.assertRaisesRegex(stepping.SearchStateError, 'in order'):
       stepping.Next(plan, [(2500, True), (3750, True)])
 
   def testResumesFromItsStateFile(self):
