@@ -83,6 +83,7 @@ class Spec:
 def _Field(
     define, name, default, help_text, convert=None, validator=None, **options
 ):
+  """A dataclass field whose default is the converted flag default."""
   spec = Spec(
       define=define,
       name=name,
@@ -92,7 +93,8 @@ def _Field(
       convert=convert,
       validator=validator,
   )
-  return dataclasses.field(
+  # Called in a dataclass's body, through the constructors below.
+  return dataclasses.field(  # pylint: disable=invalid-field-call
       default=spec.Convert(default), metadata={_METADATA_KEY: spec}
   )
 

@@ -140,6 +140,7 @@ class Params:
       "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
       ' workload), or another registered with'
       ' cloud_report.tpcc.engines.RegisterEngine.',
+      validator=_CheckEngine,
   )
   strategy: str = settings.Enum(
       'cloud_report_tpcc_strategy',
@@ -173,16 +174,23 @@ class Params:
       lower_bound=1,
   )
   duration: str = settings.String(
-      'cloud_report_tpcc_duration', '30m', 'Measured time per step (90s, 30m).'
+      'cloud_report_tpcc_duration',
+      '30m',
+      'Measured time per step (90s, 30m).',
+      validator=DurationValidator('cloud_report_tpcc_duration'),
   )
   probe_duration: str = settings.String(
       'cloud_report_tpcc_probe_duration',
       '5m',
       'Measured time of a probe step (strategy probe), after the same ramp'
       ' as a full step.',
+      validator=DurationValidator('cloud_report_tpcc_probe_duration'),
   )
   ramp: str = settings.String(
-      'cloud_report_tpcc_ramp', '1m', 'Ramp before each step (0s for none).'
+      'cloud_report_tpcc_ramp',
+      '1m',
+      'Ramp before each step (0s for none).',
+      validator=DurationValidator('cloud_report_tpcc_ramp', positive=False),
   )
   pass_rule: str = settings.String(
       'cloud_report_tpcc_pass_rule',
@@ -190,6 +198,7 @@ class Params:
       'report (p90 < 5 s, the report text), crl_script (efc > 85 % and p95 <'
       ' 10 s, the CRL script), or custom:METRIC<VALUE,METRIC>VALUE,... over'
       f' {", ".join(pass_rules.METRIC_KEYS)}.',
+      validator=_CheckRule,
   )
   state_dir: str | None = settings.String(
       'cloud_report_tpcc_state_dir',
@@ -219,6 +228,7 @@ class Params:
       ' on the db nodes plus a margin (at most an hour past it). An import'
       ' can hang rather than exit when the database fails under it, e.g. on'
       ' a full disk.',
+      validator=DurationValidator('cloud_report_tpcc_load_timeout', auto=True),
   )
   step_timeout: str = settings.String(
       'cloud_report_tpcc_step_timeout',
@@ -226,6 +236,7 @@ class Params:
       'End a step that has not finished after this long (e.g. 45m) on the'
       ' client; the step then gave no result. auto: ramp + duration plus a'
       ' margin (at most an hour past them).',
+      validator=DurationValidator('cloud_report_tpcc_step_timeout', auto=True),
   )
   step_retries: int = settings.Integer(
       'cloud_report_tpcc_step_retries',
@@ -279,23 +290,8 @@ class Params:
     return pass_rules.ParseRule(self.pass_rule)
 
 
+# Read without building Params: the prerequisites check asks only the engine.
 ENGINE = settings.Holder(Params, 'engine')
-for _name in (
-    'cloud_report_tpcc_duration',
-    'cloud_report_tpcc_probe_duration',
-):
-  flags.register_validator(_name, DurationValidator(_name))
-for _name in (
-    'cloud_report_tpcc_load_timeout',
-    'cloud_report_tpcc_step_timeout',
-):
-  flags.register_validator(_name, DurationValidator(_name, auto=True))
-flags.register_validator(
-    'cloud_report_tpcc_ramp',
-    DurationValidator('cloud_report_tpcc_ramp', positive=False),
-)
-flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
-flags.register_validator('cloud_report_tpcc_engine', _CheckEngine)
 flags.register_multi_flags_validator(
     ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
     _CheckGrid,
