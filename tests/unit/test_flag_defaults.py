@@ -11,20 +11,17 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Each phase's Params defaults are its flags' defaults, stated once.
+"""Each phase's Params defines its flags, and reads them all.
 
 The phases come from the phase registry; the postgres engine's
-PostgresParams is held to the same rules. A Params field is fed by the flag
-holder its FromFlags reads (`field=HOLDER.value`); its default must be
-written as that holder's default (`HOLDER.default`), and with every flag at
-its default the phase's ReadParams must equal Params().
+PostgresParams is held to the same rules. Each Params field with a flag is
+its flag's one source (benchmarks.cloud_report.settings): with every flag
+at its default the phase's ReadParams equals Params(), and every
+cloud_report_* flag of the Params' module is one of its fields.
 """
 
-import ast
-import inspect
 import json
 import os
-import sys
 
 from absl import flags
 from absl.testing import absltest
@@ -32,6 +29,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import settings
 from pkb_ext.tpcc_postgres import params as pg_params
 from pkb_ext_dev import flag_dump
 
@@ -58,44 +56,6 @@ def _ParamsClass(name: str) -> type:
     return type(_ReadParams(name))
 
 
-def _Holders(node: ast.AST, attr: str) -> set[str]:
-  """Names X that `node` reads as X.attr."""
-  return {
-      n.value.id
-      for n in ast.walk(node)
-      if isinstance(n, ast.Attribute)
-      and n.attr == attr
-      and isinstance(n.value, ast.Name)
-  }
-
-
-def _FieldsAndHolders(cls: type):
-  """Returns ({field: default expr}, {field: holders FromFlags reads})."""
-  tree = ast.parse(inspect.getsource(sys.modules[cls.__module__]))
-  (node,) = [
-      n
-      for n in tree.body
-      if isinstance(n, ast.ClassDef) and n.name == cls.__name__
-  ]
-  defaults = {
-      n.target.id: n.value
-      for n in node.body
-      if isinstance(n, ast.AnnAssign) and n.value is not None
-  }
-  (from_flags,) = [
-      n
-      for n in node.body
-      if isinstance(n, ast.FunctionDef) and n.name == 'FromFlags'
-  ]
-  fed = {}
-  for call in ast.walk(from_flags):
-    if isinstance(call, ast.Call) and getattr(call.func, 'id', '') == 'cls':
-      for keyword in call.keywords:
-        if keyword.arg:
-          fed[keyword.arg] = _Holders(keyword.value, 'value')
-  return defaults, fed
-
-
 class ParamsDefaultsTest(parameterized.TestCase):
 
   @parameterized.parameters(*_ALL)
@@ -106,38 +66,16 @@ class ParamsDefaultsTest(parameterized.TestCase):
     self.assertEqual(params, type(params)())
 
   @parameterized.parameters(*_ALL)
-  def testEveryFlagFedFieldDefaultsToItsFlag(self, phase):
+  def testEveryFlagOfTheModuleIsAField(self, phase):
     cls = _ParamsClass(phase)
-    module = sys.modules[cls.__module__]
-    defaults, fed = _FieldsAndHolders(cls)
-    self.assertNotEqual(fed, {}, f'{cls.__module__}.Params.FromFlags')
-    wrong = []
-    for field, holders in fed.items():
-      holders = {
-          h
-          for h in holders
-          if isinstance(getattr(module, h, None), flags.FlagHolder)
-      }
-      if holders and not holders & _Holders(defaults[field], 'default'):
-        wrong.append(
-            f'{field} = {ast.unparse(defaults[field])} (flag {holders})'
-        )
-    self.assertEqual(wrong, [], f'{cls.__module__}.Params')
-
-  @parameterized.parameters(*_ALL)
-  def testEveryFlagOfTheModuleFeedsParams(self, phase):
-    cls = _ParamsClass(phase)
-    module = sys.modules[cls.__module__]
-    _, fed = _FieldsAndHolders(cls)
-    read = set().union(*fed.values())
-    holders = {
-        name
-        for name, value in vars(module).items()
-        if isinstance(value, flags.FlagHolder)
-        and value.name.startswith('cloud_report_')
+    fields = {h.name for h in settings.Holders(cls).values()}
+    defined = {
+        f.name
+        for f in flags.FLAGS.flags_by_module_dict()[cls.__module__]
+        if f.name.startswith('cloud_report_')
     }
-    self.assertNotEqual(holders, set())
-    self.assertEqual(holders - read, set(), cls.__module__)
+    self.assertNotEqual(fields, set())
+    self.assertEqual(defined, fields, cls.__module__)
 
 
 class FlagSetTest(absltest.TestCase):

@@ -120,15 +120,22 @@ class HygieneTest(absltest.TestCase):
     self.assertEqual(missing, [])
 
 
+def _DefinesAFlag(func: ast.expr) -> bool:
+  """flags.DEFINE_*(...), or a settings field: settings.Integer(...)."""
+  return isinstance(func, ast.Attribute) and (
+      func.attr.startswith('DEFINE')
+      or (isinstance(func.value, ast.Name) and func.value.id == 'settings')
+  )
+
+
 def _DefinedLiterally(module_name: str) -> set[str]:
-  """Flag names written as the first argument of a DEFINE_* call."""
+  """Flag names written as the first argument of a flag's definition."""
   tree = ast.parse(inspect.getsource(sys.modules[module_name]))
   return {
       call.args[0].value
       for call in ast.walk(tree)
       if isinstance(call, ast.Call)
-      and isinstance(call.func, ast.Attribute)
-      and call.func.attr.startswith('DEFINE')
+      and _DefinesAFlag(call.func)
       and call.args
       and isinstance(call.args[0], ast.Constant)
   }

@@ -38,6 +38,7 @@ from perfkitbenchmarker import errors
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import settings
 from benchmarks.cloud_report.cpu import estimate
 from benchmarks.cloud_report.cpu import parser as coremark_parser
 from benchmarks.cloud_report.cpu import samples as cpu_samples
@@ -47,40 +48,6 @@ PHASE = 'cpu'
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)
-
-_RUNS = flags.DEFINE_integer(
-    'cloud_report_coremark_runs',
-    10,
-    'CoreMark runs per mode (the report ran 10).',
-    lower_bound=1,
-)
-_THREADS = flags.DEFINE_integer(
-    'cloud_report_coremark_threads',
-    0,
-    "Threads of the all-core CoreMark build (-DMULTITHREAD=); 0 = the VM's"
-    ' vCPU count, like $(nproc) in the report.',
-    lower_bound=0,
-)
-_PARALLELISM = flags.DEFINE_enum(
-    'cloud_report_coremark_parallelism',
-    'pthread',
-    list(PARALLELISM),
-    'How all-core CoreMark runs its contexts: pthread (the report:'
-    " -DUSE_PTHREAD, -lpthread), fork or socket (PKB coremark's default).",
-)
-_ITERATIONS = flags.DEFINE_integer(
-    'cloud_report_coremark_iterations',
-    0,
-    'CoreMark iterations per thread per run; 0 lets CoreMark calibrate each'
-    ' run to last at least 10 s (EEMBC run rule), as the report did. Runs'
-    ' shorter than 10 s are marked valid_for_reporting False.',
-    lower_bound=0,
-)
-_MODES = flags.DEFINE_list(
-    'cloud_report_coremark_modes',
-    list(MODES),
-    'CoreMark modes to run, in this order: single, all.',
-)
 
 
 def _CheckModes(modes) -> bool:
@@ -92,29 +59,51 @@ def _CheckModes(modes) -> bool:
   return True
 
 
-flags.register_validator('cloud_report_coremark_modes', _CheckModes)
-
-
+@settings.Define
 @dataclasses.dataclass(frozen=True)
 class Params:
   """The cpu phase's settings; each default is its flag's (the report's)."""
 
-  runs: int = _RUNS.default
-  threads: int = _THREADS.default  # 0: the VM's vCPU count
-  parallelism: str = _PARALLELISM.default
-  # per thread; 0: CoreMark calibrates to >= 10 s
-  iterations: int = _ITERATIONS.default
-  modes: tuple[str, ...] = tuple(_MODES.default)
+  runs: int = settings.Integer(
+      'cloud_report_coremark_runs',
+      10,
+      'CoreMark runs per mode (the report ran 10).',
+      lower_bound=1,
+  )
+  threads: int = settings.Integer(
+      'cloud_report_coremark_threads',
+      0,
+      "Threads of the all-core CoreMark build (-DMULTITHREAD=); 0 = the VM's"
+      ' vCPU count, like $(nproc) in the report.',
+      lower_bound=0,
+  )
+  parallelism: str = settings.Enum(
+      'cloud_report_coremark_parallelism',
+      'pthread',
+      PARALLELISM,
+      'How all-core CoreMark runs its contexts: pthread (the report:'
+      " -DUSE_PTHREAD, -lpthread), fork or socket (PKB coremark's default).",
+  )
+  iterations: int = settings.Integer(
+      'cloud_report_coremark_iterations',
+      0,
+      'CoreMark iterations per thread per run; 0 lets CoreMark calibrate each'
+      ' run to last at least 10 s (EEMBC run rule), as the report did. Runs'
+      ' shorter than 10 s are marked valid_for_reporting False.',
+      lower_bound=0,
+  )
+  # Run in MODES' order, whatever the flag's.
+  modes: tuple[str, ...] = settings.List(
+      'cloud_report_coremark_modes',
+      list(MODES),
+      'CoreMark modes to run, in this order: single, all.',
+      convert=lambda modes: tuple(m for m in MODES if m in modes),
+      validator=_CheckModes,
+  )
 
   @classmethod
   def FromFlags(cls) -> 'Params':
-    return cls(
-        runs=_RUNS.value,
-        threads=_THREADS.value,
-        parallelism=_PARALLELISM.value,
-        iterations=_ITERATIONS.value,
-        modes=tuple(m for m in MODES if m in _MODES.value),
-    )
+    return settings.FromFlags(cls)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -45,6 +45,7 @@ from perfkitbenchmarker import errors
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import settings
 from benchmarks.cloud_report.net import estimate
 from benchmarks.cloud_report.net import netserver
 from benchmarks.cloud_report.net import parser as netperf_parser
@@ -118,75 +119,6 @@ def ArchivedRequiredSelectors(text: str) -> list[str]:
 
 _CONFIDENCE = re.compile(r'^(95|99),(\d+(?:\.\d+)?)$')
 _ITERATIONS = re.compile(r'^(\d+),(\d+)$')
-_DURATION = flags.DEFINE_integer(
-    'cloud_report_netperf_duration_s',
-    60,
-    'Seconds per netperf iteration (netperf -l); the report used 60.',
-    lower_bound=1,
-)
-_CONFIDENCE_FLAG = flags.DEFINE_string(
-    'cloud_report_netperf_confidence',
-    '99,5',
-    'netperf -I LEVEL,WIDTH: LEVEL 95 or 99 %, WIDTH the full interval width'
-    ' in % (99,5 = 99% confident within +/-2.5%, the report\'s); "off" runs'
-    ' one iteration without confidence intervals.',
-)
-_CONFIDENCE_ITERATIONS = flags.DEFINE_string(
-    'cloud_report_netperf_confidence_iterations',
-    '10,3',
-    'netperf -i MAX,MIN iterations with confidence intervals; 10,3 is what'
-    ' netperf uses for -I alone. 3 <= MIN <= MAX <= 30.',
-)
-_REPETITIONS = flags.DEFINE_integer(
-    'cloud_report_netperf_repetitions',
-    1,
-    'Times to repeat every netperf test (the report re-ran suspicious'
-    " machines 10 times). Samples carry bimodal (Sarle's coefficient > 5/9)"
-    ' from 4 repetitions; an even split of two modes is only flagged from'
-    ' about 10.',
-    lower_bound=1,
-)
-_TESTS = flags.DEFINE_list(
-    'cloud_report_netperf_tests',
-    list(TESTS),
-    f'netperf tests to run, from {",".join(TESTS)}.',
-)
-_STREAMS = flags.DEFINE_list(
-    'cloud_report_netperf_streams',
-    ['1'],
-    'Concurrent TCP_STREAM netperf processes, one run per value (e.g. 1,8);'
-    ' their throughputs are summed. The report ran 1.',
-)
-_CONTROL_PORT = flags.DEFINE_integer(
-    'cloud_report_netperf_control_port',
-    20000,
-    "Port of the phase's own netserver (netserver -p, netperf -p).",
-    lower_bound=1,
-    upper_bound=65535,
-)
-_DATA_PORT = flags.DEFINE_integer(
-    'cloud_report_netperf_data_port',
-    20001,
-    'Remote data port of the first stream (netperf -P ,PORT); stream i uses'
-    ' PORT + i.',
-    lower_bound=1,
-    upper_bound=65535,
-)
-_OUTPUT_STYLE = flags.DEFINE_enum(
-    'cloud_report_netperf_output',
-    'keyval',
-    list(STYLE_OPTIONS),
-    "netperf output style: keyval (-k), human (-O, as the report's script)"
-    ' or csv (-o); all carry the same selectors.',
-)
-_INSTALL = flags.DEFINE_enum(
-    'cloud_report_netperf_install',
-    'auto',
-    list(netperf_pkg.INSTALL_MODES),
-    "auto: a netperf >= 2.6 already on the PATH (no download), else PKB's"
-    ' netperf package; distro: the OS package;'
-    " pkb: PKB's netperf package (builds 2.7.0 from its tarball).",
-)
 
 
 def _CheckConfidence(value: str) -> bool:
@@ -244,52 +176,94 @@ def _CheckPorts(values) -> bool:
   return True
 
 
-flags.register_validator('cloud_report_netperf_confidence', _CheckConfidence)
-flags.register_validator(
-    'cloud_report_netperf_confidence_iterations', _CheckIterations
-)
-flags.register_validator('cloud_report_netperf_tests', _CheckTests)
-flags.register_validator('cloud_report_netperf_streams', _CheckStreams)
-flags.register_multi_flags_validator(
-    [
-        'cloud_report_netperf_control_port',
-        'cloud_report_netperf_data_port',
-        'cloud_report_netperf_streams',
-    ],
-    _CheckPorts,
-)
-
-
+@settings.Define
 @dataclasses.dataclass(frozen=True)
 class Params:
   """The net phase's settings; each default is its flag's (the report's)."""
 
-  duration_s: int = _DURATION.default
-  confidence: str = _CONFIDENCE_FLAG.default  # netperf -I; 'off' for none
+  duration_s: int = settings.Integer(
+      'cloud_report_netperf_duration_s',
+      60,
+      'Seconds per netperf iteration (netperf -l); the report used 60.',
+      lower_bound=1,
+  )
+  # netperf -I; 'off' (or an empty flag) for none
+  confidence: str = settings.String(
+      'cloud_report_netperf_confidence',
+      '99,5',
+      'netperf -I LEVEL,WIDTH: LEVEL 95 or 99 %, WIDTH the full interval'
+      " width in % (99,5 = 99% confident within +/-2.5%, the report's);"
+      ' "off" runs one iteration without confidence intervals.',
+      convert=lambda value: value or 'off',
+      validator=_CheckConfidence,
+  )
   # netperf -i MAX,MIN
-  confidence_iterations: str = _CONFIDENCE_ITERATIONS.default
-  repetitions: int = _REPETITIONS.default
-  tests: tuple[str, ...] = tuple(_TESTS.default)
-  streams: tuple[int, ...] = tuple(int(s) for s in _STREAMS.default)
-  control_port: int = _CONTROL_PORT.default
-  data_port: int = _DATA_PORT.default
-  output_style: str = _OUTPUT_STYLE.default
-  install: str = _INSTALL.default
+  confidence_iterations: str = settings.String(
+      'cloud_report_netperf_confidence_iterations',
+      '10,3',
+      'netperf -i MAX,MIN iterations with confidence intervals; 10,3 is what'
+      ' netperf uses for -I alone. 3 <= MIN <= MAX <= 30.',
+      validator=_CheckIterations,
+  )
+  repetitions: int = settings.Integer(
+      'cloud_report_netperf_repetitions',
+      1,
+      'Times to repeat every netperf test (the report re-ran suspicious'
+      " machines 10 times). Samples carry bimodal (Sarle's coefficient >"
+      ' 5/9) from 4 repetitions; an even split of two modes is only flagged'
+      ' from about 10.',
+      lower_bound=1,
+  )
+  # Run in TESTS' order, whatever the flag's.
+  tests: tuple[str, ...] = settings.List(
+      'cloud_report_netperf_tests',
+      list(TESTS),
+      f'netperf tests to run, from {",".join(TESTS)}.',
+      convert=lambda tests: tuple(t for t in TESTS if t in tests),
+      validator=_CheckTests,
+  )
+  streams: tuple[int, ...] = settings.List(
+      'cloud_report_netperf_streams',
+      ['1'],
+      'Concurrent TCP_STREAM netperf processes, one run per value (e.g.'
+      ' 1,8); their throughputs are summed. The report ran 1.',
+      convert=settings.TupleOf(int),
+      validator=_CheckStreams,
+  )
+  control_port: int = settings.Integer(
+      'cloud_report_netperf_control_port',
+      20000,
+      "Port of the phase's own netserver (netserver -p, netperf -p).",
+      lower_bound=1,
+      upper_bound=65535,
+  )
+  data_port: int = settings.Integer(
+      'cloud_report_netperf_data_port',
+      20001,
+      'Remote data port of the first stream (netperf -P ,PORT); stream i'
+      ' uses PORT + i.',
+      lower_bound=1,
+      upper_bound=65535,
+  )
+  output_style: str = settings.Enum(
+      'cloud_report_netperf_output',
+      'keyval',
+      STYLE_OPTIONS,
+      "netperf output style: keyval (-k), human (-O, as the report's"
+      ' script) or csv (-o); all carry the same selectors.',
+  )
+  install: str = settings.Enum(
+      'cloud_report_netperf_install',
+      'auto',
+      netperf_pkg.INSTALL_MODES,
+      "auto: a netperf >= 2.6 already on the PATH (no download), else PKB's"
+      ' netperf package; distro: the OS package;'
+      " pkb: PKB's netperf package (builds 2.7.0 from its tarball).",
+  )
 
   @classmethod
   def FromFlags(cls) -> 'Params':
-    return cls(
-        duration_s=_DURATION.value,
-        confidence=_CONFIDENCE_FLAG.value or 'off',
-        confidence_iterations=_CONFIDENCE_ITERATIONS.value,
-        repetitions=_REPETITIONS.value,
-        tests=tuple(t for t in TESTS if t in _TESTS.value),
-        streams=tuple(int(s) for s in _STREAMS.value),
-        control_port=_CONTROL_PORT.value,
-        data_port=_DATA_PORT.value,
-        output_style=_OUTPUT_STYLE.value,
-        install=_INSTALL.value,
-    )
+    return settings.FromFlags(cls)
 
   @property
   def max_iterations(self) -> int:
@@ -306,6 +280,15 @@ class Params:
     """The stream counts a test runs with (TCP_RR is one process)."""
     return self.streams if test == 'TCP_STREAM' else (1,)
 
+
+flags.register_multi_flags_validator(
+    [
+        'cloud_report_netperf_control_port',
+        'cloud_report_netperf_data_port',
+        'cloud_report_netperf_streams',
+    ],
+    _CheckPorts,
+)
 
 # --- Commands (pure). ---
 

@@ -19,6 +19,8 @@ import re
 from absl import flags
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 
+from benchmarks.cloud_report import settings
+
 # The study's object sizes: powers of two from 16 KiB to 32 MiB.
 DEFAULT_SIZES = [f'{2**k}KiB' for k in range(4, 10)] + [
     f'{2**k}MiB' for k in range(0, 6)
@@ -40,89 +42,72 @@ def ParseSize(text: str) -> int:
   return size
 
 
-_LATENCY_REQUESTS = flags.DEFINE_integer(
-    'cloud_report_object_storage_latency_requests',
-    1000,
-    'TTFB requests per operation (PUT, GET) and per connection kind (new, '
-    'reused); 0 skips the latency workload.',
-    lower_bound=0,
-)
-_LATENCY_OBJECT_BYTES = flags.DEFINE_integer(
-    'cloud_report_object_storage_latency_object_bytes',
-    1,
-    "Object size of the TTFB requests (the study used PKB's one-byte "
-    'read/write test).',
-    lower_bound=1,
-)
-_SIZES = flags.DEFINE_list(
-    'cloud_report_object_storage_sizes',
-    DEFAULT_SIZES,
-    'Object sizes of the single-stream throughput workload, as bytes or with '
-    'a KiB/MiB/GiB suffix; empty skips it.',
-)
-_DOWNLOADS = flags.DEFINE_integer(
-    'cloud_report_object_storage_downloads_per_size',
-    100,
-    'Uploads, then downloads, per object size (each object read once); 0 '
-    'skips the throughput workload.',
-    lower_bound=0,
-)
-_CONCURRENCY = flags.DEFINE_list(
-    'cloud_report_object_storage_concurrency',
-    ['1', '5', '10', '20'],
-    'Simultaneous transfers for the aggregate throughput workload; empty '
-    'skips it.',
-)
-_ROUNDS = flags.DEFINE_integer(
-    'cloud_report_object_storage_concurrency_rounds',
-    20,
-    'Rounds (replicates) per concurrency level.',
-    lower_bound=1,
-)
-_CONCURRENCY_SIZE = flags.DEFINE_string(
-    'cloud_report_object_storage_concurrency_object_size',
-    '32MiB',
-    'Object size of the concurrency workload.',
-)
-_PREFIX = flags.DEFINE_string(
-    'cloud_report_object_storage_prefix',
-    'cloud-report-2021/',
-    'Prefix of every object name the worker writes.',
-)
-_PYTHON = flags.DEFINE_string(
-    'cloud_report_object_storage_python',
-    'python3',
-    'Python interpreter on the client VM that runs the worker.',
-)
-
-
+@settings.Define
 @dataclasses.dataclass(frozen=True)
 class Params:
   """The phase's flags, read once; each default is its flag's (the study's)."""
 
-  latency_requests: int = _LATENCY_REQUESTS.default
-  latency_object_bytes: int = _LATENCY_OBJECT_BYTES.default
-  sizes: tuple[int, ...] = tuple(ParseSize(s) for s in _SIZES.default)
-  downloads_per_size: int = _DOWNLOADS.default
-  concurrency: tuple[int, ...] = tuple(int(c) for c in _CONCURRENCY.default)
-  concurrency_rounds: int = _ROUNDS.default
-  concurrency_object_bytes: int = ParseSize(_CONCURRENCY_SIZE.default)
-  prefix: str = _PREFIX.default
-  python: str = _PYTHON.default
+  latency_requests: int = settings.Integer(
+      'cloud_report_object_storage_latency_requests',
+      1000,
+      'TTFB requests per operation (PUT, GET) and per connection kind (new, '
+      'reused); 0 skips the latency workload.',
+      lower_bound=0,
+  )
+  latency_object_bytes: int = settings.Integer(
+      'cloud_report_object_storage_latency_object_bytes',
+      1,
+      "Object size of the TTFB requests (the study used PKB's one-byte "
+      'read/write test).',
+      lower_bound=1,
+  )
+  sizes: tuple[int, ...] = settings.List(
+      'cloud_report_object_storage_sizes',
+      DEFAULT_SIZES,
+      'Object sizes of the single-stream throughput workload, as bytes or '
+      'with a KiB/MiB/GiB suffix; empty skips it.',
+      convert=settings.TupleOf(ParseSize),
+  )
+  downloads_per_size: int = settings.Integer(
+      'cloud_report_object_storage_downloads_per_size',
+      100,
+      'Uploads, then downloads, per object size (each object read once); 0 '
+      'skips the throughput workload.',
+      lower_bound=0,
+  )
+  concurrency: tuple[int, ...] = settings.List(
+      'cloud_report_object_storage_concurrency',
+      ['1', '5', '10', '20'],
+      'Simultaneous transfers for the aggregate throughput workload; empty '
+      'skips it.',
+      convert=settings.TupleOf(int),
+  )
+  concurrency_rounds: int = settings.Integer(
+      'cloud_report_object_storage_concurrency_rounds',
+      20,
+      'Rounds (replicates) per concurrency level.',
+      lower_bound=1,
+  )
+  concurrency_object_bytes: int = settings.String(
+      'cloud_report_object_storage_concurrency_object_size',
+      '32MiB',
+      'Object size of the concurrency workload.',
+      convert=ParseSize,
+  )
+  prefix: str = settings.String(
+      'cloud_report_object_storage_prefix',
+      'cloud-report-2021/',
+      'Prefix of every object name the worker writes.',
+  )
+  python: str = settings.String(
+      'cloud_report_object_storage_python',
+      'python3',
+      'Python interpreter on the client VM that runs the worker.',
+  )
 
   @classmethod
   def FromFlags(cls) -> 'Params':
-    return cls(
-        latency_requests=_LATENCY_REQUESTS.value,
-        latency_object_bytes=_LATENCY_OBJECT_BYTES.value,
-        sizes=tuple(ParseSize(s) for s in _SIZES.value or ()),
-        downloads_per_size=_DOWNLOADS.value,
-        concurrency=tuple(int(c) for c in _CONCURRENCY.value or ()),
-        concurrency_rounds=_ROUNDS.value,
-        concurrency_object_bytes=ParseSize(_CONCURRENCY_SIZE.value),
-        prefix=_PREFIX.value,
-        python=_PYTHON.value,
-    )
+    return settings.FromFlags(cls)
 
 
 def RegisterChecker(name, check):
@@ -149,7 +134,10 @@ def _CheckPrefix(prefix):
     raise ValueError(f'{prefix!r} is not a relative object name prefix')
 
 
-RegisterChecker(_SIZES.name, lambda v: [ParseSize(s) for s in v or ()])
-RegisterChecker(_CONCURRENCY.name, _CheckLevels)
-RegisterChecker(_CONCURRENCY_SIZE.name, ParseSize)
-RegisterChecker(_PREFIX.name, _CheckPrefix)
+for _field, _check in (
+    ('sizes', lambda v: [ParseSize(s) for s in v or ()]),
+    ('concurrency', _CheckLevels),
+    ('concurrency_object_bytes', ParseSize),
+    ('prefix', _CheckPrefix),
+):
+  RegisterChecker(settings.Holder(Params, _field).name, _check)

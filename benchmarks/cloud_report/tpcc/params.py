@@ -26,113 +26,13 @@ import math
 from absl import flags
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import settings
+from benchmarks.cloud_report.tpcc import cockroach
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import stepping
 
-ENGINE = flags.DEFINE_string(
-    'cloud_report_tpcc_engine',
-    engines.COCKROACH,
-    "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
-    ' workload), or another registered with'
-    ' cloud_report.tpcc.engines.RegisterEngine.',
-)
-_STRATEGY = flags.DEFINE_enum(
-    'cloud_report_tpcc_strategy',
-    stepping.LINEAR,
-    list(stepping.STRATEGIES),
-    'linear: the report, +step until the first failing step; bisect: the'
-    ' same grid searched by bisection from its middle, then the edge'
-    ' confirmed by a run; probe: the grid bisected with short runs'
-    ' (--cloud_report_tpcc_probe_duration), then a full-length pass at the'
-    ' edge and a full-length fail above it, going on at full length where'
-    ' a full run disagrees with its probe.',
-)
-_PROBE_DURATION = flags.DEFINE_string(
-    'cloud_report_tpcc_probe_duration',
-    '5m',
-    'Measured time of a probe step (strategy probe), after the same ramp as'
-    ' a full step.',
-)
-_START = flags.DEFINE_integer(
-    'cloud_report_tpcc_start_warehouses',
-    2500,
-    'Active warehouses of the first step (linear); the lowest level of the'
-    ' grid (bisect, which starts in its middle).',
-    lower_bound=1,
-)
-_STEP = flags.DEFINE_integer(
-    'cloud_report_tpcc_step_warehouses',
-    250,
-    'Active warehouses added per step.',
-    lower_bound=1,
-)
-_MAX = flags.DEFINE_integer(
-    'cloud_report_tpcc_max_warehouses',
-    3500,
-    'Warehouses loaded, and the last step (default: tpcc.sh -W default in'
-    " the CRL repository, the report's 16-vCPU setting).",
-    lower_bound=1,
-)
-_DURATION = flags.DEFINE_string(
-    'cloud_report_tpcc_duration', '30m', 'Measured time per step (90s, 30m).'
-)
-_RAMP = flags.DEFINE_string(
-    'cloud_report_tpcc_ramp', '1m', 'Ramp before each step (0s for none).'
-)
-_PASS_RULE = flags.DEFINE_string(
-    'cloud_report_tpcc_pass_rule',
-    'report',
-    'report (p90 < 5 s, the report text), crl_script (efc > 85 % and p95 <'
-    ' 10 s, the CRL script), or custom:METRIC<VALUE,METRIC>VALUE,... over'
-    f' {", ".join(pass_rules.METRIC_KEYS)}.',
-)
-_STATE_DIR = flags.DEFINE_string(
-    'cloud_report_tpcc_state_dir',
-    None,
-    "Directory of the stepping state file (default: PKB's run directory).",
-)
-_CRDB_CACHE = flags.DEFINE_string(
-    'cloud_report_tpcc_cockroach_cache',
-    '.25',
-    'cockroach start --cache (CRL repository: 0.25).',
-)
-_CRDB_SQL_MEMORY = flags.DEFINE_string(
-    'cloud_report_tpcc_cockroach_max_sql_memory',
-    '.4',
-    'cockroach start --max-sql-memory (CRL repository: 0.4).',
-)
-_CRDB_IMPORT_SETTINGS = flags.DEFINE_boolean(
-    'cloud_report_tpcc_cockroach_import_settings',
-    True,
-    "Set tpcc.sh's bulk-import cluster settings before the fixtures import.",
-)
 AUTO = 'auto'
-_LOAD_TIMEOUT = flags.DEFINE_string(
-    'cloud_report_tpcc_load_timeout',
-    AUTO,
-    'Give up loading the warehouses after this long (e.g. 90m), ending the'
-    ' load on the client. auto: the expected import time of the warehouses'
-    ' on the db nodes plus a margin (at most an hour past it). An import'
-    ' can hang rather than exit when the database fails under it, e.g. on'
-    ' a full disk.',
-)
-_STEP_TIMEOUT = flags.DEFINE_string(
-    'cloud_report_tpcc_step_timeout',
-    AUTO,
-    'End a step that has not finished after this long (e.g. 45m) on the'
-    ' client; the step then gave no result. auto: ramp + duration plus a'
-    ' margin (at most an hour past them).',
-)
-_STEP_RETRIES = flags.DEFINE_integer(
-    'cloud_report_tpcc_step_retries',
-    1,
-    'Run a step that produced no result (the tool crashed, or printed'
-    ' nothing to parse) again this many times before the level counts as'
-    ' failed: the search ends there, its maximum the last passing level'
-    ' (the phase fails, its samples kept, when no level passed).',
-    lower_bound=0,
-)
 
 
 def DurationValidator(name, positive=True, auto=False):
@@ -228,70 +128,129 @@ def _CheckGrid(values) -> bool:
   return True
 
 
-for _name in (
-    'cloud_report_tpcc_duration',
-    'cloud_report_tpcc_probe_duration',
-):
-  flags.register_validator(_name, DurationValidator(_name))
-for _name in (
-    'cloud_report_tpcc_load_timeout',
-    'cloud_report_tpcc_step_timeout',
-):
-  flags.register_validator(_name, DurationValidator(_name, auto=True))
-flags.register_validator(
-    'cloud_report_tpcc_ramp',
-    DurationValidator('cloud_report_tpcc_ramp', positive=False),
-)
-flags.register_validator('cloud_report_tpcc_pass_rule', _CheckRule)
-flags.register_validator('cloud_report_tpcc_engine', _CheckEngine)
-flags.register_multi_flags_validator(
-    ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
-    _CheckGrid,
-)
-
-
+@settings.Define
 @dataclasses.dataclass(frozen=True)
 class Params:
   """The phase's settings, read once from the flags; each default is its
   flag's."""
 
-  engine: str = ENGINE.default
-  strategy: str = _STRATEGY.default
-  start: int = _START.default
-  step: int = _STEP.default
-  max_warehouses: int = _MAX.default
-  duration: str = _DURATION.default
-  probe_duration: str = _PROBE_DURATION.default
-  ramp: str = _RAMP.default
-  pass_rule: str = _PASS_RULE.default
-  state_dir: str | None = _STATE_DIR.default
-  cockroach_cache: str = _CRDB_CACHE.default
-  cockroach_max_sql_memory: str = _CRDB_SQL_MEMORY.default
-  cockroach_import_settings: bool = _CRDB_IMPORT_SETTINGS.default
-  load_timeout: str = _LOAD_TIMEOUT.default
-  step_timeout: str = _STEP_TIMEOUT.default
-  step_retries: int = _STEP_RETRIES.default
+  engine: str = settings.String(
+      'cloud_report_tpcc_engine',
+      engines.COCKROACH,
+      "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
+      ' workload), or another registered with'
+      ' cloud_report.tpcc.engines.RegisterEngine.',
+      validator=_CheckEngine,
+  )
+  strategy: str = settings.Enum(
+      'cloud_report_tpcc_strategy',
+      stepping.LINEAR,
+      stepping.STRATEGIES,
+      'linear: the report, +step until the first failing step; bisect: the'
+      ' same grid searched by bisection from its middle, then the edge'
+      ' confirmed by a run; probe: the grid bisected with short runs'
+      ' (--cloud_report_tpcc_probe_duration), then a full-length pass at the'
+      ' edge and a full-length fail above it, going on at full length where'
+      ' a full run disagrees with its probe.',
+  )
+  start: int = settings.Integer(
+      'cloud_report_tpcc_start_warehouses',
+      2500,
+      'Active warehouses of the first step (linear); the lowest level of the'
+      ' grid (bisect, which starts in its middle).',
+      lower_bound=1,
+  )
+  step: int = settings.Integer(
+      'cloud_report_tpcc_step_warehouses',
+      250,
+      'Active warehouses added per step.',
+      lower_bound=1,
+  )
+  max_warehouses: int = settings.Integer(
+      'cloud_report_tpcc_max_warehouses',
+      3500,
+      'Warehouses loaded, and the last step (default: tpcc.sh -W default in'
+      " the CRL repository, the report's 16-vCPU setting).",
+      lower_bound=1,
+  )
+  duration: str = settings.String(
+      'cloud_report_tpcc_duration',
+      '30m',
+      'Measured time per step (90s, 30m).',
+      validator=DurationValidator('cloud_report_tpcc_duration'),
+  )
+  probe_duration: str = settings.String(
+      'cloud_report_tpcc_probe_duration',
+      '5m',
+      'Measured time of a probe step (strategy probe), after the same ramp'
+      ' as a full step.',
+      validator=DurationValidator('cloud_report_tpcc_probe_duration'),
+  )
+  ramp: str = settings.String(
+      'cloud_report_tpcc_ramp',
+      '1m',
+      'Ramp before each step (0s for none).',
+      validator=DurationValidator('cloud_report_tpcc_ramp', positive=False),
+  )
+  pass_rule: str = settings.String(
+      'cloud_report_tpcc_pass_rule',
+      'report',
+      'report (p90 < 5 s, the report text), crl_script (efc > 85 % and p95 <'
+      ' 10 s, the CRL script), or custom:METRIC<VALUE,METRIC>VALUE,... over'
+      f' {", ".join(pass_rules.METRIC_KEYS)}.',
+      validator=_CheckRule,
+  )
+  state_dir: str | None = settings.String(
+      'cloud_report_tpcc_state_dir',
+      None,
+      "Directory of the stepping state file (default: PKB's run directory).",
+  )
+  cockroach_cache: str = settings.String(
+      'cloud_report_tpcc_cockroach_cache',
+      cockroach.DEFAULT_CACHE,
+      'cockroach start --cache (CRL repository: 0.25).',
+  )
+  cockroach_max_sql_memory: str = settings.String(
+      'cloud_report_tpcc_cockroach_max_sql_memory',
+      cockroach.DEFAULT_MAX_SQL_MEMORY,
+      'cockroach start --max-sql-memory (CRL repository: 0.4).',
+  )
+  cockroach_import_settings: bool = settings.Boolean(
+      'cloud_report_tpcc_cockroach_import_settings',
+      True,
+      "Set tpcc.sh's bulk-import cluster settings before the fixtures import.",
+  )
+  load_timeout: str = settings.String(
+      'cloud_report_tpcc_load_timeout',
+      AUTO,
+      'Give up loading the warehouses after this long (e.g. 90m), ending the'
+      ' load on the client. auto: the expected import time of the warehouses'
+      ' on the db nodes plus a margin (at most an hour past it). An import'
+      ' can hang rather than exit when the database fails under it, e.g. on'
+      ' a full disk.',
+      validator=DurationValidator('cloud_report_tpcc_load_timeout', auto=True),
+  )
+  step_timeout: str = settings.String(
+      'cloud_report_tpcc_step_timeout',
+      AUTO,
+      'End a step that has not finished after this long (e.g. 45m) on the'
+      ' client; the step then gave no result. auto: ramp + duration plus a'
+      ' margin (at most an hour past them).',
+      validator=DurationValidator('cloud_report_tpcc_step_timeout', auto=True),
+  )
+  step_retries: int = settings.Integer(
+      'cloud_report_tpcc_step_retries',
+      1,
+      'Run a step that produced no result (the tool crashed, or printed'
+      ' nothing to parse) again this many times before the level counts as'
+      ' failed: the search ends there, its maximum the last passing level'
+      ' (the phase fails, its samples kept, when no level passed).',
+      lower_bound=0,
+  )
 
   @classmethod
   def FromFlags(cls) -> 'Params':
-    return cls(
-        engine=ENGINE.value,
-        strategy=_STRATEGY.value,
-        start=_START.value,
-        step=_STEP.value,
-        max_warehouses=_MAX.value,
-        duration=_DURATION.value,
-        probe_duration=_PROBE_DURATION.value,
-        ramp=_RAMP.value,
-        pass_rule=_PASS_RULE.value,
-        state_dir=_STATE_DIR.value,
-        cockroach_cache=_CRDB_CACHE.value,
-        cockroach_max_sql_memory=_CRDB_SQL_MEMORY.value,
-        cockroach_import_settings=_CRDB_IMPORT_SETTINGS.value,
-        load_timeout=_LOAD_TIMEOUT.value,
-        step_timeout=_STEP_TIMEOUT.value,
-        step_retries=_STEP_RETRIES.value,
-    )
+    return settings.FromFlags(cls)
 
   def LoadTimeout(self, nodes: int) -> int:
     """Seconds the warehouses' load may take on `nodes` database nodes."""
@@ -329,3 +288,11 @@ class Params:
   @property
   def rule(self) -> pass_rules.PassRule:
     return pass_rules.ParseRule(self.pass_rule)
+
+
+# Read without building Params: the prerequisites check asks only the engine.
+ENGINE = settings.Holder(Params, 'engine')
+flags.register_multi_flags_validator(
+    ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
+    _CheckGrid,
+)
