@@ -45,6 +45,7 @@ import sys
 import warnings
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from pkb_ext import inputs
 
 MAX_INPUT_BYTES = inputs.MAX_TOOL_OUTPUT_BYTES
@@ -118,6 +119,9 @@ def _CheckTpccDuration(text: str, duration: str) -> None:
 
 
 def _Parse(args) -> int:
+  # Imported here: it imports every phase, which only parse needs.
+  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
+
   name = 'standard input' if args.file == STDIN else args.file
   try:
     text = inputs.ReadText(args.file)
@@ -128,7 +132,7 @@ def _Parse(args) -> int:
     kwargs = {}
     if args.tool == 'netperf' and not args.any_selectors:
       kwargs['required'] = _NetperfRequired(text)
-    out = parsers.ParseText(args.tool, text, **kwargs)
+    out = phase_modules.ParseText(args.tool, text, **kwargs)
     if args.tool == 'tpcc' and args.duration:
       _CheckTpccDuration(text, args.duration)
   except parsers.ParseError as e:
@@ -258,7 +262,7 @@ def BuildParser() -> argparse.ArgumentParser:
           ' input) into JSON samples, one per line.'
       ),
   )
-  parse.add_argument('tool', choices=sorted(parsers.TOOLS))
+  parse.add_argument('tool', choices=sorted(phase_table.TOOLS))
   parse.add_argument('file', help='the output file, or - for standard input')
   parse.add_argument(
       '--any-selectors',

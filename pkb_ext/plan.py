@@ -233,11 +233,11 @@ def PhaseEstimates(
     name: str, fill: estimates.Fill | None, db_nodes: int
 ) -> list[estimates.Phase]:
   """Estimates a phase from its flags (read under the config's flags)."""
-  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
 
   context = estimates.Context(fill=fill, db_nodes=db_nodes)
   try:
-    return phases.Load(name).Estimate(context)
+    return phase_modules.BY_PHASE[name].stages.Estimate(context)
   except estimates.EstimateError as e:
     raise PlanError(str(e)) from e
 

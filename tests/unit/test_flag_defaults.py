@@ -31,6 +31,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import phases
 from pkb_ext.tpcc_postgres import params as pg_params
 from pkb_ext_dev import flag_dump
@@ -49,7 +50,7 @@ def _ReadParams(name: str):
   """The settings `name` reads from the flags (a phase's, or another's)."""
   if name in _OTHER_PARAMS:
     return _OTHER_PARAMS[name].FromFlags()
-  return phases.Load(name).ReadParams()
+  return phase_modules.BY_PHASE[name].stages.ReadParams()
 
 
 def _ParamsClass(name: str) -> type:

@@ -39,6 +39,7 @@ import time
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
@@ -47,7 +48,7 @@ from benchmarks.cloud_report.object_storage import estimate
 from benchmarks.cloud_report.object_storage import params as params_lib
 from benchmarks.cloud_report.object_storage import worker
 
-PHASE = 'object_storage'
+PHASE = phase_table.OBJECT_STORAGE.sample
 WORK_DIR = worker.WORK_DIR
 # Tries of a bucket deletion, and seconds between them.
 DELETE_ATTEMPTS = 3

@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands as storage_commands
@@ -51,7 +52,7 @@ from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 COCKROACH = 'cockroach'
-PHASE = 'tpcc'
+PHASE = phase_table.TPCC.sample
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 TAG_PREFIX = 'tpcc-'  # remote.Bounded's tag of a logged run: tpcc-<log name>
 DATABASE = 'tpcc'

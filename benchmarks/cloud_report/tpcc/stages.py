@@ -44,6 +44,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import estimate
@@ -53,7 +54,7 @@ from benchmarks.cloud_report.tpcc import stepping
 from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
-PHASE = 'tpcc'
+PHASE = phase_table.TPCC.sample
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
 
 
