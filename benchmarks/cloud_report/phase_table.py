@@ -18,7 +18,8 @@ A phase has four names, one per place a reader meets it:
   sample     the `phase` of every sample's metadata (and of the published
              rows); it never changes, or old samples would stop matching.
   package    its sub-package of cloud_report (stages, parser, samples).
-  tool       what `pkb-ext parse` and the captured outputs call it.
+  tool       the tool whose output its parser reads (phase_modules.ParseText
+             takes it), and its captured outputs' directory.
   benchmark  its standalone PKB benchmark module's BENCHMARK_NAME.
 
 Where a name differs from the sample name, the row says why. TABLE lists
@@ -45,7 +46,7 @@ class Phase:
 
   sample: str  # the `phase` metadata of its samples
   package: str  # its sub-package of cloud_report
-  tool: str  # the tool name `pkb-ext parse` and the captured outputs use
+  tool: str  # the tool whose output its parser reads
   benchmark: str  # its standalone benchmark's BENCHMARK_NAME
   vms: tuple[str, ...]  # the roles of the VMs it runs on, in this order
   fills: bool = False  # fills the first db VM's data disk before it measures
