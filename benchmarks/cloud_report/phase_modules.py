@@ -18,8 +18,9 @@ The layers of cloud_report, each importing only the ones below it:
   benchmark modules   the suite imports this module; a standalone benchmark
                       imports its own phase's stages module and nothing of
                       the other phases.
-  this module         imports every phase's stages, parser and samples
-                      modules, and pairs each with its row of phase_table.
+  this module         imports every phase's stages module, and pairs it,
+                      its parser and its samples module with its row of
+                      phase_table.
   phase packages      cpu, disk, net, object_storage, tpcc: each stands
                       alone, and uses the shared modules below.
   shared modules      phase_table, phases, parsers, samples, topology,
@@ -38,20 +39,10 @@ import types
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.cpu import parser as cpu_parser
-from benchmarks.cloud_report.cpu import samples as cpu_samples
 from benchmarks.cloud_report.cpu import stages as cpu_stages
-from benchmarks.cloud_report.disk import parser as disk_parser
-from benchmarks.cloud_report.disk import samples as disk_samples
 from benchmarks.cloud_report.disk import stages as disk_stages
-from benchmarks.cloud_report.net import parser as net_parser
-from benchmarks.cloud_report.net import samples as net_samples
 from benchmarks.cloud_report.net import stages as net_stages
-from benchmarks.cloud_report.object_storage import parser as os_parser
-from benchmarks.cloud_report.object_storage import samples as os_samples
 from benchmarks.cloud_report.object_storage import stages as os_stages
-from benchmarks.cloud_report.tpcc import parser as tpcc_parser
-from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 from benchmarks.cloud_report.tpcc import stages as tpcc_stages
 
 
@@ -65,8 +56,13 @@ class Modules:
   samples: types.ModuleType
 
 
-def _Pair(*modules: types.ModuleType) -> Modules:
-  """Pairs a phase package's stages, parser and samples with its row."""
+def _Pair(stages: types.ModuleType) -> Modules:
+  """Pairs a phase's stages module, and its PARSER and SAMPLES, with its row.
+
+  Only the stages modules are imported here: a standalone benchmark module
+  reaches its phase's modules in fewer imports than the suite does.
+  """
+  modules = (stages, stages.PARSER, stages.SAMPLES)
   packages = {m.__name__.rsplit('.', 2)[-2] for m in modules}
   if len(packages) != 1:
     raise ValueError(f'modules of more than one phase: {sorted(packages)}')
@@ -74,11 +70,11 @@ def _Pair(*modules: types.ModuleType) -> Modules:
 
 
 _ALL = (
-    _Pair(cpu_stages, cpu_parser, cpu_samples),
-    _Pair(disk_stages, disk_parser, disk_samples),
-    _Pair(net_stages, net_parser, net_samples),
-    _Pair(os_stages, os_parser, os_samples),
-    _Pair(tpcc_stages, tpcc_parser, tpcc_samples),
+    _Pair(cpu_stages),
+    _Pair(disk_stages),
+    _Pair(net_stages),
+    _Pair(os_stages),
+    _Pair(tpcc_stages),
 )
 BY_PHASE = {m.phase.sample: m for m in _ALL}
 if tuple(BY_PHASE) != phase_table.ORDER:

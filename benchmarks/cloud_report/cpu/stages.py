@@ -45,6 +45,9 @@ from benchmarks.cloud_report.cpu import samples as cpu_samples
 from linux_packages import cloud_report_coremark as coremark_pkg
 
 PHASE = phase_table.CPU.sample
+# The phase's parser and samples modules (phase_modules pairs them).
+PARSER = coremark_parser
+SAMPLES = cpu_samples
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)

@@ -63,6 +63,9 @@ from benchmarks.cloud_report.disk import parser as fio_parser
 from benchmarks.cloud_report.disk import samples as io_samples
 
 PHASE = phase_table.IO.sample
+# The phase's parser and samples modules (phase_modules pairs them).
+PARSER = fio_parser
+SAMPLES = io_samples
 FILL_JOB = 'fill-disk-ignore'
 REPORTED_JOBS = params_lib.REPORTED_JOBS
 JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'

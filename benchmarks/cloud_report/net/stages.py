@@ -52,6 +52,9 @@ from benchmarks.cloud_report.net import samples as net_samples
 from linux_packages import cloud_report_netperf as netperf_pkg
 
 PHASE = phase_table.NET.sample
+# The phase's parser and samples modules (phase_modules pairs them).
+PARSER = netperf_parser
+SAMPLES = net_samples
 TESTS = ('TCP_RR', 'TCP_STREAM')
 STYLE_OPTIONS = {'keyval': '-k', 'human': '-O', 'csv': '-o'}
 # The report's TCP_RR selectors, spelled as its script did, plus P50.
