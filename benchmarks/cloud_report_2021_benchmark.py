@@ -39,6 +39,7 @@ Example:
 from absl import flags
 from perfkitbenchmarker import configs
 
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import resume
@@ -124,8 +125,8 @@ def _CheckPhases(names) -> bool:
 
 flags.register_validator('cloud_report_phases', _CheckPhases)
 
-# Import every phase now so its flags exist before PKB parses.
-_ALL = phases.LoadAll()
+# Every phase (phase_modules imported each one's module, defining its flags).
+_ALL = phase_modules.LoadAll()
 
 
 def _Selected() -> list[str]:

@@ -25,6 +25,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.cpu import stages as cpu  # pylint: disable=unused-import
@@ -49,7 +50,7 @@ cloud_report_coremark:
           machine_type: Standard_D16as_v4
           zone: eastus-1
 """
-PHASE = 'cpu'
+PHASE = phase_table.ByBenchmark(BENCHMARK_NAME).sample
 
 
 def GetConfig(user_config):

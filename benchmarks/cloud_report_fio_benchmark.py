@@ -29,6 +29,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import stages as storage  # pylint: disable=unused-import
@@ -63,7 +64,7 @@ cloud_report_fio:
           disk_type: Premium_LRS
           disk_size: 2500
 """
-PHASE = 'io'
+PHASE = phase_table.ByBenchmark(BENCHMARK_NAME).sample
 
 
 def GetConfig(user_config):

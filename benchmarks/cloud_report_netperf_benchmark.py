@@ -26,6 +26,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.net import stages as network  # pylint: disable=unused-import
@@ -53,7 +54,7 @@ cloud_report_netperf:
       vm_count: 1
       vm_spec: *cloud_report_netperf_vm
 """
-PHASE = 'net'
+PHASE = phase_table.ByBenchmark(BENCHMARK_NAME).sample
 
 
 def GetConfig(user_config):

@@ -29,12 +29,12 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report.object_storage import stages as object_storage
+from benchmarks.cloud_report.object_storage import stages as object_storage  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
-PHASE = object_storage.PHASE
 BENCHMARK_CONFIG = """
 cloud_report_object_storage:
   description: >
@@ -55,6 +55,7 @@ cloud_report_object_storage:
           machine_type: Standard_D16as_v4
           zone: eastus-1
 """
+PHASE = phase_table.ByBenchmark(BENCHMARK_NAME).sample
 
 
 def GetConfig(user_config):
@@ -67,12 +68,12 @@ def CheckPrerequisites(benchmark_config):
 
 
 def Prepare(spec):
-  topology_lib.PreparePhase(spec, object_storage.PHASE)
+  topology_lib.PreparePhase(spec, PHASE)
 
 
 def Run(spec):
-  return topology_lib.RunPhase(spec, object_storage.PHASE)
+  return topology_lib.RunPhase(spec, PHASE)
 
 
 def Cleanup(spec):
-  topology_lib.CleanupPhase(spec, object_storage.PHASE)
+  topology_lib.CleanupPhase(spec, PHASE)

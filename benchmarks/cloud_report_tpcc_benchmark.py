@@ -26,6 +26,7 @@ Example:
 
 from perfkitbenchmarker import configs
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import stages as tpcc  # pylint: disable=unused-import
@@ -66,7 +67,7 @@ cloud_report_tpcc:
       vm_count: 1
       vm_spec: *cloud_report_tpcc_vm
 """
-PHASE = 'tpcc'
+PHASE = phase_table.ByBenchmark(BENCHMARK_NAME).sample
 
 
 def GetConfig(user_config):

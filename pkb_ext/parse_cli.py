@@ -28,6 +28,7 @@ import json
 from typing import Sequence
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from pkb_ext import command
 from pkb_ext import errors
 from pkb_ext import inputs
@@ -56,7 +57,7 @@ def BuildParser() -> argparse.ArgumentParser:
           ' input) into JSON samples, one per line.'
       ),
   )
-  parser.add_argument('tool', choices=sorted(parsers.TOOLS))
+  parser.add_argument('tool', choices=sorted(phase_table.TOOLS))
   parser.add_argument('file', help='the output file, or - for standard input')
   parser.add_argument(
       '--any-selectors',
@@ -93,8 +94,11 @@ def _Samples(args, text: str) -> list:
   """The output's samples, refused as the phase would refuse it."""
   required = _Required(args, text)
   kwargs = {'required': required} if required else {}
+  # Imported here: it imports every phase, which only parse needs.
+  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
+
   try:
-    out = parsers.ParseText(args.tool, text, **kwargs)
+    out = phase_modules.ParseText(args.tool, text, **kwargs)
   except parsers.ParseError as e:
     if required and 'missing from netperf output' in str(e):
       raise parsers.ParseError(

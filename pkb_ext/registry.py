@@ -39,6 +39,7 @@ import re
 import threading
 import types
 
+from benchmarks.cloud_report import phase_table
 from pkb_ext import errors
 from pkb_ext import paths
 
@@ -141,7 +142,8 @@ def _RegisterPackages() -> None:
     _AddUnique(linux_packages.PACKAGES, name, module, 'package')
 
 
-def _RegisterBenchmarkSets(benchmark_names: list[str]) -> None:
+def _RegisterBenchmarkSets() -> None:
+  """The suite's set, and the set of the phase table's standalone ones."""
   from perfkitbenchmarker import benchmark_sets
 
   sets = {
@@ -155,9 +157,7 @@ def _RegisterBenchmarkSets(benchmark_names: list[str]) -> None:
           benchmark_sets.MESSAGE: (
               'Each 2021 Cloud Report phase as its own benchmark (pkb_ext).'
           ),
-          benchmark_sets.BENCHMARK_LIST: sorted(
-              n for n in benchmark_names if n != SUITE_BENCHMARK
-          ),
+          benchmark_sets.BENCHMARK_LIST: sorted(phase_table.BENCHMARKS),
       },
   }
   for name, entry in sets.items():
@@ -257,17 +257,17 @@ def _RegisterExtensions() -> None:
   """
   from perfkitbenchmarker import linux_packages
 
-  cloud_report = f'{BENCHMARKS_PACKAGE}.cloud_report'
-  preflight = importlib.import_module(f'{cloud_report}.preflight')
-  publisher = importlib.import_module(f'{PUBLISH_PACKAGE}.publisher')
+  from benchmarks.cloud_report import preflight
+  from benchmarks.cloud_report.object_storage import buckets as os_buckets
+  from benchmarks.cloud_report.tpcc import engines
+  from benchmarks.cloud_report.tpcc import parser as tpcc_parser
+  from pkb_ext import object_storage_endpoints as endpoints
+  from pkb_ext.publish import publisher
+  from pkb_ext.tpcc_postgres import engine as postgres
+  from pkb_ext.tpcc_postgres import parser as gotpc_parser
+
   preflight.RegisterCheck('cloud_report_spool_dir', publisher.SpoolCheck)
-  os_buckets = importlib.import_module(f'{cloud_report}.object_storage.buckets')
-  endpoints = importlib.import_module('pkb_ext.object_storage_endpoints')
   os_buckets.RegisterBackend(endpoints.ENDPOINTS)
-  engines = importlib.import_module(f'{cloud_report}.tpcc.engines')
-  tpcc_parser = importlib.import_module(f'{cloud_report}.tpcc.parser')
-  postgres = importlib.import_module('pkb_ext.tpcc_postgres.engine')
-  gotpc_parser = importlib.import_module('pkb_ext.tpcc_postgres.parser')
   engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
   tpcc_parser.RegisterTool(gotpc_parser.TOOL)
   for name, module in ExtensionPackageModules().items():
@@ -304,7 +304,7 @@ def Register() -> None:
     try:
       names = _RegisterBenchmarks()
       _RegisterPackages()
-      _RegisterBenchmarkSets(names)
+      _RegisterBenchmarkSets()
       _RegisterDataLoaders()
       _RegisterPublishers()
       _RegisterLocalDisks()

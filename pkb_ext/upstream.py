@@ -89,6 +89,7 @@ import tempfile
 import textwrap
 import zlib
 
+from benchmarks.cloud_report import phase_table
 from pkb_ext import paths
 from pkb_ext import registry
 from pkb_ext import upstream_series as series
@@ -119,9 +120,10 @@ PACKAGES_DEST = 'perfkitbenchmarker/linux_packages'
 DATA_DEST = f'perfkitbenchmarker/data/{DATA_SUBDIRECTORY}'
 TESTS_SOURCE = os.path.join('tests', 'upstream')
 TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
-# Captured tool outputs the exported tests may read (tests/data/<dir>/); a
-# file is exported only when an exported test names it.
-TEST_DATA_DIRS = ('coremark', 'fio', 'netperf', 'tpcc', 'ttfb')
+# Captured tool outputs the exported tests may read (tests/data/<tool>/, one
+# directory per phase's tool); a file is exported only when an exported test
+# names it.
+TEST_DATA_DIRS = tuple(sorted(phase_table.TOOLS))
 # configs/ entries that only pkb_ext uses (the analysis' price tables and
 # published baselines, the postgres engine's go-tpc build module) or that
 # only make configs/ a package of ours.

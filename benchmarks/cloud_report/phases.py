@@ -11,11 +11,11 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The phase registry: the report's phases, in the report's order.
+"""The report's phases (phase_table's, in its order), and how they run.
 
-A phase is a module of this package with these functions, used both by the
-combined cloud_report_2021 benchmark and by the standalone per-phase
-benchmark modules:
+A phase's stages module (<phase package>.stages) has these functions,
+used both by the combined cloud_report_2021 benchmark and by the standalone
+per-phase benchmark modules:
 
   Install(topology: Topology) -> None   installs the phase's software;
       changes nothing another phase measures, so the suite's Prepare runs
@@ -33,8 +33,11 @@ benchmark modules:
       its expected wall time, from its flags (its package's estimate
       module; plan asks for it)
 
-Importing a phase module defines its flags, so the benchmark modules import
-this registry, which imports every phase module, before PKB parses flags.
+Importing a phase's stages module defines its flags. The benchmark
+modules import the stages modules they run, by name, before PKB parses
+flags: the suite through phase_modules, a standalone benchmark its own.
+Load returns such an imported module; it imports nothing itself, so every
+import of a phase is one import-linter sees.
 
 Overlap: the io phase fills the first db VM's data disk before it measures,
 hours on a cloud, while the other VMs wait. The cpu phase (on a db VM other
@@ -47,26 +50,28 @@ another.
 """
 
 import dataclasses
-import importlib
+import sys
 import types
 from typing import Any, Sequence
 
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import errors as report_errors
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import samples as samples_lib
 
-ORDER = samples_lib.PHASES
+ORDER = phase_table.ORDER
 DB_GROUP = 'db'
 CLIENT_GROUP = 'client'
 # The phase that fills the first db VM's disk, and the phases that can run
 # beside it on other VMs (in the report's order).
-FILL_PHASE = 'io'
-SIDE_PHASES = ('cpu', 'net', 'object_storage')
+(FILL_PHASE,) = (p.sample for p in phase_table.TABLE if p.fills)
+SIDE_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side)
 # The side phases that use a db VM, and which one (an index into db_vms)
 # under overlap.
-SIDE_DB_PHASES = ('cpu', 'net')
+SIDE_DB_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side_db)
 SIDE_DB = 1
+_PACKAGE = __name__.rsplit('.', 1)[0]
 
 
 class PhaseError(errors.Benchmarks.RunError):
@@ -87,21 +92,27 @@ class PhaseFailure(report_errors.Error):
 
 
 def ModuleName(name: str) -> str:
+  """The dotted name of a phase's stages module."""
   if name not in ORDER:
     raise ValueError(f'unknown phase {name!r}; expected one of {ORDER}')
-  return samples_lib.PhaseModule(name, 'stages')
+  return f'{_PACKAGE}.{phase_table.Get(name).package}.stages'
 
 
 def Load(name: str) -> types.ModuleType:
-  """Returns a phase's module."""
-  return importlib.import_module(ModuleName(name))
+  """Returns a phase's stages module, which a module above imported.
 
-
-def LoadAll() -> list[str]:
-  """Imports every phase module (defining its flags); returns their names."""
-  for name in ORDER:
-    Load(name)
-  return list(ORDER)
+  Raises:
+    ValueError: the phase is unknown, or no module imported its stages
+      module (a benchmark module imports the phases it runs; phase_modules
+      imports them all).
+  """
+  module = sys.modules.get(ModuleName(name))
+  if module is None:
+    raise ValueError(
+        f'phase {name}: {ModuleName(name)} is not imported; import it, or'
+        ' phase_modules for every phase'
+    )
+  return module
 
 
 def Validate(names: Sequence[str]) -> list[str]:
@@ -171,13 +182,14 @@ class Topology:
     """
     db = f'db{(self.side_db if phase in SIDE_DB_PHASES else 0) + 1}'
     every_db = [f'db{i}' for i in range(1, len(self.db_vms) + 1)]
-    roles = {
-        'cpu': [db],
-        'io': [db],
-        'net': ['client', db],
-        'object_storage': ['client'],
-        'tpcc': every_db + (['client'] if self.client_vm is not None else []),
-    }[phase]
+    client = [CLIENT_GROUP] if self.client_vm is not None else []
+    expand = {
+        phase_table.DB: [db],
+        phase_table.EVERY_DB: every_db,
+        phase_table.CLIENT: [CLIENT_GROUP],
+        phase_table.CLIENT_IF_ANY: client,
+    }
+    roles = [r for vm in phase_table.Get(phase).vms for r in expand[vm]]
     return {
         'phase_vms': ','.join(roles),
         'overlapped': phase in self.overlapped,
@@ -247,11 +259,7 @@ def MakeSchedule(
             ),
         ),
     )
-  needs = {
-      'cpu': (db_vms > SIDE_DB, 'a second db VM'),
-      'net': (db_vms > SIDE_DB and has_client, 'the client and a second db VM'),
-      'object_storage': (has_client, 'the client VM'),
-  }
+  needs = {n: _SideNeeds(n, db_vms, has_client) for n in wanted}
   side = tuple(n for n in wanted if needs[n][0])
   notes = [
       f'overlap does not apply to {n}: it needs {needs[n][1]}; it runs in'
@@ -274,6 +282,16 @@ def MakeSchedule(
       after=tuple(n for n in rest if names.index(n) > at),
       notes=tuple(notes),
   )
+
+
+def _SideNeeds(name: str, db_vms: int, has_client: bool) -> tuple[bool, str]:
+  """Whether a side phase's VMs exist beside the fill, and what they are."""
+  row = phase_table.Get(name)
+  if row.side_db and row.needs_client:
+    return db_vms > SIDE_DB and has_client, 'the client and a second db VM'
+  if row.side_db:
+    return db_vms > SIDE_DB, 'a second db VM'
+  return has_client, 'the client VM'
 
 
 def Arrange(

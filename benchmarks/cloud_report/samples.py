@@ -14,32 +14,19 @@
 """Samples: metric catalog, typed run metadata and sample construction.
 
 Each phase defines its metrics once, in the samples module of its package
-(PhaseModule(phase, 'samples'), e.g. cloud_report.cpu.samples), as a METRICS
-dict of name -> unit, and converts parsed results to samples there.
+(e.g. cloud_report.cpu.samples), as a METRICS dict of name -> unit, and
+converts parsed results to samples there; phase_modules.Catalog joins them.
 Dimensions such as the CoreMark mode, the fio job or the object size are
 metadata, never part of a metric name.
 """
 
 import dataclasses
-import importlib
 from typing import Any, Mapping
 
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import errors as report_errors
-
-PHASES = ('cpu', 'io', 'net', 'object_storage', 'tpcc')
-# Phase name (as in sample metadata) -> its sub-package of cloud_report, which
-# holds the phase's stages, parser and samples modules (the io phase's is
-# disk: a package named io would shadow the standard library's).
-PHASE_PACKAGES = {
-    'cpu': 'cpu',
-    'io': 'disk',
-    'net': 'net',
-    'object_storage': 'object_storage',
-    'tpcc': 'tpcc',
-}
-_PACKAGE = __name__.rsplit('.', 1)[0]
+from benchmarks.cloud_report import phase_table
 
 # Metrics shared by every phase.
 METRICS = {
@@ -47,29 +34,8 @@ METRICS = {
 }
 
 
-def PhaseModule(phase: str, module: str) -> str:
-  """The dotted name of one module of a phase's package, e.g. its parser."""
-  return f'{_PACKAGE}.{PHASE_PACKAGES[phase]}.{module}'
-
-
 class UnknownMetricError(report_errors.Error, KeyError):
   """A sample was made for a metric no catalog defines."""
-
-
-def _PhaseCatalog(phase: str) -> dict[str, str]:
-  module = importlib.import_module(PhaseModule(phase, 'samples'))
-  return dict(module.METRICS)
-
-
-def Catalog() -> dict[str, str]:
-  """Returns every metric of every phase, name -> unit."""
-  catalog = dict(METRICS)
-  for phase in PHASES:
-    for name, unit in _PhaseCatalog(phase).items():
-      if name in catalog:
-        raise ValueError(f'metric {name!r} is defined twice')
-      catalog[name] = unit
-  return catalog
 
 
 def Make(
@@ -117,8 +83,10 @@ class RunMetadata:
 
   def ForSample(self, phase: str, iteration: int) -> dict[str, Any]:
     """Returns the metadata for one sample of `phase`."""
-    if phase not in PHASES:
-      raise ValueError(f'unknown phase {phase!r}; expected one of {PHASES}')
+    if phase not in phase_table.ORDER:
+      raise ValueError(
+          f'unknown phase {phase!r}; expected one of {phase_table.ORDER}'
+      )
     if iteration < 1:
       raise ValueError(f'iteration must be >= 1, got {iteration}')
     return dataclasses.asdict(self) | {'phase': phase, 'iteration': iteration}

@@ -23,7 +23,7 @@ A flag is passed only if a phase defines it.
 
 from absl import flags
 
-from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phase_modules
 from pkb_ext import local
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
 from pkb_ext.local import images
@@ -89,7 +89,7 @@ def PresetFlags(preset: str) -> list[str]:
     raise ValueError(f'--preset {preset!r}: choose from {", ".join(PRESETS)}')
   if preset == 'report':
     return []
-  phases.LoadAll()  # defines the phases' flags
+  phase_modules.LoadAll()  # its import defined the phases' flags
   return _Defined(SMOKE)
 
 
@@ -106,7 +106,7 @@ def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
   """
   from pkb_ext.local import services  # pylint: disable=g-import-not-at-top
 
-  phases.LoadAll()  # defines the phases' flags
+  phase_modules.LoadAll()  # its import defined the phases' flags
   out = [f'--static_vm_file={state["static_vm_file"]}']
   # What differs from a cloud VM's installs (docs/local_cloud.md): the OS's
   # fio and netperf (PKB builds them from GitHub, which the hosts cannot

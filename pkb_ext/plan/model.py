@@ -160,11 +160,11 @@ def PhaseEstimates(
   Raises:
     errors.PlanError: the estimate refuses the flags.
   """
-  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
 
   context = estimates.Context(fill=fill, db_nodes=db_nodes)
   try:
-    return phases.Load(name).Estimate(context)
+    return phase_modules.BY_PHASE[name].stages.Estimate(context)
   except estimates.EstimateError as e:
     raise errors.PlanError(str(e)) from e
 

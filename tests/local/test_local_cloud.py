@@ -56,7 +56,7 @@ from absl.testing import absltest
 
 from pkb_ext import paths
 from pkb_ext.local import presets
-from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phase_modules
 from pkb_ext_dev import local_cloud
 from pkb_ext_dev import stock_pkb
 
@@ -265,7 +265,7 @@ class LocalCloudTest(absltest.TestCase):
     # Two judged TPC-C steps (the smoke preset has three): the search is
     # shown by the tpcc tests; here, that it runs on the image.
     pkb_args += ('--cloud_report_tpcc_max_warehouses=2',)
-    landed = phases.LoadAll()
+    landed = phase_modules.LoadAll()
     out = os.path.join(self.work, f'out-{image}')
     env = dict(self.cloud.env, PKB_EXT_OUT=out, PKB_EXT_LOCAL_IMAGE=image)
     proc = subprocess.run(

@@ -33,7 +33,7 @@ import tempfile
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phase_modules
 from pkb_ext_dev import coremark_playback
 from pkb_ext_dev import fio_playback
 from pkb_ext_dev import netperf_playback
@@ -247,7 +247,7 @@ class CloudReport2021MainTest(absltest.TestCase):
     )
 
   def testPhasesWithPlaybackProduceSamples(self):
-    selected = [p for p in phases.LoadAll() if p in _PLAYBACK]
+    selected = [p for p in phase_modules.LoadAll() if p in _PLAYBACK]
     self.assertNotEmpty(selected)
     _, _, samples = self._RunMain(selected)
     for phase in selected:

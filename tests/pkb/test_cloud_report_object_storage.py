@@ -41,7 +41,7 @@ if _PKB_TESTS not in list(_tests_namespace.__path__):
   _tests_namespace.__path__.append(_PKB_TESTS)
 from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
-from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import phase_modules
 from benchmarks import cloud_report_object_storage_benchmark as benchmark
 from benchmarks.cloud_report.object_storage import worker
 
@@ -97,7 +97,7 @@ class BenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   def testRegisteredWithPkb(self):
     names = {b.BENCHMARK_NAME: b for b in linux_benchmarks.BENCHMARKS}
     self.assertIs(names['cloud_report_object_storage'], benchmark)
-    self.assertIn('object_storage', phases.LoadAll())
+    self.assertIn('object_storage', phase_modules.LoadAll())
 
   def testConfigIsAValidPkbSpec(self):
     spec = pkb_common_test_case.CreateBenchmarkSpecFromYaml(

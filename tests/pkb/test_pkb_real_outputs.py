@@ -36,6 +36,7 @@ from absl.testing import absltest
 import perfkitbenchmarker
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.disk import parser as fio
 from benchmarks.cloud_report.net import parser as netperf
@@ -203,7 +204,7 @@ class PkbRealOutputsTest(absltest.TestCase):
         rejected[(name, i)] = str(e)
         continue
       self.assertNotIn((name, i), REJECTED, f'{name}[{i}] parsed')
-      for s in parsers.ParseText(tool, text):
+      for s in phase_modules.ParseText(tool, text):
         self.assertGreaterEqual(s.value, 0, (name, i, s.metric))
       del result
     self.assertEqual(sorted(rejected), sorted(REJECTED), rejected)
@@ -296,7 +297,9 @@ class PkbRealOutputsTest(absltest.TestCase):
         # PKB's selectors give the rate only as THROUGHPUT in Trans/s.
         self.assertIsNone(ours.Field('TRANSACTION_RATE'))
         self.assertEqual(ours.transaction_rate, throughput.value, name)
-        samples = {s.metric: s.value for s in parsers.ParseText(tool, text)}
+        samples = {
+            s.metric: s.value for s in phase_modules.ParseText(tool, text)
+        }
         self.assertEqual(
             samples['netperf_transaction_rate'], throughput.value, name
         )

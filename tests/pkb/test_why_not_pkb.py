@@ -31,6 +31,7 @@ import perfkitbenchmarker
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.disk import parser as fio
 
@@ -113,7 +114,7 @@ class FioParserTest(absltest.TestCase):
     self.assertTrue(theirs)
     for s in theirs:
       self.assertIn(s.metric.split(':')[0], {j.split('.')[0] for j in jobs})
-    for s in parsers.ParseText('fio', text):
+    for s in phase_modules.ParseText('fio', text):
       self.assertNotIn(':', s.metric)
       self.assertIn(s.metadata['fio_job'], jobs)
 

@@ -522,7 +522,7 @@ class _PartError(pkb_errors.Error):
 
 def _Overhead(cloud_, args, figures, details, log) -> None:
   from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
 
   cloud_.EnsureUp(log)
   work = tempfile.mkdtemp(prefix='pkb-ext-bench-overhead-', dir=args.work_dir)
@@ -536,7 +536,7 @@ def _Overhead(cloud_, args, figures, details, log) -> None:
       settings=ReportSettings(),
   )
   ran = {r.split(' ')[0] for r in result['tool_runs']}
-  landed = phases.LoadAll()
+  landed = phase_modules.LoadAll()
   result['phases_without_tool_runs'] = [
       p for p in landed if _PHASE_TOOLS[p] not in ran
   ]
@@ -562,11 +562,11 @@ def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
   defaults and the smoke preset's values."""
   from absl import flags  # pylint: disable=g-import-not-at-top
 
-  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
   from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
   from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
 
-  phases.LoadAll()  # defines the phases' flags
+  phase_modules.LoadAll()  # defines the phases' flags
   smoke_flags = dict(f[2:].split('=', 1) for f in presets.PresetFlags('smoke'))
   report, smoke = {}, {}
   for name, flag in bench_overhead.REPORT_SETTINGS.items():

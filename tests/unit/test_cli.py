@@ -26,6 +26,8 @@ from absl.testing import absltest
 from pkb_ext import cli
 from pkb_ext import run_cli
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_modules
+from benchmarks.cloud_report import phase_table
 
 
 def _Main(argv):
@@ -57,7 +59,9 @@ class ParseTest(absltest.TestCase):
       f.write('garbage\n')
     self.addCleanup(os.unlink, f.name)
     with mock.patch.object(
-        parsers, 'ParseText', side_effect=parsers.ParseError('no score line')
+        phase_modules,
+        'ParseText',
+        side_effect=parsers.ParseError('no score line'),
     ):
       rc, _, err = _Main(['parse', 'coremark', f.name])
     self.assertEqual(rc, 1)
@@ -87,10 +91,13 @@ class ParseTest(absltest.TestCase):
 
   def testToolTable(self):
     self.assertEqual(
-        set(parsers.TOOLS), {'coremark', 'fio', 'netperf', 'tpcc', 'ttfb'}
+        set(phase_table.TOOLS), {'coremark', 'fio', 'netperf', 'tpcc', 'ttfb'}
     )
-    for tool in parsers.TOOLS.values():
-      self.assertIn(tool.phase, ('cpu', 'io', 'net', 'object_storage', 'tpcc'))
+    for tool in phase_table.TOOLS:
+      self.assertIn(
+          phase_table.ByTool(tool).sample,
+          ('cpu', 'io', 'net', 'object_storage', 'tpcc'),
+      )
 
 
 class PassThroughTest(absltest.TestCase):

@@ -21,7 +21,7 @@ import statistics
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import stats
 from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.cpu import samples as cpu
@@ -83,7 +83,7 @@ class FromResultTest(parameterized.TestCase):
         self.assertNotIn(mode, name.split('_'))
 
   def testCatalogHasNoClash(self):
-    catalog = samples_lib.Catalog()
+    catalog = phase_modules.Catalog()
     for name, unit in cpu.METRICS.items():
       self.assertEqual(catalog[name], unit)
 

@@ -19,8 +19,7 @@ import pathlib
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report.disk import parser as fio
 from benchmarks.cloud_report.disk import samples as io_samples
 
@@ -130,12 +129,14 @@ class FromResultTest(absltest.TestCase):
     self.assertTrue(io_samples.IsReported('rd-iops'))
 
   def testParseTextStampsThePhase(self):
-    out = parsers.ParseText('fio', (DATA / 'job_rd-iops.json').read_text())
+    out = phase_modules.ParseText(
+        'fio', (DATA / 'job_rd-iops.json').read_text()
+    )
     self.assertLen(out, 13)
     self.assertTrue(all(s.metadata['phase'] == 'io' for s in out))
 
   def testCatalogHasNoClash(self):
-    catalog = samples_lib.Catalog()
+    catalog = phase_modules.Catalog()
     for metric, unit in io_samples.METRICS.items():
       self.assertEqual(catalog[metric], unit)
     for metric in io_samples.METRICS:

@@ -28,6 +28,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import settings
 from pkb_ext.tpcc_postgres import params as pg_params
@@ -47,7 +48,7 @@ def _ReadParams(name: str):
   """The settings `name` reads from the flags (a phase's, or another's)."""
   if name in _OTHER_PARAMS:
     return _OTHER_PARAMS[name].FromFlags()
-  return phases.Load(name).ReadParams()
+  return phase_modules.BY_PHASE[name].stages.ReadParams()
 
 
 def _ParamsClass(name: str) -> type:

@@ -29,6 +29,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.disk import parser as fio
 from benchmarks.cloud_report.net import parser as netperf
@@ -356,7 +357,7 @@ class ParseCliTest(parameterized.TestCase):
     self.assertEqual(proc.stdout, '')
     self.assertLen(proc.stderr.strip().splitlines(), 1, proc.stderr)
 
-  @parameterized.parameters(sorted(parsers.TOOLS))
+  @parameterized.parameters(sorted(phase_table.TOOLS))
   def testHostileFilesFailCleanly(self, tool):
     work = self.create_tempdir().full_path
     cases = {

@@ -18,7 +18,7 @@ import pathlib
 from absl.testing import absltest
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report.net import parser as netperf
 from benchmarks.cloud_report.net import samples as net
 
@@ -78,9 +78,9 @@ class FromResultTest(absltest.TestCase):
     self.assertNotIn('confidence_met', out[0].metadata)
 
   def testEveryMetricIsInTheCatalog(self):
-    self.assertEqual(samples_lib.Catalog()['netperf_throughput'], 'Mbit/s')
+    self.assertEqual(phase_modules.Catalog()['netperf_throughput'], 'Mbit/s')
     for s in net.FromResult(_Parse('tcp_rr_human.txt')):
-      self.assertEqual(samples_lib.Catalog()[s.metric], s.unit)
+      self.assertEqual(phase_modules.Catalog()[s.metric], s.unit)
 
 
 class FromStreamsTest(absltest.TestCase):

@@ -18,7 +18,7 @@ import pathlib
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report.object_storage import parser as ttfb
 from benchmarks.cloud_report.object_storage import samples as object_storage
 
@@ -48,7 +48,7 @@ class FromResultTest(absltest.TestCase):
     for s in self.samples:
       self.assertEqual(s.unit, object_storage.METRICS[s.metric])
     self.assertEqual(
-        set(object_storage.METRICS) - set(samples_lib.Catalog()), set()
+        set(object_storage.METRICS) - set(phase_modules.Catalog()), set()
     )
 
   def testMetricNamesCarryNoDimension(self):

@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 import pytest
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 # The captured outputs of each tool (scripts, job files and notes excluded).
@@ -206,7 +207,7 @@ def _Mutated(tool):
 def CheckProperty(tool, text):
   """Parses `text`; ParseError is fine, other exceptions fail the test."""
   try:
-    samples = parsers.ParseText(tool, text)
+    samples = phase_modules.ParseText(tool, text)
   except parsers.ParseError:
     return
   for s in samples:
@@ -233,7 +234,7 @@ def test_seeds_parse(tool):
   for path in SEEDS[tool]:
     try:
       CheckProperty(tool, path.read_text())
-      parsers.ParseText(tool, path.read_text())
+      phase_modules.ParseText(tool, path.read_text())
       ok += 1
     except parsers.ParseError:
       pass  # the captures of failures (bad_*) are seeds too

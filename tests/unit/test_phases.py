@@ -22,10 +22,11 @@ from absl.testing import parameterized
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phase_modules
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
 from benchmarks.cloud_report import runner
-from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report import topology
 
 
@@ -106,7 +107,7 @@ class ValidateTest(absltest.TestCase):
       phases.Validate(['tpcc', 'tpcc'])
 
   def testPhasesValidateInReportOrder(self):
-    every = phases.LoadAll()
+    every = phase_modules.LoadAll()
     self.assertEqual(phases.Validate(list(reversed(every))), every)
 
   def testEveryPhaseHasAModule(self):
@@ -131,7 +132,8 @@ class ValidateTest(absltest.TestCase):
         self.assertGreater(part.seconds, 0, (name, part))
       # The estimate module lives in the phase's package.
       self.assertEqual(
-          module.estimate.__name__, samples_lib.PhaseModule(name, 'estimate')
+          module.estimate.__name__.rsplit('.', 2)[-2],
+          phase_table.Get(name).package,
       )
 
 

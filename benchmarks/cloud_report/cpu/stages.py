@@ -36,6 +36,7 @@ from absl import flags
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import settings
@@ -44,7 +45,10 @@ from benchmarks.cloud_report.cpu import parser as coremark_parser
 from benchmarks.cloud_report.cpu import samples as cpu_samples
 from linux_packages import cloud_report_coremark as coremark_pkg
 
-PHASE = 'cpu'
+PHASE = phase_table.CPU.sample
+# The phase's parser and samples modules (phase_modules pairs them).
+PARSER = coremark_parser
+SAMPLES = cpu_samples
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)

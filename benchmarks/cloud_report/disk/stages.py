@@ -52,6 +52,7 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands
@@ -61,6 +62,10 @@ from benchmarks.cloud_report.disk import params as params_lib
 from benchmarks.cloud_report.disk import parser as fio_parser
 from benchmarks.cloud_report.disk import samples as io_samples
 
+PHASE = phase_table.IO.sample
+# The phase's parser and samples modules (phase_modules pairs them).
+PARSER = fio_parser
+SAMPLES = io_samples
 FILL_JOB = 'fill-disk-ignore'
 REPORTED_JOBS = params_lib.REPORTED_JOBS
 JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'

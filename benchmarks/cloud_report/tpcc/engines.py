@@ -40,6 +40,7 @@ from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import errors as report_errors
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands as storage_commands
@@ -52,7 +53,7 @@ from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 COCKROACH = 'cockroach'
-PHASE = 'tpcc'
+PHASE = phase_table.TPCC.sample
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 TAG_PREFIX = 'tpcc-'  # remote.Bounded's tag of a logged run: tpcc-<log name>
 DATABASE = 'tpcc'

@@ -44,16 +44,21 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import estimate
 from benchmarks.cloud_report.tpcc import params as tpcc_params
+from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 from benchmarks.cloud_report.tpcc import stepping
 from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
-PHASE = 'tpcc'
+PHASE = phase_table.TPCC.sample
+# The phase's parser and samples modules (phase_modules pairs them).
+PARSER = tpcc_parser
+SAMPLES = tpcc_samples
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
 
 

@@ -28,9 +28,10 @@ from perfkitbenchmarker import publisher
 from perfkitbenchmarker import sample
 from perfkitbenchmarker.providers.aws import aws_disk
 from benchmarks import cloud_report_2021_benchmark
+from benchmarks.cloud_report import phase_modules
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import runner
-from benchmarks.cloud_report import samples
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import stages as storage
 from benchmarks.cloud_report.object_storage import worker as object_storage_worker
@@ -96,10 +97,44 @@ class SampleCatalogTest(pkb_common_test_case.PkbCommonTestCase):
   """The metric catalog of every phase (each phase's samples module)."""
 
   def testEveryMetricHasAUnit(self):
-    catalog = samples.Catalog()
+    catalog = phase_modules.Catalog()
     self.assertIn('cloud_report_phase_error', catalog)
     for name, unit in catalog.items():
       self.assertTrue(unit, f'{name} has no unit')
+
+
+class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
+  """Archived outputs of each phase's tool, parsed by the tool's name."""
+
+  _OUTPUTS = {
+      phase_table.CPU: 'single_core.txt',
+      phase_table.IO: 'job_rd-iops.json',
+      phase_table.NET: 'tcp_rr_keyval.txt',
+      phase_table.TPCC: 'cockroach_v20.2.3_resinfra_8node_100wh_30m.txt',
+  }
+
+  def testSamplesNameTheirPhase(self):
+    for phase, name in self._OUTPUTS.items():
+      path = os.path.join(
+          os.path.dirname(__file__),
+          os.pardir,
+          'data',
+          'cloud_report',
+          phase.tool,
+          name,
+      )
+      with open(path, encoding='utf-8') as f:
+        out = phase_modules.ParseText(phase.tool, f.read())
+      self.assertNotEmpty(out, phase.tool)
+      for s in out:
+        self.assertEqual(s.metadata['phase'], phase.sample)
+        self.assertIn(
+            s.metric, phase_modules.BY_PHASE[phase.sample].samples.METRICS
+        )
+
+  def testAnUnknownToolIsRefused(self):
+    with self.assertRaisesRegex(KeyError, 'unknown tool'):
+      phase_modules.ParseText('iperf', '')
 
 
 class BenchmarkSetsTest(_FlagsTestCase):
@@ -171,7 +206,8 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testEveryPhaseLoadsWithItsSteps(self):
     self.assertEqual(
-        tuple(phases.LoadAll()), ('cpu', 'io', 'net', 'object_storage', 'tpcc')
+        tuple(phase_modules.LoadAll()),
+        ('cpu', 'io', 'net', 'object_storage', 'tpcc'),
     )
     for name in phases.ORDER:
       module = phases.Load(name)

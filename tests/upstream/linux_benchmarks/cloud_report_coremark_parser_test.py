@@ -17,6 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.cpu import samples as phase_samples
 from tests import pkb_common_test_case
@@ -60,16 +61,21 @@ class CoremarkTest(pkb_common_test_case.PkbCommonTestCase):
       coremark.Parse(text[: len(text) // 3])
 
 
-class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
+class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
 
-  def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText(
-        'coremark', _Read('coremark', 'single_core.txt')
+  def testSamplesAreInThePhasesCatalog(self):
+    samples = phase_samples.FromResult(
+        coremark.Parse(_Read('coremark', 'single_core.txt'))
     )
     self.assertNotEmpty(samples)
     for s in samples:
-      self.assertEqual(s.metadata['phase'], parsers.TOOLS['coremark'].phase)
       self.assertIn(s.metric, phase_samples.METRICS)
+
+  def testTheToolIsThePhasesPackage(self):
+    self.assertEqual(
+        phase_table.ByTool('coremark').package,
+        phase_samples.__name__.rsplit('.', 2)[-2],
+    )
 
 
 if __name__ == '__main__':

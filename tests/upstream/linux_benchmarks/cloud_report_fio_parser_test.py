@@ -18,6 +18,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report.disk import parser as fio
 from benchmarks.cloud_report.disk import samples as phase_samples
 from tests import pkb_common_test_case
@@ -61,14 +62,21 @@ class FioTest(pkb_common_test_case.PkbCommonTestCase):
       fio.Parse(_Read('fio', 'bad_option.txt'))
 
 
-class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
+class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
 
-  def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText('fio', _Read('fio', 'job_rd-iops.json'))
+  def testSamplesAreInThePhasesCatalog(self):
+    samples = phase_samples.FromResult(
+        fio.Parse(_Read('fio', 'job_rd-iops.json'))
+    )
     self.assertNotEmpty(samples)
     for s in samples:
-      self.assertEqual(s.metadata['phase'], parsers.TOOLS['fio'].phase)
       self.assertIn(s.metric, phase_samples.METRICS)
+
+  def testTheToolIsThePhasesPackage(self):
+    self.assertEqual(
+        phase_table.ByTool('fio').package,
+        phase_samples.__name__.rsplit('.', 2)[-2],
+    )
 
 
 if __name__ == '__main__':

@@ -17,6 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report.net import parser as netperf
 from benchmarks.cloud_report.net import samples as phase_samples
 from tests import pkb_common_test_case
@@ -55,16 +56,21 @@ class NetperfTest(pkb_common_test_case.PkbCommonTestCase):
       netperf.Parse(_Read('netperf', 'bad_connection_refused.txt'))
 
 
-class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
+class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
 
-  def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText(
-        'netperf', _Read('netperf', 'tcp_rr_keyval.txt')
+  def testSamplesAreInThePhasesCatalog(self):
+    samples = phase_samples.FromResult(
+        netperf.Parse(_Read('netperf', 'tcp_rr_keyval.txt'))
     )
     self.assertNotEmpty(samples)
     for s in samples:
-      self.assertEqual(s.metadata['phase'], parsers.TOOLS['netperf'].phase)
       self.assertIn(s.metric, phase_samples.METRICS)
+
+  def testTheToolIsThePhasesPackage(self):
+    self.assertEqual(
+        phase_table.ByTool('netperf').package,
+        phase_samples.__name__.rsplit('.', 2)[-2],
+    )
 
 
 if __name__ == '__main__':

@@ -17,6 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report.tpcc import parser as tpcc
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import samples as phase_samples
@@ -77,17 +78,23 @@ class TpccTest(pkb_common_test_case.PkbCommonTestCase):
       tpcc.Parse(_Read('tpcc', 'cockroach_died_connection_reset.txt'))
 
 
-class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
+class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
 
-  def testSamplesNameTheirPhase(self):
-    samples = parsers.ParseText(
-        'tpcc',
-        _Read('tpcc', 'cockroach_v20.2.3_resinfra_8node_100wh_30m.txt'),
+  def testSamplesAreInThePhasesCatalog(self):
+    samples = phase_samples.FromResult(
+        tpcc.Parse(
+            _Read('tpcc', 'cockroach_v20.2.3_resinfra_8node_100wh_30m.txt')
+        )
     )
     self.assertNotEmpty(samples)
     for s in samples:
-      self.assertEqual(s.metadata['phase'], parsers.TOOLS['tpcc'].phase)
       self.assertIn(s.metric, phase_samples.METRICS)
+
+  def testTheToolIsThePhasesPackage(self):
+    self.assertEqual(
+        phase_table.ByTool('tpcc').package,
+        phase_samples.__name__.rsplit('.', 2)[-2],
+    )
 
 
 if __name__ == '__main__':
