@@ -63,7 +63,10 @@ _DELEGATED = {
         'compare two runs (or the 2021 baseline and a run)',
     ),
     'bench': ('pkb_ext_dev.bench', 'benchmark the harness itself'),
-    'upstream': ('pkb_ext.upstream', 'write the PKB patch of the benchmarks'),
+    'upstream': (
+        'pkb_ext.upstream.cli',
+        'write the PKB patch of the benchmarks',
+    ),
 }
 
 

@@ -52,7 +52,7 @@ def _Tracked():
   return out.stdout.split()
 
 
-# Top-level places of the code bound for PKB (pkb_ext/upstream.py exports it).
+# Top-level places of the code bound for PKB (pkb_ext/upstream exports it).
 _UPSTREAM_UNIT = (
     'benchmarks/',
     'linux_packages/',
