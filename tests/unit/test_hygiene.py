@@ -58,6 +58,7 @@ _UPSTREAM_UNIT = (
     'linux_packages/',
     'tests/upstream/',
     'configs/object_storage/ttfb_worker.py',
+    'configs/object_storage/ttfb_providers.py',
 )
 
 

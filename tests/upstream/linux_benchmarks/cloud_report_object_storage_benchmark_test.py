@@ -99,6 +99,9 @@ class CloudReportObjectStorageBenchmarkTest(
     self.vm.PushDataFile.assert_any_call(
         'object_storage/ttfb_worker.py', f'{WORK}/ttfb_worker.py'
     )
+    self.vm.PushDataFile.assert_any_call(
+        'object_storage/ttfb_providers.py', f'{WORK}/ttfb_providers.py'
+    )
     self.assertIn(
         f'-m pip install -q -r {WORK}/requirements-s3.txt',
         self.remote.all_commands,
