@@ -102,10 +102,7 @@ def Write(
   unit = _Rewrite(source_root, plan)
   parts = _Cut(unit, limit)
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tmp:
-    tree = git.Tree(os.path.join(tmp, 'pkb'))
-    os.makedirs(tree.path)
-    pkb_source.ExtractPkb(archive, tree.path, list(pkb_edits.MODIFIED))
-    tree.Init(f'PKB at {commit}')
+    tree = _PkbTree(os.path.join(tmp, 'pkb'), archive, commit)
     _CommitCleanupFix(tree)
     first_data = _FirstData(parts)
     for part in parts:
@@ -115,20 +112,21 @@ def Write(
     _CheckSizes(files, limit)
     _Copy(staging, [f.name for f in files], out_dir)
   return Export(
-      patches=tuple(
-          Patch(
-              os.path.join(out_dir, f.name),
-              f.subject,
-              f.lines,
-              f.added,
-              f.modified,
-          )
-          for f in files
-      ),
+      patches=tuple(_Written(out_dir, f) for f in files),
       pkb_commit=commit,
       added=tuple(sorted(f.dest for f in plan)),
       modified=pkb_edits.MODIFIED,
       benchmarks=tuple(sorted(unit.names.values())),
+  )
+
+
+def _Written(out_dir: str, f: git.PatchFile) -> Patch:
+  return Patch(
+      path=os.path.join(out_dir, f.name),
+      subject=f.subject,
+      lines=f.lines,
+      added=f.added,
+      modified=f.modified,
   )
 
 
@@ -198,6 +196,15 @@ def _Cut(unit: _Unit, limit: int) -> list[series.Part]:
     return series.Split(unit.texts, groups, home, anchors, cut_by, limit)
   except series.SeriesError as e:
     raise errors.ExportError(str(e)) from e
+
+
+def _PkbTree(path: str, archive: str, commit: str) -> git.Tree:
+  """A scratch git tree of the PKB files the series edits, at the pin."""
+  tree = git.Tree(path)
+  os.makedirs(path)
+  pkb_source.ExtractPkb(archive, path, list(pkb_edits.MODIFIED))
+  tree.Init(f'PKB at {commit}')
+  return tree
 
 
 def _FirstData(parts: list[series.Part]) -> series.Part | None:
