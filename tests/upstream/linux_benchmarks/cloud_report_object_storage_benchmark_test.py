@@ -91,6 +91,7 @@ class CloudReportObjectStorageBenchmarkTest(
     self.assertEqual(list(groups), ['client'])
 
   def testPrepareInstallsThePinnedSdkAndPushesTheWorker(self):
+    """The pinned SDK, then the worker with its provider adapters."""
     cloud_report_object_storage_benchmark.Prepare(self.spec)
     self.vm.Install.assert_any_call('pip')
     self.vm.PushDataFile.assert_any_call(
