@@ -123,6 +123,7 @@ setuptools.setup(
             'analysis/sql/compare/*.sql',
             'analysis/templates/*.j2',
             'publish/schema.json',
+            'upstream/edits/*.txt',
         ],
         'pkb_ext.configs': [
             '*.yaml',

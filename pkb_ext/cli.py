@@ -62,7 +62,10 @@ COMMANDS = {
         'compare two runs (or the 2021 baseline and a run)',
     ),
     'bench': ('pkb_ext_dev.bench', 'benchmark the harness itself'),
-    'upstream': ('pkb_ext.upstream', 'write the PKB patch of the benchmarks'),
+    'upstream': (
+        'pkb_ext.upstream.cli',
+        'write the PKB patch of the benchmarks',
+    ),
 }
 # Modules of the dev-only package (tests/pkb_ext_dev): run as a process.
 _DEV_PACKAGE = 'pkb_ext_dev.'

@@ -15,9 +15,10 @@
 
 Usage: python3 ttfb_worker.py --config worker.json --out ttfb.jsonl
 
-Pushed to the client VM by cloud_report.object_storage and run with the
-VM's python3 (3.8+) and one provider SDK: boto3 (S3 and S3-compatible
-endpoints), google-cloud-storage (GCS) or azure-storage-blob.
+Pushed to the client VM by cloud_report.object_storage with
+ttfb_providers.py (the provider adapters, loaded from this file's directory)
+and run with the VM's python3 (3.8+) and one provider SDK: boto3 (S3 and
+S3-compatible endpoints), google-cloud-storage (GCS) or azure-storage-blob.
 It writes one JSON object per line and flushes each, so a killed run leaves
 every finished request on disk:
 
@@ -62,12 +63,12 @@ Workloads:
                then N simultaneous GETs of concurrency_object_bytes objects,
                one warm client per thread.
 Objects are deleted (untimed) once measured; the host deletes the bucket.
-Client-side checksums are off (SDK defaults differ between SDKs and versions),
-so every SDK moves the same bytes.
+Client-side checksums are off (see ttfb_providers.py).
 """
 
 import argparse
 import http.client
+import importlib.util
 import json
 import os
 import platform
@@ -79,10 +80,24 @@ import time
 
 FORMAT = 'cloud-report-ttfb'
 VERSION = 1
-_READ_CHUNK = 1 << 20
 _MAX_CONSECUTIVE_ERRORS = 20
 
 _LOCAL = threading.local()
+
+
+def _LoadProviders():
+  """ttfb_providers.py, from this file's directory."""
+  here = os.path.dirname(os.path.abspath(__file__))
+  spec = importlib.util.spec_from_file_location(
+      'ttfb_providers', os.path.join(here, 'ttfb_providers.py')
+  )
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+providers = _LoadProviders()
+ADAPTERS = providers.ADAPTERS
 
 
 class Probe:
@@ -149,220 +164,6 @@ def InstallHooks():
   connection.create_connection = Counting(connection.create_connection)
 
 
-class Sink:
-  """A write-only stream that counts bytes and times the first one."""
-
-  def __init__(self):
-    self.n = 0
-    self.first = None
-
-  def write(self, data):
-    if data and self.first is None:
-      self.first = time.perf_counter()
-    self.n += len(data)
-    return len(data)
-
-  def writable(self):
-    return True
-
-  def seekable(self):
-    return False
-
-  def flush(self):
-    pass
-
-
-def _Close(client):
-  close = getattr(client, 'close', None)
-  if close:
-    try:
-      close()
-    except Exception:  # pylint: disable=broad-except
-      pass
-
-
-class S3Adapter:
-  """boto3; an S3-compatible endpoint gets path-style addressing."""
-
-  def __init__(self, cfg):
-    import boto3  # pylint: disable=g-import-not-at-top
-    from botocore import config as botocore_config  # pylint: disable=g-import-not-at-top
-
-    self.sdk = ('boto3', boto3.__version__)
-    self.bucket = cfg['bucket']
-    self._endpoint = cfg.get('endpoint')
-    self._session = boto3.session.Session(
-        aws_access_key_id=cfg.get('access_key'),
-        aws_secret_access_key=cfg.get('secret_key'),
-        region_name=cfg.get('region') or 'us-east-1',
-    )
-    kwargs = {'signature_version': 's3v4'}
-    if self._endpoint:
-      kwargs['s3'] = {'addressing_style': 'path'}
-    for name in (
-        'request_checksum_calculation',
-        'response_checksum_validation',
-    ):
-      try:  # botocore >= 1.36 only; older ones never add checksums.
-        botocore_config.Config(**{name: 'when_required'})
-        kwargs[name] = 'when_required'
-      except TypeError:
-        pass
-    self._config = botocore_config.Config(**kwargs)
-
-  def NewClient(self):
-    return self._session.client(
-        's3', endpoint_url=self._endpoint, config=self._config
-    )
-
-  def DropConnections(self, client):
-    client._endpoint.http_session.close()  # pylint: disable=protected-access
-
-  def Put(self, client, key, data):
-    client.put_object(Bucket=self.bucket, Key=key, Body=data)
-
-  def Get(self, client, key, sink):
-    body = client.get_object(Bucket=self.bucket, Key=key)['Body']
-    try:
-      for chunk in iter(lambda: body.read(_READ_CHUNK), b''):
-        sink.write(chunk)
-    finally:
-      body.close()
-
-  def Delete(self, client, keys):
-    for i in range(0, len(keys), 1000):
-      client.delete_objects(
-          Bucket=self.bucket,
-          Delete={
-              'Objects': [{'Key': k} for k in keys[i : i + 1000]],
-              'Quiet': True,
-          },
-      )
-
-
-class GcsAdapter:
-  """google-cloud-storage, with one set of credentials for all clients.
-
-  With an endpoint (a GCS-compatible service) the clients are
-  anonymous and google.auth.default() is never called, so no credential
-  lookup or metadata server probe happens; without one they use the VM's
-  default credentials (its service account).
-  """
-
-  def __init__(self, cfg):
-    from google.cloud import storage  # pylint: disable=g-import-not-at-top
-
-    self._storage = storage
-    self.sdk = ('google-cloud-storage', getattr(storage, '__version__', '?'))
-    self.bucket = cfg['bucket']
-    if cfg.get('endpoint'):
-      from google.auth import credentials  # pylint: disable=g-import-not-at-top
-
-      self._credentials = credentials.AnonymousCredentials()
-      # None (not omitted) keeps the client from looking for a project.
-      self._project = cfg.get('project') or None
-      self._options = {'api_endpoint': cfg['endpoint']}
-    else:
-      import google.auth  # pylint: disable=g-import-not-at-top
-
-      self._credentials, project = google.auth.default()
-      self._project = cfg.get('project') or project
-      self._options = None
-
-  def NewClient(self):
-    return self._storage.Client(
-        project=self._project,
-        credentials=self._credentials,
-        client_options=self._options,
-    )
-
-  def DropConnections(self, client):
-    client._http.close()  # pylint: disable=protected-access
-
-  def Put(self, client, key, data):
-    client.bucket(self.bucket).blob(key).upload_from_string(
-        data, content_type='application/octet-stream', checksum=None
-    )
-
-  def Get(self, client, key, sink):
-    client.bucket(self.bucket).blob(key).download_to_file(sink, checksum=None)
-
-  def Delete(self, client, keys):
-    bucket = client.bucket(self.bucket)
-    for key in keys:
-      bucket.blob(key).delete()
-
-
-class AzureAdapter:
-  """azure-storage-blob with the storage account's shared key."""
-
-  def __init__(self, cfg):
-    from azure.storage import blob  # pylint: disable=g-import-not-at-top
-
-    self._blob = blob
-    self.sdk = ('azure-storage-blob', getattr(blob, '__version__', '?'))
-    self.bucket = cfg['bucket']
-    account = cfg['azure_account']
-    # An endpoint is the account's URL (http://host:port/account).
-    self._url = (
-        cfg.get('endpoint') or f'https://{account}.blob.core.windows.net'
-    )
-    self._credential = {
-        'account_name': account,
-        'account_key': cfg['azure_key'],
-    }
-
-  def NewClient(self):
-    return self._blob.BlobServiceClient(
-        account_url=self._url, credential=self._credential
-    )
-
-  def DropConnections(self, client):
-    """Closes the pooled connections; the client stays open.
-
-    client.close() would close the transport itself, and azure-core (1.41+)
-    then refuses every later request ("HTTP transport has already been
-    closed"). Closing the requests session's adapters empties their pools
-    instead: the next request opens a new connection.
-    """
-    transport = client._pipeline._transport  # pylint: disable=protected-access
-    while hasattr(transport, '_transport'):  # child clients' wrappers
-      transport = transport._transport  # pylint: disable=protected-access
-    session = getattr(transport, 'session', None)
-    if session is None:
-      if not hasattr(transport, 'session'):
-        raise TypeError(f'{type(transport).__name__} has no session')
-      return  # not opened yet: nothing pooled
-    for adapter in session.adapters.values():
-      adapter.close()
-
-  def Put(self, client, key, data):
-    client.get_blob_client(self.bucket, key).upload_blob(data, overwrite=True)
-
-  def Get(self, client, key, sink):
-    blob_client = client.get_blob_client(self.bucket, key)
-    blob_client.download_blob(max_concurrency=1).readinto(sink)
-
-  def Delete(self, client, keys):
-    """Deletes in batches of 256, or blob by blob where batches fail.
-
-    The SDK puts the account in a batch's sub-request paths only for a
-    localhost or 127.0.0.1 account URL, so a Blob-compatible service reached
-    at any other address refuses every batch; single deletes work everywhere.
-    """
-    container = client.get_container_client(self.bucket)
-    for i in range(0, len(keys), 256):
-      chunk = keys[i : i + 256]
-      try:
-        container.delete_blobs(*chunk)
-      except Exception:  # pylint: disable=broad-except
-        for key in chunk:
-          container.delete_blob(key)
-
-
-ADAPTERS = {'s3': S3Adapter, 'gcs': GcsAdapter, 'azure': AzureAdapter}
-
-
 class Aborted(Exception):
   """Too many consecutive failures."""
 
@@ -394,7 +195,7 @@ class Worker:
     """Times one PUT (payload given) or GET; returns the request record."""
     probe = _Probe()
     probe.Reset(peek_body=op == 'get')
-    sink = Sink()
+    sink = providers.Sink()
     error = None
     t0 = time.perf_counter()
     try:
@@ -460,7 +261,7 @@ class Worker:
     self._warm += 1
     key = self.Key('warmup', self._warm)
     self.adapter.Put(client, key, data)
-    self.adapter.Get(client, key, Sink())
+    self.adapter.Get(client, key, providers.Sink())
     return client, key
 
   def FreshConnection(self, client):
@@ -474,7 +275,7 @@ class Worker:
       self.adapter.DropConnections(client)
       return client, 'closed_pool'
     except Exception:  # pylint: disable=broad-except
-      _Close(client)
+      providers.Close(client)
       return self.adapter.NewClient(), 'new_client'
 
   def Latency(self):
@@ -488,7 +289,7 @@ class Worker:
     for op in ('put', 'get'):
       for mode, (client, warm_key) in clients.items():
         # Re-warm: the pooled connection may have idled out.
-        self.adapter.Get(client, warm_key, Sink())
+        self.adapter.Get(client, warm_key, providers.Sink())
       for i in range(n):
         for mode in ('new', 'reused') if i % 2 == 0 else ('reused', 'new'):
           client, extra = clients[mode][0], {}
@@ -510,7 +311,7 @@ class Worker:
         client, keys['new'] + keys['reused'] + [k for _, k in clients.values()]
     )
     for client, _ in clients.values():
-      _Close(client)
+      providers.Close(client)
 
   def Throughput(self):
     client, warm_key = self.WarmClient(b'x')
@@ -527,7 +328,7 @@ class Worker:
           )
       self.adapter.Delete(client, keys)
     self.adapter.Delete(client, [warm_key])
-    _Close(client)
+    providers.Close(client)
 
   def Concurrency(self):
     size = self.cfg['concurrency_object_bytes']
@@ -541,7 +342,7 @@ class Worker:
         self.adapter.Delete(warm[0][0], keys)
       self.adapter.Delete(warm[0][0], [k for _, k in warm])
       for client, _ in warm:
-        _Close(client)
+        providers.Close(client)
 
   def Round(self, op, level, r, size, payload, keys, warm):
     """Runs `level` simultaneous requests and emits their round record."""

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext import labels
-from pkb_ext.publish import schema
+from pkb_ext.publish import load_checks
 
 # The samples table: PKB's columns, then ours. Mirrors pkb_ext/publish.
 SAMPLE_COLUMNS = (
@@ -103,8 +103,8 @@ def _Timestamp(value: Any, where: str) -> str | None:
       ) from None
     return when.strftime('%Y-%m-%d %H:%M:%S.%f')
   raise SamplesError(
-      f'{where}: timestamp is a {schema.JsonKind(value)}, not epoch seconds or'
-      ' a date and time'
+      f'{where}: timestamp is a {load_checks.JsonKind(value)}, not epoch'
+      ' seconds or a date and time'
   )
 
 
@@ -145,12 +145,13 @@ def _Metadata(row: Mapping[str, Any], where: str) -> dict[str, Any]:
     return {}
   if not isinstance(metadata, dict):
     raise SamplesError(
-        f'{where}: metadata is a {schema.JsonKind(metadata)}, not an object'
+        f'{where}: metadata is a {load_checks.JsonKind(metadata)}, not an'
+        ' object'
     )
-  if schema.JsonDepth(metadata) > schema.MAX_JSON_DEPTH:
+  if load_checks.JsonDepth(metadata) > load_checks.MAX_JSON_DEPTH:
     raise SamplesError(
         f'{where}: metadata is nested deeper than'
-        f' {schema.MAX_JSON_DEPTH} levels'
+        f' {load_checks.MAX_JSON_DEPTH} levels'
     )
   return metadata
 
@@ -170,7 +171,7 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
   """
   if not isinstance(row, Mapping):
     raise SamplesError(
-        f'{where}: expected a JSON object, got a {schema.JsonKind(row)}'
+        f'{where}: expected a JSON object, got a {load_checks.JsonKind(row)}'
     )
   metric = row.get('metric')
   if not isinstance(metric, str) or not metric:
@@ -180,7 +181,8 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
   for column in _STRING_COLUMNS:
     if row.get(column) is not None and not isinstance(row[column], str):
       raise SamplesError(
-          f'{where}: {column} is a {schema.JsonKind(row[column])}, not a string'
+          f'{where}: {column} is a {load_checks.JsonKind(row[column])}, not a'
+          ' string'
       )
   if row.get('official') is not None and not isinstance(row['official'], bool):
     raise SamplesError(f'{where}: official is not true or false')

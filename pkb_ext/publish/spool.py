@@ -45,6 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pkb_ext import errors
 from pkb_ext import inputs
+from pkb_ext.publish import load_checks
 from pkb_ext.publish import schema
 
 try:
@@ -281,7 +282,7 @@ def _Row(obj: Any, where: str) -> tuple[str | None, dict[str, Any]]:
       row = schema.RowFromSample(obj)
     bad = _NonFinite(row)
     if bad is None:
-      schema.ValidateRow(row)
+      load_checks.ValidateRow(row)
   except (schema.SchemaError, TypeError, ValueError, OverflowError) as e:
     raise SpoolError(f'{where}: {e}') from e
   except RecursionError as e:
@@ -303,8 +304,8 @@ def _CheckSample(sample: dict[str, Any]) -> None:
   if value is not None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
       raise schema.SchemaError(
-          f'value is a {schema.JsonKind(value)} {inputs.Shorten(value)}, not'
-          ' a number'
+          f'value is a {load_checks.JsonKind(value)} {inputs.Shorten(value)},'
+          ' not a number'
       )
     try:
       float(value)

@@ -270,7 +270,11 @@ class ObjectStoragePrepareTest(pkb_common_test_case.PkbCommonTestCase):
     # Then the worker, and the pinned SDK over PKB's latest boto3.
     self.assertEqual(
         [c.args[0] for c in vm.PushDataFile.call_args_list],
-        ['object_storage/requirements-s3.txt', 'object_storage/ttfb_worker.py'],
+        [
+            'object_storage/requirements-s3.txt',
+            'object_storage/ttfb_worker.py',
+            'object_storage/ttfb_providers.py',
+        ],
     )
 
 

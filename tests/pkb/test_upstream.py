@@ -36,7 +36,12 @@ from absl import flags
 import pytest
 
 from pkb_ext import registry
-from pkb_ext import upstream
+from pkb_ext.upstream import export as upstream_export
+from pkb_ext.upstream import layout
+from pkb_ext.upstream import pkb_edits
+from pkb_ext.upstream import pkb_source
+from pkb_ext.upstream import rewrite
+from pkb_ext.upstream import series
 
 # PKB's own tests of what the patch touches: benchmark sets, configs, data.
 PKB_TESTS = (
@@ -97,11 +102,11 @@ def testIsolationCheckCatchesAnImportablePkbExt(tmp_path):
 
 # PKB's own tests of the PKB files the series edits.
 PKB_FILE_TESTS = {
-    upstream.BENCHMARK_SETS_FILE: 'tests/benchmark_sets_test.py',
-    upstream.DATA_INIT_FILE: 'tests/data_test.py',
-    upstream.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
-    upstream.LINUX_VM_FILE: upstream.LINUX_VM_TEST_FILE,
-    upstream.LINUX_VM_TEST_FILE: upstream.LINUX_VM_TEST_FILE,
+    pkb_edits.BENCHMARK_SETS_FILE: 'tests/benchmark_sets_test.py',
+    pkb_edits.DATA_INIT_FILE: 'tests/data_test.py',
+    pkb_edits.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
+    pkb_edits.LINUX_VM_FILE: pkb_edits.LINUX_VM_TEST_FILE,
+    pkb_edits.LINUX_VM_TEST_FILE: pkb_edits.LINUX_VM_TEST_FILE,
 }
 _GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
 
@@ -154,10 +159,10 @@ def patched(tmp_path_factory):
   tests of the PKB files it edits pass; log holds (patch, tests run).
   """
   base = tmp_path_factory.mktemp('upstream')
-  export = upstream.Write(str(base / 'out'))
+  export = upstream_export.Write(str(base / 'out'))
   tree = str(base / 'pkb')
   os.makedirs(tree)
-  upstream.ExtractPkb(upstream.SourceArchive(export.pkb_commit), tree)
+  pkb_source.ExtractPkb(pkb_source.SourceArchive(export.pkb_commit), tree)
   for args in (['init', '-q'], ['add', '-A'], ['commit', '-qm', 'pin']):
     subprocess.run(_GIT + [tree] + args, check=True)
   log = []
@@ -168,7 +173,7 @@ def patched(tmp_path_factory):
         for p in patch.added
         if p.endswith('.py')
         and p.startswith(
-            (upstream.BENCHMARKS_DEST + '/', upstream.PACKAGES_DEST + '/')
+            (layout.BENCHMARKS_DEST + '/', layout.PACKAGES_DEST + '/')
         )
     ]
     tests = [p for p in patch.added if p.endswith('_test.py')] + [
@@ -190,7 +195,7 @@ def testEveryPatchIsSmallAndTested(patched):
   for patch, (name, ran) in zip(export.patches, log):
     with open(patch.path, encoding='utf-8') as f:
       lines = f.read().count('\n')
-    assert lines == patch.lines <= upstream.series.PATCH_LINE_LIMIT, name
+    assert lines == patch.lines <= series.PATCH_LINE_LIMIT, name
     assert re.match(r'\d{4}-', name), name
     assert CHANGES_LINE.search(open(patch.path, encoding='utf-8').read()), name
     # Every patch brings tests of what it adds, and they ran after it.
@@ -210,7 +215,7 @@ def testEveryFileLandsInOnePatch(patched):
   assert sorted(added) == sorted(export.added)
   modified = {p for patch in export.patches for p in patch.modified}
   assert modified == set(export.modified)
-  assert all(upstream.CHANGES_FILE in p.modified for p in export.patches)
+  assert all(pkb_edits.CHANGES_FILE in p.modified for p in export.patches)
 
 
 def _Changed(export, tree, rel):
@@ -229,7 +234,7 @@ def testPkbFilesChangeOnlyOnTheFeaturesLines(patched):
   for rel in export.modified:
     body = _Changed(export, tree, rel)
     assert body, rel
-    if rel == upstream.LINUX_VM_FILE:
+    if rel == pkb_edits.LINUX_VM_FILE:
       assert body == [
           '-    for package_name in self._installed_packages:',
           '+    for package_name in list(self._installed_packages):',
@@ -237,11 +242,11 @@ def testPkbFilesChangeOnlyOnTheFeaturesLines(patched):
       continue
     assert not [l for l in body if l.startswith('-')], f'{rel}:\n{body}'
   data_diff = _Git(
-      tree, 'diff', '--unified=0', _Pin(export), '--', upstream.DATA_INIT_FILE
+      tree, 'diff', '--unified=0', _Pin(export), '--', pkb_edits.DATA_INIT_FILE
   )
   assert [
       l for l in data_diff.splitlines() if l.startswith('+') and l[1:2] != '+'
-  ] == [f"+    '{upstream.DATA_SUBDIRECTORY}',"]
+  ] == [f"+    '{layout.DATA_SUBDIRECTORY}',"]
 
 
 def testPackageCleanupFixComesFirstAndItsTestFailsWithoutIt(patched):
@@ -250,9 +255,9 @@ def testPackageCleanupFixComesFirstAndItsTestFailsWithoutIt(patched):
   first = export.patches[0]
   assert first.added == (), first
   assert set(first.modified) == {
-      upstream.LINUX_VM_FILE,
-      upstream.LINUX_VM_TEST_FILE,
-      upstream.CHANGES_FILE,
+      pkb_edits.LINUX_VM_FILE,
+      pkb_edits.LINUX_VM_TEST_FILE,
+      pkb_edits.CHANGES_FILE,
   }, first
   assert first.subject == 'Let PackageCleanup uninstall every package of a VM.'
   with open(first.path, encoding='utf-8') as f:
@@ -261,12 +266,12 @@ def testPackageCleanupFixComesFirstAndItsTestFailsWithoutIt(patched):
   run = 'import unittest\nunittest.main(module=None, argv=["u", sys.argv[1]])\n'
   fixed = _Isolated(tree, run, test)
   assert fixed.returncode == 0, fixed.stderr[-3000:]
-  path = os.path.join(tree, upstream.LINUX_VM_FILE)
+  path = os.path.join(tree, pkb_edits.LINUX_VM_FILE)
   with open(path, encoding='utf-8') as f:
     patched_text = f.read()
   try:
     with open(path, 'w', encoding='utf-8') as f:
-      f.write(_Git(tree, 'show', f'{_Pin(export)}:{upstream.LINUX_VM_FILE}'))
+      f.write(_Git(tree, 'show', f'{_Pin(export)}:{pkb_edits.LINUX_VM_FILE}'))
     broken = _Isolated(tree, run, test)
   finally:
     with open(path, 'w', encoding='utf-8') as f:
@@ -289,9 +294,7 @@ def testSeriesAddsAndChangesWhatItSays(patched):
         text = f.read()
       year = re.match(r'# Copyright (\d{4}) PerfKitBenchmarker Authors', text)
       assert year, f'{rel}: no PKB licence header'
-      assert text.startswith(
-          upstream.PKB_HEADER.format(year=year.group(1))
-      ), rel
+      assert text.startswith(rewrite.PKB_HEADER.format(year=year.group(1))), rel
       assert 'pkb_ext Authors' not in text, rel
 
 
@@ -308,7 +311,7 @@ def testExportedCodeNamesNothingPkbLacks(patched):
   export, tree, _ = patched
   found = []
   for rel in export.added:
-    if rel.startswith(upstream.TEST_DATA_DEST + '/'):
+    if rel.startswith(layout.TEST_DATA_DEST + '/'):
       continue  # captured outputs and their provenance notes
     with open(os.path.join(tree, rel), encoding='utf-8') as f:
       for number, line in enumerate(f, 1):
@@ -439,7 +442,7 @@ def _PythonFiles(export):
   return [
       p
       for p in export.added + export.modified
-      if p.endswith('.py') and not p.startswith(upstream.DATA_DEST)
+      if p.endswith('.py') and not p.startswith(layout.DATA_DEST)
   ]
 
 
@@ -452,7 +455,7 @@ def testPyinkCleanWithPkbSettings(patched):
       for p in _PythonFiles(export)
       if p not in export.modified
   ]
-  result = upstream.Pyink(files, check=True)
+  result = rewrite.Pyink(files, check=True)
   assert result.returncode == 0, result.stdout[-4000:] + result.stderr
 
 
@@ -510,7 +513,7 @@ def testEachPhaseModulesPatchCarriesItsMockedVmTest(patched):
   for patch, (name, ran) in zip(export.patches, log):
     for rel in patch.added:
       match = re.fullmatch(
-          re.escape(upstream.BENCHMARKS_DEST)
+          re.escape(layout.BENCHMARKS_DEST)
           + r'/(cloud_report_\w+_benchmark)\.py',
           rel,
       )

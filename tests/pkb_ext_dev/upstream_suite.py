@@ -51,7 +51,9 @@ import xml.etree.ElementTree as ET
 
 from pkb_ext import errors
 from pkb_ext import paths
-from pkb_ext import upstream
+from pkb_ext.upstream import errors as upstream_errors
+from pkb_ext.upstream import export
+from pkb_ext.upstream import pkb_source
 
 PYTHON_VERSION = '3.12'
 # What PKB's requirements leave open that its code needs pinned (see
@@ -266,7 +268,7 @@ def _Apply(tree: str, patch: str) -> str | None:
 def FreshTree(tree: str, commit: str) -> None:
   """PKB's source at commit (the cache's archive) as a new git tree."""
   os.makedirs(tree)
-  upstream.ExtractPkb(upstream.SourceArchive(commit), tree)
+  pkb_source.ExtractPkb(pkb_source.SourceArchive(commit), tree)
   for args in (['init', '-q'], ['add', '-A'], ['commit', '-qm', 'pin']):
     subprocess.run(_GIT + [tree] + args, check=True)
 
@@ -285,13 +287,13 @@ def Check(
   With out, the result so far is written there after each patch, so a run
   stopped midway keeps what it measured.
   """
-  commit = upstream.PinnedCommit()
+  commit = pkb_source.PinnedCommit()
   tree = os.path.join(work, 'pkb')
   FreshTree(tree, commit)
   not_installed = EnsureVenv(venv, tree, log)
   if series_dir is None:
     series_dir = os.path.join(work, 'series')
-    upstream.Write(series_dir)
+    export.Write(series_dir)
   patches = sorted(
       os.path.join(series_dir, n)
       for n in os.listdir(series_dir)
@@ -380,7 +382,7 @@ def Main(argv: list[str]) -> int:
         work, args.venv, args.series, args.workers, args.timeout,
         out=args.out,
     )  # fmt: skip
-  except (SuiteError, upstream.ExportError) as e:
+  except (SuiteError, upstream_errors.ExportError) as e:
     print(f'upstream_suite: {e}', file=sys.stderr)
     return 2
   print(f"baseline: {result['baseline']}")

@@ -40,6 +40,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from pkb_ext.analysis import backends
+from pkb_ext.publish import load_checks
 from pkb_ext.publish import schema
 from pkb_ext_dev import cli_run
 
@@ -247,7 +248,7 @@ def _LoadJobTakes(lines: list[str]) -> bool:
   for line in lines:
     obj = json.loads(line)
     row = obj if 'schema_version' in obj else schema.RowFromSample(obj)
-    schema.ValidateRow(row)
+    load_checks.ValidateRow(row)
     json.dumps(row, allow_nan=False)
   return True
 

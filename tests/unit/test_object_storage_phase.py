@@ -361,6 +361,10 @@ class RunTest(absltest.TestCase):
                 'object_storage/ttfb_worker.py',
                 f'{worker.WORK_DIR}/ttfb_worker.py',
             ),
+            mock.call(
+                'object_storage/ttfb_providers.py',
+                f'{worker.WORK_DIR}/ttfb_providers.py',
+            ),
         ],
     )
 

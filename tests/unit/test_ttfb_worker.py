@@ -26,6 +26,9 @@ import importlib.util
 import io
 import json
 import os
+import shutil
+import subprocess
+import sys
 import threading
 import time
 from unittest import mock
@@ -36,14 +39,15 @@ import google.auth
 from google.auth import credentials as google_credentials
 from google.cloud import storage
 
-import pkb_ext.configs
 from benchmarks.cloud_report.object_storage import parser as ttfb
+from pkb_ext import paths
 
+# This checkout's worker (pkb_ext.configs may be another checkout's, that of
+# an editable install).
 _WORKER = os.path.join(
-    os.path.dirname(pkb_ext.configs.__file__),
-    'object_storage',
-    'ttfb_worker.py',
+    paths.RepoRoot(), 'configs', 'object_storage', 'ttfb_worker.py'
 )
+_PROVIDERS = 'ttfb_providers.py'
 
 
 def _LoadWorker():
@@ -507,6 +511,37 @@ class MainTest(absltest.TestCase):
     result = ttfb.Parse(out.read_text())
     self.assertEqual(result.header.sdk, 'memory')
     self.assertNotIn('s3cr3t', out.read_text())
+
+  def testRunsWithItsProvidersFromItsOwnDirectory(self):
+    """As on the VM: the two pushed files side by side, run by path."""
+    self.assertEqual(
+        os.path.realpath(worker.providers.__file__),
+        os.path.realpath(os.path.join(os.path.dirname(_WORKER), _PROVIDERS)),
+    )
+    pushed = self.create_tempdir()
+    for name in ('ttfb_worker.py', _PROVIDERS):
+      shutil.copy(os.path.join(os.path.dirname(_WORKER), name), pushed)
+    cfg = self.create_tempfile(content=json.dumps(_Config('none')))
+    out = os.path.join(self.create_tempdir().full_path, 'out.jsonl')
+    done = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(pushed.full_path, 'ttfb_worker.py'),
+            '--config',
+            cfg.full_path,
+            '--out',
+            out,
+        ],
+        cwd=self.create_tempdir().full_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    self.assertEqual(done.returncode, 3, done.stderr)
+    with open(out) as f:
+      self.assertEqual(
+          json.loads(f.read()), {'kind': 'abort', 'error': "KeyError: 'none'"}
+      )
 
 
 if __name__ == '__main__':

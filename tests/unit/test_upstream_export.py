@@ -13,15 +13,27 @@
 # limitations under the License.
 """Tests for pkb_ext.upstream's pieces (the whole export: pkb/test_upstream)."""
 
+import contextlib
+import io
 import os
 
 from absl.testing import absltest
 
+from pkb_ext import errors as pkb_errors
 from pkb_ext import paths
-from pkb_ext import upstream
+from pkb_ext import registry
+from pkb_ext.upstream import cli
+from pkb_ext.upstream import errors
+from pkb_ext.upstream import export
+from pkb_ext.upstream import layout
+from pkb_ext.upstream import pkb_edits
+from pkb_ext.upstream import pkb_source
+from pkb_ext.upstream import rewrite
+from pkb_ext.upstream import series
 
 with open(
-    os.path.join(paths.RepoRoot(), 'pkb_ext', 'upstream.py'), encoding='utf-8'
+    os.path.join(paths.RepoRoot(), 'pkb_ext', 'upstream', 'export.py'),
+    encoding='utf-8',
 ) as _f:
   _TEXT = _f.read()
 _END = 'limitations under the License.\n'
@@ -48,7 +60,7 @@ class TextTest(absltest.TestCase):
         '# the benchmarks of the report\n'
     )
     self.assertEqual(
-        upstream.RewriteImports(text),
+        rewrite.RewriteImports(text),
         'from perfkitbenchmarker.linux_benchmarks.cloud_report import phases\n'
         'from perfkitbenchmarker.linux_benchmarks import'
         ' cloud_report_2021_benchmark\n'
@@ -61,23 +73,23 @@ class TextTest(absltest.TestCase):
     )
 
   def testHeaderBecomesPkbs(self):
-    out = upstream.ReplaceHeader(_OUR_HEADER + '"""Doc."""\n', 'a.py')
+    out = rewrite.ReplaceHeader(_OUR_HEADER + '"""Doc."""\n', 'a.py')
     self.assertEqual(
         out,
-        upstream.PKB_HEADER.format(year=_OUR_HEADER[12:16]) + '"""Doc."""\n',
+        rewrite.PKB_HEADER.format(year=_OUR_HEADER[12:16]) + '"""Doc."""\n',
     )
     self.assertStartsWith(
         out, '# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.'
     )
 
   def testPythonWithoutOurHeaderIsRefused(self):
-    with self.assertRaisesRegex(upstream.ExportError, 'a.py: does not start'):
-      upstream.ReplaceHeader('"""Doc."""\n', 'a.py')
-    self.assertEqual(upstream.ReplaceHeader('key: 1\n', 'a.yaml'), 'key: 1\n')
+    with self.assertRaisesRegex(errors.ExportError, 'a.py: does not start'):
+      rewrite.ReplaceHeader('"""Doc."""\n', 'a.py')
+    self.assertEqual(rewrite.ReplaceHeader('key: 1\n', 'a.yaml'), 'key: 1\n')
 
   def testForbiddenImports(self):
     self.assertEqual(
-        upstream.ForbiddenImports(
+        rewrite.ForbiddenImports(
             'import os\nfrom pkb_ext import local\n'
             'def F():\n  import benchmarks\n'
             'from linux_packages.cloud_report_fio import X\n'
@@ -93,25 +105,25 @@ class TextTest(absltest.TestCase):
 
   def testBenchmarkName(self):
     self.assertEqual(
-        upstream.BenchmarkName("import x\nBENCHMARK_NAME = 'cloud_report_y'\n"),
+        rewrite.BenchmarkName("import x\nBENCHMARK_NAME = 'cloud_report_y'\n"),
         'cloud_report_y',
     )
-    self.assertIsNone(upstream.BenchmarkName('NAME = 1\n'))
+    self.assertIsNone(rewrite.BenchmarkName('NAME = 1\n'))
 
 
 class SourceChangesTest(absltest.TestCase):
 
   def testBenchmarkSetsAppendsBothSets(self):
     text = "X = 1\nBENCHMARK_SETS = {\n    'a': {},\n}\n\n\ndef F():\n  pass\n"
-    out = upstream.BenchmarkSetsSource(text, ['cloud_report_fio'])
+    out = pkb_edits.BenchmarkSetsSource(text, ['cloud_report_fio'])
     namespace = {'MESSAGE': 'm', 'BENCHMARK_LIST': 'l'}
     exec(out.split('\n\ndef F')[0], namespace)  # pylint: disable=exec-used
     sets = namespace['BENCHMARK_SETS']
     self.assertEqual(list(sets), ['a', 'cloud_report', 'cloud_report_phases'])
     self.assertEqual(sets['cloud_report']['l'], ['cloud_report_2021'])
     self.assertEqual(sets['cloud_report_phases']['l'], ['cloud_report_fio'])
-    with self.assertRaisesRegex(upstream.ExportError, 'BENCHMARK_SETS'):
-      upstream.BenchmarkSetsSource('X = {}\n', [])
+    with self.assertRaisesRegex(errors.ExportError, 'BENCHMARK_SETS'):
+      pkb_edits.BenchmarkSetsSource('X = {}\n', [])
 
   def testDataSubdirectoriesGainOneLineOnly(self):
     """PKB's entries stay as they are, even out of order or commented."""
@@ -119,16 +131,16 @@ class SourceChangesTest(absltest.TestCase):
         "A = 1\nDATA_SUBDIRECTORIES = [\n    'edw',\n    'ycsb',\n"
         "    'abc',  # pytype: disable=x\n]\nB = 2\n"
     )
-    out = upstream.DataInitSource(text)
+    out = pkb_edits.DataInitSource(text)
     self.assertEqual(
         out,
         "A = 1\nDATA_SUBDIRECTORIES = [\n    'cloud_report',\n    'edw',\n"
         "    'ycsb',\n    'abc',  # pytype: disable=x\n]\nB = 2\n",
     )
-    self.assertEqual(upstream.DataInitSource(out), out)
+    self.assertEqual(pkb_edits.DataInitSource(out), out)
     last = "A = 1\nDATA_SUBDIRECTORIES = [\n    'abc',\n]\n"
     self.assertEqual(
-        upstream.DataInitSource(last),
+        pkb_edits.DataInitSource(last),
         "A = 1\nDATA_SUBDIRECTORIES = [\n    'abc',\n    'cloud_report',\n]\n",
     )
 
@@ -137,10 +149,10 @@ class SourceChangesTest(absltest.TestCase):
         "A = 1\nNUM_LOCAL_VOLUMES = {\n    'c1.medium': 1,\n    'm5dn.4xlarge':"
         ' 9,\n}\n'
     )
-    out = upstream.AwsDiskSource(text)
+    out = pkb_edits.AwsDiskSource(text)
     added = {
         m: n
-        for m, n in upstream.registry.AWS_LOCAL_VOLUMES.items()
+        for m, n in registry.AWS_LOCAL_VOLUMES.items()
         if m != 'm5dn.4xlarge'
     }
     self.assertNotEmpty(added)
@@ -151,15 +163,15 @@ class SourceChangesTest(absltest.TestCase):
         + ''.join(f"    '{m}': {n},\n" for m, n in sorted(added.items()))
         + '}\n',
     )
-    self.assertEqual(upstream.AwsDiskSource(out), out)
+    self.assertEqual(pkb_edits.AwsDiskSource(out), out)
 
   def testChangesEntryEndsItsSection(self):
     text = (
         '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n'
         '-   c\n\n### Enhancements:\n\n-   d\n'
     )
-    entry = upstream.ChangesEntry('Add the `x` benchmark: ' + 'word ' * 30)
-    out = upstream.ChangesSource(text, entry)
+    entry = pkb_edits.ChangesEntry('Add the `x` benchmark: ' + 'word ' * 30)
+    out = pkb_edits.ChangesSource(text, entry)
     self.assertEqual(
         out,
         '### Breaking changes:\n\n-   a\n\n### New features:\n\n-   b\n-   c\n'
@@ -176,10 +188,10 @@ class SourceChangesTest(absltest.TestCase):
 
   def testChangesEntryInAnotherSection(self):
     text = '### New features:\n\n-   b\n\n### Bug fixes:\n\n-   c\n'
-    out = upstream.ChangesSource(text, '-   d\n', '### Bug fixes:')
+    out = pkb_edits.ChangesSource(text, '-   d\n', '### Bug fixes:')
     self.assertEqual(out, text + '-   d\n')
-    with self.assertRaisesRegex(upstream.ExportError, 'no "### Other:"'):
-      upstream.ChangesSource(text, '-   d\n', '### Other:')
+    with self.assertRaisesRegex(errors.ExportError, 'no "### Other:"'):
+      pkb_edits.ChangesSource(text, '-   d\n', '### Other:')
 
   def testPackageCleanupWalksACopyOnItsOneLine(self):
     text = (
@@ -188,32 +200,32 @@ class SourceChangesTest(absltest.TestCase):
         '      self.Uninstall(package_name)\n'
         '    self.RestorePackages()\n'
     )
-    out = upstream.PackageCleanupSource(text)
+    out = pkb_edits.PackageCleanupSource(text)
     self.assertEqual(
         out,
         text.replace(
             'in self._installed_packages', 'in list(self._installed_packages)'
         ),
     )
-    with self.assertRaisesRegex(upstream.ExportError, 'not there once'):
-      upstream.PackageCleanupSource(out)  # already fixed: PKB changed
-    with self.assertRaisesRegex(upstream.ExportError, 'not there once'):
-      upstream.PackageCleanupSource(text + text)
+    with self.assertRaisesRegex(errors.ExportError, 'not there once'):
+      pkb_edits.PackageCleanupSource(out)  # already fixed: PKB changed
+    with self.assertRaisesRegex(errors.ExportError, 'not there once'):
+      pkb_edits.PackageCleanupSource(text + text)
 
   def testPackageCleanupTestGoesBeforeTheMainBlock(self):
     text = (
         'def CreateTestLinuxVm():\n  pass\n\n\n'
         "if __name__ == '__main__':\n  unittest.main()\n"
     )
-    out = upstream.PackageCleanupTestSource(text)
+    out = pkb_edits.PackageCleanupTestSource(text)
     head, main = out.split("if __name__ == '__main__':\n")
     self.assertEqual(main, '  unittest.main()\n')
     self.assertStartsWith(head, 'def CreateTestLinuxVm():\n  pass\n\n\n')
     self.assertIn('class PackageCleanupTest(', head)
     self.assertEndsWith(head, "('sudo rm -rf /opt/pkb')\n\n\n")
     compile(out, 'linux_virtual_machine_test.py', 'exec')
-    with self.assertRaisesRegex(upstream.ExportError, 'main block'):
-      upstream.PackageCleanupTestSource('def CreateTestLinuxVm():\n  pass\n')
+    with self.assertRaisesRegex(errors.ExportError, 'main block'):
+      pkb_edits.PackageCleanupTestSource('def CreateTestLinuxVm():\n  pass\n')
 
 
 def _Write(root, rel, text=''):
@@ -252,7 +264,7 @@ class PlanTest(absltest.TestCase):
         'tests/upstream/linux_benchmarks/x_test.py',
         "_Read('fio', 'out.json')\n",
     )
-    plan = {f.source: f.dest for f in upstream.Plan(root)}
+    plan = {f.source: f.dest for f in layout.Plan(root)}
     self.assertEqual(
         plan,
         {
@@ -289,9 +301,9 @@ class PlanTest(absltest.TestCase):
     )
     archive = os.path.join(root, 'no-such.tar')
     with self.assertRaisesRegex(
-        upstream.ExportError, r'y_benchmark.py:14: imports pkb_ext'
+        errors.ExportError, r'y_benchmark.py:14: imports pkb_ext'
     ):
-      upstream.Write(os.path.join(root, 'out'), root, archive)
+      export.Write(os.path.join(root, 'out'), root, archive)
 
 
 class OutTest(absltest.TestCase):
@@ -300,27 +312,47 @@ class OutTest(absltest.TestCase):
     out = self.create_tempdir()
     old = out.create_file('0001-old.patch', content='old')
     with self.assertRaisesRegex(
-        upstream.ExportError, r'--out .*: already holds 0001-old.patch'
+        errors.ExportError, r'--out .*: already holds 0001-old.patch'
     ):
-      upstream.Write(out.full_path)
+      export.Write(out.full_path)
     self.assertEqual(os.listdir(out.full_path), ['0001-old.patch'])
     self.assertEqual(old.read_text(), 'old')
+
+  def testTheCommandSaysWhyInOneLine(self):
+    out = self.create_tempdir()
+    out.create_file('0001-old.patch', content='old')
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+      self.assertEqual(cli.Main(['--out', out.full_path]), 1)
+      self.assertEqual(cli.Main([]), 2)
+    first, second = stderr.getvalue().splitlines()
+    self.assertStartsWith(first, f'pkb-ext upstream: --out {out.full_path}:')
+    self.assertIn('already holds 0001-old.patch', first)
+    self.assertStartsWith(second, 'pkb-ext upstream: ')
+    self.assertIn('--out', second)
+
+
+class ErrorsTest(absltest.TestCase):
+
+  def testTheExportsErrorsArePkbExts(self):
+    self.assertTrue(issubclass(errors.ExportError, pkb_errors.Error))
+    self.assertTrue(issubclass(series.SeriesError, pkb_errors.Error))
 
 
 class RegistryStepsTest(absltest.TestCase):
 
   def testEveryRegistryStepIsExportedOrLeftOutOnPurpose(self):
-    steps = {n for n in dir(upstream.registry) if n.startswith('_Register')}
-    self.assertEqual(steps, set(upstream.REGISTRY_STEPS))
+    steps = {n for n in dir(registry) if n.startswith('_Register')}
+    self.assertEqual(steps, set(pkb_edits.REGISTRY_STEPS))
 
 
 class PinTest(absltest.TestCase):
 
   def testPinIsSetups(self):
-    commit = upstream.PinnedCommit()
+    commit = pkb_source.PinnedCommit()
     self.assertRegex(commit, r'^[0-9a-f]{40}$')
     with open(
-        os.path.join(paths.RepoRoot(), upstream.PIN_SCRIPT), encoding='utf-8'
+        os.path.join(paths.RepoRoot(), pkb_source.PIN_SCRIPT), encoding='utf-8'
     ) as f:
       self.assertIn(f'PKB_COMMIT={commit}\n', f.read())
 

@@ -11,11 +11,11 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for pkb_ext.upstream_series: grouping and splitting the series."""
+"""Tests for pkb_ext.upstream.series: grouping and splitting the series."""
 
 from absl.testing import absltest
 
-from pkb_ext import upstream_series as series
+from pkb_ext.upstream import series
 
 B = 'pkb/linux_benchmarks'
 P = 'pkb/linux_packages'

@@ -32,6 +32,7 @@ does (on AWS it refuses a VM without an instance profile).
 import json
 import logging
 import os
+import posixpath
 import re
 import tempfile
 import time
@@ -192,7 +193,8 @@ def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
           f'{params.python} on {vm.name} cannot import {module} after '
           f'installing it: {stderr.strip()[-300:]}'
       )
-  vm.PushDataFile(worker.WORKER_DATA, f'{WORK_DIR}/ttfb_worker.py')
+  for data in worker.WORKER_FILES:
+    vm.PushDataFile(data, f'{WORK_DIR}/{posixpath.basename(data)}')
 
 
 def Prepare(topology) -> None:

@@ -14,7 +14,8 @@
 """The worker protocol: its config, its command, and its output to samples.
 
 The worker (data file object_storage/ttfb_worker.py, whose docstring defines
-its output) runs on the client VM with the provider's SDK. The host pushes
+its output, with its provider adapters in object_storage/ttfb_providers.py)
+runs on the client VM with the provider's SDK. The host pushes
 a JSON config, runs the worker and reads back, in the same command, its exit
 code, its JSON lines and the tail of its stderr (RunAndCollectCommand,
 ParseCollected); Samples turns them into samples.
@@ -32,6 +33,10 @@ from benchmarks.cloud_report.object_storage import samples as os_samples
 WORK_DIR = 'cloud_report_object_storage'
 TAG = 'ttfb-worker'  # the worker's remote.Tracked tag
 WORKER_DATA = 'object_storage/ttfb_worker.py'
+# The worker's provider adapters, which it loads from its own directory.
+PROVIDERS_DATA = 'object_storage/ttfb_providers.py'
+# Every data file the worker runs from: each is pushed to WORK_DIR.
+WORKER_FILES = (WORKER_DATA, PROVIDERS_DATA)
 PROVIDERS = ('s3', 'gcs', 'azure')
 # The module the worker imports, per provider.
 SDK_IMPORT = {

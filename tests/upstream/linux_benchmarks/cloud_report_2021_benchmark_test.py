@@ -192,7 +192,8 @@ class DataTest(pkb_common_test_case.PkbCommonTestCase):
       for f in files:
         names.append(os.path.relpath(os.path.join(root, f), _DATA_DIR))
     self.assertIn(storage.JOB_FILE_TEMPLATE, names)
-    self.assertIn(object_storage_worker.WORKER_DATA, names)
+    for name in object_storage_worker.WORKER_FILES:
+      self.assertIn(name, names)
     for name in names:
       self.assertEqual(
           os.path.realpath(data.ResourcePath(name)),

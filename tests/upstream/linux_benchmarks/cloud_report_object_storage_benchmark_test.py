@@ -91,6 +91,7 @@ class CloudReportObjectStorageBenchmarkTest(
     self.assertEqual(list(groups), ['client'])
 
   def testPrepareInstallsThePinnedSdkAndPushesTheWorker(self):
+    """The pinned SDK, then the worker with its provider adapters."""
     cloud_report_object_storage_benchmark.Prepare(self.spec)
     self.vm.Install.assert_any_call('pip')
     self.vm.PushDataFile.assert_any_call(
@@ -98,6 +99,9 @@ class CloudReportObjectStorageBenchmarkTest(
     )
     self.vm.PushDataFile.assert_any_call(
         'object_storage/ttfb_worker.py', f'{WORK}/ttfb_worker.py'
+    )
+    self.vm.PushDataFile.assert_any_call(
+        'object_storage/ttfb_providers.py', f'{WORK}/ttfb_providers.py'
     )
     self.assertIn(
         f'-m pip install -q -r {WORK}/requirements-s3.txt',

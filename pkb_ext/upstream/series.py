@@ -46,6 +46,8 @@ import dataclasses
 import posixpath
 import re
 
+from pkb_ext import errors
+
 # Most lines one patch of the series may have (whole format-patch text).
 PATCH_LINE_LIMIT = 2500
 # Lines a patch has besides its files: headers, message, diffstat and the
@@ -57,7 +59,7 @@ _FILE_OVERHEAD = 7
 SHARED = 'shared'
 
 
-class SeriesError(Exception):
+class SeriesError(errors.Error):
   """The unit cannot be cut into a series; the message says why."""
 
 

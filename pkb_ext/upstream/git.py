@@ -1,0 +1,137 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""Git plumbing: a scratch tree of PKB, its commits and format-patch.
+
+The export commits each patch of the series in a scratch git tree that holds
+PKB's files the series edits, and git format-patch writes the series from
+those commits. Author, committer and configuration are fixed, so the series
+depends only on its content (and the clock).
+"""
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+from typing import Callable, Sequence
+
+from pkb_ext.upstream import errors
+
+_AUTHOR = ('Cloud Report export', 'cloud-report-export@localhost')
+# (PKB path, function of its text giving the new text)
+Edit = tuple[str, Callable[[str], str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class PatchFile:
+  """What one written .patch file holds."""
+
+  name: str  # its file name (0001-*.patch)
+  subject: str
+  lines: int  # lines of the whole patch text
+  added: tuple[str, ...]  # PKB paths it adds
+  modified: tuple[str, ...]  # PKB paths it changes
+
+
+class Tree:
+  """A scratch git tree, its first commit the files it holds at start."""
+
+  def __init__(self, path: str):
+    self.path = path
+    self._env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME=_AUTHOR[0],
+        GIT_AUTHOR_EMAIL=_AUTHOR[1],
+        GIT_COMMITTER_NAME=_AUTHOR[0],
+        GIT_COMMITTER_EMAIL=_AUTHOR[1],
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM='1',
+    )
+
+  def Git(self, *args: str) -> str:
+    """Runs git in the tree; returns its output."""
+    result = subprocess.run(
+        ['git', '-C', self.path, *args],
+        capture_output=True,
+        text=True,
+        env=self._env,
+        check=False,
+    )
+    if result.returncode:
+      raise errors.ExportError(
+          f'git {" ".join(args)} failed ({result.returncode}): {result.stderr}'
+      )
+    return result.stdout
+
+  def Init(self, message: str) -> None:
+    """Makes the tree a repository and commits what it holds."""
+    self.Git('init', '-q')
+    self.Commit([], message)
+
+  def Write(self, dest: str, content: bytes, mode_of: str) -> None:
+    """Writes a new file at dest, with the file mode of mode_of."""
+    path = os.path.join(self.path, dest)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'wb') as f:
+      f.write(content)
+    shutil.copymode(mode_of, path)
+
+  def Commit(self, edits: Sequence[Edit], message: str) -> None:
+    """Applies edits to the tree's files and commits all changes."""
+    for rel, change in edits:
+      path = os.path.join(self.path, rel)
+      with open(path, encoding='utf-8') as f:
+        text = f.read()
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(change(text))
+    self.Git('add', '-A')
+    self.Git('commit', '-q', '-m', message)
+
+  def FormatPatch(self, count: int, out_dir: str) -> list[PatchFile]:
+    """Writes the last count commits as patches to out_dir; lists them."""
+    self.Git(
+        'format-patch',
+        '-q',
+        '--binary',
+        '--full-index',
+        '-o',
+        out_dir,
+        f'HEAD~{count}',
+    )
+    names = sorted(os.listdir(out_dir))
+    if len(names) != count:
+      raise errors.ExportError(
+          f'git format-patch wrote {len(names)} patches, not {count}'
+      )
+    return [_Read(out_dir, name) for name in names]
+
+
+def _Read(out_dir: str, name: str) -> PatchFile:
+  """What the patch file out_dir/name says it holds."""
+  with open(os.path.join(out_dir, name), encoding='utf-8') as f:
+    text = f.read()
+  subject = ' '.join(
+      re.search(r'^Subject: \[PATCH[^]]*\] (.*(?:\n .*)*)', text, re.M)
+      .group(1)
+      .split()
+  )
+  added = re.findall(r'^diff --git a/(\S+) b/\S+\nnew file mode', text, re.M)
+  changed = [
+      p
+      for p in re.findall(r'^diff --git a/(\S+) b/', text, re.M)
+      if p not in added
+  ]
+  return PatchFile(
+      name, subject, text.count('\n'), tuple(added), tuple(changed)
+  )

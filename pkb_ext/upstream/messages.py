@@ -1,0 +1,114 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The series' words: each patch's commit message and CHANGES.next.md line.
+
+The first patch fixes PKB's PackageCleanup; then shared helpers, one patch
+per benchmark (its leading parts named as its helpers) and the suite with
+the benchmark sets last. A benchmark's message is its module's docstring's
+first line.
+"""
+
+import ast
+import textwrap
+
+from pkb_ext import registry
+from pkb_ext.upstream import layout
+from pkb_ext.upstream import series
+
+REPORT = 'Cockroach Labs 2021 Cloud Report'
+CLEANUP_SUBJECT = 'Let PackageCleanup uninstall every package of a VM.'
+_CLEANUP_SUMMARY = (
+    'BaseLinuxMixin.PackageCleanup walked vm._installed_packages while each'
+    ' Debian-based Uninstall discarded the package from it, so on a static'
+    ' VM with installs the loop ended after the first package with'
+    " 'RuntimeError: Set changed size during iteration': no other package"
+    ' was uninstalled, RestorePackages never ran and the install directory'
+    ' stayed. The loop now walks a copy.'
+)
+CLEANUP_CHANGES = (
+    'Fix PackageCleanup on Debian-based static VMs, which stopped after the'
+    ' first uninstalled package.'
+)
+
+
+def CleanupMessage() -> str:
+  """The commit message of the PackageCleanup fix."""
+  return f'{CLEANUP_SUBJECT}\n\n{textwrap.fill(_CLEANUP_SUMMARY, width=72)}\n'
+
+
+def _Summary(text: str) -> str:
+  """The first line of a module's docstring, without its final period."""
+  tree = ast.parse(text)
+  doc = ast.get_docstring(tree) or ''
+  return doc.strip().split('\n')[0].rstrip('.')
+
+
+def _Short(dest: str) -> str:
+  """A module's name as a reader of the series knows it."""
+  for top in (layout.BENCHMARKS_DEST, layout.PACKAGES_DEST):
+    if dest.startswith(top + '/'):
+      return series.ModuleName(dest)[len(top) + 1 :]
+  return dest
+
+
+def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
+  """(commit message, CHANGES.next.md text) of one part."""
+  modules = [
+      _Short(d)
+      for d in part.files
+      if d.endswith('.py')
+      and d.startswith((layout.BENCHMARKS_DEST, layout.PACKAGES_DEST))
+  ]
+  listed = ', '.join(f'`{m}`' for m in modules) or 'data files and tests'
+  if part.group == series.SHARED:
+    suffix = f' ({part.index} of {part.count})' if part.count > 1 else ''
+    subject = f'Add shared helpers of the {REPORT} benchmarks{suffix}.'
+    summary = f'Helpers the {REPORT} benchmarks share{suffix}: {listed}.'
+    changes = summary
+  elif part.anchor not in part.files:  # a leading part of a split group
+    what = _Summary(texts[part.anchor])
+    subject = (
+        f"Add the {part.group} benchmark's helpers"
+        f' ({part.index} of {part.count}).'
+    )
+    summary = (
+        f'Part {part.index} of {part.count} of the {part.group} benchmark'
+        f' ({what}): {listed}.'
+    )
+    changes = summary
+  else:
+    what = _Summary(texts[part.anchor])
+    if part.group == registry.SUITE_BENCHMARK:
+      subject = (
+          f'Add the {part.group} benchmark and the'
+          f' {registry.BENCHMARK_SET} benchmark sets.'
+      )
+      changes = (
+          f'Add the `{part.group}` benchmark ({what}) and the'
+          f' `{registry.BENCHMARK_SET}` and'
+          f' `{registry.PHASES_BENCHMARK_SET}` benchmark sets.'
+      )
+    else:
+      subject = f'Add the {part.group} benchmark.'
+      changes = f'Add the `{part.group}` benchmark: {what}.'
+    summary = f'{what}.'
+    if part.count > 1:
+      summary += (
+          f'\n\nThe last of its {part.count} patches; this one adds {listed}.'
+      )
+  body = '\n\n'.join(
+      textwrap.fill(p, width=72, break_on_hyphens=False)
+      for p in summary.split('\n\n')
+  )
+  return f'{subject}\n\n{body}\n', changes

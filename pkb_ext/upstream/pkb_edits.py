@@ -1,0 +1,208 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The edits to PKB's own files, each on the lines it needs only.
+
+What pkb_ext/registry.py does at run time becomes source changes, written in
+PKB's style (PKB's own files are never reformatted):
+
+  benchmarks and packages   found by PKB's own module scan of their packages;
+  benchmark sets            cloud_report and cloud_report_phases are added to
+                            perfkitbenchmarker/benchmark_sets.py (the patch
+                            holding the suite);
+  data loader for configs/  'cloud_report' joins DATA_SUBDIRECTORIES in
+                            perfkitbenchmarker/data/__init__.py (the first
+                            patch with a data file), so the names the modules
+                            use (e.g. fio/cloud_report_2021.fio.j2) resolve
+                            to perfkitbenchmarker/data/cloud_report/;
+  AWS local volumes         registry.AWS_LOCAL_VOLUMES (instance-store counts
+                            of the report's machines that PKB's table lacks)
+                            join NUM_LOCAL_VOLUMES in
+                            perfkitbenchmarker/providers/aws/aws_disk.py (the
+                            patch holding the suite, whose machine matrices
+                            name them);
+  data loader for the cache left out: it holds what setup fetched (CoreMark's
+                            tarball); on PKB, --data_search_paths or PKB's
+                            preprovisioned data serve that;
+  publishers                left out on purpose: upstream, samples go through
+                            PKB's own publishers (--bigquery_table, ...);
+  PackageCleanup            registry's wrapper becomes a fix of PKB's own
+                            BaseLinuxMixin.PackageCleanup (it walks a copy of
+                            the installed packages), with a test in PKB's
+                            tests/linux_virtual_machine_test.py: the
+                            series' first patch, since the suite's installs
+                            on static VMs need it.
+
+Each patch also adds its line to CHANGES.next.md. The text these edits add
+is kept in edits/.
+"""
+
+import re
+import string
+import textwrap
+
+from pkb_ext import registry
+from pkb_ext.upstream import edits
+from pkb_ext.upstream import errors
+from pkb_ext.upstream import layout
+
+BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
+DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
+AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
+LINUX_VM_FILE = 'perfkitbenchmarker/linux_virtual_machine.py'
+LINUX_VM_TEST_FILE = 'tests/linux_virtual_machine_test.py'
+CHANGES_FILE = 'CHANGES.next.md'
+CHANGES_SECTION = '### New features:'
+CHANGES_FIXES_SECTION = '### Bug fixes and maintenance updates:'
+# Every PKB file the series changes.
+MODIFIED = (
+    LINUX_VM_FILE,
+    LINUX_VM_TEST_FILE,
+    BENCHMARK_SETS_FILE,
+    DATA_INIT_FILE,
+    AWS_DISK_FILE,
+    CHANGES_FILE,
+)
+# PackageCleanup's loop over the set that Uninstall discards from, and the
+# same loop over a copy.
+_CLEANUP_LOOP = edits.Read('package_cleanup_loop.py.txt')
+_CLEANUP_FIXED = _CLEANUP_LOOP.replace(
+    'in self._installed_packages', 'in list(self._installed_packages)'
+)
+# What each step of registry.Register() becomes in PKB's tree.
+REGISTRY_STEPS = {
+    '_RegisterBenchmarks': 'modules in linux_benchmarks/ (PKB scans it)',
+    '_RegisterPackages': 'modules in linux_packages/ (PKB scans it)',
+    '_RegisterBenchmarkSets': f'entries in {BENCHMARK_SETS_FILE}',
+    '_RegisterDataLoaders': (
+        f'configs/ under {layout.DATA_DEST}, a DATA_SUBDIRECTORIES entry; the'
+        ' setup cache is left out (--data_search_paths serves it)'
+    ),
+    '_RegisterLocalDisks': f'entries in {AWS_DISK_FILE}',
+    '_RegisterPublishers': (
+        "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
+    ),
+    '_RegisterExtensions': (
+        "left out: pkb_ext's own checks, bucket back-ends, TPC-C engine and"
+        ' its package (the spool directory, emulator endpoints, the postgres'
+        ' engine and go-tpc) plug into registration points the exported code'
+        ' offers; upstream none are registered'
+    ),
+    '_RegisterFlagHelp': (
+        'left out: upstream every module that defines cloud_report flags has'
+        ' cloud_report in its name, which --helpmatch=cloud_report matches'
+    ),
+}
+
+
+def BenchmarkSetsSource(text: str, phase_benchmarks: list[str]) -> str:
+  """Adds the cloud_report sets to benchmark_sets.py's BENCHMARK_SETS."""
+  lines = text.splitlines(keepends=True)
+  try:
+    start = lines.index('BENCHMARK_SETS = {\n')
+    end = lines.index('}\n', start)
+  except ValueError as e:
+    raise errors.ExportError(
+        f'{BENCHMARK_SETS_FILE}: no "BENCHMARK_SETS = {{" ... "}}" block'
+    ) from e
+  entries = string.Template(edits.Read('benchmark_sets.py.txt')).substitute(
+      benchmark_set=registry.BENCHMARK_SET,
+      suite=registry.SUITE_BENCHMARK,
+      phases_benchmark_set=registry.PHASES_BENCHMARK_SET,
+      phase_list='\n'.join(f"            '{n}'," for n in phase_benchmarks),
+  )
+  return ''.join(lines[:end]) + entries + ''.join(lines[end:])
+
+
+def DataInitSource(text: str) -> str:
+  """Adds DATA_SUBDIRECTORY to data/__init__.py's DATA_SUBDIRECTORIES.
+
+  One line is inserted before the first entry that sorts after it (at the
+  end if none does); PKB's own lines stay as they are.
+  """
+  name = layout.DATA_SUBDIRECTORY
+  match = re.search(
+      r'^DATA_SUBDIRECTORIES = \[\n((?:    .*\n)*?)\]\n', text, re.M
+  )
+  if not match:
+    raise errors.ExportError(f'{DATA_INIT_FILE}: no DATA_SUBDIRECTORIES list')
+  entries = match.group(1).splitlines(keepends=True)
+  names = [re.findall(r"'([^']+)'", line) for line in entries]
+  if any(name in n for n in names):
+    return text
+  at = next(
+      (i for i, n in enumerate(names) if n and n[0] > name),
+      len(entries),
+  )
+  entries.insert(at, f"    '{name}',\n")
+  return text[: match.start(1)] + ''.join(entries) + text[match.end(1) :]
+
+
+def AwsDiskSource(text: str) -> str:
+  """Adds registry.AWS_LOCAL_VOLUMES that PKB lacks to NUM_LOCAL_VOLUMES."""
+  match = re.search(r'^NUM_LOCAL_VOLUMES = \{\n(.*?)^\}\n', text, re.M | re.S)
+  if not match:
+    raise errors.ExportError(f'{AWS_DISK_FILE}: no NUM_LOCAL_VOLUMES dict')
+  known = set(re.findall(r"^    '([^']+)':", match.group(1), re.M))
+  missing = {
+      m: n for m, n in registry.AWS_LOCAL_VOLUMES.items() if m not in known
+  }
+  if not missing:
+    return text
+  entries = "    # The 2021 Cloud Report's Appendix II machines.\n" + ''.join(
+      f"    '{m}': {n},\n" for m, n in sorted(missing.items())
+  )
+  return text[: match.end(1)] + entries + text[match.end(1) :]
+
+
+def PackageCleanupSource(text: str) -> str:
+  """PKB's linux_virtual_machine.py with PackageCleanup's loop on a copy."""
+  if text.count(_CLEANUP_LOOP) != 1:
+    raise errors.ExportError(
+        f"{LINUX_VM_FILE}: PackageCleanup's loop over"
+        ' self._installed_packages is not there once'
+    )
+  return text.replace(_CLEANUP_LOOP, _CLEANUP_FIXED)
+
+
+def PackageCleanupTestSource(text: str) -> str:
+  """PKB's linux_virtual_machine_test.py with the fix's test class."""
+  main = "\nif __name__ == '__main__':\n"
+  at = text.rfind(main)
+  if at < 0 or 'def CreateTestLinuxVm()' not in text:
+    raise errors.ExportError(
+        f'{LINUX_VM_TEST_FILE}: no CreateTestLinuxVm() or main block'
+    )
+  test = edits.Read('package_cleanup_test.py.txt')
+  return text[: at + 1] + test + text[at + 1 :]
+
+
+def ChangesEntry(text: str) -> str:
+  """text as a CHANGES.next.md item: '-   ' and 80-column lines."""
+  return (
+      textwrap.fill(
+          text, width=80, initial_indent='-   ', subsequent_indent='    '
+      )
+      + '\n'
+  )
+
+
+def ChangesSource(text: str, entry: str, section: str = CHANGES_SECTION) -> str:
+  """Adds entry (a ChangesEntry) as the last item of section."""
+  start = text.find(f'\n{section}\n')
+  if start < 0:
+    raise errors.ExportError(f'{CHANGES_FILE}: no "{section}" section')
+  nxt = text.find('\n### ', start + 1)
+  end = len(text) if nxt < 0 else nxt
+  body = text[:end].rstrip('\n') + '\n'
+  return body + entry + text[end:]
