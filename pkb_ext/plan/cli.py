@@ -70,7 +70,9 @@ def SplitPricesOption(argv: Sequence[str]) -> tuple[str | None, list[str]]:
     if arg == PRICES_OPTION or arg.startswith(PRICES_OPTION + '='):
       value = arg.partition('=')[2]
       if not value or prices is not None:
-        raise errors.PlanUsageError(f'give {PRICES_OPTION}=FILE once, with a file')
+        raise errors.PlanUsageError(
+            f'give {PRICES_OPTION}=FILE once, with a file'
+        )
       prices = value
     else:
       rest.append(arg)

@@ -548,7 +548,9 @@ class PlanRefusesTest(
   def testErrorsAreOnPkbExtsBases(self):
     self.assertTrue(issubclass(plan_errors.PlanError, errors.Error))
     self.assertTrue(issubclass(plan_errors.PlanUsageError, errors.UsageError))
-    self.assertTrue(issubclass(plan_errors.PlanUsageError, plan_errors.PlanError))
+    self.assertTrue(
+        issubclass(plan_errors.PlanUsageError, plan_errors.PlanError)
+    )
     self.assertEqual(plan_errors.PlanError.exit_status, 1)
     self.assertEqual(plan_errors.PlanUsageError.exit_status, 2)
 
