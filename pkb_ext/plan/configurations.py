@@ -78,26 +78,6 @@ def _PhasesOf(module) -> list[str]:
   return list(module.SelectedPhases())
 
 
-def _Schedule(module, names: Sequence[str], groups: Sequence[model.Group]):
-  """(the suite's schedule with overlap, whether the run overlaps).
-
-  Read under the configuration's flags. A standalone phase module runs one
-  phase, so (None, False).
-  """
-  from benchmarks.cloud_report import phases as phases_lib
-
-  if hasattr(module, 'PHASE'):
-    return None, False
-  count = {g.name: g.vm_count for g in groups}
-  schedule = phases_lib.MakeSchedule(
-      names,
-      count.get(phases_lib.DB_GROUP, 0),
-      count.get(phases_lib.CLIENT_GROUP, 0) > 0,
-      overlap=True,
-  )
-  return schedule, bool(flags.FLAGS.cloud_report_overlap)
-
-
 def Configurations(
     pkb_argv: Sequence[str], catalog: pricing.Catalog | None = None
 ) -> list[model.Config]:
@@ -110,6 +90,7 @@ def Configurations(
   Raises:
     errors.PlanError: the flags or a configuration are invalid.
   """
+  from benchmarks.cloud_report import phases as phases_lib
   from benchmarks.cloud_report import preflight
 
   catalog = catalog or pricing.Load()
@@ -128,13 +109,25 @@ def Configurations(
       for n in names:
         phase_plans.extend(model.PhaseEstimates(n, fill, db_nodes))
       model.CheckPhases(phase_plans)
+      try:
+        usd_per_hour, as_of, notes = cost.HourlyCost(catalog, groups)
+        price_problem = None
+      except pricing.PricingError as e:
+        usd_per_hour, as_of, notes, price_problem = None, None, [], str(e)
+      # Last, what the suite itself says (it uses nothing of the plan's).
       problems = tuple(preflight.Problems(config, names))
-      schedule, overlap = _Schedule(module, names, groups)
-    try:
-      usd_per_hour, as_of, notes = cost.HourlyCost(catalog, groups)
-      price_problem = None
-    except pricing.PricingError as e:
-      usd_per_hour, as_of, notes, price_problem = None, None, [], str(e)
+      # The suite's schedule with overlap (a standalone module runs one
+      # phase, so none), read under the configuration's flags.
+      schedule, overlap = None, False
+      if not hasattr(module, 'PHASE'):
+        count = {g.name: g.vm_count for g in groups}
+        schedule = phases_lib.MakeSchedule(
+            names,
+            count.get(phases_lib.DB_GROUP, 0),
+            count.get(phases_lib.CLIENT_GROUP, 0) > 0,
+            overlap=True,
+        )
+        overlap = bool(flags.FLAGS.cloud_report_overlap)
     out.append(
         model.Config(
             benchmark=module.BENCHMARK_NAME,
