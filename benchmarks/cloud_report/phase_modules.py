@@ -93,7 +93,9 @@ def Catalog() -> dict[str, str]:
   """Returns every metric of every phase, name -> unit."""
   catalog = dict(samples_lib.METRICS)
   for modules in _ALL:
-    for name, unit in modules.samples.METRICS.items():
+    # A ModuleType field: pylint cannot see the samples module's catalog.
+    metrics = getattr(modules.samples, 'METRICS')
+    for name, unit in metrics.items():
       if name in catalog:
         raise ValueError(f'metric {name!r} is defined twice')
       catalog[name] = unit

@@ -86,7 +86,7 @@ class StockPkbTest(absltest.TestCase):
     rc, out, err = _Run(
         os.path.join(_BIN, 'pkb-ext'), 'list', '--benchmarks=no_such_thing'
     )
-    self.assertEqual(rc, 1)
+    self.assertEqual(rc, 2)  # a benchmark name PKB refuses: a usage error
     self.assertEqual(out, '')
     self.assertIn('no_such_thing', err)
 

@@ -132,7 +132,7 @@ def testMainWritesTheResultAfterEachPatch(tmp_path, monkeypatch, capsys):
       seen.append(len(json.loads(out.read_text())['patches']))
     return next(runs)
 
-  monkeypatch.setattr(suite.upstream, 'PinnedCommit', lambda: 'abc')
+  monkeypatch.setattr(suite.pkb_source, 'PinnedCommit', lambda: 'abc')
   monkeypatch.setattr(suite, 'FreshTree', lambda tree, commit: None)
   monkeypatch.setattr(suite, 'EnsureVenv', lambda venv, tree, log: [])
   monkeypatch.setattr(suite, '_Apply', lambda tree, patch: None)

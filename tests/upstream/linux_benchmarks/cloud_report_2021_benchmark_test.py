@@ -114,6 +114,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
   }
 
   def testSamplesNameTheirPhase(self):
+    """Each tool's archived output parses into samples of its phase."""
     for phase, name in self._OUTPUTS.items():
       path = os.path.join(
           os.path.dirname(__file__),
