@@ -24,6 +24,9 @@
   pkb-ext bench --out FILE             the harness's own benchmarks
   pkb-ext upstream --out DIR           the benchmarks as a patch to the PKB pin
 
+The commands that read what pkb_ext registers with PKB (REGISTERING) see
+what stock pkb.py sees: pkb_ext is registered before they run.
+
 Each command is the Main of its module (COMMANDS), a function of its
 arguments run through command.Run: what it refuses is one line on standard
 error, `pkb-ext COMMAND: message`, exit status 2 for a bad command line and
@@ -67,6 +70,13 @@ COMMANDS = {
         'write the PKB patch of the benchmarks',
     ),
 }
+# The commands that read the exported unit's registries (the TPC-C tools
+# and engines, the benchmarks, preflight's checks, the object storage
+# back-ends): before they run, pkb_ext is registered with PKB as the
+# autoload registers it for pkb.py (registry.Register). The others never
+# import PKB and do not pay for it. `run` execs pkb.py, whose autoload
+# registers.
+REGISTERING = frozenset({'list', 'parse', 'plan'})
 # Modules of the dev-only package (tests/pkb_ext_dev): run as a process.
 _DEV_PACKAGE = 'pkb_ext_dev.'
 
@@ -123,6 +133,10 @@ def _Dispatch(argv: Sequence[str]) -> int:
     raise errors.UsageError(f'no command (see {PROG} --help)')
   name, rest = argv[0], list(argv[1:])
   module_name = COMMANDS[name][0]
+  if name in REGISTERING:
+    from pkb_ext import registry  # pylint: disable=g-import-not-at-top
+
+    registry.Register()
   if module_name.startswith(_DEV_PACKAGE):
     return command.Run(
         f'{PROG} {name}', lambda a: _RunDev(module_name, a), rest

@@ -33,6 +33,12 @@ MAX_TOOL_OUTPUT_BYTES = 64 * 1024 * 1024
 # Far above any real set of samples (a whole matrix of runs is a few MB).
 MAX_SAMPLES_BYTES = 1024 * 1024 * 1024
 STDIN = '-'
+# The sample files pkb_ext writes or reads, as refusals name them.
+SAMPLE_FILE_KINDS = (
+    'a pkb_ext spool (*.ndjson), the samples file of `pkb-ext local results`'
+    " (out/samples.ndjson of `make local`) or PKB's JSON results"
+    ' (perfkitbenchmarker_results.json)'
+)
 NDJSON_SUFFIX = '.ndjson'
 _MIB = 1024 * 1024
 

@@ -29,7 +29,7 @@
 # three providers.
 #
 # out/ receives samples.ndjson (one phase sample a line: metric, value, unit,
-# metadata, timestamp, run_uri), spool/ (pkb_ext's publisher spool, if it has
+# metadata, timestamp, run_uri, sample_uri), spool/ (pkb_ext's publisher spool, if it has
 # landed), pkb_samples*.json (PKB's --json_path), pkb*.log and report/.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -19,7 +19,6 @@ columns, a JSON `metadata`, `schema_version`, a top-level `cloud`) and
 transpiles each query with sqlglot; BigQueryBackend runs queries as written.
 """
 
-import datetime
 import json
 import math
 import os
@@ -29,6 +28,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from pkb_ext import errors
 from pkb_ext import inputs
 from pkb_ext import labels
+from pkb_ext import timestamps
 from pkb_ext.publish import load_checks
 
 # The samples table: PKB's columns, then ours. Mirrors pkb_ext/publish.
@@ -74,38 +74,21 @@ class SamplesError(errors.Error, ValueError):
 
 
 def _Timestamp(value: Any, where: str) -> str | None:
-  """PKB's epoch seconds or the spool's 'YYYY-MM-DD hh:mm:ss UTC' -> UTC.
+  """A sample's time (pkb_ext.timestamps reads it) as a UTC text for DuckDB.
 
   Raises:
     SamplesError: a timestamp that is not one, or is out of range.
   """
   if value is None:
     return None
-  if isinstance(value, (int, float)) and not isinstance(value, bool):
-    try:
-      when = datetime.datetime.fromtimestamp(value, tz=datetime.timezone.utc)
-    except (OverflowError, ValueError, OSError):
-      raise SamplesError(
-          f'{where}: timestamp {inputs.Shorten(value)} is not a time in'
-          ' years 1 to 9999 (epoch seconds)'
-      ) from None
-    return when.strftime('%Y-%m-%d %H:%M:%S.%f')
-  if isinstance(value, str):
-    text = value.strip().removesuffix('UTC').strip().replace('T', ' ')
-    try:
-      when = datetime.datetime.fromisoformat(text)
-      if when.tzinfo is not None:
-        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    except (ValueError, OverflowError):
-      raise SamplesError(
-          f'{where}: timestamp {inputs.Shorten(value)} is not a date and'
-          ' time (YYYY-MM-DD hh:mm:ss[.ffffff] [UTC])'
-      ) from None
-    return when.strftime('%Y-%m-%d %H:%M:%S.%f')
-  raise SamplesError(
-      f'{where}: timestamp is a {load_checks.JsonKind(value)}, not epoch'
-      ' seconds or a date and time'
-  )
+  try:
+    when = timestamps.ToUtc(value)
+  except ValueError as e:
+    raise SamplesError(
+        f'{where}: timestamp {inputs.Shorten(value)}: {e}; expected'
+        f' {timestamps.READ_FORMS}'
+    ) from None
+  return when.replace(tzinfo=None).isoformat(sep=' ', timespec='microseconds')
 
 
 def CheckValue(value: Any, where: str) -> float:
@@ -211,11 +194,27 @@ def NormalizeSample(row: Mapping[str, Any], where: str) -> dict[str, Any]:
   return out
 
 
+def _Decode(line: str, where: str) -> Any:
+  try:
+    return json.loads(line)
+  except RecursionError:
+    raise SamplesError(f'{where}: nested too deeply to be a sample') from None
+  except ValueError as e:  # JSONDecodeError, or beyond the digit limit
+    raise SamplesError(f'{where}: not JSON: {str(e)[:120]}') from None
+
+
+def _HasMetric(row: Any) -> bool:
+  """Whether a decoded line looks like a sample (an object with a metric)."""
+  return isinstance(row, Mapping) and isinstance(row.get('metric'), str)
+
+
 def ReadNdjson(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
   """Yields normalized samples of NDJSON files (blank lines skipped).
 
   A sample_uri seen before (the same run's spool and PKB's JSON output
-  given together) is yielded once.
+  given together) is yielded once. A file whose first line is no sample
+  (not JSON, not an object with a metric) is refused naming the files
+  that will work.
 
   Raises:
     inputs.InputError: a file that is not a regular file, too large or not
@@ -224,19 +223,23 @@ def ReadNdjson(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
   """
   seen = set()
   for path in paths:
+    first = True
     for number, line in inputs.Lines(path):
       if not line.strip():
         continue
       where = f'{path}:{number}'
+      row = None
       try:
-        row = json.loads(line)
-      except RecursionError:
-        raise SamplesError(
-            f'{where}: nested too deeply to be a sample'
-        ) from None
-      except ValueError as e:  # JSONDecodeError, or beyond the digit limit
-        raise SamplesError(f'{where}: not JSON: {str(e)[:120]}') from None
-      sample = NormalizeSample(row, where)
+        row = _Decode(line, where)
+        sample = NormalizeSample(row, where)
+      except SamplesError as e:
+        if first and not _HasMetric(row):
+          raise SamplesError(
+              f'{e}; not a samples file report and compare can read, which read'
+              f' {inputs.SAMPLE_FILE_KINDS}, or `pkb-ext parse` output'
+          ) from None
+        raise
+      first = False
       uri = sample.get('sample_uri')
       if uri:
         if uri in seen:

@@ -57,8 +57,8 @@ def BuildParser() -> argparse.ArgumentParser:
       nargs='+',
       metavar='NDJSON',
       help=(
-          'NDJSON sample files (spool, PKB JSON output) or spool directories'
-          ' (their *.ndjson)'
+          'NDJSON sample files (spool, `pkb-ext local results` output, PKB'
+          ' JSON output) or spool directories (their *.ndjson)'
       ),
   )
   source.add_argument(

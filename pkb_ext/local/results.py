@@ -16,8 +16,11 @@
 Reads PKB's sample files: the pkb_ext spool (typed metadata) or PKB's own
 --json_path output (metadata collapsed into `labels`, which reads back as
 strings). Keeps the samples whose metadata names a phase, writes them one a
-line as {metric, value, unit, metadata, timestamp, run_uri}, and prints a
-table per phase and metric.
+line as {metric, value, unit, metadata, timestamp, run_uri, sample_uri} and
+PKB's test, official, owner and product_name where the input has them, the
+timestamp in the spool's form (pkb_ext.timestamps.FORM), and prints a table
+per phase and metric. publish, report and compare read the file as they
+read the spool.
 """
 
 import collections
@@ -27,6 +30,10 @@ from typing import Iterable, Sequence
 
 from pkb_ext import errors
 from pkb_ext import labels
+from pkb_ext import timestamps
+
+# PKB's sample columns kept as they are where the input has them.
+_KEPT = ('sample_uri', 'test', 'official', 'owner', 'product_name')
 
 
 class ResultsError(errors.Error, ValueError):
@@ -63,15 +70,31 @@ def ReadSamples(paths: Sequence[str]) -> list[dict]:
         if key in seen:
           continue
         seen.add(key)
-        out.append({
+        where = f'{path}:{number}'
+        sample = {
             'metric': row['metric'],
             'value': float(row['value']),
             'unit': row.get('unit', ''),
             'metadata': metadata,
-            'timestamp': row.get('timestamp'),
+            'timestamp': _Timestamp(row.get('timestamp'), where),
             'run_uri': row.get('run_uri'),
-        })
+        }
+        sample.update((k, row[k]) for k in _KEPT if row.get(k) is not None)
+        out.append(sample)
   return out
+
+
+def _Timestamp(value, where: str) -> str | None:
+  """A sample's time in the one form pkb_ext writes; None if it has none."""
+  if value is None:
+    return None
+  try:
+    return timestamps.Format(value)
+  except ValueError as e:
+    raise ResultsError(
+        f'{where}: timestamp {value!r:.60}: {e}; expected'
+        f' {timestamps.READ_FORMS}'
+    ) from e
 
 
 def WriteNdjson(samples: Iterable[dict], path: str) -> None:

@@ -13,8 +13,8 @@
 # limitations under the License.
 """pkb-ext publish SPOOL... --table PROJECT.DATASET.TABLE [--dry-run]
 
-Publishes NDJSON spools (the publisher's, or PKB's own JSON output) to
-BigQuery. A SPOOL directory stands for its *.ndjson files. Batches already
+Publishes NDJSON spools (the publisher's, the samples file of `pkb-ext
+local results`, or PKB's own JSON output) to BigQuery. A SPOOL directory stands for its *.ndjson files. Batches already
 loaded by an earlier publish are skipped, so re-running after a failure, or
 twice, never duplicates rows. Every row is checked against the table's
 schema as a load job would check it (types, ranges, timestamps,

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pkb_ext import errors
 from pkb_ext import labels as labels_lib
+from pkb_ext import timestamps
 
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), 'schema.json')
 # The API reports legacy names; schema.json uses them too.
@@ -125,6 +126,8 @@ def Load(path: str = SCHEMA_PATH) -> TableSpec:
 def FormatTimestamp(epoch_seconds: float) -> str:
   """Returns a TIMESTAMP literal BigQuery loads from JSON (microseconds).
 
+  The form every sample file of pkb_ext holds (timestamps.FORM).
+
   The same text as datetime.fromtimestamp(t, UTC).strftime('%Y-%m-%d
   %H:%M:%S.%f+00:00'): the microseconds rounded half to even as
   fromtimestamp rounds them, the date and time of the whole second
@@ -153,6 +156,23 @@ def FormatTimestamp(epoch_seconds: float) -> str:
       _SECONDS.clear()
     _SECONDS[second] = prefix
   return f'{prefix}.{micros:06d}+00:00'
+
+
+def _TextTimestamp(text: str) -> str:
+  """A text of epoch seconds or of a date and time (see pkb_ext.timestamps)
+  as FormatTimestamp's."""
+  try:
+    seconds = float(text)
+  except ValueError:
+    pass
+  else:
+    return FormatTimestamp(seconds)
+  try:
+    return timestamps.Format(text)
+  except ValueError as e:
+    raise SchemaError(
+        f'timestamp {text[:60]!r}: {e}; expected {timestamps.READ_FORMS}'
+    ) from None
 
 
 _UTC = datetime.timezone.utc
@@ -247,8 +267,9 @@ def RowFromSample(
   """Converts a PKB sample dict (as SampleCollector makes them) to a row.
 
   Args:
-    sample: metric, value, unit, timestamp, metadata (or PKB's labels string),
-      test, official, owner, run_uri, sample_uri, product_name.
+    sample: metric, value, unit, timestamp (epoch seconds, or a date and
+      time text as pkb_ext.timestamps reads), metadata (or PKB's labels
+      string), test, official, owner, run_uri, sample_uri, product_name.
     spec: the schema (default: the checked-in one).
 
   Returns:
@@ -322,7 +343,10 @@ def _Rows(
         if get(name) in (None, ''):
           raise SchemaError(f'sample has no {name}: {dict(sample)!r:.200}')
     metric, timestamp, run_uri, sample_uri = required
-    timestamp = FormatTimestamp(timestamp)
+    if type(timestamp) is str:
+      timestamp = _TextTimestamp(timestamp)
+    else:
+      timestamp = FormatTimestamp(timestamp)
     value = get('value')
     if value is not None:
       value = float(value)

@@ -45,6 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pkb_ext import errors
 from pkb_ext import inputs
+from pkb_ext import timestamps
 from pkb_ext.publish import load_checks
 from pkb_ext.publish import schema
 
@@ -62,6 +63,14 @@ MAX_REPORTED_LINES = 20
 
 class SpoolError(errors.Error):
   """A spool cannot be written or read; the message names file and line."""
+
+
+class _NotASample(SpoolError):
+  """A line that is no sample at all: not JSON, not an object, no key."""
+
+
+# What a line that is not a row must have to become one.
+_SAMPLE_KEYS = ('metric', 'timestamp', 'run_uri', 'sample_uri')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -270,10 +279,14 @@ def _EndsWithNewline(path: str) -> bool:
 
 def _Row(obj: Any, where: str) -> tuple[str | None, dict[str, Any]]:
   if not isinstance(obj, dict):
-    raise SpoolError(
+    raise _NotASample(
         f'{where}: expected a JSON object, got {type(obj).__name__}'
     )
   key = obj.pop(BATCH_KEY, None)
+  if 'schema_version' not in obj:
+    missing = [k for k in _SAMPLE_KEYS if obj.get(k) in (None, '')]
+    if missing:
+      raise _NotASample(f'{where}: no {", ".join(missing)}')
   try:
     if 'schema_version' in obj:
       row = obj
@@ -317,13 +330,11 @@ def _CheckSample(sample: dict[str, Any]) -> None:
   if timestamp is None:
     return
   try:
-    if isinstance(timestamp, bool) or not isinstance(timestamp, (int, float)):
-      raise ValueError
-    schema.FormatTimestamp(timestamp)
-  except (ValueError, OverflowError, OSError):
+    timestamps.ToUtc(timestamp)
+  except ValueError:
     raise schema.SchemaError(
         f'timestamp {inputs.Shorten(timestamp)} is not a time in years 1 to'
-        ' 9999 in epoch seconds'
+        f' 9999 ({timestamps.READ_FORMS})'
     ) from None
 
 
@@ -360,7 +371,7 @@ def _ReadLines(path: str) -> Iterable[tuple[str, Any, SpoolError | None]]:
         yield where, _DECODER.decode(line), None
       except (ValueError, RecursionError) as e:
         torn = '' if line.endswith('\n') else ' (truncated last line?)'
-        yield where, None, SpoolError(
+        yield where, None, _NotASample(
             f'{where}: not JSON{torn}: {str(e)[:120]}'
         )
   except inputs.InputError as e:
@@ -379,14 +390,33 @@ def _Raise(problems: list[SpoolError]) -> None:
   )
 
 
+def _NotASamplesFile(first: SpoolError) -> SpoolError:
+  """The refusal of a file whose first line is no sample at all."""
+  older = ''
+  if str(first).endswith(': no sample_uri'):
+    older = (
+        ' (a samples file of an older `pkb-ext local results`? write it'
+        ' again from its spool or PKB JSON)'
+    )
+  return SpoolError(
+      f'{first}{older}; not a samples file publish can take, which takes'
+      f' {inputs.SAMPLE_FILE_KINDS}'
+  )
+
+
 def Read(paths: Sequence[str], batch_size: int) -> Contents:
   """Reads spool files into batches, in order of first appearance.
 
-  A row whose sample_uri was already seen is ignored if identical (the same
-  file given twice) and an error otherwise.
+  Each line is a row of the spool or a sample: of PKB's JSON results
+  (epoch seconds) or of `pkb-ext local results` (timestamps.FORM). A row
+  whose sample_uri was already seen is ignored if identical (the same
+  file given twice, or a spool and a samples file made from it) and an
+  error otherwise.
 
   Raises:
-    SpoolError: naming the file and line of every bad line.
+    SpoolError: naming the file and line of every bad line; a file whose
+      first line is no sample at all (not JSON, not an object, without a
+      sample's keys) is refused at once, naming the files that will work.
   """
   if batch_size < 1:
     raise ValueError(f'batch size must be >= 1, got {batch_size}')
@@ -396,15 +426,23 @@ def Read(paths: Sequence[str], batch_size: int) -> Contents:
   problems: list[SpoolError] = []
   for path in paths:
     unkeyed = []
+    first = True
     for where, obj, error in _ReadLines(path):
       try:
         if error is not None:
           raise error
         key, row = _Row(obj, where)
         text = _Dumps(row)
+      except _NotASample as e:
+        if first:
+          raise _NotASamplesFile(e) from e
+        problems.append(e)
+        continue
       except SpoolError as e:
         problems.append(e)
         continue
+      finally:
+        first = False
       previous = seen.get(row['sample_uri'])
       if previous is not None:
         if previous != text:

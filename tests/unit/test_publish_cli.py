@@ -179,11 +179,21 @@ class HostileSpoolTest(absltest.TestCase):
     self.assertNotIn('would publish', out)
 
   def testManyBadLinesAreCounted(self):
-    path = self._Write(['x'] * 50)
+    path = self._Write(self.lines[:1] + ['x'] * 50)
     rc, _, err = _Run([path, '--table', _TABLE, '--dry-run'])
     self.assertEqual(rc, 1)
     self.assertIn('50 bad line(s)', err)
     self.assertIn(f'... and {50 - spool.MAX_REPORTED_LINES} more', err)
+
+  def testAFileOfNoSamplesNamesTheFilesThatWork(self):
+    for first in ('x', '[1, 2]', '{"metric": "m", "value": 1}'):
+      path = self._Write([first] + self.lines)
+      rc, out, err = _Run([path, '--table', _TABLE, '--dry-run'])
+      self.assertEqual((rc, out), (1, ''))
+      self.assertEqual(len(err.splitlines()), 1, err)
+      self.assertIn(f'{path}:1: ', err)
+      self.assertIn('not a samples file publish can take', err)
+      self.assertIn('perfkitbenchmarker_results.json', err)
 
   def testNonFiniteTimeoutRejectedUpFront(self):
     for value in ('nan', 'inf', '-inf', '0', '-1'):

@@ -177,7 +177,7 @@ class SpoolTest(parameterized.TestCase):
   @parameterized.named_parameters(
       ('not_json', 'nope\n', r':1: not JSON'),
       ('array', '[1, 2]\n', r':1: expected a JSON object, got list'),
-      ('no_metric', '{"value": 1}\n', r':1: sample has no metric'),
+      ('no_metric', '{"value": 1}\n', r':1: no metric, timestamp, run_uri'),
       (
           'unknown_column',
           '{"schema_version": 1, "metric": "m", "bogus": 1}\n',

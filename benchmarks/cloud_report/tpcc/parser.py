@@ -173,7 +173,14 @@ def Detect(text: str) -> str:
   panic = Panic(text)
   if panic:
     raise ParseError(f'the TPC-C tool panicked: {panic}')
-  raise ParseError('neither ' + ' nor '.join(t.wanted for t in _TOOLS.values()))
+  raise ParseError(_NoToolMatches([t.wanted for t in _TOOLS.values()]))
+
+
+def _NoToolMatches(wanted: list[str]) -> str:
+  """'not A' for one registered tool; 'neither A, B nor C' for several."""
+  if len(wanted) == 1:
+    return f'not {wanted[0]}'
+  return f'neither {", ".join(wanted[:-1])} nor {wanted[-1]}'
 
 
 def Panic(text: str) -> str | None:
