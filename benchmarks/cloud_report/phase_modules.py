@@ -25,8 +25,8 @@ The layers of cloud_report, each importing only the ones below it:
                       alone, and uses the shared modules below.
   shared modules      phase_table, phases, parsers, samples, topology,
                       runner, ... : none imports a phase package. Where one
-                      runs a phase by name (runner, preflight, topology's
-                      standalone stages), phases.Load finds the stages
+                      runs a phase by name (runner, preflight, standalone),
+                      phases.Load finds the stages
                       module a benchmark module above imported.
 
 pyproject.toml's import-linter contracts hold these layers. Importing this
