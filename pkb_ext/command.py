@@ -44,11 +44,14 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def Number(
-    kind: type[int] | type[float], above: float | None = None
+    kind: type[int] | type[float],
+    above: float | None = None,
+    unit: str = '',
 ) -> Callable[[str], int | float]:
   """argparse type: a finite number of `kind`, greater than `above` if given.
 
-  Refuses with e.g. `must be an integer > 0, got '1.5'` (the text shortened).
+  Refuses with e.g. `must be an integer > 0, got '1.5'` (the text shortened),
+  or with a unit, `must be a finite number of seconds > 0, got 'x'`.
   """
 
   def Parse(text: str) -> int | float:
@@ -58,9 +61,10 @@ def Number(
       value = math.nan
     if not math.isfinite(value) or (above is not None and value <= above):
       name = 'an integer' if kind is int else 'a finite number'
+      of = f' of {unit}' if unit else ''
       bound = '' if above is None else f' > {above}'
       raise argparse.ArgumentTypeError(
-          f'must be {name}{bound}, got {inputs.Shorten(text, 40)}'
+          f'must be {name}{of}{bound}, got {inputs.Shorten(text, 40)}'
       )
     return value
 

@@ -229,16 +229,10 @@ def _Compare(argv: Sequence[str]) -> int:
     figures = baseline_lib.Load(args.baseline, benchmarks)
     sides.insert(0, compare.BaselineSide(figures, sides[0]))
   comparison = compare.Comparison(backend, sides[0], sides[1], settings)
-  if args.print_sql:
-    sql = comparison.Sql(args.print_sql)
-    if kind == 'ndjson':
-      sql = backend.Transpile(sql)
-    print(sql)
+  if report_cli.PrintOrCreateViews(
+      args, backend, comparison, local=kind == 'ndjson'
+  ):
     return 0
-  if args.create_views:
-    backend.Execute(
-        comparison.ViewStatements(args.create_views, args.view_prefix)
-    )
   result = comparison.Run()
   print(compare_report.Text(result))
   if args.out:
