@@ -215,7 +215,7 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertStartsWith(
           module.__name__, linux_benchmarks.__name__ + '.cloud_report.'
       )
-      for step in ('Install', 'Prepare', 'Run', 'Cleanup'):
+      for step in ('Install', 'Run', 'Cleanup'):
         self.assertTrue(callable(getattr(module, step)), f'{name}.{step}')
 
   def testValidateOrdersAndRejects(self):
