@@ -38,4 +38,5 @@ BENCHMARK_CONFIG = standalone.Config(
 _BENCHMARK = standalone.Benchmark(BENCHMARK_NAME, BENCHMARK_CONFIG)
 PHASE = _BENCHMARK.phase
 # PKB's module functions: the phase's stages on this benchmark's VMs.
+# pylint: disable-next=invalid-name
 GetConfig, CheckPrerequisites, Prepare, Run, Cleanup = _BENCHMARK.Functions()

@@ -93,6 +93,8 @@ def Catalog() -> dict[str, str]:
   """Returns every metric of every phase, name -> unit."""
   catalog = dict(samples_lib.METRICS)
   for modules in _ALL:
+    # A phase's samples module, which pylint takes for a bare module.
+    # pylint: disable-next=no-member
     for name, unit in modules.samples.METRICS.items():
       if name in catalog:
         raise ValueError(f'metric {name!r} is defined twice')

@@ -114,6 +114,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
   }
 
   def testSamplesNameTheirPhase(self):
+    """Each phase's samples, parsed from a captured output, name it."""
     for phase, name in self._OUTPUTS.items():
       path = os.path.join(
           os.path.dirname(__file__),

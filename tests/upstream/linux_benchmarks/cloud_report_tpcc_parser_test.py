@@ -79,6 +79,7 @@ class TpccTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
+  """The TPC-C samples of a parsed result."""
 
   def testSamplesAreInThePhasesCatalog(self):
     samples = phase_samples.FromResult(
