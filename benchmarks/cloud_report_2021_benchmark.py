@@ -44,41 +44,19 @@ from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import resume
 from benchmarks.cloud_report import runner
+from benchmarks.cloud_report import standalone
 from benchmarks.cloud_report import topology as topology_lib
 
 BENCHMARK_NAME = 'cloud_report_2021'
-BENCHMARK_CONFIG = """
-cloud_report_2021:
-  description: >
-    The Cockroach Labs 2021 Cloud Report: CoreMark, fio on the raw disk,
-    netperf, object storage TTFB and TPC-C stepping on 3 db nodes + 1 client.
-  vm_groups:
-    db:
-      vm_count: 3
-      vm_spec: &cloud_report_2021_vm
-        AWS:
-          machine_type: c5a.4xlarge
-          zone: us-east-1a
-        GCP:
-          machine_type: n2-standard-16
-          zone: us-east1-b
-        Azure:
-          machine_type: Standard_D16as_v4
-          zone: eastus-1
-      disk_spec:
-        AWS:
-          disk_type: gp2
-          disk_size: 2500
-        GCP:
-          disk_type: pd-ssd
-          disk_size: 2500
-        Azure:
-          disk_type: Premium_LRS
-          disk_size: 2500
-    client:
-      vm_count: 1
-      vm_spec: *cloud_report_2021_vm
-"""
+BENCHMARK_CONFIG = standalone.Config(
+    BENCHMARK_NAME,
+    'The Cockroach Labs 2021 Cloud Report: CoreMark, fio on the raw disk,'
+    ' netperf, object storage TTFB and TPC-C stepping on 3 db nodes + 1'
+    ' client.',
+    db_vms=3,
+    client=True,
+    data_disks=True,
+)
 
 NO_PHASES = 'none'
 _PHASES = flags.DEFINE_list(

@@ -23,52 +23,18 @@ Example:
       --machine_type=c5a.4xlarge
 """
 
-from perfkitbenchmarker import configs
-
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import preflight
-from benchmarks.cloud_report import topology as topology_lib
+from benchmarks.cloud_report import standalone
 from benchmarks.cloud_report.cpu import stages as cpu  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_coremark'
-BENCHMARK_CONFIG = """
-cloud_report_coremark:
-  description: >
-    CoreMark 1.0, 10 runs single-core and 10 runs all-core (pthreads),
-    as in the Cockroach Labs 2021 Cloud Report.
-  vm_groups:
-    db:
-      vm_count: 1
-      vm_spec:
-        AWS:
-          machine_type: c5a.4xlarge
-          zone: us-east-1a
-        GCP:
-          machine_type: n2-standard-16
-          zone: us-east1-b
-        Azure:
-          machine_type: Standard_D16as_v4
-          zone: eastus-1
-"""
-PHASE = phase_table.ByBenchmark(BENCHMARK_NAME).sample
-
-
-def GetConfig(user_config):
-  return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
-
-
-def CheckPrerequisites(benchmark_config):
-  """Fails before provisioning on what would fail after it (preflight)."""
-  preflight.Check(benchmark_config, [PHASE])
-
-
-def Prepare(spec):
-  topology_lib.PreparePhase(spec, PHASE)
-
-
-def Run(spec):
-  return topology_lib.RunPhase(spec, PHASE)
-
-
-def Cleanup(spec):
-  topology_lib.CleanupPhase(spec, PHASE)
+BENCHMARK_CONFIG = standalone.Config(
+    BENCHMARK_NAME,
+    'CoreMark 1.0, 10 runs single-core and 10 runs all-core (pthreads), as'
+    ' in the Cockroach Labs 2021 Cloud Report.',
+    db_vms=1,
+)
+_BENCHMARK = standalone.Benchmark(BENCHMARK_NAME, BENCHMARK_CONFIG)
+PHASE = _BENCHMARK.phase
+# PKB's module functions: the phase's stages on this benchmark's VMs.
+# pylint: disable-next=invalid-name
+GetConfig, CheckPrerequisites, Prepare, Run, Cleanup = _BENCHMARK.Functions()

@@ -22,11 +22,13 @@ ArgumentParser makes argparse's own refusals the same kind of line (status
 """
 
 import argparse
+import math
 import sys
 from typing import Callable, NoReturn, Sequence
 
 from benchmarks.cloud_report import errors as exported_errors
 from pkb_ext import errors
+from pkb_ext import inputs
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -39,6 +41,34 @@ class ArgumentParser(argparse.ArgumentParser):
     raise errors.UsageError(
         f'{message} (see {self.prog} --help)'.replace('\n', ' ')
     )
+
+
+def Number(
+    kind: type[int] | type[float],
+    above: float | None = None,
+    unit: str = '',
+) -> Callable[[str], int | float]:
+  """argparse type: a finite number of `kind`, greater than `above` if given.
+
+  Refuses with e.g. `must be an integer > 0, got '1.5'` (the text shortened),
+  or with a unit, `must be a finite number of seconds > 0, got 'x'`.
+  """
+
+  def Parse(text: str) -> int | float:
+    try:
+      value = kind(text)
+    except ValueError:
+      value = math.nan
+    if not math.isfinite(value) or (above is not None and value <= above):
+      name = 'an integer' if kind is int else 'a finite number'
+      of = f' of {unit}' if unit else ''
+      bound = '' if above is None else f' > {above}'
+      raise argparse.ArgumentTypeError(
+          f'must be {name}{of}{bound}, got {inputs.Shorten(text, 40)}'
+      )
+    return value
+
+  return Parse
 
 
 # What a command refuses: pkb_ext's errors and the exported modules' errors.

@@ -25,8 +25,8 @@ The layers of cloud_report, each importing only the ones below it:
                       alone, and uses the shared modules below.
   shared modules      phase_table, phases, parsers, samples, topology,
                       runner, ... : none imports a phase package. Where one
-                      runs a phase by name (runner, preflight, topology's
-                      standalone stages), phases.Load finds the stages
+                      runs a phase by name (runner, preflight, standalone),
+                      phases.Load finds the stages
                       module a benchmark module above imported.
 
 pyproject.toml's import-linter contracts hold these layers. Importing this
@@ -93,9 +93,9 @@ def Catalog() -> dict[str, str]:
   """Returns every metric of every phase, name -> unit."""
   catalog = dict(samples_lib.METRICS)
   for modules in _ALL:
-    # A ModuleType field: pylint cannot see the samples module's catalog.
-    metrics = getattr(modules.samples, 'METRICS')
-    for name, unit in metrics.items():
+    # A phase's samples module, which pylint takes for a bare module.
+    # pylint: disable-next=no-member
+    for name, unit in modules.samples.METRICS.items():
       if name in catalog:
         raise ValueError(f'metric {name!r} is defined twice')
       catalog[name] = unit

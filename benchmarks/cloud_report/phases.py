@@ -24,14 +24,19 @@ per-phase benchmark modules:
       until the phases before it have run (tpcc formats and mounts the data
       disk io measures raw, and starts its cluster). Run in the run stage,
       right before the phase's Run. Idempotent.
-  Prepare(topology: Topology) -> None   Install, then Setup (a standalone
-      benchmark's Prepare)
   Run(topology: Topology) -> list[sample.Sample]
   Cleanup(topology: Topology) -> None
-  ReadParams() -> the phase's Params     its settings, from its flags
-  Estimate(context: estimates.Context) -> list[estimates.Phase]
-      its expected wall time, from its flags (its package's estimate
-      module; plan asks for it)
+
+and these names:
+
+  Params     its settings: a frozen dataclass whose FromFlags() reads them
+             from its flags (ReadParams below).
+  ESTIMATE   its package's estimate module, whose Estimate(params, context)
+             is its expected wall time (Estimate below; plan asks for it).
+  PARSER, SAMPLES   its parser and samples modules (phase_modules).
+
+A standalone benchmark's Prepare is the phase's Install, then its Setup
+(standalone.Benchmark).
 
 Importing a phase's stages module defines its flags. The benchmark
 modules import the stages modules they run, by name, before PKB parses
@@ -113,6 +118,22 @@ def Load(name: str) -> types.ModuleType:
         ' phase_modules for every phase'
     )
   return module
+
+
+def ReadParams(name: str):
+  """A phase's settings, read from its flags (its stages module's Params)."""
+  return Load(name).Params.FromFlags()
+
+
+def Estimate(name: str, context) -> list:
+  """A phase's expected wall time from its flags: estimates.Phase parts.
+
+  Args:
+    name: the phase.
+    context: an estimates.Context (what the flags do not say: the disk to
+      fill, the db nodes).
+  """
+  return Load(name).ESTIMATE.Estimate(ReadParams(name), context)
 
 
 def Validate(names: Sequence[str]) -> list[str]:

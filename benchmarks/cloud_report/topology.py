@@ -191,39 +191,3 @@ def Publish(spec, samples, run_number: int | None = None) -> None:
     for s in samples:
       s.metadata['run_number'] = run_number
   pkb_publisher.PublishRunStageSamples(spec, samples)
-
-
-# The three stages of a standalone phase benchmark (one phase on a spec).
-
-
-def PreparePhase(spec, phase: str) -> None:
-  """The phase's Prepare: its Install, then its Setup."""
-  phases.Load(phase).Prepare(FromSpec(spec, with_metadata=False))
-
-
-def RunPhase(spec, phase: str) -> list:
-  """Runs the phase; returns its stamped samples.
-
-  A phase that fails after measuring (phases.PhaseFailure) has its samples
-  published (Publish), then the failure is raised: PKB marks the benchmark
-  FAILED with it, and runs Cleanup all the same.
-  """
-  spec.always_call_cleanup = True
-  topology = FromSpec(spec)
-  try:
-    out = phases.Load(phase).Run(topology)
-  except phases.PhaseFailure as e:
-    Publish(
-        spec,
-        samples_lib.Stamp(
-            e.samples, topology.run_metadata, phase, topology.Placement(phase)
-        ),
-    )
-    raise
-  return samples_lib.Stamp(
-      out, topology.run_metadata, phase, topology.Placement(phase)
-  )
-
-
-def CleanupPhase(spec, phase: str) -> None:
-  phases.Load(phase).Cleanup(FromSpec(spec, with_metadata=False))

@@ -31,7 +31,6 @@ error naming the file and line, exit status 1; a BigQuery call gives up after
 """
 
 import argparse
-import math
 import sys
 from typing import Sequence
 
@@ -117,23 +116,10 @@ def BigQueryClient(project: str | None, endpoint: str | None):
     ) from e
 
 
-def Timeout(text: str) -> float:
-  """argparse type of --timeout: seconds, a finite number > 0."""
-  try:
-    value = float(text)
-  except ValueError:
-    value = math.nan
-  if not math.isfinite(value) or value <= 0:
-    raise argparse.ArgumentTypeError(
-        f'must be a finite number of seconds > 0, got {text[:40]!r}'
-    )
-  return value
-
-
 def AddTimeout(parser: argparse.ArgumentParser) -> None:
   parser.add_argument(
       '--timeout',
-      type=Timeout,
+      type=command.Number(float, above=0, unit='seconds'),
       default=backends.DEFAULT_TIMEOUT_S,
       metavar='SECONDS',
       help=(
@@ -141,6 +127,27 @@ def AddTimeout(parser: argparse.ArgumentParser) -> None:
           ' (default: %(default)g)'
       ),
   )
+
+
+def PrintOrCreateViews(args, backend, views, local: bool) -> bool:
+  """--print-sql and --create-views, for the views of `views`.
+
+  Args:
+    args: the parsed arguments (print_sql, create_views, view_prefix).
+    backend: where the views' queries run.
+    views: what has the views: Sql(view) and ViewStatements(dataset, prefix).
+    local: whether the backend is DuckDB (the printed query is transpiled).
+
+  Returns:
+    True when it printed a view's query: the command ends there.
+  """
+  if args.print_sql:
+    sql = views.Sql(args.print_sql)
+    print(backend.Transpile(sql) if local else sql)
+    return True
+  if args.create_views:
+    backend.Execute(views.ViewStatements(args.create_views, args.view_prefix))
+  return False
 
 
 def _Backend(args):
@@ -164,16 +171,8 @@ def _Report(argv: Sequence[str]) -> int:
   catalog = pricing.Load(args.pricing_dir)
   backend, source = _Backend(args)
   analysis = runner.Analysis(backend, catalog)
-  if args.print_sql:
-    sql = analysis.Sql(args.print_sql)
-    if args.samples:
-      sql = backend.Transpile(sql)
-    print(sql)
+  if PrintOrCreateViews(args, backend, analysis, local=bool(args.samples)):
     return 0
-  if args.create_views:
-    backend.Execute(
-        analysis.ViewStatements(args.create_views, args.view_prefix)
-    )
   paths = report.Write(analysis, args.out, source)
   for message in analysis.unpriced:
     print(f'{PROG}: no price: {message}', file=sys.stderr)

@@ -31,7 +31,6 @@ kinds, an option that does not apply) is a bad argument.
 """
 
 import argparse
-import math
 import os
 import re
 import sys
@@ -51,24 +50,6 @@ from pkb_ext.analysis import runner
 PROG = 'pkb-ext compare'
 _TABLE_ID = re.compile(r'^[A-Za-z0-9_-]+\.[A-Za-z0-9_]+\.[A-Za-z0-9_$-]+$')
 BQ_PREFIX = 'bq:'
-
-
-def _Number(kind):
-  """argparse type: a finite number of `kind` (the range is checked later)."""
-
-  def Number(text: str):
-    try:
-      value = kind(text)
-    except ValueError:
-      value = None
-    if value is None or not math.isfinite(value):
-      name = 'an integer' if kind is int else 'a finite number'
-      raise argparse.ArgumentTypeError(
-          f'must be {name}, got {inputs.Shorten(text, 40)}'
-      )
-    return value
-
-  return Number
 
 
 def BuildParser() -> argparse.ArgumentParser:
@@ -105,18 +86,21 @@ def BuildParser() -> argparse.ArgumentParser:
       help='the test over repetitions behind the verdict (%(default)s)',
   )
   parser.add_argument(
-      '--alpha', type=_Number(float), default=0.05, help='significance level'
+      '--alpha',
+      type=command.Number(float),
+      default=0.05,
+      help='significance level',
   )
   parser.add_argument(
       '--min-change',
-      type=_Number(float),
+      type=command.Number(float),
       default=2.0,
       metavar='PCT',
       help='smallest change in %% that is called better or worse',
   )
   parser.add_argument(
       '--min-repetitions',
-      type=_Number(int),
+      type=command.Number(int),
       default=3,
       help='fewer on a side: the verdict compares CI95 intervals instead',
   )
@@ -245,16 +229,10 @@ def _Compare(argv: Sequence[str]) -> int:
     figures = baseline_lib.Load(args.baseline, benchmarks)
     sides.insert(0, compare.BaselineSide(figures, sides[0]))
   comparison = compare.Comparison(backend, sides[0], sides[1], settings)
-  if args.print_sql:
-    sql = comparison.Sql(args.print_sql)
-    if kind == 'ndjson':
-      sql = backend.Transpile(sql)
-    print(sql)
+  if report_cli.PrintOrCreateViews(
+      args, backend, comparison, local=kind == 'ndjson'
+  ):
     return 0
-  if args.create_views:
-    backend.Execute(
-        comparison.ViewStatements(args.create_views, args.view_prefix)
-    )
   result = comparison.Run()
   print(compare_report.Text(result))
   if args.out:

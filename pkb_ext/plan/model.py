@@ -160,11 +160,14 @@ def PhaseEstimates(
   Raises:
     errors.PlanError: the estimate refuses the flags.
   """
-  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
+  # phase_modules imports every phase's stages module, which phases reads.
+  # pylint: disable-next=g-import-not-at-top,unused-import
+  from benchmarks.cloud_report import phase_modules
+  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
   context = estimates.Context(fill=fill, db_nodes=db_nodes)
   try:
-    return phase_modules.BY_PHASE[name].stages.Estimate(context)
+    return phases.Estimate(name, context)
   except estimates.EstimateError as e:
     raise errors.PlanError(str(e)) from e
 

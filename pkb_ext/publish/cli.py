@@ -24,7 +24,6 @@ the schema, the batches and their job ids without any network call.
 
 import argparse
 import logging
-import math
 import os
 from typing import Sequence
 
@@ -54,22 +53,6 @@ def _Credentials(text: str) -> str:
         f'must be a key file that exists, or {bigquery.ANONYMOUS!r}'
     )
   return text
-
-
-def _Positive(kind):
-  def Positive(text):
-    try:
-      value = kind(text)
-    except ValueError:
-      value = math.nan
-    if not math.isfinite(value) or value <= 0:
-      name = 'an integer' if kind is int else 'a finite number'
-      raise argparse.ArgumentTypeError(
-          f'must be {name} > 0, got {inputs.Shorten(text, 40)}'
-      )
-    return value
-
-  return Positive
 
 
 def BuildParser() -> argparse.ArgumentParser:
@@ -106,13 +89,13 @@ def BuildParser() -> argparse.ArgumentParser:
   )
   parser.add_argument(
       '--batch-size',
-      type=_Positive(int),
+      type=command.Number(int, above=0),
       default=spool.DEFAULT_BATCH_SIZE,
       help='rows per load job, for lines without a batch key',
   )
   parser.add_argument(
       '--timeout',
-      type=_Positive(float),
+      type=command.Number(float, above=0),
       default=bigquery.DEFAULT_TIMEOUT_S,
       help='seconds to retry a call or wait for a job',
   )

@@ -55,6 +55,15 @@ _GOTPC_TPMC = re.compile(
     rf'^tpmC: ({_NUM}), tpmTotal: ({_NUM}), efficiency: ({_NUM})%$'
 )
 _GOTPC_NEW_ORDER = 'NEW_ORDER'
+# go-tpc's [Summary] column of each latency field of Operation and Result.
+_LATENCY_COLUMNS = {
+    'avg_ms': 'Avg(ms)',
+    'p50_ms': '50th(ms)',
+    'p90_ms': '90th(ms)',
+    'p95_ms': '95th(ms)',
+    'p99_ms': '99th(ms)',
+    'max_ms': 'Max(ms)',
+}
 
 
 def _GoTpcFields(name: str, body: str) -> dict[str, float]:
@@ -123,12 +132,7 @@ def ParseGoTpc(text: str) -> tpcc_parser.Result:
             name=name,
             count=int(f['Count']),
             errors=int(err),
-            avg_ms=f['Avg(ms)'],
-            p50_ms=f['50th(ms)'],
-            p90_ms=f['90th(ms)'],
-            p95_ms=f['95th(ms)'],
-            p99_ms=f['99th(ms)'],
-            max_ms=f['Max(ms)'],
+            **_Latencies(f),
         )
     )
   new_order = summaries[_GOTPC_NEW_ORDER]
@@ -137,12 +141,7 @@ def ParseGoTpc(text: str) -> tpcc_parser.Result:
       elapsed_s=new_order['Takes(s)'],
       tpmc=tpmc,
       efficiency_pct=efficiency,
-      avg_ms=new_order['Avg(ms)'],
-      p50_ms=new_order['50th(ms)'],
-      p90_ms=new_order['90th(ms)'],
-      p95_ms=new_order['95th(ms)'],
-      p99_ms=new_order['99th(ms)'],
-      max_ms=new_order['Max(ms)'],
+      **_Latencies(new_order),
       errors=sum(
           int(f['Count']) for n, f in summaries.items() if n.endswith('_ERR')
       ),
@@ -150,6 +149,11 @@ def ParseGoTpc(text: str) -> tpcc_parser.Result:
       think_time=bool(waits),
       tpm_total=tpm_total,
   )
+
+
+def _Latencies(summary: dict[str, float]) -> dict[str, float]:
+  """The latency fields of a go-tpc [Summary] line, by their Result names."""
+  return {field: summary[column] for field, column in _LATENCY_COLUMNS.items()}
 
 
 def IsGoTpc(text: str) -> bool:

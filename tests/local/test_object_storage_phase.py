@@ -355,7 +355,7 @@ class PhaseOnEmulatorsTest(_PhaseTestCase):
       emulator = self.On(provider)
       vm = self.Vm()
       topology = self.Topology(vm)
-      object_storage.Prepare(topology)
+      object_storage.Install(topology)
       try:
         samples = object_storage.Run(topology)
         raw = ttfb.Parse(open(os.path.join(vm.work_dir, OUTPUT)).read())
@@ -408,7 +408,7 @@ class PhaseOnEmulatorsTest(_PhaseTestCase):
     minio = self.On('s3')
     vm = self.Vm(KillingVm, minio=minio, after_lines=15, then_raise=then_raise)
     topology = self.Topology(vm)
-    object_storage.Prepare(topology)
+    object_storage.Install(topology)
     try:
       if then_raise:
         with self.assertRaises(errors.VirtualMachine.RemoteCommandError):
@@ -557,7 +557,7 @@ class BadInputTest(_PhaseTestCase):
     endpoint = endpoint or emulator.endpoint
     vm = vm or self.Vm()
     topology = self.Topology(vm)
-    object_storage.Prepare(topology)
+    object_storage.Install(topology)
     try:
       with self.assertRaises(os_worker.ObjectStorageError) as cm:
         object_storage.Run(topology)

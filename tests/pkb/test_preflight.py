@@ -258,12 +258,12 @@ class ObjectStoragePrepareTest(pkb_common_test_case.PkbCommonTestCase):
   def testNoInstanceProfileFailsPrepare(self):
     vm = self._Client(None)
     with self.assertRaisesRegex(ValueError, '--aws_ec2_instance_profile'):
-      object_storage.Prepare(self._Topology(vm))
+      object_storage.Install(self._Topology(vm))
     vm.PushDataFile.assert_not_called()
 
   def testInstanceProfileInstallsTheServicesTools(self):
     vm = self._Client('s3-writer')
-    object_storage.Prepare(self._Topology(vm))
+    object_storage.Install(self._Topology(vm))
     installed = [c.args[0] for c in vm.Install.call_args_list]
     self.assertIn('awscli', installed)
     self.assertIn('boto3', installed)

@@ -48,7 +48,7 @@ def _ReadParams(name: str):
   """The settings `name` reads from the flags (a phase's, or another's)."""
   if name in _OTHER_PARAMS:
     return _OTHER_PARAMS[name].FromFlags()
-  return phase_modules.BY_PHASE[name].stages.ReadParams()
+  return phases.ReadParams(name)
 
 
 def _ParamsClass(name: str) -> type:

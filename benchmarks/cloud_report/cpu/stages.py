@@ -35,7 +35,6 @@ import logging
 from absl import flags
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
@@ -46,9 +45,11 @@ from benchmarks.cloud_report.cpu import samples as cpu_samples
 from linux_packages import cloud_report_coremark as coremark_pkg
 
 PHASE = phase_table.CPU.sample
-# The phase's parser and samples modules (phase_modules pairs them).
+# The phase's parser and samples modules (phase_modules pairs them), and its
+# estimate module (phases.Estimate).
 PARSER = coremark_parser
 SAMPLES = cpu_samples
+ESTIMATE = estimate
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)
@@ -214,21 +215,6 @@ def RunVm(vm, params: Params) -> list:
 def Install(topology: phases.Topology) -> None:
   """Installs CoreMark on the phase's db VM and builds its binaries."""
   PrepareVm(topology.DbFor(PHASE), Params.FromFlags())
-
-
-def Prepare(topology: phases.Topology) -> None:
-  """Install: nothing of this phase must wait until the run stage."""
-  Install(topology)
-
-
-def ReadParams():
-  """The phase's settings, read from its flags."""
-  return Params.FromFlags()
-
-
-def Estimate(context: estimates.Context) -> list[estimates.Phase]:
-  """The phase's expected wall time, from its flags (plan asks for it)."""
-  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology: phases.Topology) -> list:

@@ -63,9 +63,11 @@ from benchmarks.cloud_report.disk import parser as fio_parser
 from benchmarks.cloud_report.disk import samples as io_samples
 
 PHASE = phase_table.IO.sample
-# The phase's parser and samples modules (phase_modules pairs them).
+# The phase's parser and samples modules (phase_modules pairs them), and its
+# estimate module (phases.Estimate).
 PARSER = fio_parser
 SAMPLES = io_samples
+ESTIMATE = estimate
 FILL_JOB = 'fill-disk-ignore'
 REPORTED_JOBS = params_lib.REPORTED_JOBS
 JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'
@@ -157,7 +159,10 @@ def Target(params: Params, vm) -> tuple[str, str | None, str]:
 
 
 def Install(topology) -> None:
-  """Installs fio on the first db VM: the OS's or PKB's (see --..._install)."""
+  """Installs fio on the first db VM: the OS's or PKB's (see --..._install).
+
+  The data disk is left as it is until Run measures it.
+  """
   params = Params.FromFlags()
   vm = topology.first_db
   if FioPath(params, vm) == PKB_FIO:
@@ -168,11 +173,6 @@ def Install(topology) -> None:
   )
   if rc:
     vm.InstallPackages('fio')
-
-
-def Prepare(topology) -> None:
-  """Install: the data disk is left as it is until Run measures it."""
-  Install(topology)
 
 
 def _RunJob(vm, params, fio, target, job, disk_bytes) -> fio_parser.Result:
@@ -271,16 +271,6 @@ def RunOnVm(vm, params: Params) -> list:
           # Later phases find the database's directory here (as PKB's fio
           # utils.MountDisk does).
           disk.mount_point = mount_point
-
-
-def ReadParams():
-  """The phase's settings, read from its flags."""
-  return Params.FromFlags()
-
-
-def Estimate(context: estimates.Context) -> list[estimates.Phase]:
-  """The phase's expected wall time, from its flags (plan asks for it)."""
-  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology) -> list:

@@ -42,7 +42,6 @@ import re
 from absl import flags
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
@@ -54,9 +53,11 @@ from benchmarks.cloud_report.net import samples as net_samples
 from linux_packages import cloud_report_netperf as netperf_pkg
 
 PHASE = phase_table.NET.sample
-# The phase's parser and samples modules (phase_modules pairs them).
+# The phase's parser and samples modules (phase_modules pairs them), and its
+# estimate module (phases.Estimate).
 PARSER = netperf_parser
 SAMPLES = net_samples
+ESTIMATE = estimate
 TESTS = ('TCP_RR', 'TCP_STREAM')
 STYLE_OPTIONS = {'keyval': '-k', 'human': '-O', 'csv': '-o'}
 # The report's TCP_RR selectors, spelled as its script did, plus P50.
@@ -446,21 +447,6 @@ def Install(topology: phases.Topology) -> None:
     setattr(vm, _BINARIES_ATTR, binaries)  # Run needs no second probe
     logging.info('cloud_report net: %s: netperf %s at %s', vm.name,
                  binaries.version, binaries.netperf)  # fmt: skip
-
-
-def Prepare(topology: phases.Topology) -> None:
-  """Install: netserver starts in Run, for the tests only."""
-  Install(topology)
-
-
-def ReadParams():
-  """The phase's settings, read from its flags."""
-  return Params.FromFlags()
-
-
-def Estimate(context: estimates.Context) -> list[estimates.Phase]:
-  """The phase's expected wall time, from its flags (plan asks for it)."""
-  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology: phases.Topology) -> list:

@@ -39,7 +39,6 @@ import time
 
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
@@ -52,9 +51,12 @@ from benchmarks.cloud_report.object_storage import samples as os_samples
 from benchmarks.cloud_report.object_storage import worker
 
 PHASE = phase_table.OBJECT_STORAGE.sample
-# The phase's parser and samples modules (phase_modules pairs them).
+# The phase's parser and samples modules (phase_modules pairs them), and its
+# estimate module (phases.Estimate).
 PARSER = ttfb_parser
 SAMPLES = os_samples
+ESTIMATE = estimate
+Params = params_lib.Params
 WORK_DIR = worker.WORK_DIR
 # Tries of a bucket deletion, and seconds between them.
 DELETE_ATTEMPTS = 3
@@ -195,21 +197,6 @@ def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
       )
   for data in worker.WORKER_FILES:
     vm.PushDataFile(data, f'{WORK_DIR}/{posixpath.basename(data)}')
-
-
-def Prepare(topology) -> None:
-  """Install: the bucket is made in Run."""
-  Install(topology)
-
-
-def ReadParams():
-  """The phase's settings, read from its flags."""
-  return params_lib.Params.FromFlags()
-
-
-def Estimate(context: estimates.Context) -> list[estimates.Phase]:
-  """The phase's expected wall time, from its flags (plan asks for it)."""
-  return estimate.Estimate(ReadParams(), context)
 
 
 def _RunWorker(vm, params, config: dict, run_dir: str) -> tuple[str, int, str]:

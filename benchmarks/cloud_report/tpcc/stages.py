@@ -43,7 +43,6 @@ import os
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines
@@ -56,9 +55,12 @@ from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 PHASE = phase_table.TPCC.sample
-# The phase's parser and samples modules (phase_modules pairs them).
+# The phase's parser and samples modules (phase_modules pairs them), and its
+# estimate module (phases.Estimate).
 PARSER = tpcc_parser
 SAMPLES = tpcc_samples
+ESTIMATE = estimate
+Params = tpcc_params.Params
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
 
 
@@ -116,12 +118,6 @@ def Setup(topology) -> None:
       engine.params.max_warehouses,
   )
   engine.Setup(topology)
-
-
-def Prepare(topology) -> None:
-  """Install, then Setup."""
-  Install(topology)
-  Setup(topology)
 
 
 def Search(
@@ -206,16 +202,6 @@ def ToSamples(
   }
   out.extend(tpcc_samples.SummarySamples(result, summary))
   return out
-
-
-def ReadParams():
-  """The phase's settings, read from its flags."""
-  return tpcc_params.Params.FromFlags()
-
-
-def Estimate(context: estimates.Context) -> list[estimates.Phase]:
-  """The phase's expected wall time, from its flags (plan asks for it)."""
-  return estimate.Estimate(ReadParams(), context)
 
 
 def Run(topology) -> list:

@@ -114,7 +114,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
   }
 
   def testSamplesNameTheirPhase(self):
-    """Each tool's archived output parses into samples of its phase."""
+    """Each phase's samples, parsed from a captured output, name it."""
     for phase, name in self._OUTPUTS.items():
       path = os.path.join(
           os.path.dirname(__file__),
@@ -216,7 +216,7 @@ class PhaseRegistryTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertStartsWith(
           module.__name__, linux_benchmarks.__name__ + '.cloud_report.'
       )
-      for step in ('Install', 'Prepare', 'Run', 'Cleanup'):
+      for step in ('Install', 'Run', 'Cleanup'):
         self.assertTrue(callable(getattr(module, step)), f'{name}.{step}')
 
   def testValidateOrdersAndRejects(self):
