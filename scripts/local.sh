@@ -74,8 +74,8 @@ up_done=$(date +%s)
 
 if [ -z "$EXPECT" ]; then
   EXPECT=$("$VENV/bin/python" -c \
-    'from benchmarks.cloud_report import phases
-print(",".join(phases.LoadAll()))' 2>/dev/null)
+    'from benchmarks.cloud_report import phase_modules
+print(",".join(phase_modules.LoadAll()))' 2>/dev/null)
 fi
 [ "$EXPECT" = none ] && EXPECT=  # --cloud_report_phases=none: no phase runs
 log "phases: ${EXPECT:-none}; preset: $PRESET"
