@@ -170,7 +170,7 @@ class LoopbackTest(_PhaseAsserts):
       cloud_report_netperf_output='csv',
   )
   def testPhaseModuleWithConfidence(self):
-    net.Prepare(self.topology)
+    net.Install(self.topology)
     samples = net.Run(self.topology)
     net.Cleanup(self.topology)
     self.AssertSamples(
