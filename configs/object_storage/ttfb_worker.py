@@ -86,11 +86,16 @@ _LOCAL = threading.local()
 
 
 def _LoadProviders():
-  """ttfb_providers.py, from this file's directory."""
+  """ttfb_providers.py, from this file's directory.
+
+  A worker pushed without it exits 1 with one line naming the missing file
+  (no traceback, no output file).
+  """
   here = os.path.dirname(os.path.abspath(__file__))
-  spec = importlib.util.spec_from_file_location(
-      'ttfb_providers', os.path.join(here, 'ttfb_providers.py')
-  )
+  path = os.path.join(here, 'ttfb_providers.py')
+  if not os.path.isfile(path):
+    sys.exit(f'ttfb_worker: {path} is missing (it is pushed with the worker)')
+  spec = importlib.util.spec_from_file_location('ttfb_providers', path)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
   return module

@@ -512,6 +512,36 @@ class MainTest(absltest.TestCase):
     self.assertEqual(result.header.sdk, 'memory')
     self.assertNotIn('s3cr3t', out.read_text())
 
+  def testAWorkerPushedWithoutItsProvidersFailsInOneLine(self):
+    """A push that lost ttfb_providers.py: exit 1, one line, nothing written."""
+    pushed = self.create_tempdir()
+    shutil.copy(_WORKER, pushed)
+    cfg = self.create_tempfile(content=json.dumps(_Config('none')))
+    out = os.path.join(self.create_tempdir().full_path, 'out.jsonl')
+    done = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(pushed.full_path, 'ttfb_worker.py'),
+            '--config',
+            cfg.full_path,
+            '--out',
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    self.assertEqual(done.returncode, 1, done.stderr)
+    self.assertEqual(
+        done.stderr.splitlines(),
+        [
+            'ttfb_worker:'
+            f' {os.path.join(pushed.full_path, _PROVIDERS)} is missing (it is'
+            ' pushed with the worker)'
+        ],
+    )
+    self.assertFalse(os.path.exists(out))
+
   def testRunsWithItsProvidersFromItsOwnDirectory(self):
     """As on the VM: the two pushed files side by side, run by path."""
     self.assertEqual(
