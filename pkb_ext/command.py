@@ -75,12 +75,6 @@ def Number(
 REFUSALS = (errors.Error, exported_errors.Error)
 
 
-def Fail(prog: str, e: Exception) -> int:
-  """Prints `e` as the command's one line; returns its exit status."""
-  print(f'{prog}: {errors.OneLine(e)}', file=sys.stderr)
-  return getattr(e, 'exit_status', 1)
-
-
 def Run(
     prog: str, body: Callable[[Sequence[str]], int], argv: Sequence[str]
 ) -> int:
@@ -97,4 +91,5 @@ def Run(
   try:
     return body(list(argv))
   except REFUSALS as e:
-    return Fail(prog, e)
+    print(f'{prog}: {errors.OneLine(e)}', file=sys.stderr)
+    return getattr(e, 'exit_status', 1)  # the exported base's: 1
