@@ -163,6 +163,11 @@ def TupleOf(convert_item):
   return lambda values: tuple(convert_item(v) for v in values or ())
 
 
+def InOrderOf(choices):
+  """A converter to the chosen items in `choices`' order, not the flag's."""
+  return lambda values: tuple(c for c in choices if c in (values or ()))
+
+
 def Define(cls: type, flag_values=flags.FLAGS) -> type:
   """Defines the flags of a Params dataclass's fields; returns the class.
 

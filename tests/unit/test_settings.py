@@ -57,6 +57,9 @@ def _DefineParams(flag_values):
     levels: tuple[int, ...] = settings.List(
         'test_levels', ['4'], 'Levels.', convert=settings.TupleOf(int)
     )
+    steps: tuple[str, ...] = settings.List(
+        'test_steps', ['b', 'a'], 'Steps.', convert=settings.InOrderOf('abc')
+    )
     even: int = settings.Integer(
         'test_even', 2, 'An even number.', validator=_CheckEven
     )
@@ -78,7 +81,8 @@ class DefineTest(absltest.TestCase):
         list(fv),
         [
             'test_count', 'test_ratio', 'test_name', 'test_on', 'test_mode',
-            'test_items', 'test_sizes', 'test_levels', 'test_even',
+            'test_items', 'test_sizes', 'test_levels', 'test_steps',
+            'test_even',
         ],
     )  # fmt: skip
     self.assertEqual(fv['test_count'].default, 3)
@@ -101,8 +105,8 @@ class DefineTest(absltest.TestCase):
         self.params(),
         self.params(
             count=3, ratio=0.5, name=None, on=True, mode='a',
-            items=('x', 'y'), sizes=(1, 2), levels=(4,), even=2,
-            extra='plain',
+            items=('x', 'y'), sizes=(1, 2), levels=(4,), steps=('a', 'b'),
+            even=2, extra='plain',
         ),
     )  # fmt: skip
 
@@ -150,13 +154,13 @@ class FromFlagsTest(absltest.TestCase):
     self.flag_values([
         'prog', '--test_count=7', '--test_name=n', '--notest_on',
         '--test_mode=b', '--test_items=q', '--test_sizes=8,9',
-        '--test_levels=', '--test_even=4',
+        '--test_levels=', '--test_steps=c,x,a,c', '--test_even=4',
     ])  # fmt: skip
     self.assertEqual(
         settings.FromFlags(self.params),
         self.params(
             count=7, ratio=0.5, name='n', on=False, mode='b', items=('q',),
-            sizes=(8, 9), levels=(), even=4,
+            sizes=(8, 9), levels=(), steps=('a', 'c'), even=4,
         ),
     )  # fmt: skip
 

@@ -102,7 +102,7 @@ class Params:
       'cloud_report_coremark_modes',
       list(MODES),
       'CoreMark modes to run, in this order: single, all.',
-      convert=lambda modes: tuple(m for m in MODES if m in modes),
+      convert=settings.InOrderOf(MODES),
       validator=_CheckModes,
   )
 

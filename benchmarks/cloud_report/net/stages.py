@@ -224,7 +224,7 @@ class Params:
       'cloud_report_netperf_tests',
       list(TESTS),
       f'netperf tests to run, from {",".join(TESTS)}.',
-      convert=lambda tests: tuple(t for t in TESTS if t in tests),
+      convert=settings.InOrderOf(TESTS),
       validator=_CheckTests,
   )
   streams: tuple[int, ...] = settings.List(
