@@ -1,16 +1,18 @@
 # pkb_ext: the 2021 Cloud Report on PKB. See README.md.
 #   make local   set up, then run the suite on the local cloud
 #   make test    set up, then run every test tier (and the style check)
+#   make local-matrix   then the local machine matrix: 3 types with known
+#                       limits, repeated, ranked (out/matrix/)
 #   make cloud-setup CLOUD=AWS|GCP|Azure   .venv and what PKB needs for a cloud
 #   make upstream-check   PKB's whole unit suite at the pin and after each patch
 #                         of the upstream series (long; not part of make test)
 SHELL := /bin/bash
 PYTEST_ARGS ?=
 
-.PHONY: help setup cloud-setup test upstream-check lint format local local-down clean
+.PHONY: help setup cloud-setup test upstream-check lint format local local-matrix local-down clean
 
 help:
-	@sed -n '2,6p' Makefile
+	@sed -n '2,8p' Makefile
 
 setup:
 	bash scripts/setup.sh
@@ -35,6 +37,9 @@ format:
 
 local: setup
 	bash scripts/local.sh
+
+local-matrix: setup
+	bash scripts/local-matrix.sh
 
 local-down:
 	.venv/bin/pkb-ext local down

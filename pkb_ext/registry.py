@@ -17,7 +17,8 @@ Register() adds pkb_ext's benchmarks, packages, benchmark sets, data loaders
 and publishers to PKB's module-level registries, and the local NVMe volume
 counts of the report's AWS machines that PKB's table lacks. It also makes
 PKB's package cleanup of static VMs survive its own loop (see
-_FixPackageCleanup). Our flags are defined as a
+_FixPackageCleanup), and lets each configuration of a matrix take its VMs
+from its own --static_vm_file (_LoadConfigStaticVms). Our flags are defined as a
 side effect of importing our modules, before PKB parses its command line.
 
 It refuses to replace anything PKB or another extension already registered
@@ -245,6 +246,41 @@ def _FixPackageCleanup() -> None:
   mixin.PackageCleanup = PackageCleanup
 
 
+def _LoadConfigStaticVms(sender, benchmark_spec=None, **_) -> None:
+  """Before a configuration provisions: its --static_vm_file is its pool.
+
+  pkb.py reads --static_vm_file once, at start-up, from the command line, so
+  a value a flag matrix or zip sets per configuration is otherwise ignored
+  and every configuration takes the same VMs. Here (PKB's flags already
+  redirected to the configuration's) the pool is refilled from the
+  configuration's file; with the command line's file, that is the pool
+  pkb.py read. Runs in the process that runs the configuration (each
+  --run_processes child has its own pool).
+  """
+  from absl import flags
+  from perfkitbenchmarker import stages
+  from perfkitbenchmarker import static_virtual_machine as static_vm
+
+  del benchmark_spec  # the flags say it
+  if 'static_vm_file' not in flags.FLAGS:
+    return
+  path = flags.FLAGS.static_vm_file
+  if sender != stages.PROVISION or not path:
+    return
+  cls = static_vm.StaticVirtualMachine
+  with cls.vm_pool_lock:
+    cls.vm_pool.clear()
+  with open(path) as f:
+    cls.ReadStaticVirtualMachineFile(f)
+  logging.info('static VMs of this configuration: %s', path)
+
+
+def _ConnectStaticVmPools() -> None:
+  from perfkitbenchmarker import events
+
+  events.before_phase.connect(_LoadConfigStaticVms, weak=False)
+
+
 def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
@@ -310,6 +346,7 @@ def Register() -> None:
       _RegisterLocalDisks()
       _RegisterExtensions()
       _FixPackageCleanup()
+      _ConnectStaticVmPools()
       _RegisterFlagHelp()
     except BaseException:
       _registered = False

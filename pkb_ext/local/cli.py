@@ -13,7 +13,8 @@
 # limitations under the License.
 """pkb-ext local: the local cloud (see docs/local_cloud.md).
 
-  pkb-ext local up [--image debian12|debian13|host] [--reset]
+  pkb-ext local [--machine-type local-s|local-m|local-l] up
+                   [--image debian12|debian13|host] [--reset]
                    [--disk-size GiB] [--prefix P --subnet S --ssh-port N]
   pkb-ext local status [--json]
   pkb-ext local down
@@ -22,6 +23,9 @@
 
 up, down and status need root. --state-dir (or $PKB_EXT_LOCAL_STATE) picks
 the cloud; two clouds need their own state dir, prefix and subnet.
+--machine-type caps every host at a local machine type's limits
+(pkb_ext/local/machine_types.py); each type's cloud has its own state dir,
+prefix and subnet by default, so the types run side by side.
 """
 
 import argparse
@@ -36,6 +40,7 @@ from pkb_ext import errors
 from pkb_ext.local import cloud
 from pkb_ext.local import images
 from pkb_ext.local import layout
+from pkb_ext.local import machine_types
 from pkb_ext.local import system
 
 PROG = 'pkb-ext local'
@@ -51,11 +56,19 @@ def BuildParser() -> argparse.ArgumentParser:
   )
   parser.add_argument(
       '--state-dir',
-      default=layout.DefaultStateDir(),
       help=(
           'where the state file, keys, host directories, disk images and the'
           f' static VM file go (default ${layout.STATE_DIR_ENV} or'
-          ' $PKB_EXT_CACHE/local)'
+          ' $PKB_EXT_CACHE/local; with --machine-type T, that plus -s, -m'
+          ' or -l)'
+      ),
+  )
+  parser.add_argument(
+      '--machine-type',
+      choices=machine_types.NAMES,
+      help=(
+          "the cloud of a local machine type: its hosts' CPU time, data"
+          " disk IOPS and MB/s, and network capped at the type's limits"
       ),
   )
   parser.add_argument('-v', '--verbose', action='store_true')
@@ -73,18 +86,18 @@ def BuildParser() -> argparse.ArgumentParser:
   )
   up.add_argument(
       '--prefix',
-      default=layout.DefaultPrefix(),
       help=(
-          'names the bridge and namespaces (default %(default)s, or'
-          ' $PKB_EXT_LOCAL_PREFIX)'
+          f'names the bridge and namespaces (default {layout.DefaultPrefix()},'
+          " or $PKB_EXT_LOCAL_PREFIX; a machine type's own with"
+          ' --machine-type)'
       ),
   )
   up.add_argument(
       '--subnet',
-      default=layout.DefaultSubnet(),
       help=(
-          'private IPv4 subnet of the hosts (default %(default)s, or'
-          ' $PKB_EXT_LOCAL_SUBNET)'
+          'private IPv4 subnet of the hosts (default'
+          f' {layout.DefaultSubnet()}, or $PKB_EXT_LOCAL_SUBNET; a machine'
+          " type's own with --machine-type)"
       ),
   )
   up.add_argument(
@@ -136,6 +149,14 @@ def BuildParser() -> argparse.ArgumentParser:
   flag_cmd.add_argument(
       '--spool-dir', help='also spool samples here (--cloud_report_spool_dir)'
   )
+  flag_cmd.add_argument(
+      '--for-matrix',
+      action='store_true',
+      help=(
+          'leave out the static VM file and machine type, which a matrix'
+          ' file (configs/machines/local.yaml) sets per configuration'
+      ),
+  )
   results = sub.add_parser(
       'results', help="turn PKB's --json_path output into phase NDJSON"
   )
@@ -157,6 +178,8 @@ def _PrintStatus(report: dict) -> None:
   )
   print(f'bridge: {report["bridge"] or "absent"}')
   print(f'image: {report["image"]}')
+  if report.get('machine_type'):
+    print(f'machine type: {report["machine_type"]}')
   if report['static_vm_file']:
     print(f'static VM file: {report["static_vm_file"]}')
   for kind, address in (('services', 'endpoint'), ('mirrors', 'url')):
@@ -180,13 +203,19 @@ def _PrintStatus(report: dict) -> None:
         f'{h["name"]:7} {h["ip"]:15} netns '
         f'{"yes" if h["netns"] else "no"}, {sshd}{disk}'
     )
+    for name, value in sorted(h.get('limits', {}).items()):
+      print(f'          limit {name}: {value}')
     for p in h['processes']:
       if p['pid'] != h['sshd_pid']:
         print(f'          {p["pid"]:>7} {p["comm"]:15} {p["cmdline"]}')
 
 
 def _Flags(
-    state_dir: str, preset: str, spool_dir: str | None, provider: str = 's3'
+    state_dir: str,
+    preset: str,
+    spool_dir: str | None,
+    provider: str = 's3',
+    vms: bool = True,
 ) -> int:
   from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
 
@@ -200,7 +229,7 @@ def _Flags(
   except ValueError as e:
     raise errors.UsageError(str(e)) from e
   state = cloud.LoadState(plan)
-  out = presets.LocalCloudFlags(state, provider) + chosen
+  out = presets.LocalCloudFlags(state, provider, vms) + chosen
   if spool_dir:
     out += presets.SpoolFlags(spool_dir)
   for flag in out:
@@ -208,8 +237,25 @@ def _Flags(
   return 0
 
 
+def _Resolve(args) -> None:
+  """Fills the options a machine type gives defaults to."""
+  mtype = machine_types.Get(args.machine_type) if args.machine_type else None
+  if not args.state_dir:
+    args.state_dir = (
+        layout.MachineTypeStateDir(mtype.name)
+        if mtype
+        else layout.DefaultStateDir()
+    )
+  if args.command == 'up':
+    args.prefix = args.prefix or (mtype.prefix if mtype else None)
+    args.prefix = args.prefix or layout.DefaultPrefix()
+    args.subnet = args.subnet or (mtype.subnet if mtype else None)
+    args.subnet = args.subnet or layout.DefaultSubnet()
+
+
 def _Command(args) -> int:
   """Runs the parsed subcommand."""
+  _Resolve(args)
   if args.command == 'status':
     report = cloud.Status(cloud.PlanOf(args.state_dir))
     if args.json:
@@ -222,7 +268,11 @@ def _Command(args) -> int:
     return 0
   if args.command == 'flags':
     return _Flags(
-        args.state_dir, args.preset, args.spool_dir, args.object_storage
+        args.state_dir,
+        args.preset,
+        args.spool_dir,
+        args.object_storage,
+        vms=not args.for_matrix,
     )
   if args.command == 'results':
     from pkb_ext.local import results  # pylint: disable=g-import-not-at-top
@@ -238,6 +288,7 @@ def _Command(args) -> int:
         ssh_port=args.ssh_port,
         disk_gib=args.disk_size,
         image=args.image,
+        machine_type=args.machine_type or '',
     )
   except ValueError as e:  # an option's value the layout cannot use
     raise errors.UsageError(str(e)) from e

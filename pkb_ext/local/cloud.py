@@ -31,6 +31,7 @@ from pkb_ext.local import disks
 from pkb_ext.local import hostfs
 from pkb_ext.local import images
 from pkb_ext.local import layout
+from pkb_ext.local import limits
 from pkb_ext.local import mirrors
 from pkb_ext.local import network
 from pkb_ext.local import services
@@ -74,6 +75,7 @@ def _PlanRecord(plan: layout.Plan) -> dict:
       'disk_gib': plan.disk_gib,
       'bin_dir': plan.bin_dir,
       'image': plan.image,
+      'machine_type': plan.machine_type,
   }
 
 
@@ -183,14 +185,16 @@ def Up(
   with _Locked(plan):
     state = LoadState(plan)
     old = state.get('plan')
-    if old and (old['prefix'], old['subnet'], old['ssh_port']) != (
-        plan.prefix,
-        plan.subnet,
-        plan.ssh_port,
-    ):
+    if old and (
+        old['prefix'],
+        old['subnet'],
+        old['ssh_port'],
+        old.get('machine_type', ''),
+    ) != (plan.prefix, plan.subnet, plan.ssh_port, plan.machine_type):
       raise system.LocalCloudError(
           f'{plan.state_dir} is up with prefix {old["prefix"]}, subnet '
-          f'{old["subnet"]}, ssh port {old["ssh_port"]}: run `pkb-ext local'
+          f'{old["subnet"]}, ssh port {old["ssh_port"]}, machine type '
+          f'{old.get("machine_type") or "none"}: run `pkb-ext local'
           ' down` first to change them'
       )
     state['plan'] = _PlanRecord(plan)
@@ -226,6 +230,7 @@ def Up(
       fingerprint = hostfs.WriteHost(plan, host, public_key, disk)
       alive = system.IsAlive(hstate.get('sshd_pid'), hstate.get('sshd_start'))
       if alive and hstate.get('fingerprint') == fingerprint and not reset:
+        _Limit(plan, host, hstate, disk)
         log(f'{host.name}: up ({host.ip}, sshd {hstate["sshd_pid"]})')
         continue
       if alive or network.NetnsPids(host.netns):
@@ -237,6 +242,8 @@ def Up(
         fingerprint = hostfs.WriteHost(plan, host, public_key, disk)
       pid, start = sshd.Start(plan, host)
       hstate.update(sshd_pid=pid, sshd_start=start, fingerprint=fingerprint)
+      SaveState(plan, state)
+      _Limit(plan, host, hstate, disk)
       SaveState(plan, state)
       log(f'{host.name}: started ({host.ip}:{plan.ssh_port}, sshd {pid}'
           + (f', disk {disk}' if disk else '') + ')')  # fmt: skip
@@ -253,6 +260,14 @@ def Up(
         SaveState(plan, state)
     log(f'static VM file: {plan.static_vm_file}')
     return state
+
+
+def _Limit(plan, host, hstate, disk) -> None:
+  """Caps a host at the plan's machine type (if any), recording it."""
+  if plan.limits:
+    hstate['cgroups'] = limits.Apply(
+        plan, host, plan.limits, hstate['sshd_pid'], disk
+    )
 
 
 def _Verify(plan: layout.Plan, state: dict) -> None:
@@ -280,6 +295,7 @@ def Down(plan: layout.Plan, log=print) -> list[str]:
       hstate = state['hosts'].get(host.name, {})
       for pid in _StopHost(host, hstate):
         removed.append(f'process {pid} ({host.name})')
+      removed.extend(limits.Remove(plan, host))
       removed.extend(network.DeleteHostNetwork(host))
       image = plan.DiskImage(host.name)
       for loop in {hstate.get('loop'), disks.FindLoop(image)} - {None}:
@@ -327,6 +343,7 @@ def Status(plan: layout.Plan) -> dict:
   state = LoadState(plan) if os.path.exists(plan.state_file) else None
   report = {
       'state_dir': plan.state_dir,
+      'machine_type': plan.machine_type or None,
       'up': state is not None,
       'bridge': plan.bridge if network.LinkExists(plan.bridge) else None,
       'services': _Processes(state, 'services', 'endpoint'),
@@ -357,5 +374,6 @@ def Status(plan: layout.Plan) -> dict:
         ),
         'disk_direct_io': bool(loop) and disks.DirectIo(loop),
         'processes': procs,
+        'limits': limits.Read(plan, host) if plan.limits else {},
     })
   return report

@@ -27,6 +27,7 @@ import re
 
 from pkb_ext import paths
 from pkb_ext.local import images
+from pkb_ext.local import machine_types
 
 DEFAULT_PREFIX = 'pkbext'
 DEFAULT_SUBNET = '10.247.73.0/24'
@@ -77,6 +78,11 @@ def DefaultStateDir() -> str:
   )
 
 
+def MachineTypeStateDir(name: str) -> str:
+  """The default state dir of a local machine type's cloud."""
+  return f'{DefaultStateDir()}-{machine_types.Get(name).short}'
+
+
 def BinCacheDir() -> str:
   """Where scripts/setup.d/50-go-tools.sh puts minio and go-tpc."""
   return os.path.join(paths.CacheDir(), 'bin')
@@ -108,6 +114,9 @@ class Plan:
   disk_gib: float = DEFAULT_DISK_GIB
   bin_dir: str = dataclasses.field(default_factory=BinCacheDir)
   image: str = images.DEFAULT_IMAGE  # images.CHOICES
+  # A local machine type (machine_types.NAMES) whose limits cap every host;
+  # '' for none: each host has the whole machine.
+  machine_type: str = ''
 
   def __post_init__(self):
     real = os.path.realpath(self.state_dir)
@@ -132,12 +141,19 @@ class Plan:
       raise ValueError(
           f'--image {self.image!r}: choose from {", ".join(images.CHOICES)}'
       )
+    if self.machine_type:
+      machine_types.Get(self.machine_type)  # ValueError names the choices
     if not 1024 <= self.ssh_port <= 65535:
       raise ValueError(f'--ssh-port {self.ssh_port}: need 1024..65535')
     if not 0.0625 <= self.disk_gib <= 1024:
       raise ValueError(
           f'--disk-size {self.disk_gib} GiB: need 0.0625 (64 MiB)..1024'
       )
+
+  @property
+  def limits(self) -> machine_types.MachineType | None:
+    """The machine type whose limits cap the hosts; None: no caps."""
+    return machine_types.Get(self.machine_type) if self.machine_type else None
 
   @property
   def os_image(self) -> images.Image | None:

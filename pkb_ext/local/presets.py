@@ -93,13 +93,18 @@ def PresetFlags(preset: str) -> list[str]:
   return _Defined(SMOKE)
 
 
-def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
+def LocalCloudFlags(
+    state: dict, provider: str = 's3', vms: bool = True
+) -> list[str]:
   """Returns the flags that point PKB and the phases at the local cloud.
 
   Args:
     state: the local cloud's state.
     provider: the object storage emulator the phase uses: s3 (MinIO), gcs
       (fake-gcs-server) or azure (Azurite).
+    vms: name the cloud's static VM file and machine type; False for a
+      matrix file that sets them per configuration (on the command line
+      they would win over the file's).
 
   Raises:
     ValueError: the local cloud does not run that provider's emulator.
@@ -107,7 +112,12 @@ def LocalCloudFlags(state: dict, provider: str = 's3') -> list[str]:
   from pkb_ext.local import services  # pylint: disable=g-import-not-at-top
 
   phase_modules.LoadAll()  # its import defined the phases' flags
-  out = [f'--static_vm_file={state["static_vm_file"]}']
+  out = []
+  machine_type = state.get('plan', {}).get('machine_type')
+  if vms:
+    out.append(f'--static_vm_file={state["static_vm_file"]}')
+    if machine_type:  # PKB gives it to the static VMs; the samples name it
+      out.append(f'--machine_type={machine_type}')
   # What differs from a cloud VM's installs (docs/local_cloud.md): the OS's
   # fio and netperf (PKB builds them from GitHub, which the hosts cannot
   # reach), and PostgreSQL (CockroachDB cannot be installed here). On an

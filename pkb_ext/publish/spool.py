@@ -35,6 +35,7 @@ bytes do not depend on which wrote the spool.
 """
 
 import dataclasses
+import fcntl
 import gc
 import hashlib
 import json
@@ -226,6 +227,9 @@ def _Write(path: str, lines: Sequence[bytes | memoryview]) -> None:
     os.makedirs(directory, exist_ok=True)
     is_new = not os.path.exists(path)
     with open(path, 'ab') as f:
+      # Configurations run by --run_processes share the run's spool: one
+      # writer at a time, so their lines never interleave.
+      fcntl.flock(f, fcntl.LOCK_EX)
       if f.tell() and not _EndsWithNewline(path):
         f.write(b'\n')  # a torn last line stays apart, and is reported
       f.writelines(lines)

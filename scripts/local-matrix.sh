@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
+#
+# Runs the local machine matrix (what `make local-matrix` runs after setup):
+# one local cloud per machine type of pkb_ext/local/machine_types.py
+# (`pkb-ext local --machine-type=T up`: hosts capped at the type's CPU time,
+# disk IOPS and MB/s, and network bandwidth), then stock pkb.py on
+# configs/machines/local.yaml --flag_matrix=types, the types in parallel
+# (--run_processes), REPS times; then the samples and the report.
+#
+# Usage: scripts/local-matrix.sh [--reps=N] [--preset=smoke|report]
+#                                [--down] [PKB FLAGS...]
+#   --reps=N          matrix runs (default 3): each configuration's
+#                     repetitions, which the report's CIs and compare use
+#   --preset=smoke    (default) seconds per timed part
+#   --down            remove the types' clouds at the end (default: keep them
+#                     for the next run; `pkb-ext local --machine-type=T down`)
+#   PKB FLAGS         passed to every pkb.py run
+# Environment:
+#   PKB_EXT_MATRIX_OUT  output directory (default out/matrix)
+#
+# The output directory receives samples.ndjson, pkb_samples-<rep>.json,
+# pkb-<rep>.log and report/. The static VM file of each type goes to
+# out/matrix/vms/<type>.json, where configs/machines/local.yaml names it
+# (relative to the repo root, where pkb.py runs).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo -E PKB_EXT_CACHE="${PKB_EXT_CACHE:-$HOME/.cache/pkb-ext}" \
+    bash "$0" "$@"
+fi
+
+log() { printf '[matrix] %s\n' "$*"; }
+die() { printf '[matrix] ERROR: %s\n' "$*" >&2; exit 1; }
+
+REPS=3
+PRESET=smoke
+DOWN=0
+PKB_ARGS=()
+for arg in "$@"; do
+  case "$arg" in
+    --reps=*) REPS=${arg#--reps=} ;;
+    --preset=*) PRESET=${arg#--preset=} ;;
+    --down) DOWN=1 ;;
+    *) PKB_ARGS+=("$arg") ;;
+  esac
+done
+case "$REPS" in ''|*[!0-9]*|0) die "--reps=$REPS: need a whole number >= 1" ;; esac
+case "$PRESET" in smoke|report) ;; *) die "--preset=$PRESET: choose smoke or report" ;; esac
+
+VENV=$ROOT/.venv
+[ -x "$VENV/bin/pkb.py" ] || die "no $VENV/bin/pkb.py: run 'make setup' (scripts/setup.sh) first"
+OUT=${PKB_EXT_MATRIX_OUT:-$ROOT/out/matrix}
+VMS=$ROOT/out/matrix/vms  # where configs/machines/local.yaml looks
+TYPES=$("$VENV/bin/python" -c \
+  'from pkb_ext.local import machine_types; print(*machine_types.NAMES)')
+mkdir -p "$OUT" "$VMS"
+rm -rf "$OUT/report" "$OUT/spool"
+rm -f "$OUT/samples.ndjson" "$OUT"/pkb_samples-*.json "$OUT"/pkb-*.log
+started=$(date +%s)
+
+for type in $TYPES; do
+  log "== pkb-ext local --machine-type=$type up"
+  "$VENV/bin/pkb-ext" local --machine-type="$type" up --no-minio --reset \
+    | sed 's/^/[matrix]   /'
+  vm_file=$("$VENV/bin/pkb-ext" local --machine-type="$type" status --json \
+    | "$VENV/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["static_vm_file"])')
+  cp "$vm_file" "$VMS/$type.json"
+done
+up_done=$(date +%s)
+
+WORK=$(mktemp -d /tmp/pkb-ext-matrix.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+FLAGFILE=$WORK/flags
+first=${TYPES%% *}
+"$VENV/bin/pkb-ext" local --machine-type="$first" flags --for-matrix \
+  --preset="$PRESET" --spool-dir="$OUT/spool" > "$FLAGFILE"
+sed 's/^/[matrix]   /' "$FLAGFILE"
+n_types=$(wc -w <<< "$TYPES")
+
+pkb_rc=0
+for rep in $(seq 1 "$REPS"); do
+  log "== matrix run $rep of $REPS: pkb.py ... --flag_matrix=types --run_processes=$n_types"
+  set +e
+  "$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 \
+    --benchmark_config_file=configs/machines/local.yaml --flag_matrix=types \
+    --run_processes="$n_types" --flagfile="$FLAGFILE" \
+    --temp_dir="$WORK/pkb-$rep" --json_path="$OUT/pkb_samples-$rep.json" \
+    "${PKB_ARGS[@]}" 2>&1 | grep --line-buffered -E \
+    'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
+  rc=${PIPESTATUS[0]}
+  set -e
+  cat "$WORK/pkb-$rep"/runs/*/pkb.log > "$OUT/pkb-$rep.log" 2>/dev/null || true
+  [ "$rc" -eq 0 ] || { log "pkb.py exited $rc; its log: $OUT/pkb-$rep.log"; pkb_rc=$rc; }
+done
+run_done=$(date +%s)
+
+log "== results"
+results_rc=1
+set +e
+"$VENV/bin/pkb-ext" local results "$OUT"/spool/*.ndjson \
+  --out "$OUT/samples.ndjson" --expect=cpu,io,net,tpcc
+results_rc=$?
+set -e
+if [ -s "$OUT/samples.ndjson" ]; then
+  if "$VENV/bin/pkb-ext" report --samples "$OUT/samples.ndjson" \
+      --out "$OUT/report" > "$WORK/report.log" 2>&1; then
+    log "report: $OUT/report/report.md"
+  else
+    log "report not built ($(tail -1 "$WORK/report.log"))"
+    results_rc=1
+  fi
+fi
+if [ "$DOWN" = 1 ]; then
+  for type in $TYPES; do
+    "$VENV/bin/pkb-ext" local --machine-type="$type" down > /dev/null
+  done
+fi
+log "wall time: $(( $(date +%s) - started )) s (up $(( up_done - started )) s, $REPS matrix runs $(( run_done - up_done )) s)"
+[ "$pkb_rc" -eq 0 ] && [ "$results_rc" -eq 0 ]
