@@ -6,21 +6,26 @@
 # (`pkb-ext local --machine-type=T up`: hosts capped at the type's CPU time,
 # disk IOPS and MB/s, and network bandwidth), then stock pkb.py on
 # configs/machines/local.yaml --flag_matrix=types, the types in parallel
-# (--run_processes), REPS times; then the samples and the report.
+# (--run_processes), each measuring REPS times (--run_stage_iterations: the
+# installs once, every phase REPS times); then the samples and the report.
 #
 # Usage: scripts/local-matrix.sh [--reps=N] [--preset=smoke|report]
-#                                [--down] [PKB FLAGS...]
-#   --reps=N          matrix runs (default 3): each configuration's
-#                     repetitions, which the report's CIs and compare use
+#                                [--no-up] [--down] [PKB FLAGS...]
+#   --reps=N          each configuration's repetitions (default 3), which the
+#                     report's CIs and compare use
 #   --preset=smoke    (default) seconds per timed part
+#   --no-up           run on the types' clouds as they are (default: `up
+#                     --reset` each, hosts on fresh layers of their image)
 #   --down            remove the types' clouds at the end (default: keep them
 #                     for the next run; `pkb-ext local --machine-type=T down`)
 #   PKB FLAGS         passed to every pkb.py run
 # Environment:
-#   PKB_EXT_MATRIX_OUT  output directory (default out/matrix)
+#   PKB_EXT_MATRIX_OUT    output directory (default out/matrix)
+#   PKB_EXT_MATRIX_IMAGE  the hosts' image (default $PKB_EXT_LOCAL_IMAGE or
+#                         debian12; host: this machine's software, no installs)
 #
-# The output directory receives samples.ndjson, pkb_samples-<rep>.json,
-# pkb-<rep>.log and report/. The static VM file of each type goes to
+# The output directory receives samples.ndjson, spool/, pkb_samples.json,
+# pkb.log and report/. The static VM file of each type goes to
 # out/matrix/vms/<type>.json, where configs/machines/local.yaml names it
 # (relative to the repo root, where pkb.py runs).
 set -euo pipefail
@@ -38,12 +43,16 @@ die() { printf '[matrix] ERROR: %s\n' "$*" >&2; exit 1; }
 REPS=3
 PRESET=smoke
 DOWN=0
+UP=1
+EXPECT=cpu,io,net,tpcc  # configs/machines/local.yaml's phases
 PKB_ARGS=()
 for arg in "$@"; do
   case "$arg" in
     --reps=*) REPS=${arg#--reps=} ;;
     --preset=*) PRESET=${arg#--preset=} ;;
     --down) DOWN=1 ;;
+    --no-up) UP=0 ;;
+    --cloud_report_phases=*) EXPECT=${arg#--cloud_report_phases=}; PKB_ARGS+=("$arg") ;;
     *) PKB_ARGS+=("$arg") ;;
   esac
 done
@@ -58,13 +67,16 @@ TYPES=$("$VENV/bin/python" -c \
   'from pkb_ext.local import machine_types; print(*machine_types.NAMES)')
 mkdir -p "$OUT" "$VMS"
 rm -rf "$OUT/report" "$OUT/spool"
-rm -f "$OUT/samples.ndjson" "$OUT"/pkb_samples-*.json "$OUT"/pkb-*.log
+rm -f "$OUT/samples.ndjson" "$OUT/pkb_samples.json" "$OUT/pkb.log"
 started=$(date +%s)
 
+IMAGE=${PKB_EXT_MATRIX_IMAGE:-${PKB_EXT_LOCAL_IMAGE:-debian12}}
 for type in $TYPES; do
-  log "== pkb-ext local --machine-type=$type up"
-  "$VENV/bin/pkb-ext" local --machine-type="$type" up --no-minio --reset \
-    | sed 's/^/[matrix]   /'
+  if [ "$UP" = 1 ]; then
+    log "== pkb-ext local --machine-type=$type up --image=$IMAGE"
+    "$VENV/bin/pkb-ext" local --machine-type="$type" up --no-minio --reset \
+      --image="$IMAGE" | sed 's/^/[matrix]   /'
+  fi
   vm_file=$("$VENV/bin/pkb-ext" local --machine-type="$type" status --json \
     | "$VENV/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["static_vm_file"])')
   cp "$vm_file" "$VMS/$type.json"
@@ -80,28 +92,26 @@ first=${TYPES%% *}
 sed 's/^/[matrix]   /' "$FLAGFILE"
 n_types=$(wc -w <<< "$TYPES")
 
-pkb_rc=0
-for rep in $(seq 1 "$REPS"); do
-  log "== matrix run $rep of $REPS: pkb.py ... --flag_matrix=types --run_processes=$n_types"
-  set +e
-  "$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 \
-    --benchmark_config_file=configs/machines/local.yaml --flag_matrix=types \
-    --run_processes="$n_types" --flagfile="$FLAGFILE" \
-    --temp_dir="$WORK/pkb-$rep" --json_path="$OUT/pkb_samples-$rep.json" \
-    "${PKB_ARGS[@]}" 2>&1 | grep --line-buffered -E \
-    'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
-  rc=${PIPESTATUS[0]}
-  set -e
-  cat "$WORK/pkb-$rep"/runs/*/pkb.log > "$OUT/pkb-$rep.log" 2>/dev/null || true
-  [ "$rc" -eq 0 ] || { log "pkb.py exited $rc; its log: $OUT/pkb-$rep.log"; pkb_rc=$rc; }
-done
+log "== pkb.py ... --flag_matrix=types --run_processes=$n_types --run_stage_iterations=$REPS"
+set +e
+"$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 \
+  --benchmark_config_file=configs/machines/local.yaml --flag_matrix=types \
+  --run_processes="$n_types" --run_stage_iterations="$REPS" \
+  --flagfile="$FLAGFILE" --temp_dir="$WORK/pkb" \
+  --json_path="$OUT/pkb_samples.json" "${PKB_ARGS[@]}" 2>&1 \
+  | grep --line-buffered -E \
+  'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
+pkb_rc=${PIPESTATUS[0]}
+set -e
+cat "$WORK/pkb"/runs/*/pkb.log > "$OUT/pkb.log" 2>/dev/null || true
+[ "$pkb_rc" -eq 0 ] || log "pkb.py exited $pkb_rc; its log: $OUT/pkb.log"
 run_done=$(date +%s)
 
 log "== results"
 results_rc=1
 set +e
 "$VENV/bin/pkb-ext" local results "$OUT"/spool/*.ndjson \
-  --out "$OUT/samples.ndjson" --expect=cpu,io,net,tpcc
+  --out "$OUT/samples.ndjson" --expect="$EXPECT"
 results_rc=$?
 set -e
 if [ -s "$OUT/samples.ndjson" ]; then
@@ -118,5 +128,5 @@ if [ "$DOWN" = 1 ]; then
     "$VENV/bin/pkb-ext" local --machine-type="$type" down > /dev/null
   done
 fi
-log "wall time: $(( $(date +%s) - started )) s (up $(( up_done - started )) s, $REPS matrix runs $(( run_done - up_done )) s)"
+log "wall time: $(( $(date +%s) - started )) s (up $(( up_done - started )) s, pkb.py $(( run_done - up_done )) s)"
 [ "$pkb_rc" -eq 0 ] && [ "$results_rc" -eq 0 ]

@@ -153,9 +153,11 @@ def _Num(value: Any, digits: int = 0) -> str:
 def _Machine(row: dict[str, Any], place: str) -> str:
   if not row.get(f'{place}_cloud'):
     return '-'
+  ci95 = row.get(f'{place}_ci95')
+  spread = f' +- {_Num(ci95)}' if ci95 is not None else ''
   return (
       f'{row[f"{place}_cloud"]} {row[f"{place}_machine"]}'
-      f' / {row[f"{place}_disk"]} ({_Num(row[f"{place}_value"])})'
+      f' / {row[f"{place}_disk"]} ({_Num(row[f"{place}_value"])}{spread})'
   )
 
 

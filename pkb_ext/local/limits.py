@@ -15,7 +15,9 @@
 
 Each host gets a cgroup of its own (named like its namespace) in the cpu and
 blkio hierarchies (cgroup v1): a CFS quota there caps the CPU time of its
-sshd and of everything started through it, and blkio throttling caps the
+sshd and of everything started through it, and a weight well above other
+processes' lets it have that time on a busy machine (a cloud's vCPUs are
+its own), and blkio throttling caps the
 IOPS and bytes per second of its data disk. A token bucket filter (tbf) on
 both ends of its veth caps its network each way. Processes the local cloud
 starts in a host's namespace by other means (the object storage emulators on
@@ -58,6 +60,7 @@ def CgroupSettings(
   cpu = [
       ('cpu.cfs_period_us', str(machine_types.CPU_PERIOD_US)),
       ('cpu.cfs_quota_us', str(mtype.cpu_quota_us)),
+      ('cpu.shares', str(mtype.cpu_shares)),
   ]
   blkio = []
   if disk_dev:

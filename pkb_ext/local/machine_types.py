@@ -58,6 +58,16 @@ class MachineType:
     return int(round(self.cpus * CPU_PERIOD_US))
 
   @property
+  def cpu_shares(self) -> int:
+    """Its cgroup's CPU weight: 16 times a process's (1024) per core.
+
+    On a machine busy with other work, a host still gets its quota: the
+    weights of all types at once, in proportion to their quotas, outweigh a
+    few busy processes (the tiers' CPU hog, pytest, pkb.py).
+    """
+    return int(self.cpus * 1024 * 16)
+
+  @property
   def disk_bytes_per_s(self) -> int:
     return self.disk_mbps * 1_000_000
 

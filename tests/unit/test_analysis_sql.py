@@ -238,6 +238,44 @@ class AggregatesTest(absltest.TestCase):
     self.assertIsNone(row['ci95_half_width'])
     self.assertIsNone(row['bimodality_coefficient'])
 
+  def testRepeatedRunStagesAreRepetitions(self):
+    # pkb.py --run_stage_iterations=3: one run_uri, each Run's samples with
+    # its run_number; the same fio job's value once per Run.
+    def Row(value, run_number):
+      return {
+          'metric': 'fio_iops',
+          'value': value,
+          'run_uri': 'r1',
+          'metadata': {
+              'cloud': 'Static',
+              'machine_type': 'local-m',
+              'disk_type': 'static',
+              'phase': 'io',
+              'fio_job': 'rd-iops',
+              'direction': 'read',
+              'run_number': run_number,
+          },
+      }
+
+    rows = [Row(390.0, 0), Row(400.0, 1), Row(410.0, 2)]
+    (row,) = [
+        r
+        for r in _Analysis(rows).Query('machine_aggregates')
+        if r['benchmark'] == 'read_iops'
+    ]
+    self.assertEqual(row['n'], 3)
+    self.assertAlmostEqual(row['mean'], 400.0)
+    self.assertIsNotNone(row['ci95_half_width'])
+    # Without run_number, the three are one run's value (their mean).
+    for r in rows:
+      del r['metadata']['run_number']
+    (row,) = [
+        r
+        for r in _Analysis(rows).Query('machine_aggregates')
+        if r['benchmark'] == 'read_iops'
+    ]
+    self.assertEqual(row['n'], 1)
+
   def testFlags(self):
     flags = {
         (r['machine_type'], r['benchmark'], r['flag'])
@@ -405,6 +443,41 @@ class SqlSourceTest(absltest.TestCase):
     self.assertNotIn('${', text)
     for statement in statements:
       sqlglot.parse_one(statement, read='bigquery')
+
+  def testOneCloudRanksItsMachinesWithTheirCis(self):
+    # The local matrix: one cloud (Static), three machine types whose
+    # limits set their order.
+    rows = []
+    for machine, iops in (('local-s', 200), ('local-l', 800), ('local-m', 400)):
+      for run_number, wiggle in enumerate((-2.0, 0.0, 2.0)):
+        rows.append({
+            'metric': 'fio_iops',
+            'value': iops + wiggle,
+            'run_uri': 'r1',
+            'metadata': {
+                'cloud': 'Static',
+                'machine_type': machine,
+                'disk_type': 'static',
+                'phase': 'io',
+                'fio_job': 'rd-iops',
+                'direction': 'read',
+                'run_number': run_number,
+            },
+        })
+    table = {r['benchmark']: r for r in _Analysis(rows).Query('ranking_table')}
+    row = table['read_iops']
+    self.assertEqual(
+        [row[f'{p}_machine'] for p in _PLACES],
+        ['local-l', 'local-m', 'local-s'],
+    )
+    self.assertEqual([row[f'{p}_cloud'] for p in _PLACES], ['Static'] * 3)
+    self.assertAlmostEqual(row['first_value'], 800.0)
+    expected = stats.Summarize([798.0, 800.0, 802.0]).ci95_half_width
+    self.assertAlmostEqual(row['first_ci95'], expected, places=6)
+    # Several clouds: each cloud's best machine, as the report ranks.
+    multi = {r['benchmark']: r for r in _Analysis().Query('ranking_table')}
+    clouds = [multi['read_iops'][f'{p}_cloud'] for p in _PLACES]
+    self.assertLen(set(clouds), 3)
 
   def testRenamedMetricIsOneEdit(self):
     """A metric renamed in the samples and in benchmarks.sql still ranks."""

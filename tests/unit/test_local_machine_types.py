@@ -73,7 +73,11 @@ class LimitsTest(absltest.TestCase):
     got = limits.CgroupSettings(t, '7:3')
     self.assertEqual(
         dict(got['cpu']),
-        {'cpu.cfs_period_us': '20000', 'cpu.cfs_quota_us': '8000'},
+        {
+            'cpu.cfs_period_us': '20000',
+            'cpu.cfs_quota_us': '8000',
+            'cpu.shares': '6553',
+        },
     )
     self.assertEqual(
         dict(got['blkio']),

@@ -9,7 +9,13 @@ WITH s AS (
     metric,
     value,
     unit,
-    run_uri,
+    -- One run: PKB's run_uri, and with --run_stage_iterations each Run
+    -- stage's run_number (run_uri/N), so the repeated Runs of one pkb.py
+    -- are repetitions, as separate runs are.
+    CASE
+      WHEN JSON_VALUE(metadata, '$.run_number') IS NULL THEN run_uri
+      ELSE CONCAT(run_uri, '/', JSON_VALUE(metadata, '$.run_number'))
+    END AS run_uri,
     COALESCE(cloud, JSON_VALUE(metadata, '$.cloud')) AS cloud,
     JSON_VALUE(metadata, '$.region') AS region,
     JSON_VALUE(metadata, '$.zone') AS zone,
