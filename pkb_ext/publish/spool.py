@@ -35,6 +35,7 @@ bytes do not depend on which wrote the spool.
 """
 
 import dataclasses
+import fcntl
 import gc
 import hashlib
 import json
@@ -218,6 +219,9 @@ def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
 def _Write(path: str, lines: Sequence[bytes | memoryview]) -> None:
   """Appends NDJSON lines to the spool; fsyncs it and a new file's directory.
 
+  The file is locked (flock) while it is written, so that lines appended by
+  other processes at the same time are not interleaved with these.
+
   Raises:
     SpoolError: if the spool cannot be written.
   """
@@ -226,6 +230,8 @@ def _Write(path: str, lines: Sequence[bytes | memoryview]) -> None:
     os.makedirs(directory, exist_ok=True)
     is_new = not os.path.exists(path)
     with open(path, 'ab') as f:
+      # Processes of one run (--run_processes) append to the same spool.
+      fcntl.flock(f.fileno(), fcntl.LOCK_EX)
       if f.tell() and not _EndsWithNewline(path):
         f.write(b'\n')  # a torn last line stays apart, and is reported
       f.writelines(lines)
