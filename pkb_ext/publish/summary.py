@@ -15,9 +15,10 @@
 
 Format (pure) takes the rows of a run's spool (or PKB sample dicts: metric,
 value, unit, metadata) and returns the block the publisher logs when the
-process exits: per configuration (cloud, machine type, zone), the mean of
-each headline figure present, then the samples file and the commands that
-build the report from it and publish it. ReadRows reads a spool for it.
+process exits: per configuration (cloud, machine type, zone and data disk
+type), the mean of each headline figure present, then the samples file and
+the commands that build the report from it and publish it. ReadRows reads a
+spool for it.
 """
 
 import dataclasses
@@ -121,16 +122,21 @@ def _Number(value: Any) -> float | None:
   return value if math.isfinite(value) else None
 
 
-def ConfigOf(metadata: Mapping[str, Any]) -> tuple[str, str, str]:
-  """(cloud, machine type, zone) of a sample; '?' where it has none."""
-  return tuple(
+def ConfigOf(metadata: Mapping[str, Any]) -> tuple[str, str, str, str]:
+  """(cloud, machine type, zone, data disk type) of a sample.
+
+  '?' stands for a missing cloud, machine type or zone, '' for a missing
+  disk type (a phase that used no data disk).
+  """
+  cloud, machine_type, zone = (
       str(metadata.get(key) or '?') for key in ('cloud', 'machine_type', 'zone')
   )
+  return cloud, machine_type, zone, str(metadata.get('disk_type') or '')
 
 
 def Headlines(
     rows: Iterable[Mapping[str, Any]],
-) -> dict[tuple[str, str, str], list[Value]]:
+) -> dict[tuple[str, str, str, str], list[Value]]:
   """The headline figures present in rows, per configuration (ConfigOf).
 
   Only a phase's samples count (metadata names a phase); a sample_uri seen
@@ -196,7 +202,7 @@ def Format(rows: Iterable[Mapping[str, Any]], path: str) -> str:
   headlines = Headlines(rows)
   lines = [f'{"-" * 25}{TITLE}{"-" * 25}']
   for config, figures in headlines.items():
-    lines.append(' '.join(config) + ':')
+    lines.append(' '.join(part for part in config if part) + ':')
     for v in figures:
       of = f' (mean of {v.n})' if v.n > 1 else ''
       lines.append(

@@ -79,6 +79,9 @@ def _Known():
          phase='tpcc'),
       _S('coremark_score', 900.0, 'iterations/sec', _GCP, 'g1',
          mode='single', **cpu),
+      # Another data disk is another configuration.
+      _S('fio_iops', 15000.0, 'ops/s', _GCP | {'disk_type': 'pd-ssd'}, 'g3',
+         phase='io', fio_job='rd-iops', direction='read'),
       # PKB's own samples name no phase; a repeated sample counts once.
       _S('lscpu', 0.0, '', _GCP, 'g2'),
       _S('coremark_score', 1100.0, 'iterations/sec', _AWS, 'a2',
@@ -114,6 +117,8 @@ class FormatTest(absltest.TestCase):
             Line('TPC-C tpmC at max warehouses', '14,500', 'tpmC'),
             'GCP n2-standard-16 us-east1-b:',
             Line('CoreMark single-core', '900', 'iterations/sec'),
+            'GCP n2-standard-16 us-east1-b pd-ssd:',
+            Line('fio read IOPS', '15,000', 'ops/s'),
             f'Samples (NDJSON): {path}',
             f'Build the report: pkb-ext report --samples {path} --out DIR',
             (
