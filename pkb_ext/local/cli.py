@@ -134,7 +134,11 @@ def BuildParser() -> argparse.ArgumentParser:
       ),
   )
   flag_cmd.add_argument(
-      '--spool-dir', help='also spool samples here (--cloud_report_spool_dir)'
+      '--spool-dir',
+      help=(
+          "spool samples here, not in PKB's run directory"
+          ' (--cloud_report_spool_dir)'
+      ),
   )
   results = sub.add_parser(
       'results', help="turn PKB's --json_path output into phase NDJSON"
