@@ -147,7 +147,11 @@ def BuildParser() -> argparse.ArgumentParser:
       ),
   )
   flag_cmd.add_argument(
-      '--spool-dir', help='also spool samples here (--cloud_report_spool_dir)'
+      '--spool-dir',
+      help=(
+          "spool samples here, not in PKB's run directory"
+          ' (--cloud_report_spool_dir)'
+      ),
   )
   flag_cmd.add_argument(
       '--for-matrix',

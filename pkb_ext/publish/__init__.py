@@ -18,6 +18,7 @@ schema        sample -> row, migration plan (pure)
 spool         the NDJSON spool, with stable batch keys
 ids           table ids and deterministic load job ids
 bigquery      table creation/migration and idempotent load jobs
+summary       the results summary a run ends with (pure), read from its spool
 publisher     PKB's SamplePublisher and its flags
 cli           pkb-ext publish SPOOL --table T [--dry-run]
 """

@@ -19,7 +19,9 @@ loaded by an earlier publish are skipped, so re-running after a failure, or
 twice, never duplicates rows. Every row is checked against the table's
 schema as a load job would check it (types, ranges, timestamps,
 schema_version) before anything is sent; --dry-run does the same and shows
-the schema, the batches and their job ids without any network call.
+the schema, the batches and their job ids without any network call (a table
+name BigQuery would refuse, e.g. a placeholder such as p.d.t, is noted
+rather than refused there).
 """
 
 import argparse
@@ -69,8 +71,11 @@ def BuildParser() -> argparse.ArgumentParser:
   parser.add_argument(
       '--table',
       required=True,
-      type=_Checked(ids.ParseTableId),
-      help='project.dataset.table',
+      type=_Checked(ids.SplitTableId),
+      help=(
+          'project.dataset.table (with --dry-run, names BigQuery would refuse'
+          ' are only noted)'
+      ),
   )
   parser.add_argument(
       '--location',
@@ -108,9 +113,26 @@ def BuildParser() -> argparse.ArgumentParser:
   return parser
 
 
-def _DryRun(args, contents: spool.Contents) -> None:
+def _TableProblem(parser, args) -> str | None:
+  """What is wrong with --table's parts; refused unless --dry-run.
+
+  Raises:
+    errors.UsageError: an invalid part without --dry-run (exit 2).
+  """
+  try:
+    ids.ParseTableId(str(args.table))
+  except ids.InvalidIdError as e:
+    if not args.dry_run:
+      parser.error(f'argument --table: {e}')
+    return str(e)
+  return None
+
+
+def _DryRun(args, contents: spool.Contents, table_problem: str | None):
   spec = schema.Load()
   print(f'table: {args.table} (location {args.location})')
+  if table_problem:
+    print(f'note: {table_problem}; publishing there would be refused')
   print(
       f'schema: version {spec.version}, partitioned by {spec.partition_type}'
       f' on {spec.partition_field}, clustered by {", ".join(spec.clustering)}'
@@ -132,7 +154,9 @@ def _DryRun(args, contents: spool.Contents) -> None:
 
 
 def _Publish(argv: Sequence[str]) -> int:
-  args = BuildParser().parse_args(argv)
+  parser = BuildParser()
+  args = parser.parse_args(argv)
+  table_problem = _TableProblem(parser, args)
   logging.basicConfig(
       level=logging.WARNING if args.quiet else logging.INFO,
       format='%(levelname)s %(message)s',
@@ -140,7 +164,7 @@ def _Publish(argv: Sequence[str]) -> int:
   files = inputs.ExpandSampleFiles(args.spools)
   contents = spool.Read(files, args.batch_size)
   if args.dry_run:
-    _DryRun(args, contents)
+    _DryRun(args, contents, table_problem)
     return 0
   target = bigquery.Target(
       table=args.table,

@@ -58,6 +58,20 @@ class TableId:
     return f'{self.project}.{self.dataset}'
 
 
+def SplitTableId(text: str) -> TableId:
+  """Splits 'project.dataset.table' without validating the three parts.
+
+  Raises:
+    InvalidIdError: if the text is not three non-empty parts.
+  """
+  parts = (text or '').rsplit('.', 2)
+  if len(parts) != 3 or not all(parts):
+    raise InvalidIdError(
+        f'table {text!r} must be project.dataset.table (all three parts)'
+    )
+  return TableId(*parts)
+
+
 def ParseTableId(text: str) -> TableId:
   """Parses and validates 'project.dataset.table'.
 
@@ -70,12 +84,8 @@ def ParseTableId(text: str) -> TableId:
   Raises:
     InvalidIdError: naming the part that is wrong.
   """
-  parts = (text or '').rsplit('.', 2)
-  if len(parts) != 3 or not all(parts):
-    raise InvalidIdError(
-        f'table {text!r} must be project.dataset.table (all three parts)'
-    )
-  project, dataset, table = parts
+  split = SplitTableId(text)
+  project, dataset, table = split.project, split.dataset, split.table
   for kind, pattern, value, rule in (
       (
           'project',

@@ -14,21 +14,32 @@
 """The PKB sample publisher: spool to NDJSON, then load into BigQuery.
 
 PKB instantiates every class in publisher.EXTERNAL_PUBLISHERS with no
-arguments and calls it for every run, so this one does nothing unless
---cloud_report_bq_table or --cloud_report_spool_dir is set. Importing this
-module defines its flags.
+arguments and calls it for every run. Every run's samples are spooled: to
+--cloud_report_spool_dir, or else to PKB's run directory
+(vm_util.GetTempDir(), which a resumed run shares, so its samples join the
+same spool). They are loaded into BigQuery only with --cloud_report_bq_table.
+Importing this module defines its flags.
 
 Samples are appended to the spool (and fsync'd) before any network call. A
 failed publish is logged as an error naming the table, the cause and the
 command that publishes the spool later; it never fails the run or keeps
 PKB's other publishers from running.
+
+When the process that spooled exits (after PKB's own results summary), the
+spool's headline figures are logged with its path and the commands that
+build the report and publish it (summary.Format). Processes that PKB's
+--run_processes starts spool without a summary: the main one reads the
+spool they share when it exits.
 """
 
+import atexit
 import dataclasses
 import logging
 import math
+import multiprocessing
 import os
 import shlex
+import threading
 
 from absl import flags
 from perfkitbenchmarker import publisher as pkb_publisher
@@ -38,6 +49,7 @@ from pkb_ext.publish import bigquery
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
+from pkb_ext.publish import summary
 
 _TABLE = flags.DEFINE_string(
     'cloud_report_bq_table',
@@ -66,8 +78,8 @@ _ENDPOINT = flags.DEFINE_string(
 _SPOOL_DIR = flags.DEFINE_string(
     'cloud_report_spool_dir',
     None,
-    'Directory of the NDJSON spool of samples. Default: the PKB run temp dir.'
-    ' Setting it spools samples even without --cloud_report_bq_table.',
+    'Directory of the NDJSON spool of samples (every run spools). Default:'
+    ' the PKB run directory (vm_util.GetTempDir()).',
 )
 _BATCH_SIZE = flags.DEFINE_integer(
     'cloud_report_bq_batch_size',
@@ -193,9 +205,9 @@ class Params:
         timeout_s=_TIMEOUT.value,
     )
 
-  @property
-  def enabled(self) -> bool:
-    return self.table is not None or self.spool_dir is not None
+  def SpoolPath(self, run_uri: str) -> str:
+    """The spool of a run: in spool_dir, else in PKB's run directory."""
+    return spool.SpoolPath(self.spool_dir or vm_util.GetTempDir(), run_uri)
 
   def Target(self) -> bigquery.Target:
     return bigquery.Target(
@@ -218,6 +230,46 @@ class Params:
     return shlex.join(argv)
 
 
+_lock = threading.Lock()
+_spooled: list[str] = []  # spools this process wrote, in order
+
+
+def LogSummary(paths: list[str]) -> None:
+  """Logs the results summary (summary.Format) of each spool in paths."""
+  for path in paths:
+    try:
+      rows = summary.ReadRows([path])
+    except OSError as e:
+      logging.warning(
+          'pkb_ext: no results summary: cannot read %s: %s', path, e
+      )
+      continue
+    logging.info('\n%s', summary.Format(rows, path))
+
+
+def _LogSpooled() -> None:
+  with _lock:
+    paths = list(_spooled)
+  LogSummary(paths)
+
+
+def SummarizeAtExit(path: str) -> None:
+  """Has the main process log the summary of the spool path when it exits.
+
+  The first call registers the exit handler. atexit runs handlers last in,
+  first out, so it runs after pkb.py's Main returned and before logging's
+  own shutdown (registered when logging was first imported).
+  """
+  if multiprocessing.parent_process() is not None:
+    return  # a --run_processes worker: the main process summarizes
+  with _lock:
+    if path in _spooled:
+      return
+    if not _spooled:
+      atexit.register(_LogSpooled)
+    _spooled.append(path)
+
+
 class CloudReportPublisher(pkb_publisher.SamplePublisher):
   """Spools samples, then loads them into BigQuery (see module docstring)."""
 
@@ -228,17 +280,14 @@ class CloudReportPublisher(pkb_publisher.SamplePublisher):
     if not flags.FLAGS.is_parsed() or not samples:
       return
     params = Params.FromFlags()
-    if not params.enabled:
-      return
-    path = spool.SpoolPath(
-        params.spool_dir or vm_util.GetTempDir(), flags.FLAGS.run_uri
-    )
+    path = params.SpoolPath(flags.FLAGS.run_uri)
     try:
       count = spool.AppendSamples(path, samples, params.batch_size)
     except (schema.SchemaError, spool.SpoolError) as e:
       logging.error('pkb_ext cannot spool %d samples: %s', len(samples), e)
       return
     logging.info('pkb_ext spooled %d samples to %s', count, path)
+    SummarizeAtExit(path)
     if params.table is None:
       return
     try:

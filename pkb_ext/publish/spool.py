@@ -219,6 +219,9 @@ def Append(path: str, rows: Sequence[Mapping[str, Any]], batch_size: int):
 def _Write(path: str, lines: Sequence[bytes | memoryview]) -> None:
   """Appends NDJSON lines to the spool; fsyncs it and a new file's directory.
 
+  The file is locked (flock) while it is written, so that lines appended by
+  other processes at the same time are not interleaved with these.
+
   Raises:
     SpoolError: if the spool cannot be written.
   """
@@ -227,9 +230,8 @@ def _Write(path: str, lines: Sequence[bytes | memoryview]) -> None:
     os.makedirs(directory, exist_ok=True)
     is_new = not os.path.exists(path)
     with open(path, 'ab') as f:
-      # Configurations run by --run_processes share the run's spool: one
-      # writer at a time, so their lines never interleave.
-      fcntl.flock(f, fcntl.LOCK_EX)
+      # Processes of one run (--run_processes) append to the same spool.
+      fcntl.flock(f.fileno(), fcntl.LOCK_EX)
       if f.tell() and not _EndsWithNewline(path):
         f.write(b'\n')  # a torn last line stays apart, and is reported
       f.writelines(lines)

@@ -21,7 +21,9 @@ none, the run must still provision, prepare, run and clean up without error.
 A phase made to fail, and a kill right after a phase's samples were
 published, show the stage model: Prepare installs, Run publishes each phase
 as it ends, a failure fails the benchmark with the other phases' samples
-kept once, and a resume publishes only what was never published.
+kept once, and a resume publishes only what was never published. With no
+spool flag, the samples are spooled in PKB's run directory, and the run ends
+with their results summary.
 """
 
 import collections
@@ -84,9 +86,16 @@ def _Phases(rows):
   return dict(out)
 
 
+def _SpoolPaths(tmp):
+  """The spools of runs in tmp: in PKB's run directory, as no flag moved."""
+  return glob.glob(
+      os.path.join(tmp, 'pkb', 'runs', '*', 'cloud_report_samples-*.ndjson')
+  )
+
+
 def _Spool(tmp):
   rows = []
-  for path in glob.glob(os.path.join(tmp, 'spool', '*.ndjson')):
+  for path in _SpoolPaths(tmp):
     with open(path) as f:
       rows.extend(json.loads(line) for line in f if line.strip())
   return rows
@@ -120,13 +129,52 @@ class StageModelTest(absltest.TestCase):
         flags={
             'cloud_report_phases': ','.join(_SERIES),
             'cloud_report_overlap': 'false',
-            'cloud_report_spool_dir': os.path.join(tmp, 'spool'),
             **extra_flags,
         },
         boot=_BOOT,
         extra={'dir': tmp, 'kill_after': kill_after},
         run_uri='stage1',
     )
+
+  def testTheRunEndsWithItsHeadlineFiguresAndItsSamplesFile(self):
+    (path,) = _SpoolPaths(self.clean_dir)
+    self.assertEqual(os.path.dirname(path), self.clean.run_dir)
+    self.assertEqual(sorted(_Phases(_Spool(self.clean_dir))), _SERIES)
+    # The block is the last thing logged (to the console and pkb.log), after
+    # PKB's own results summary (on stdout) and PKB's last line.
+    self.assertIn('PerfKitBenchmarker Results Summary', self.clean.proc.stdout)
+    err = self.clean.proc.stderr.rstrip()
+    start = err.rindex('-cloud_report results-')
+    self.assertGreater(start, err.rindex('PKB exiting with return_code 0'))
+    block = err[start:].splitlines()
+    with open(os.path.join(self.clean.run_dir, 'pkb.log')) as f:
+      self.assertTrue(f.read().rstrip().endswith(err[start:]))
+    self.assertEqual(
+        block[-3:],
+        [
+            f'Samples (NDJSON): {path}',
+            f'Build the report: pkb-ext report --samples {path} --out DIR',
+            (
+                f'Publish them:     pkb-ext publish {path} --table'
+                ' PROJECT.DATASET.TABLE'
+            ),
+        ],
+    )
+    figures = '\n'.join(block[1:-3])
+    for label in (
+        'CoreMark single-core',
+        'CoreMark all-core',
+        'fio read IOPS',
+        'fio write IOPS',
+        'netperf TCP_RR p50',
+        'netperf TCP_RR p99',
+        'netperf TCP_STREAM 1 stream',
+    ):
+      self.assertRegex(figures, rf'\n  {label}  +[0-9,.]+ ')
+    # The file holds the samples PKB's JSON publisher got, each once.
+    rows = _Spool(self.clean_dir)
+    self.assertEqual(_Phases(rows), _Phases(self.clean.samples))
+    self.assertLen({r['sample_uri'] for r in rows}, len(rows))
 
   def testPrepareInstallsEveryPhaseAndRunInstallsNothing(self):
     with open(os.path.join(self.clean.run_dir, 'pkb.log')) as f:

@@ -215,6 +215,17 @@ class TpccMatrixResumeTest(pkb_common_test_case.PkbCommonTestCase):
         os.path.join(result.run_dir, f'cloud_report_tpcc_{RUN_URI}_*.json')
     )
     self.assertLen(states, len(RULES))
+    # One results summary, the main process's (not one per worker), of the
+    # spool every process appended to, with every configuration's search.
+    err = result.proc.stderr
+    self.assertEqual(err.count('-cloud_report results-'), 1)
+    (path,) = glob.glob(os.path.join(tmp, 'spool', '*.ndjson'))
+    self.assertIn(f'Samples (NDJSON): {path}\n', err)
+    self.assertRegex(
+        err,
+        rf'TPC-C max passing warehouses +[0-9,.]+ warehouses \(mean of'
+        rf' {len(RULES)}\)',
+    )
 
   def testKilledMatrixResumesEachConfigurationsOwnSearch(self):
     first = self.create_tempdir('killed').full_path

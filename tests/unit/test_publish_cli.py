@@ -85,6 +85,28 @@ class PublishCliTest(absltest.TestCase):
     self.assertEqual(rc, 2)
     self.assertIn('must be project.dataset.table', err)
 
+  def testDryRunNotesATableNameBigQueryWouldRefuse(self):
+    rc, out, err = _Run([self.path, '--table', 'p.d.t', '--dry-run'])
+    self.assertEqual((rc, err), (0, ''))
+    self.assertIn('table: p.d.t (location US)', out)
+    self.assertIn(
+        "note: table 'p.d.t': project 'p' is invalid (expected 6-30", out
+    )
+    self.assertIn('would publish 23 rows in 3 load jobs', out)
+
+  def testAPublishRefusesATableNameBigQueryWouldRefuse(self):
+    with mock.patch.object(
+        bigquery, 'MakeClient', side_effect=AssertionError('network')
+    ):
+      rc, out, err = _Run([self.path, '--table', 'p.d.t'])
+    self.assertEqual((rc, out), (2, ''))
+    self.assertEqual(
+        err,
+        "pkb-ext publish: argument --table: table 'p.d.t': project 'p' is"
+        ' invalid (expected 6-30 lowercase letters, digits or hyphens,'
+        ' starting with a letter) (see pkb-ext publish --help)\n',
+    )
+
   def testBadSpoolNamesFileAndLine(self):
     with open(self.path, 'a') as f:
       f.write('{"oops"\n')

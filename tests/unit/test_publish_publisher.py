@@ -58,6 +58,10 @@ class CloudReportPublisherTest(parameterized.TestCase):
     )
     self.after = mock.create_autospec(pkb_publisher.SamplePublisher)
     self.after.PUBLISH_CONSOLE_LOG_DATA = True
+    self.at_exit = self.enter_context(
+        mock.patch.object(publisher.atexit, 'register')
+    )
+    self.enter_context(mock.patch.object(publisher, '_spooled', []))
 
   def _Collect(self, n=3):
     self.after.reset_mock()
@@ -71,7 +75,8 @@ class CloudReportPublisherTest(parameterized.TestCase):
     spec = mock.Mock(uuid='abcd1234-0000')
     samples = [
         pkb_sample.Sample('coremark_score', 100.0 + i, 'iterations/s',
-                          {'cloud': 'GCP', 'phase': 'cpu', 'iteration': i})
+                          {'cloud': 'GCP', 'phase': 'cpu', 'iteration': i,
+                           'mode': 'single'})
         for i in range(1, n + 1)
     ]  # fmt: skip
     collector.AddSamples(samples, 'cloud_report_2021', spec)
@@ -88,10 +93,51 @@ class CloudReportPublisherTest(parameterized.TestCase):
         publisher.CloudReportPublisher, pkb_publisher.EXTERNAL_PUBLISHERS
     )
 
-  def testOffByDefault(self):
-    path = self._Collect()
-    self.assertFalse(os.path.exists(path))
+  def testSpoolsToTheRunDirectoryByDefault(self):
+    path = self._Collect(3)
+    self.assertEqual(os.path.dirname(path), vm_util.GetTempDir())
+    self.assertLen(self._SpoolLines(path), 3)
     self.make_client.assert_not_called()
+    # A resumed run (same run_uri, same run directory) appends to it.
+    self._Collect(2)
+    self.assertLen(self._SpoolLines(path), 5)
+
+  def testTheSpoolDirFlagOverridesTheRunDirectory(self):
+    FLAGS.cloud_report_spool_dir = os.path.join(self.dir, 'elsewhere')
+    path = self._Collect(2)
+    self.assertFalse(os.path.exists(path))
+    moved = os.path.join(self.dir, 'elsewhere', os.path.basename(path))
+    self.assertLen(self._SpoolLines(moved), 2)
+
+  def testTheMainProcessLogsTheSummaryOnceWhenItExits(self):
+    path = self._Collect(3)
+    self._Collect(1)
+    self.at_exit.assert_called_once()
+    (handler,), _ = self.at_exit.call_args
+    with self.assertLogs(level='INFO') as logs:
+      handler()
+    (block,) = [m for m in logs.output if 'cloud_report results' in m]
+    self.assertIn('CoreMark single-core', block)
+    self.assertIn('(mean of 4)', block)
+    self.assertIn(f'Samples (NDJSON): {path}', block)
+    self.assertIn(f'pkb-ext report --samples {path} --out DIR', block)
+    self.assertIn(
+        f'pkb-ext publish {path} --table PROJECT.DATASET.TABLE', block
+    )
+
+  def testAWorkerProcessLeavesTheSummaryToTheMainOne(self):
+    with mock.patch.object(
+        publisher.multiprocessing, 'parent_process', return_value=object()
+    ):
+      path = self._Collect(1)
+    self.assertTrue(os.path.exists(path))
+    self.at_exit.assert_not_called()
+
+  def testNoSummaryOfASpoolThatCannotBeRead(self):
+    missing = os.path.join(self.dir, 'gone.ndjson')
+    with self.assertLogs(level='WARNING') as logs:
+      publisher.LogSummary([missing])
+    self.assertIn(f'cannot read {missing}', logs.output[0])
 
   def testSpoolOnly(self):
     FLAGS.cloud_report_spool_dir = self.dir
@@ -156,7 +202,6 @@ class CloudReportPublisherTest(parameterized.TestCase):
     params = publisher.Params.FromFlags()
     self.assertEqual(str(params.table), _TABLE)
     self.assertEqual(params.batch_size, 7)
-    self.assertTrue(params.enabled)
     self.assertEqual(
         params.RepublishCommand('/tmp/s p.ndjson'),
         f"pkb-ext publish '/tmp/s p.ndjson' --table {_TABLE} --batch-size 7",

@@ -16,6 +16,7 @@
 import collections
 import datetime
 import enum
+import fcntl
 import gc
 import json
 import os
@@ -115,6 +116,28 @@ class SpoolTest(parameterized.TestCase):
     keys = [line[spool.BATCH_KEY] for line in lines]
     self.assertEqual(keys[0], keys[1])
     self.assertNotEqual(keys[1], keys[2])
+
+  def testAppendHoldsALockOtherProcessesWaitFor(self):
+    spool.Append(self.path, _Rows(1), batch_size=2)  # the file exists
+    held = []
+
+    def Fsync(fd):
+      # flock conflicts between open file descriptions, as between processes.
+      with open(self.path, 'rb') as other:
+        try:
+          fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+          held.append(True)
+        else:
+          held.append(False)
+      real_fsync(fd)
+
+    real_fsync = os.fsync
+    with mock.patch.object(os, 'fsync', side_effect=Fsync):
+      spool.AppendSamples(
+          self.path, synthetic.MakeSamples(2, run_uri='run-a'), 2
+      )
+    self.assertEqual(held, [True])
 
   def testRoundTrip(self):
     rows = _Rows(25)

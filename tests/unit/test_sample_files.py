@@ -24,13 +24,19 @@ import contextlib
 import io
 import json
 import os
+import pathlib
 import re
 import shutil
 import tempfile
+from unittest import mock
 
 from absl.testing import absltest
 from absl.testing import parameterized
 from perfkitbenchmarker import publisher as pkb_publisher
+from perfkitbenchmarker import sample
+
+from benchmarks.cloud_report.object_storage import parser as ttfb
+from benchmarks.cloud_report.object_storage import samples as os_samples
 
 from pkb_ext import cli
 from pkb_ext import timestamps
@@ -40,6 +46,7 @@ from pkb_ext.publish import spool
 from pkb_ext_dev import analysis_fixture as fx
 
 _TABLE = 'my-project.dataset.samples'
+_DATA = pathlib.Path(__file__).parent.parent / 'data'
 _FORM = re.compile(r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00:00$')
 _FILES = ('spool', 'pkb_json', 'results_of_spool', 'results_of_pkb_json')
 
@@ -102,6 +109,53 @@ class SampleFilesTest(parameterized.TestCase):
     )
     self.assertEqual((status, err), (0, ''))
     self.assertIn(f'would publish {len(self.samples)} rows', out)
+
+  def testPublishDryRunTakesTheSamplesFileMakeLocalWrites(self):
+    # scripts/local.sh: a main run and an object storage run per provider,
+    # each spooled (--spool-dir) and in PKB's JSON (--json_path); then
+    # `pkb-ext local results SPOOLS JSONS --out out/samples.ndjson --expect`.
+    result = ttfb.Parse(
+        (_DATA / 'ttfb' / 's3_boto3_complete.jsonl').read_text()
+    )
+    objects = [
+        sample.Sample(
+            s.metric,
+            s.value,
+            s.unit,
+            s.metadata | {'phase': 'object_storage', 'cloud': 'AWS'},
+            timestamp=1609462801.5,
+        )
+        for s in os_samples.FromResult(result)
+    ]
+    collector = pkb_publisher.SampleCollector(
+        metadata_providers=[],
+        publishers_from_flags=False,
+        add_default_publishers=False,
+    )
+    collector.AddSamples(
+        objects, 'cloud_report_object_storage', mock.Mock(uuid='os-s3-0')
+    )
+    spool_dir = os.path.join(self.dir, 'make_local', 'spool')
+    inputs = [self.paths['spool'], self.paths['pkb_json']]
+    inputs.append(spool.SpoolPath(spool_dir, 'os-s3'))
+    spool.AppendSamples(inputs[-1], collector.samples, 10000)
+    inputs.append(os.path.join(self.dir, 'make_local', 'pkb_samples_s3.json'))
+    pkb_publisher.NewlineDelimitedJSONPublisher(inputs[-1]).PublishSamples(
+        collector.samples
+    )
+    out = os.path.join(self.dir, 'make_local', 'samples.ndjson')
+    status, stdout, err = _Main(
+        ['local', 'results', *inputs, '--out', out]
+        + ['--expect=cpu,io,net,tpcc,object_storage']
+    )
+    self.assertEqual(status, 0, err)
+    rows = len(self.samples) + len(objects)
+    self.assertIn(f'{rows} phase samples in {out}', stdout)
+    status, stdout, err = _Main(
+        ['publish', '--dry-run', '--table', 'p.d.t', out]
+    )
+    self.assertEqual((status, err), (0, ''))
+    self.assertIn(f'would publish {rows} rows', stdout)
 
   def testTheResultsFileOfASpoolPublishesTheSpoolsRows(self):
     def Rows(path):
