@@ -4,9 +4,8 @@
 -- iteration): n, mean, stddev, min, max, CI95 half-width (Student t, NULL
 -- for one run) and CV, as machine_aggregates has them per benchmark.
 --
--- `detail` names the group in one line ("s3 GET 16 KiB", "gcs PUT new
--- connection", "azure GET 32 MiB x5": concurrency after the x); compare
--- matches object storage figures by configuration and detail.
+-- Compare matches object storage figures by configuration and `detail`
+-- (object_storage_runs).
 WITH stats AS (
   SELECT
     config_id,
@@ -27,6 +26,8 @@ WITH stats AS (
     connection,
     object_size_bytes,
     concurrency,
+    ANY_VALUE(size_text) AS size_text,
+    ANY_VALUE(detail) AS detail,
     MAX(requests) AS requests,
     COUNT(*) AS n,
     AVG(value) AS mean,
@@ -37,19 +38,6 @@ WITH stats AS (
   GROUP BY
     config_id, benchmark, provider, op, workload, connection,
     object_size_bytes, concurrency
-),
-named AS (
-  SELECT
-    *,
-    CASE
-      WHEN object_size_bytes IS NULL THEN NULL
-      WHEN MOD(object_size_bytes, 1048576) = 0
-        THEN CONCAT(CAST(DIV(object_size_bytes, 1048576) AS STRING), ' MiB')
-      WHEN MOD(object_size_bytes, 1024) = 0
-        THEN CONCAT(CAST(DIV(object_size_bytes, 1024) AS STRING), ' KiB')
-      ELSE CONCAT(CAST(object_size_bytes AS STRING), ' B')
-    END AS size_text
-  FROM stats
 )
 SELECT
   s.config_id,
@@ -72,16 +60,7 @@ SELECT
   s.size_text,
   s.concurrency,
   s.requests,
-  CONCAT(
-    COALESCE(s.provider, '?'), ' ', UPPER(COALESCE(s.op, '?')), ' ',
-    CASE s.workload
-      WHEN 'latency' THEN CONCAT(COALESCE(s.connection, '?'), ' connection')
-      WHEN 'concurrency'
-        THEN CONCAT(
-          COALESCE(s.size_text, '?'), ' x', CAST(s.concurrency AS STRING))
-      ELSE COALESCE(s.size_text, '?')
-    END
-  ) AS detail,
+  s.detail,
   s.n,
   s.mean,
   s.stddev,
@@ -89,5 +68,5 @@ SELECT
   s.max_value,
   t.t975 * s.stddev / SQRT(s.n) AS ci95_half_width,
   IF(s.mean = 0, NULL, s.stddev / ABS(s.mean) * 100) AS cv_pct
-FROM named AS s
+FROM stats AS s
 LEFT JOIN ${dataset}.student_t975 AS t ON t.df = s.n - 1

@@ -15,7 +15,9 @@
 --   most 101 values (both then lie between the two lowest values, p0.1 a
 --   tenth of p1's way from min), and is left out for larger groups.
 -- The latency and throughput workloads send one request at a time:
--- concurrency 1. `requests` is how many values each statistic is over.
+-- concurrency 1. `requests` is how many values each statistic is over;
+-- `detail` names the group in one line ("s3 GET 16 KiB", "gcs PUT new
+-- connection", "azure GET 32 MiB x5": concurrency after the x).
 WITH s AS (
   SELECT
     *,
@@ -87,7 +89,15 @@ valued AS (
               IF(g.requests <= 101, g.v_min + (g.v_p1 - g.v_min) / 10, NULL)
             )
         END
-    END AS value
+    END AS value,
+    CASE
+      WHEN g.object_size_bytes IS NULL THEN NULL
+      WHEN MOD(g.object_size_bytes, 1048576) = 0
+        THEN CONCAT(CAST(DIV(g.object_size_bytes, 1048576) AS STRING), ' MiB')
+      WHEN MOD(g.object_size_bytes, 1024) = 0
+        THEN CONCAT(CAST(DIV(g.object_size_bytes, 1024) AS STRING), ' KiB')
+      ELSE CONCAT(CAST(g.object_size_bytes AS STRING), ' B')
+    END AS size_text
   FROM groups AS g
   JOIN ${dataset}.object_storage_figures AS f USING (figure)
 )
@@ -112,6 +122,16 @@ SELECT
   connection,
   object_size_bytes,
   concurrency,
+  size_text,
+  CONCAT(
+    COALESCE(provider, '?'), ' ', UPPER(COALESCE(op, '?')), ' ',
+    CASE workload
+      WHEN 'latency' THEN CONCAT(COALESCE(connection, '?'), ' connection')
+      WHEN 'concurrency'
+        THEN CONCAT(COALESCE(size_text, '?'), ' x', CAST(concurrency AS STRING))
+      ELSE COALESCE(size_text, '?')
+    END
+  ) AS detail,
   requests,
   value
 FROM valued
