@@ -18,8 +18,9 @@ op, workload, connection, object size and concurrency, the time to first
 byte and the throughput at p50, p90, p99 and p99.9 (a throughput's pX is
 the throughput X % of requests reach or beat), as means over repetitions
 with their CI95. The chart puts the percentile on the x axis and the value
-on a log y axis, one line per provider and object size of the throughput
-workload (single requests), a panel per figure and op.
+on a log y axis, a panel per figure and op, one line per provider and
+object size (the latency workload's small objects: per connection) of the
+workloads that send one request at a time.
 """
 
 import math
@@ -146,20 +147,25 @@ def Tables(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def Chart(rows: Sequence[dict[str, Any]], path: str) -> bool:
   """Writes the percentile chart; returns False when it has no line.
 
-  Panels: one per figure (rows) and op (columns). Lines: the throughput
-  workload's groups, one per configuration (when there are several),
-  provider and object size; color by provider, line style by size.
+  Panels: one per figure (rows) and op (columns). Lines: the groups of
+  the latency and throughput workloads (one request at a time), one per
+  configuration (when there are several), provider and object size or
+  connection; color by provider, line style by size or connection.
   """
   lined = [
       r
       for r in rows
-      if r['workload'] == 'throughput' and r['mean'] and r['mean'] > 0
+      if r['workload'] in ('latency', 'throughput')
+      and r['mean']
+      and r['mean'] > 0
   ]
   ops = sorted({r['op'] for r in lined}, key=str)
   if not lined:
     return False
   configs = {r['config_id'] for r in lined}
-  sizes = sorted({r['object_size_bytes'] or 0 for r in lined})
+  kinds = sorted(
+      {(r['object_size_bytes'] or 0, str(r['connection'])) for r in lined}
+  )
   fig, axes = pyplot.subplots(
       len(FIGURES),
       len(ops),
@@ -173,8 +179,12 @@ def Chart(rows: Sequence[dict[str, Any]], path: str) -> bool:
       for key, by_p in _Groups([r for r in lined if r['op'] == op], figure):
         points = [(k, p) for k, p in enumerate(PERCENTILES) if p in by_p]
         first = next(iter(by_p.values()))
-        k = sizes.index(first['object_size_bytes'] or 0)
-        label = f'{first["provider"]} {first["size_text"]}'
+        k = kinds.index(
+            (first['object_size_bytes'] or 0, str(first['connection']))
+        )
+        label = f'{first["provider"]} ' + (
+            first['size_text'] or f'{first["connection"]} connection'
+        )
         if len(configs) > 1:
           label = f'{first["machine_type"]} {label}'
         ax.plot(
@@ -195,7 +205,7 @@ def Chart(rows: Sequence[dict[str, Any]], path: str) -> bool:
       ax.grid(alpha=0.3, which='both')
       if ax.get_lines():
         ax.legend(fontsize=7)
-  fig.suptitle('Object storage by percentile (throughput workload)')
+  fig.suptitle('Object storage by percentile (one request at a time)')
   fig.tight_layout()
   fig.savefig(path)
   pyplot.close(fig)
