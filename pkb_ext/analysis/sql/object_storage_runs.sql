@@ -31,7 +31,7 @@ WITH s AS (
       'object_storage_aggregate_throughput'
     )
 ),
-groups AS (
+grouped AS (
   SELECT
     config_id,
     ANY_VALUE(cloud) AS cloud,
@@ -98,7 +98,7 @@ valued AS (
         THEN CONCAT(CAST(DIV(g.object_size_bytes, 1024) AS STRING), ' KiB')
       ELSE CONCAT(CAST(g.object_size_bytes AS STRING), ' B')
     END AS size_text
-  FROM groups AS g
+  FROM grouped AS g
   JOIN ${dataset}.object_storage_figures AS f USING (figure)
 )
 SELECT
