@@ -37,13 +37,14 @@ FIGURES = {
     'ttfb': ('Time to first byte', 'ms', 'lower is better'),
     'throughput': ('Throughput', 'MB/s', 'higher is better'),
 }
-PROVIDER_COLORS = {'s3': '#ff9900', 'gcs': '#4285f4', 'azure': '#008ad7'}
+# Three hues apart (the clouds' blues of report.CLOUD_COLORS look alike).
+PROVIDER_COLORS = {'s3': '#ff9900', 'gcs': '#4285f4', 'azure': '#9c27b0'}
 OTHER_COLOR = '#7f7f7f'
 CHART = 'chart_object_storage.png'
 NONE_NOTE = 'No object storage samples (the object_storage phase did not run).'
 _WORKLOADS = ('latency', 'throughput', 'concurrency')
-_STYLES = ('-', '--', ':', '-.')
-_MARKERS = ('o', 's', '^', 'D')
+_STYLES = ('-', '--', ':', '-.', (0, (5, 1)), (0, (1, 3)))
+_MARKERS = ('o', 's', '^', 'D', 'v', 'P')
 _GROUP = (
     'config_id',
     'provider',
