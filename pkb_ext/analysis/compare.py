@@ -15,7 +15,8 @@
 
 The comparison is SQL: sql/compare/*.sql, BigQuery standard SQL like the
 report's views. A view names its two sides `${a}.<view>` and `${b}.<view>`
-(each side's machine_aggregates, benchmark_values and report_versions),
+(each side's machine_aggregates, benchmark_values, object storage
+aggregates and runs, and report_versions),
 other comparison views and the report's own views `${dataset}.<view>`, and
 the data relation compare_settings (the matching dimensions, the test and
 its thresholds). Comparison.Sql(view) compiles one query: each side's
@@ -42,7 +43,13 @@ TESTS = {
     'mann_whitney_u': 'Mann-Whitney U test',
 }
 # The report views a side provides to the comparison views.
-SIDE_VIEWS = ('machine_aggregates', 'benchmark_values', 'report_versions')
+SIDE_VIEWS = (
+    'machine_aggregates',
+    'benchmark_values',
+    'object_storage_aggregates',
+    'object_storage_runs',
+    'report_versions',
+)
 SETTINGS_COLUMNS = (
     ('test', 'STRING'),
     ('alpha', 'FLOAT64'),
@@ -79,6 +86,9 @@ VALUE_COLUMNS = (
     ('value', 'FLOAT64'),
 )
 VERSION_COLUMNS = (('report_version', 'STRING'), ('samples', 'INT64'))
+# A baseline states no object storage figures: empty relations of these.
+OBJECT_STORAGE_COLUMNS = AGGREGATE_COLUMNS[:-2] + (('detail', 'STRING'),)
+OBJECT_STORAGE_RUN_COLUMNS = VALUE_COLUMNS + (('detail', 'STRING'),)
 
 # Beyond these a setting is no threshold: every verdict would be the same.
 MAX_CHANGE_PCT = 1e6
@@ -251,6 +261,8 @@ class BaselineSide:
     self._data = {
         'machine_aggregates': runner.DataSql(AGGREGATE_COLUMNS, rows),
         'benchmark_values': runner.DataSql(VALUE_COLUMNS, []),
+        'object_storage_aggregates': runner.DataSql(OBJECT_STORAGE_COLUMNS, []),
+        'object_storage_runs': runner.DataSql(OBJECT_STORAGE_RUN_COLUMNS, []),
         'report_versions': runner.DataSql(
             VERSION_COLUMNS, [{'report_version': baseline.report_version}]
         ),
@@ -373,8 +385,8 @@ class Comparison:
       if not any(m[column] for m in matches):
         raise CompareError(
             f'side {side} ({desc}) has cloud report samples but no value of'
-            " any of the report's benchmarks (CPU, network, storage, TPC-C):"
-            ' nothing to compare'
+            " any of the report's benchmarks (CPU, network, storage, TPC-C,"
+            ' object storage): nothing to compare'
         )
     ambiguous = [m for m in matches if m['status'] == 'ambiguous']
     if ambiguous:

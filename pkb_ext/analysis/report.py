@@ -16,8 +16,9 @@
 Everything shown comes from the analysis views (pkb_ext.analysis.runner):
 the 12-benchmark ranking table, one bar chart per benchmark (every machine
 configuration, best first in the report's direction, CI95 error bars,
-flagged results hatched), and the TPC-C step curve (tpmC and p90 latency
-against active warehouses).
+flagged results hatched), the TPC-C step curve (tpmC and p90 latency
+against active warehouses), and the object storage section
+(pkb_ext.analysis.object_storage_report).
 """
 
 import dataclasses
@@ -36,6 +37,7 @@ from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
 from matplotlib import ticker  # pylint: disable=g-import-not-at-top
 
 from pkb_ext import errors  # pylint: disable=g-bad-import-order
+from pkb_ext.analysis import object_storage_report  # pylint: disable=g-bad-import-order
 from pkb_ext.analysis import outdir  # pylint: disable=g-bad-import-order
 
 CLOUD_COLORS = {'AWS': '#ff9900', 'GCP': '#4285f4', 'Azure': '#008ad7'}
@@ -56,6 +58,7 @@ class Tables:
   flags: list[dict[str, Any]]
   unpriced: list[str]
   report_version: str | None = None
+  object_storage: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 ALL_CORES_BENCHMARK = 'cpu_16core'
@@ -136,6 +139,7 @@ def Collect(analysis, description: str = 'the samples') -> Tables:
       flags=Relabel(analysis.Query('flags'), label),
       unpriced=list(analysis.unpriced),
       report_version=version,
+      object_storage=analysis.Query('object_storage_aggregates'),
   )
   return tables
 
@@ -276,6 +280,11 @@ def Charts(tables: Tables, out_dir: str) -> dict[str, str]:
     name = 'chart_tpcc_steps.png'
     TpccChart(tables.tpcc_steps, os.path.join(out_dir, name))
     charts['tpcc_steps'] = name
+  name = object_storage_report.CHART
+  if object_storage_report.Chart(
+      tables.object_storage, os.path.join(out_dir, name)
+  ):
+    charts['object_storage'] = name
   return charts
 
 
@@ -416,6 +425,9 @@ def _Context(tables: Tables, charts: dict[str, str], source: str) -> dict:
       ],
       'benchmarks': benchmarks,
       'tpcc_chart': charts.get('tpcc_steps'),
+      'object_storage': object_storage_report.Section(
+          tables.object_storage, charts.get('object_storage')
+      ),
       'unpriced': tables.unpriced,
   }
 

@@ -36,21 +36,8 @@ moments AS (
 stats AS (
   SELECT
     mo.*,
-    -- t(0.975; n - 1): table up to df 30, Cornish-Fisher series beyond.
-    IF(
-      mo.n < 2,
-      NULL,
-      COALESCE(
-        t.t975,
-        1.959963984540054
-        + (POW(1.959963984540054, 3) + 1.959963984540054) / (4 * (mo.n - 1))
-        + (5 * POW(1.959963984540054, 5) + 16 * POW(1.959963984540054, 3)
-          + 3 * 1.959963984540054) / (96 * POW(mo.n - 1, 2))
-        + (3 * POW(1.959963984540054, 7) + 19 * POW(1.959963984540054, 5)
-          + 17 * POW(1.959963984540054, 3) - 15 * 1.959963984540054)
-          / (384 * POW(mo.n - 1, 3))
-      )
-    ) AS t975,
+    -- t(0.975; n - 1); none for one run.
+    t.t975,
     IF(
       mo.n >= 4 AND mo.m2 > 0,
       (
@@ -65,7 +52,7 @@ stats AS (
       NULL
     ) AS bimodality_coefficient
   FROM moments AS mo
-  LEFT JOIN ${dataset}.student_t AS t ON t.df = mo.n - 1
+  LEFT JOIN ${dataset}.student_t975 AS t ON t.df = mo.n - 1
 )
 SELECT
   s.config_id,

@@ -42,7 +42,17 @@ WITH s AS (
     JSON_VALUE(metadata, '$.stat') AS stat,
     SAFE_CAST(JSON_VALUE(metadata, '$.active_warehouses') AS INT64)
       AS warehouses,
-    JSON_VALUE(metadata, '$.passed') AS passed_text
+    JSON_VALUE(metadata, '$.passed') AS passed_text,
+    -- Object storage: a statistic of one group of requests or rounds.
+    JSON_VALUE(metadata, '$.provider') AS provider,
+    JSON_VALUE(metadata, '$.op') AS op,
+    JSON_VALUE(metadata, '$.workload') AS workload,
+    JSON_VALUE(metadata, '$.connection') AS connection,
+    SAFE_CAST(JSON_VALUE(metadata, '$.object_size_bytes') AS INT64)
+      AS object_size_bytes,
+    SAFE_CAST(JSON_VALUE(metadata, '$.concurrency') AS INT64) AS concurrency,
+    JSON_VALUE(metadata, '$.statistic') AS statistic,
+    SAFE_CAST(JSON_VALUE(metadata, '$.n') AS INT64) AS statistic_n
   FROM ${samples}
   WHERE JSON_VALUE(metadata, '$.phase') IS NOT NULL
 )

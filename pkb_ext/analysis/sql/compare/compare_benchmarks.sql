@@ -1,6 +1,7 @@
--- The comparison: per match key and benchmark of the report, value A, value
--- B, the change in % ((B - A) / |A|), the direction, each side's repetition
--- statistics and flags (bimodal, over its published limit), and a verdict.
+-- The comparison: per match key and benchmark of the report (or object
+-- storage figure, object_storage_figures), value A, value B, the change in
+-- % ((B - A) / |A|), the direction, each side's repetition statistics and
+-- flags (bimodal, over its published limit), and a verdict.
 --
 -- The verdict's test (column `test`): with at least min_repetitions
 -- repetitions on both sides, the test named in compare_settings (welch_t or
@@ -71,7 +72,14 @@ tested AS (
     st.alpha,
     st.min_change_pct
   FROM pairs AS p
-  JOIN ${dataset}.benchmarks AS bm USING (benchmark)
+  JOIN (
+    SELECT position, benchmark, label, unit, higher_is_better
+    FROM ${dataset}.benchmarks
+    UNION ALL
+    SELECT position, benchmark, label, unit, higher_is_better
+    FROM ${dataset}.object_storage_figures
+  ) AS bm
+    USING (benchmark)
   CROSS JOIN ${dataset}.compare_settings AS st
   LEFT JOIN ${dataset}.compare_welch AS w USING (match_key, benchmark)
   LEFT JOIN ${dataset}.compare_mann_whitney AS m USING (match_key, benchmark)
