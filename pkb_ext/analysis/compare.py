@@ -102,6 +102,13 @@ class CompareError(errors.Error, ValueError):
   """The two sides cannot be compared; the message says why."""
 
 
+NO_REPETITIONS = (
+    'no repetitions: each side has one value of each figure, so no change'
+    " can be tested (verdict 'unknown'); measure each side {0} or more times:"
+    ' pkb.py --run_stage_iterations={0} (each Run a repetition) or {0} runs'
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
   """How rows are matched and what counts as a change."""
@@ -461,6 +468,8 @@ class Comparison:
         vcpus += [r['vcpus'] for r in side.analysis.Query('machine_vcpus')]
     rows = report.Relabel(rows, report.AllCoresLabel(vcpus))
     runs = [r for r in self.Query('compare_runs') if r['match_key'] in matched]
+    if rows and all(r['test'] in (None, 'none') for r in rows):
+      notes.insert(0, NO_REPETITIONS.format(self.settings.min_repetitions))
     for side in (self.a, self.b):
       analysis = getattr(side, 'analysis', None)
       for message in getattr(analysis, 'unpriced', []):

@@ -331,6 +331,11 @@ class FallbackTest(absltest.TestCase):
     result = Comparison(Run(1, reps=1), Run(2, reps=1)).Run()
     self.assertEqual({r['test'] for r in result.rows}, {'none'})
     self.assertEqual({r['verdict'] for r in result.rows}, {'unknown'})
+    # The first note says why, and how to get repetitions.
+    self.assertIn('no repetitions', result.notes[0])
+    self.assertIn('--run_stage_iterations=3', result.notes[0])
+    with_reps = Comparison(Run(1, reps=2), Run(2, reps=2)).Run()
+    self.assertFalse(any('no repetitions' in n for n in with_reps.notes))
 
 
 class FlagsTest(absltest.TestCase):
