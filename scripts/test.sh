@@ -2,8 +2,8 @@
 # Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
 #
 # Runs the style check, the import contracts and every test tier (unit, pkb,
-# upstream, local, emulator): without arguments as two pytest processes at
-# once (see below); extra arguments go to one pytest run of tests/, e.g.
+# upstream, matrix, local, emulator): without arguments as two pytest
+# processes at once (see below); extra arguments go to one pytest run of tests/, e.g.
 # `scripts/test.sh -m unit`.
 # pytest's exit code 5 (no tests collected) counts as a failure.
 set -uo pipefail
@@ -26,7 +26,9 @@ if [ $# -gt 0 ]; then
 else
   # Two pytest processes at once: the local and emulator tiers (mostly
   # waiting on hosts, emulators and timed tool runs, under the local tier's
-  # CPU hog), and the unit, pkb and upstream tiers (mostly CPU). Each has its
+  # CPU hog), and the unit, pkb and upstream tiers (mostly CPU) followed by
+  # the matrix tier (the local machine types, whose hosts' CPU weight holds
+  # their quotas under that load), which ends well before the first. Each has its
   # own absl temp dir; the second's output follows the first's. The cloud
   # set-up test installs PKB's AWS requirements into .venv, as a user's
   # set-up does, so it runs in the first process after the local tier,
@@ -35,9 +37,9 @@ else
   side_dir=$(mktemp -d)
   side=
   trap '[ -z "$side" ] || kill "$side" 2>/dev/null; rm -rf "$side_dir"' EXIT
-  echo "[test] pytest tests/unit tests/pkb tests/upstream (at the same time; output below)"
+  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix (at the same time; output below)"
   TEST_TMPDIR="$side_dir" .venv/bin/python -m pytest tests/unit tests/pkb \
-    tests/upstream --ignore="$setup_test" --durations=15 \
+    tests/upstream tests/matrix --ignore="$setup_test" --durations=15 \
     -p no:cacheprovider >"$side_dir/log" 2>&1 &
   side=$!
   echo "[test] pytest tests/local tests/emulator $setup_test"
@@ -47,7 +49,7 @@ else
   wait $side
   side_rc=$?
   side=
-  echo "[test] pytest tests/unit tests/pkb tests/upstream: its output"
+  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix: its output"
   cat "$side_dir/log"
 fi
 if [ $rc -eq 5 ] || [ $side_rc -eq 5 ]; then

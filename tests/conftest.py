@@ -13,7 +13,7 @@
 # limitations under the License.
 """Shared pytest set-up for every tier.
 
-Tiers are directories: unit/, pkb/, local/, emulator/. Each test gets its
+Tiers are directories: unit/, pkb/, local/, matrix/, emulator/. Each test gets its
 tier's marker, so `pytest -m unit` runs one tier.
 
 PKB's own test helpers (tests/pkb_common_test_case.py, mock_command, ...)
@@ -29,7 +29,7 @@ import pytest
 
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
 DATA_DIR = TESTS_DIR / 'data'
-_TIERS = ('unit', 'pkb', 'local', 'emulator')
+_TIERS = ('unit', 'pkb', 'local', 'matrix', 'emulator')
 # pkb_ext_dev (test helpers) is not installed: pytest's pythonpath finds it
 # here, and subprocesses the tests start (python -m pkb_ext_dev...) too.
 os.environ['PYTHONPATH'] = os.pathsep.join(
