@@ -320,7 +320,9 @@ def Notes(names: Sequence[str], benchmark_config) -> list[str]:
   out = []
   for name in names:
     notes = getattr(phases.Load(name), 'Notes', None)
-    out.extend(f'{name}: {n}' for n in (notes(benchmark_config) if notes else []))
+    out.extend(
+        f'{name}: {n}' for n in (notes(benchmark_config) if notes else [])
+    )
   return out
 
 

@@ -280,7 +280,8 @@ def _ReleaseProblems(benchmark_config, arm64: bool) -> list[str]:
       what = (f'{cloud} {machine_type or ""}, {arch}', str(e).rstrip('.'))
       found.setdefault(what, []).append(name)
   return [
-      f'vm_group {", ".join(names)} ({where}): {why}'
+      f'vm_group{"s" if len(names) > 1 else ""} {", ".join(names)}'
+      f' ({where}): {why}'
       for (where, why), names in found.items()
   ]
 
@@ -306,23 +307,34 @@ def Unrunnable(benchmark_config) -> list[str]:
   return _ReleaseProblems(benchmark_config, arm64=True)
 
 
+# How Notes names where a tarball's sha256 comes from.
+_SHA_SOURCES = {
+    cockroachdb.SHA_PINNED: 'pinned',
+    cockroachdb.SHA_FLAG: 'given with --cloud_report_cockroachdb_sha256',
+    cockroachdb.SHA_VENDOR: "from the vendor's .sha256sum over HTTPS",
+}
+
+
 def Notes(benchmark_config) -> list[str]:
   """What the phase runs differently on this configuration's arm64 machines."""
-  notes = []
+  names = []
   for name, _, _, arch in _GroupArchs(benchmark_config):
-    if arch != 'arm64':
-      continue
-    version = cockroachdb.VersionFor(arch)
     try:
-      source = cockroachdb.CheckRelease(arch)
+      if arch == 'arm64':
+        source = cockroachdb.CheckRelease(arch)
+        names.append(name)
     except errors.Setup.InvalidConfigurationError:
-      continue  # Unrunnable says why
-    notes.append(
-        f'vm_group {name} ({arch}) runs CockroachDB {version} (amd64:'
-        f' {cockroachdb.VersionFor("amd64")}), sha256 {source};'
-        ' comparable_with_report=false'
-    )
-  return notes
+      pass  # Unrunnable says why
+  if not names:
+    return []
+  return [
+      f'vm_group{"s" if len(names) > 1 else ""} {", ".join(names)} (arm64)'
+      f' run{"" if len(names) > 1 else "s"} CockroachDB'
+      f' {cockroachdb.VersionFor("arm64")} (amd64:'
+      f' {cockroachdb.VersionFor("amd64")}), its sha256'
+      f' {_SHA_SOURCES.get(source, source)}; samples'
+      ' comparable_with_report=false'
+  ]
 
 
 def Cleanup(topology) -> None:
