@@ -704,7 +704,9 @@ class ShippedMatricesTest(
   ):
     (status, out, err), argv = self._Plan(name, matrix)
     given = {a.partition('=')[0] for a in argv} - {
-        '--benchmarks', '--benchmark_config_file', '--flag_matrix'
+        '--benchmarks',
+        '--benchmark_config_file',
+        '--flag_matrix',
     }
     self.assertEqual(given, self.ACCOUNT_FLAGS[name])
     self.assertEqual((status, err), (0, ''), out)
@@ -725,7 +727,7 @@ class ShippedMatricesTest(
         self.assertIn('  phase   tpcc ', text)
         self.assertIn(
             '  note    tpcc: vm_groups client, db (arm64) run CockroachDB'
-            ' v22.2.19 (amd64: v20.2.7), its sha256 from the vendor\'s'
+            " v22.2.19 (amd64: v20.2.7), its sha256 from the vendor's"
             ' .sha256sum over HTTPS; samples comparable_with_report=false',
             text,
         )
