@@ -28,8 +28,8 @@ cleans up.
 
 A phase a configuration cannot run (preflight.Skips: tpcc on an arm64
 machine without a CockroachDB build and checksum for it) is skipped on that
-configuration with its reason, in the log, in a cloud_report_phase_skipped
-sample and in `pkb-ext plan`; its other phases run, and the other
+configuration with its reason, in the log and in a
+cloud_report_phase_skipped sample; its other phases run, and the other
 configurations of a matrix are not refused.
 --cloud_report_skip_unrunnable_phases=false refuses it instead.
 

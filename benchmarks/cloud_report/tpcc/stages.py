@@ -317,14 +317,12 @@ _SHA_SOURCES = {
 
 def Notes(benchmark_config) -> list[str]:
   """What the phase runs differently on this configuration's arm64 machines."""
-  names = []
-  for name, _, _, arch in _GroupArchs(benchmark_config):
-    try:
-      if arch == 'arm64':
-        source = cockroachdb.CheckRelease(arch)
-        names.append(name)
-    except errors.Setup.InvalidConfigurationError:
-      pass  # Unrunnable says why
+  names = [n for n, _, _, arch in _GroupArchs(benchmark_config)
+           if arch == 'arm64']  # fmt: skip
+  try:
+    source = cockroachdb.CheckRelease('arm64')
+  except errors.Setup.InvalidConfigurationError:
+    return []  # Unrunnable says why
   if not names:
     return []
   return [
