@@ -22,6 +22,7 @@ from tests import pkb_common_test_case
 
 
 class ReleaseTest(pkb_common_test_case.PkbCommonTestCase):
+  """The release and checksum source of amd64 and arm64 machines."""
 
   def testEachArchitectureRunsAReleaseBuiltForIt(self):
     self.assertEqual(cockroachdb.VersionFor('amd64'), 'v20.2.7')
@@ -37,6 +38,7 @@ class ReleaseTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(cockroachdb.VersionFor('amd64'), 'v23.1.14')
 
   def testTheSha256IsPinnedGivenOrTheVendors(self):
+    """Pinned for v20.2.7 on amd64; arm64 needs a given or vendor sha256."""
     self.assertEqual(cockroachdb.CheckRelease('amd64'), cockroachdb.SHA_PINNED)
     with self.assertRaisesRegex(
         errors.Setup.InvalidConfigurationError,
