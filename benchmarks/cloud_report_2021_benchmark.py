@@ -26,6 +26,13 @@ runs the phases and publishes each one's samples as it ends; a failed phase
 fails the benchmark after the others ran, their samples published; Cleanup
 cleans up.
 
+A phase a configuration cannot run (preflight.Skips: tpcc on an arm64
+machine without a CockroachDB build and checksum for it) is skipped on that
+configuration with its reason, in the log and in a
+cloud_report_phase_skipped sample; its other phases run, and the other
+configurations of a matrix are not refused.
+--cloud_report_skip_unrunnable_phases=false refuses it instead.
+
 With --cloud_report_overlap (the default), cpu, net and object_storage run
 on the other VMs while io fills and measures the first db VM's disk (see
 phases); --cloud_report_overlap=false runs every phase in series, as the
@@ -81,6 +88,14 @@ OVERLAP = flags.DEFINE_boolean(
     ' Samples say phase_vms and overlapped. False: every phase in series,'
     ' each db phase on the first db VM, as the report ran them.',
 )
+SKIP_UNRUNNABLE = flags.DEFINE_boolean(
+    'cloud_report_skip_unrunnable_phases',
+    True,
+    'Skip, with its reason, a phase this configuration cannot run (tpcc on'
+    ' an arm64 machine without a CockroachDB build and checksum for it) and'
+    ' run the others. False: refuse the configuration before provisioning,'
+    ' as every other preflight problem (all or nothing).',
+)
 
 
 def _CheckPhases(names) -> bool:
@@ -120,6 +135,22 @@ def SelectedPhases() -> list[str]:
   return _Selected()
 
 
+def SkippedPhases(benchmark_config) -> dict[str, str]:
+  """The selected phases this configuration cannot run, and why.
+
+  Empty with --cloud_report_skip_unrunnable_phases=false, where preflight
+  refuses them, and without a config.
+  """
+  if not SKIP_UNRUNNABLE.value or benchmark_config is None:
+    return {}
+  return preflight.Skips(_Selected(), benchmark_config)
+
+
+def _Runnable(spec) -> list[str]:
+  skipped = SkippedPhases(getattr(spec, 'config', None))
+  return [n for n in _Selected() if n not in skipped]
+
+
 def GetConfig(user_config):
   return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
 
@@ -127,9 +158,11 @@ def GetConfig(user_config):
 def CheckPrerequisites(benchmark_config):
   """Fails before provisioning on what would fail after it.
 
-  A bad phase selection, and cloud_report.preflight's checks.
+  A bad phase selection, and cloud_report.preflight's checks; a phase the
+  configuration cannot run is skipped (SkippedPhases), not refused, unless
+  --cloud_report_skip_unrunnable_phases=false.
   """
-  preflight.Check(benchmark_config, _Selected())
+  preflight.Check(benchmark_config, _Selected(), skip=SKIP_UNRUNNABLE.value)
 
 
 def _Store(topology) -> resume.PhaseStore:
@@ -150,14 +183,14 @@ def Prepare(spec):
   for Run (phases' Setup: tpcc formats and mounts the data disks io
   measures raw, then starts its cluster). A run that prepares is a new one:
   the phases saved by an earlier run of the same run_uri and configuration
-  are forgotten.
+  are forgotten. A phase the configuration cannot run is not installed.
   """
   topology = topology_lib.FromSpec(spec, with_metadata=False)
   store = _Store(topology)
   store.Clear()
   runner.PrepareAll(
       topology,
-      _Selected(),
+      _Runnable(spec),
       overlap=OVERLAP.value,
       store=store,
       keep_going=_KEEP_GOING.value,
@@ -180,7 +213,9 @@ def Run(spec):
   runs only the phases that had not finished, and publishes a saved phase
   only if no earlier attempt began to publish it. The install steps
   Prepare finished are not run again; a phase that lacks one (a resumed run
-  whose Prepare did not finish) installs before it runs.
+  whose Prepare did not finish) installs before it runs. A phase the
+  configuration cannot run is skipped: one log line and one
+  cloud_report_phase_skipped sample with its reason (runner.RunAll).
   """
   spec.always_call_cleanup = True
   topology = topology_lib.FromSpec(spec)
@@ -192,7 +227,7 @@ def Run(spec):
     run_number = store.RunNumber()
   runner.RunAll(
       topology,
-      _Selected(),
+      _Runnable(spec),
       on_samples=lambda _, samples: topology_lib.Publish(
           spec, samples, run_number
       ),
@@ -200,6 +235,7 @@ def Run(spec):
       prepare=True,
       store=store,
       overlap=OVERLAP.value,
+      skipped=SkippedPhases(getattr(spec, 'config', None)),
   )
   return []
 
@@ -214,6 +250,6 @@ def Cleanup(spec):
   _Store(topology).ForgetInstalled()
   runner.CleanupAll(
       topology,
-      _Selected(),
+      _Runnable(spec),
       overlap=OVERLAP.value,
   )

@@ -27,11 +27,17 @@ one the Arch User Repository's cockroachdb-bin 20.2.7-1 PKGBUILD pins for
 https://binaries.cockroachdb.com/cockroach-v20.2.7.linux-amd64.tgz (read in
 the archlinux/aur mirror; it could not be downloaded and re-checked here).
 No linux-arm64 tarball of v20.2 exists: CockroachDB's Linux ARM64 builds
-start with v22.2.0 (experimental before v22.2.13, per the v22.2 install
-docs), and the report's Graviton2 runs used a custom build. An arm64 run
-therefore needs --cloud_report_cockroachdb_version=v22.2.0 or later, and
-either that tarball's sha256 (--cloud_report_cockroachdb_sha256=arm64=<hex>)
-or --cloud_report_cockroachdb_vendor_checksum; CheckRelease() says so before
+start with v22.2.0 (experimental before v22.2.13, generally available from
+v22.2.14, per the v22.2 install docs), and the report's Graviton2 runs used a
+custom build. So the release is chosen per architecture (VersionFor): amd64
+machines run --cloud_report_cockroachdb_version; arm64 machines run
+--cloud_report_cockroachdb_arm64_version, whose default (auto) is that same
+release where it has a linux-arm64 build, else ARM64_DEFAULT_VERSION, the
+last release of v22.2, the first line with linux-arm64 builds. No sha256 is
+pinned for it (none could be downloaded and checked here): it needs either
+--cloud_report_cockroachdb_sha256=arm64=<hex> or
+--cloud_report_cockroachdb_vendor_checksum, which the shipped machine
+matrices with arm64 machines set. CheckRelease() says what is missing before
 anything is provisioned, from the machine type (ArchOfMachineType) or
 --cloud_report_cockroachdb_arch. Such results are marked as not comparable
 with the report's v20.2 on amd64 (SampleMetadata).
@@ -50,6 +56,9 @@ from perfkitbenchmarker import linux_packages
 
 PACKAGE_NAME = 'cloud_report_cockroachdb'
 DEFAULT_VERSION = 'v20.2.7'
+# The release arm64 machines run when DEFAULT_VERSION (or the release given)
+# has no linux-arm64 build: the last of v22.2, the first line with one.
+ARM64_DEFAULT_VERSION = 'v22.2.19'
 # (version, arch) -> sha256 of the official tarball (see module docstring).
 PINNED_SHA256 = {
     (
@@ -75,6 +84,14 @@ _VERSION_FLAG = flags.DEFINE_string(
     'cloud_report_cockroachdb_version',
     DEFAULT_VERSION,
     'CockroachDB release to install (official tarball).',
+)
+_ARM64_VERSION_FLAG = flags.DEFINE_string(
+    'cloud_report_cockroachdb_arm64_version',
+    AUTO,
+    'CockroachDB release to install on arm64 machines. auto:'
+    ' --cloud_report_cockroachdb_version where it has a linux-arm64 build'
+    f' (v22.2.0 and later), else {ARM64_DEFAULT_VERSION}. The amd64 machines'
+    ' run --cloud_report_cockroachdb_version.',
 )
 _SHA256_FLAG = flags.DEFINE_list(
     'cloud_report_cockroachdb_sha256',
@@ -111,6 +128,15 @@ def _CheckVersion(value) -> bool:
   return True
 
 
+def _CheckArm64Version(value) -> bool:
+  if value != AUTO and not _VERSION.match(value or ''):
+    raise flags.ValidationError(
+        f'--cloud_report_cockroachdb_arm64_version={value!r}: expected auto'
+        ' or a release such as v22.2.19'
+    )
+  return True
+
+
 def _CheckSha256(values) -> bool:
   try:
     ParseSha256Overrides(values)
@@ -127,7 +153,11 @@ def _CheckArchFlags(values) -> bool:
   try:
     CheckRelease(
         arch,
-        values['cloud_report_cockroachdb_version'],
+        VersionFor(
+            arch,
+            values['cloud_report_cockroachdb_version'],
+            values['cloud_report_cockroachdb_arm64_version'],
+        ),
         ParseSha256Overrides(values['cloud_report_cockroachdb_sha256']),
         values['cloud_report_cockroachdb_vendor_checksum'],
     )
@@ -137,11 +167,15 @@ def _CheckArchFlags(values) -> bool:
 
 
 flags.register_validator('cloud_report_cockroachdb_version', _CheckVersion)
+flags.register_validator(
+    'cloud_report_cockroachdb_arm64_version', _CheckArm64Version
+)
 flags.register_validator('cloud_report_cockroachdb_sha256', _CheckSha256)
 flags.register_multi_flags_validator(
     [
         'cloud_report_cockroachdb_arch',
         'cloud_report_cockroachdb_version',
+        'cloud_report_cockroachdb_arm64_version',
         'cloud_report_cockroachdb_sha256',
         'cloud_report_cockroachdb_vendor_checksum',
     ],
@@ -178,6 +212,26 @@ def HasBuild(version: str, arch: str) -> bool:
   return arch == 'amd64' or ReleaseTuple(version) >= FIRST_ARM64_RELEASE
 
 
+def VersionFor(
+    arch: str, version: str | None = None, arm64_version: str | None = None
+) -> str:
+  """The release machines of arch run (see the module docstring).
+
+  Arguments left None are read from the flags: version is
+  --cloud_report_cockroachdb_version, arm64_version
+  --cloud_report_cockroachdb_arm64_version.
+  """
+  if version is None:
+    version = _VERSION_FLAG.value
+  if arch != 'arm64':
+    return version
+  if arm64_version is None:
+    arm64_version = _ARM64_VERSION_FLAG.value
+  if arm64_version != AUTO:
+    return arm64_version
+  return version if HasBuild(version, arch) else ARM64_DEFAULT_VERSION
+
+
 def Sha256Source(
     version: str, arch: str, overrides=None, vendor_checksum: bool = False
 ) -> str:
@@ -191,8 +245,8 @@ def Sha256Source(
     raise errors.Setup.InvalidConfigurationError(
         f'CockroachDB publishes no linux-{arch} build of {version} (official'
         ' arm64 tarballs start with v22.2.0): pass'
-        ' --cloud_report_cockroachdb_version=v22.2.0 or later for arm64'
-        ' machines'
+        ' --cloud_report_cockroachdb_arm64_version=v22.2.0 or later (or'
+        ' auto) for arm64 machines'
     )
   if arch in (overrides or {}):
     return SHA_FLAG
@@ -217,13 +271,13 @@ def CheckRelease(
 ) -> str:
   """Checks that version can be installed on arch; returns Sha256Source.
 
-  Arguments left None are read from the flags.
+  Arguments left None are read from the flags (version: VersionFor(arch)).
 
   Raises:
     errors.Setup.InvalidConfigurationError: see Sha256Source.
   """
   if version is None:
-    version = _VERSION_FLAG.value
+    version = VersionFor(arch)
   if overrides is None:
     overrides = ParseSha256Overrides(_SHA256_FLAG.value)
   if vendor_checksum is None:
@@ -326,8 +380,8 @@ def Install(vm) -> None:
   it is called directly (vm.Install does nothing where install_packages is
   off, e.g. on static VMs). Records what it installed in InstalledInfo.
   """
-  version = _VERSION_FLAG.value
   arch = MachineArch(vm)
+  version = VersionFor(arch)
   tarball = Tarball(version, arch)
   overrides = ParseSha256Overrides(_SHA256_FLAG.value)
   source = CheckRelease(arch, version, overrides)
@@ -429,6 +483,7 @@ def SampleMetadata(info: dict) -> dict:
   md = {
       'cockroach_version': version,
       'cockroach_arch': arch,
+      'cockroach_sha256': info.get('sha256'),
       'cockroach_sha256_source': info.get('sha256_source'),
       'comparable_with_report': comparable,
   }

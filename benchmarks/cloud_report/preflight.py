@@ -38,6 +38,12 @@ waits 1 s for it by default).
   - whatever a selected phase module's own CheckPrerequisites(config)
     reports (object storage credentials, ...): it returns a list of
     problems, or raises;
+  - why this configuration's machines cannot run a selected phase (the
+    phase module's Unrunnable(config): tpcc on arm64 without a CockroachDB
+    build and checksum for it). The suite skips such a phase on that
+    configuration instead (Skips; --cloud_report_skip_unrunnable_phases),
+    so one machine of a matrix refuses no other; a standalone benchmark,
+    which runs that phase alone, refuses it;
   - whatever a check added with RegisterCheck reports: code that adds flags
     of its own to a run (a publisher's, say) checks them here too.
 """
@@ -290,22 +296,59 @@ def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:
   ]
 
 
-def PhaseProblems(names: Sequence[str], benchmark_config) -> list[str]:
-  """Runs each selected phase module's CheckPrerequisites(config), if any."""
+def Skips(names: Sequence[str], benchmark_config) -> dict[str, str]:
+  """Each selected phase this configuration cannot run, and why.
+
+  From each phase module's Unrunnable(config), if any: a list of reasons,
+  empty when the phase can run.
+  """
+  skips = {}
+  for name in names:
+    unrunnable = getattr(phases.Load(name), 'Unrunnable', None)
+    reasons = unrunnable(benchmark_config) if unrunnable else []
+    if reasons:
+      skips[name] = '; '.join(reasons)
+  return skips
+
+
+def Notes(names: Sequence[str], benchmark_config) -> list[str]:
+  """What selected phases run differently on this configuration.
+
+  From each phase module's Notes(config), if any (tpcc: the CockroachDB
+  release of arm64 machines), as 'phase: note'.
+  """
+  out = []
+  for name in names:
+    notes = getattr(phases.Load(name), 'Notes', None)
+    out.extend(
+        f'{name}: {n}' for n in (notes(benchmark_config) if notes else [])
+    )
+  return out
+
+
+def PhaseProblems(
+    names: Sequence[str], benchmark_config, skip: bool = False
+) -> list[str]:
+  """Runs each selected phase module's CheckPrerequisites(config), if any.
+
+  Without skip, why the configuration cannot run a phase (Skips) is one of
+  its problems too.
+  """
+  skips = {} if skip else Skips(names, benchmark_config)
   problems = []
   for name in names:
     module = phases.Load(name)
     check = getattr(module, 'CheckPrerequisites', None)
-    if check is None:
-      continue
     try:
-      found = check(benchmark_config) or []
+      found = (check(benchmark_config) or []) if check else []
     except (
         errors.Setup.InvalidFlagConfigurationError,
         errors.Setup.InvalidConfigurationError,
         ValueError,
     ) as e:
       found = [str(e)]
+    if name in skips:
+      found = list(found) + [skips[name]]
     problems.extend(f'{name}: {p}' for p in found)
   return problems
 
@@ -350,24 +393,40 @@ def RegisterCheck(name: str, check: CheckFunction) -> None:
 
 
 def Problems(
-    benchmark_config, names: Sequence[str], checks: Checks = REGISTERED
+    benchmark_config,
+    names: Sequence[str],
+    checks: Checks = REGISTERED,
+    skip: bool = False,
 ) -> list[str]:
-  """Every problem preflight finds (see the module docstring)."""
+  """Every problem preflight finds (see the module docstring).
+
+  skip: a phase the configuration cannot run is no problem (Skips says
+  which and why); off, it is one.
+  """
   groups = GroupsOf(benchmark_config)
   return (
       CloudAccessProblems(groups)
       + LocalDiskProblems(groups)
       + OsTypeProblems(groups, names)
       + checks.Problems(benchmark_config, names)
-      + PhaseProblems(names, benchmark_config)
+      + PhaseProblems(names, benchmark_config, skip)
   )
 
 
-def Check(benchmark_config, names: Sequence[str]) -> None:
-  """Raises InvalidFlagConfigurationError listing every problem found."""
-  problems = Problems(benchmark_config, names)
+def Check(
+    benchmark_config, names: Sequence[str], skip: bool = False
+) -> dict[str, str]:
+  """Raises InvalidFlagConfigurationError listing every problem found.
+
+  Returns:
+    With skip, the phases the configuration cannot run and why (Skips); the
+    other phases are checked as ever. Without skip, nothing: such a phase is
+    a problem.
+  """
+  problems = Problems(benchmark_config, names, skip=skip)
   if problems:
     raise errors.Setup.InvalidFlagConfigurationError(
         'cloud_report preflight (nothing was provisioned): '
         + '; '.join(problems)
     )
+  return Skips(names, benchmark_config) if skip else {}

@@ -18,13 +18,15 @@ is its Run: each phase's Setup right before its Run (and its Install there
 when Prepare did not finish it), in the report's order or, with overlap, the
 side phases in a second thread beside the fill (phases.Arrange); each
 phase's samples are stamped with the common metadata, saved for a resume
-and handed on as soon as the phase ends. CleanupAll cleans up every phase.
+and handed on as soon as the phase ends; a phase the configuration cannot
+run is skipped first, with one log line and one sample saying why.
+CleanupAll cleans up every phase.
 """
 
 import logging
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from perfkitbenchmarker import background_tasks
 
@@ -171,6 +173,30 @@ class _Runner:
         self.store.SaveFinished(name, phase_samples)
       self._HandOrFail(name, phase_samples, saved=bool(self.store))
 
+  def Skip(self, skipped: Mapping[str, str]) -> None:
+    """Logs and hands on one cloud_report_phase_skipped sample per phase.
+
+    Saved like a finished phase's samples, so a resumed run hands them on
+    once.
+    """
+    for name in phases.ORDER:
+      if name not in skipped:
+        continue
+      if name in self.finished:
+        self._Resumed(name)
+        continue
+      logging.warning(
+          'cloud_report: phase %s skipped on this configuration: %s',
+          name,
+          skipped[name],
+      )
+      phase_samples = self._Stamp(
+          name, [samples_lib.Skipped(name, skipped[name])]
+      )
+      if self.store:
+        self.store.SaveFinished(name, phase_samples)
+      self._HandOrFail(name, phase_samples, saved=bool(self.store))
+
   def _HandOrFail(self, name: str, phase_samples, saved: bool) -> None:
     """_Hand; a failure to hand them over fails the phase."""
     try:
@@ -224,6 +250,7 @@ def RunAll(
     prepare: bool = False,
     store: Any = None,
     overlap: bool = False,
+    skipped: Mapping[str, str] | None = None,
 ) -> list[Any]:
   """Runs phases in order and stamps the common metadata on their samples.
 
@@ -251,6 +278,9 @@ def RunAll(
       two threads are PKB background tasks, which carry the benchmark spec's
       thread context (PKB's own code reads it); the phases get the run's
       identity in the topology.
+    skipped: phases not in names that the configuration cannot run, with
+      why: before any phase runs, each is logged (one line) and gets one
+      cloud_report_phase_skipped sample whose skip_reason says why.
 
   Returns:
     The samples handed to on_samples by this call (or, without on_samples,
@@ -266,6 +296,7 @@ def RunAll(
   for note in schedule.notes:
     logging.info('cloud_report: %s', note)
   runner = _Runner(topology, on_samples, keep_going, prepare, store)
+  runner.Skip(skipped or {})
   runner.Series(schedule.before)
   if schedule.side and not runner.stop.is_set():
     background_tasks.RunParallelThreads(
@@ -282,7 +313,12 @@ def RunAll(
         ' handed on): '
         + '; '.join(runner.failures)
     )
-  return [s for n in names for s in runner.collected.get(n, [])]
+  return [
+      s
+      for n in phases.ORDER
+      if n in names or n in (skipped or {})
+      for s in runner.collected.get(n, [])
+  ]
 
 
 def CleanupAll(

@@ -28,9 +28,12 @@ from perfkitbenchmarker import sample
 from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import phase_table
 
+# 1 per phase the configuration could not run; metadata skip_reason.
+PHASE_SKIPPED = 'cloud_report_phase_skipped'
 # Metrics shared by every phase.
 METRICS = {
     'cloud_report_phase_error': 'count',
+    PHASE_SKIPPED: 'count',
 }
 
 
@@ -62,6 +65,13 @@ def Make(
     raise UnknownMetricError(f'metric {metric!r} is not in the catalog')
   return sample.Sample(
       metric, float(value), metrics[metric], dict(metadata or {})
+  )
+
+
+def Skipped(phase: str, reason: str) -> sample.Sample:
+  """The sample saying a phase was skipped on this configuration, and why."""
+  return Make(
+      METRICS, PHASE_SKIPPED, 1, {'phase': phase, 'skip_reason': reason}
   )
 
 

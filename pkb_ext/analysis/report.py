@@ -59,6 +59,8 @@ class Tables:
   unpriced: list[str]
   report_version: str | None = None
   object_storage: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+  # Configurations that skipped a phase (view skipped_phases).
+  skipped: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 ALL_CORES_BENCHMARK = 'cpu_16core'
@@ -140,6 +142,7 @@ def Collect(analysis, description: str = 'the samples') -> Tables:
       unpriced=list(analysis.unpriced),
       report_version=version,
       object_storage=analysis.Query('object_storage_aggregates'),
+      skipped=analysis.Query('skipped_phases'),
   )
   return tables
 
@@ -352,6 +355,24 @@ def _Sections(tables: Tables):
   )
 
 
+def SkipNote(tables: Tables, title: str) -> str | None:
+  """One line naming the configurations a section leaves out, and why.
+
+  The TPC-C table leaves out those that skipped tpcc; the rankings (the
+  section titled '... results') those that skipped any phase.
+  """
+  phase = 'tpcc' if title.startswith('TPC-C') else None
+  if phase is None and not title.endswith(' results'):
+    return None
+  whats = [
+      f'{r["cloud"]} {r["machine_type"]} ({r["disk_type"] or "-"}) skipped'
+      f' {r["phase"]}: {r["skip_reason"]}'
+      for r in tables.skipped
+      if phase in (None, r['phase'])
+  ]
+  return 'Left out: ' + '; '.join(sorted(set(whats))) + '.' if whats else None
+
+
 def _Aggregates(tables: Tables, benchmark: str):
   rows = [r for r in tables.aggregates if r['benchmark'] == benchmark]
   higher = rows[0]['higher_is_better'] if rows else True
@@ -421,7 +442,8 @@ def _Context(tables: Tables, charts: dict[str, str], source: str) -> dict:
       'source': source,
       'generated': Now(),
       'sections': [
-          {'title': t, 'header': h, 'rows': r} for t, h, r in _Sections(tables)
+          {'title': t, 'header': h, 'rows': r, 'note': SkipNote(tables, t)}
+          for t, h, r in _Sections(tables)
       ],
       'benchmarks': benchmarks,
       'tpcc_chart': charts.get('tpcc_steps'),

@@ -14,9 +14,10 @@
 """Each configuration of a PKB command line, planned.
 
 For every configuration pkb_config builds: its vm_groups as model.Groups,
-checked and priced (cost), its phases' estimates (the io phase's fill from
-the first db VM's data disk), what preflight would refuse, and the suite's
-schedule, all read under the configuration's own flags.
+checked and priced (cost), the phases it would skip and why (the suite's
+SkippedPhases), the other phases' estimates (the io phase's fill from the
+first db VM's data disk) and notes, what preflight would refuse, and the
+suite's schedule, all read under the configuration's own flags.
 """
 
 from typing import Sequence
@@ -78,6 +79,13 @@ def _PhasesOf(module) -> list[str]:
   return list(module.SelectedPhases())
 
 
+def _SkipsOf(module, config) -> dict[str, str]:
+  """The phases the suite skips on config (a standalone module skips none)."""
+  if hasattr(module, 'PHASE'):
+    return {}
+  return dict(module.SkippedPhases(config))
+
+
 def Configurations(
     pkb_argv: Sequence[str], catalog: pricing.Catalog | None = None
 ) -> list[model.Config]:
@@ -101,7 +109,8 @@ def Configurations(
       for g in groups:
         model.CheckGroup(g)
         cost.CheckMachinePrice(catalog, g)
-      names = _PhasesOf(module)
+      skipped = _SkipsOf(module, config)
+      names = [n for n in _PhasesOf(module) if n not in skipped]
       fill_group = cost.FillGroup(groups)
       fill = fill_group and cost.DataDiskFill(catalog, fill_group)
       db_nodes = sum(g.vm_count for g in groups if g.name == 'db') or 1
@@ -110,12 +119,18 @@ def Configurations(
         phase_plans.extend(model.PhaseEstimates(n, fill, db_nodes))
       model.CheckPhases(phase_plans)
       try:
-        usd_per_hour, as_of, notes = cost.HourlyCost(catalog, groups)
+        usd_per_hour, as_of, price_notes = cost.HourlyCost(catalog, groups)
         price_problem = None
       except pricing.PricingError as e:
-        usd_per_hour, as_of, notes, price_problem = None, None, [], str(e)
+        usd_per_hour, as_of, price_notes = None, None, []
+        price_problem = str(e)
       # Last, what the suite itself says (it uses nothing of the plan's).
-      problems = tuple(preflight.Problems(config, names))
+      # Skipped phases are no problem; without skipping (the flag off, or
+      # a standalone module) what makes a phase unrunnable is one.
+      problems = tuple(
+          preflight.Problems(config, _PhasesOf(module), skip=bool(skipped))
+      )
+      notes = tuple(preflight.Notes(names, config))
       # The suite's schedule with overlap (a standalone module runs one
       # phase, so none), read under the configuration's flags.
       schedule, overlap = None, False
@@ -138,7 +153,9 @@ def Configurations(
             price_as_of=as_of,
             price_problem=price_problem,
             problems=problems,
-            price_notes=tuple(notes),
+            price_notes=tuple(price_notes),
+            skipped=tuple(skipped.items()),
+            notes=notes,
             schedule=schedule,
             overlap=overlap,
         )

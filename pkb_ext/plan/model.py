@@ -89,6 +89,9 @@ class Config:
   # whether the run overlaps (--cloud_report_overlap of the suite).
   schedule: Any = None
   overlap: bool = False
+  # (phase, why) of each phase the configuration skips: not in phases.
+  skipped: tuple[tuple[str, str], ...] = ()
+  notes: tuple[str, ...] = ()  # what a phase runs differently here
 
   @property
   def series_seconds(self) -> float:

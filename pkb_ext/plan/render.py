@@ -76,6 +76,10 @@ def Format(
       lines.append(
           f'  phase   {p.name:<15} {estimates.Hms(p.seconds):>7}  {p.how}'
       )
+    for phase, why in c.skipped:
+      lines.append(f'  SKIPPED {phase}: {why}')
+    for note in c.notes:
+      lines.append(f'  note    {note}')
     for note in c.price_notes:
       lines.append(f'  price   {note}')
     linear = ''
@@ -120,6 +124,12 @@ def Format(
   if prices_note:
     lines.append(prices_note)
   lines.append('Times are estimates from stated rates (see pkb_ext/plan/).')
+  skipping = sum(1 for c in configs if c.skipped)
+  if skipping:
+    lines.append(
+        f'{skipping} configuration(s) SKIP a phase they cannot run (the rest'
+        ' run); --cloud_report_skip_unrunnable_phases=false refuses them.'
+    )
   refused = sum(1 for c in configs if c.problems)
   if refused:
     lines.append(f'{refused} configuration(s) would be REFUSED by preflight.')

@@ -203,7 +203,7 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaisesRegex(
         errors.Setup.InvalidConfigurationError,
         r'no linux-arm64 build of v20\.2\.7 .*v22\.2\.0.*'
-        r'--cloud_report_cockroachdb_version=v22\.2\.0 or later',
+        r'--cloud_report_cockroachdb_arm64_version=v22\.2\.0 or later',
     ):
       cockroachdb.ExpectedSha256('v20.2.7', 'arm64', {'arm64': 'a' * 64})
     with self.assertRaisesRegex(

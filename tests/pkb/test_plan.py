@@ -16,8 +16,10 @@
 import contextlib
 import datetime
 import io
+import itertools
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,7 @@ from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report.cpu import estimate as cpu_estimate
 from benchmarks.cloud_report.tpcc import estimate as tpcc_estimate
 from benchmarks.cloud_report.tpcc import stepping
+from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext import errors
 from pkb_ext import paths
 from pkb_ext.plan import cli as plan_cli
@@ -633,6 +636,137 @@ class SearchStepsTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(model.Makespan([3, 3, 3, 3], None), 12)
     self.assertEqual(model.Makespan([3, 3, 3, 3], 3), 6)
     self.assertEqual(model.Makespan([3, 3, 3, 3], 10**11), 3)
+
+
+def UsageFlags(path):
+  """The flags of the pkb.py usage line in a matrix file's header comment."""
+  with open(path, encoding='utf-8') as f:
+    header = [l[1:].strip() for l in itertools.takewhile(
+        lambda l: l.startswith('#'), f)]  # fmt: skip
+  start = next(i for i, l in enumerate(header) if l.startswith('pkb.py'))
+  command = [header[start]]
+  while command[-1].endswith('\\'):
+    command.append(header[start + len(command)])
+  words = shlex.split(' '.join(c.rstrip('\\') for c in command))
+  return [w.replace('PATH_OF_THIS_FILE', path) for w in words[1:]]
+
+
+def _Blocks(out):
+  """{machine_type: its configuration's lines} of a plan's output."""
+  blocks, current = {}, None
+  for line in out.splitlines():
+    m = _CONFIG.match(line)
+    if m:
+      current = blocks.setdefault(
+          re.search(r'machine_type=(\S+?),', line).group(1), []
+      )
+    elif line.startswith('TOTAL'):
+      current = None
+    if current is not None:
+      current.append(line)
+  return blocks
+
+
+class ShippedMatricesTest(
+    pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
+):
+  """Every shipped matrix plans with only its usage line's flags."""
+
+  # The account-specific flags a usage line may name, by file.
+  ACCOUNT_FLAGS = {
+      'aws.yaml': {'--aws_ec2_instance_profile'},
+      'gcp.yaml': {'--project'},
+      'azure.yaml': set(),
+  }
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(flagsaver.flagsaver())
+
+  def _Plan(self, name, matrix, *more):
+    path = os.path.join(ROOT, 'configs', 'machines', name)
+    argv = [
+        f'--flag_matrix={matrix}' if a.startswith('--flag_matrix=') else a
+        for a in UsageFlags(path)
+    ]
+    return _RunMain(argv + list(more)), argv
+
+  @parameterized.parameters(
+      ('aws.yaml', 'gp2', 12),
+      ('aws.yaml', 'io2', 12),
+      ('aws.yaml', 'local', 12),
+      ('gcp.yaml', 'pd_ssd', 7),
+      ('azure.yaml', 'premium', None),
+      ('azure.yaml', 'ultra', None),
+  )
+  def testPlansEveryConfigurationArm64TpccWithItsReason(
+      self, name, matrix, count
+  ):
+    (status, out, err), argv = self._Plan(name, matrix)
+    given = {a.partition('=')[0] for a in argv} - {
+        '--benchmarks',
+        '--benchmark_config_file',
+        '--flag_matrix',
+    }
+    self.assertEqual(given, self.ACCOUNT_FLAGS[name])
+    self.assertEqual((status, err), (0, ''), out)
+    self.assertNotIn('REFUSED', out)
+    blocks = _Blocks(out)
+    if count:
+      self.assertLen(blocks, count)
+    cloud = {'aws.yaml': 'AWS', 'gcp.yaml': 'GCP', 'azure.yaml': 'Azure'}
+    for machine, lines in blocks.items():
+      text = '\n'.join(lines)
+      with self.subTest(machine=machine):
+        if cockroachdb.ArchOfMachineType(cloud[name], machine) != 'arm64':
+          self.assertIn('  phase   tpcc ', text)
+          self.assertNotIn('SKIPPED', text)
+          self.assertNotIn('note    tpcc', text)
+          continue
+        # The shipped AWS file opts in to the vendor's checksum: it runs.
+        self.assertIn('  phase   tpcc ', text)
+        self.assertIn(
+            '  note    tpcc: vm_groups client, db (arm64) run CockroachDB'
+            " v22.2.19 (amd64: v20.2.7), its sha256 from the vendor's"
+            ' .sha256sum over HTTPS; samples comparable_with_report=false',
+            text,
+        )
+
+  def testWithoutTheChecksumArm64TpccIsSkippedTheRestPlanned(self):
+    (status, out, err), _ = self._Plan(
+        'aws.yaml', 'gp2', '--cloud_report_cockroachdb_vendor_checksum=false'
+    )
+    self.assertEqual((status, err), (0, ''), out)
+    blocks = _Blocks(out)
+    for machine in ('m6g.4xlarge', 'c6g.4xlarge'):
+      text = '\n'.join(blocks.pop(machine))
+      self.assertNotIn('  phase   tpcc ', text)
+      self.assertIn('  phase   cpu ', text)
+      self.assertRegex(
+          text,
+          r'  SKIPPED tpcc: vm_groups client, db \(AWS \S+, arm64\): no'
+          r' sha256 pinned for cockroach-v22\.2\.19\.linux-arm64\.tgz\..*'
+          r'--cloud_report_cockroachdb_vendor_checksum\n',
+      )
+    for machine, lines in blocks.items():
+      self.assertIn('  phase   tpcc ', '\n'.join(lines), machine)
+    self.assertIn(
+        '2 configuration(s) SKIP a phase they cannot run (the rest run);'
+        ' --cloud_report_skip_unrunnable_phases=false refuses them.',
+        out,
+    )
+
+  def testAllOrNothingRefuses(self):
+    (status, out, _), _ = self._Plan(
+        'aws.yaml',
+        'gp2',
+        '--cloud_report_cockroachdb_vendor_checksum=false',
+        '--cloud_report_skip_unrunnable_phases=false',
+    )
+    self.assertEqual(status, 1)
+    self.assertNotIn('SKIPPED', out)
+    self.assertEqual(out.count('  REFUSED tpcc: vm_groups client, db'), 2)
+    self.assertIn('2 configuration(s) would be REFUSED by preflight.', out)
 
 
 if __name__ == '__main__':

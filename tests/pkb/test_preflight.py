@@ -220,6 +220,36 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
           ):
             _Check(*argv)
 
+  def testAPhaseAConfigurationCannotRunIsSkippedThereOnly(self):
+    argv = [
+        f'--benchmark_config_file={os.path.join(MACHINES, "aws.yaml")}',
+        '--flag_matrix=gp2',
+        '--aws_ec2_instance_profile=s3-writer',
+        '--cloud_report_cockroachdb_vendor_checksum=false',
+    ]
+    skipped, refused = {}, set()
+    for strict in (False, True):
+      flag = f'--cloud_report_skip_unrunnable_phases={str(not strict).lower()}'
+      for module, config_flags, config in pkb_config.BenchmarkConfigs(
+          argv + [flag]
+      ):
+        machine = config_flags['machine_type']
+        with config.RedirectFlags(FLAGS):
+          try:
+            module.CheckPrerequisites(config)
+          except REFUSED as e:
+            self.assertTrue(strict, e)
+            self.assertIn('tpcc: vm_groups client, db', str(e))
+            refused.add(machine)
+          if not strict:
+            skipped[machine] = module.SkippedPhases(config)
+    arm = {'m6g.4xlarge', 'c6g.4xlarge'}
+    self.assertEqual(refused, arm)
+    self.assertEqual({m for m, s in skipped.items() if s}, arm)
+    for machine in arm:
+      self.assertEqual(list(skipped[machine]), ['tpcc'])
+      self.assertIn('no sha256 pinned', skipped[machine]['tpcc'])
+
   def testEveryProblemIsListedAtOnce(self):
     a_file = self.create_tempfile().full_path
     with self.assertRaises(REFUSED) as raised:

@@ -14,12 +14,16 @@
 """CockroachDB on arm64 (Graviton, Tau T2A, Azure Dps): known before provisioning.
 
 The architecture comes from the machine type (PKB's own tables of ARM
-machine families) or --cloud_report_cockroachdb_arch; an arm64 run needs a
-release with a linux-arm64 build (v22.2.0 and later) and either a sha256
-(pinned or given) or the explicit opt-in to the vendor's .sha256sum over
-HTTPS. tpcc.CheckPrerequisites reads real PKB benchmark config specs; the
-package's Install runs on mocked VMs; the samples say where the checksum came
-from and that such results are not comparable with the report's.
+machine families) or --cloud_report_cockroachdb_arch; arm64 machines run
+--cloud_report_cockroachdb_arm64_version (auto: v22.2.19 where the amd64
+release has no linux-arm64 build) and need either a sha256 (pinned or given)
+or the explicit opt-in to the vendor's .sha256sum over HTTPS. Without them
+tpcc cannot run there: tpcc.Unrunnable says why, the suite skips it on that
+configuration (or refuses, with --cloud_report_skip_unrunnable_phases=false)
+and the standalone benchmark refuses. They read real PKB benchmark config
+specs; the package's Install runs on mocked VMs; the samples say where the
+checksum came from and that such results are not comparable with the
+report's.
 """
 
 from unittest import mock
@@ -36,6 +40,7 @@ from perfkitbenchmarker.configs import benchmark_config_spec
 
 from benchmarks import cloud_report_2021_benchmark as suite
 from benchmarks import cloud_report_tpcc_benchmark as benchmark
+from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report.tpcc import stages as tpcc
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext_dev import pkb_tests
@@ -47,8 +52,8 @@ ARM_TAR = 'cockroach-v23.1.14.linux-arm64.tgz'
 VENDOR_SHA = 'c' * 64
 
 
-def _ConfigSpec(cloud, machine_type):
-  """A real PKB config spec of cloud_report_tpcc, as PKB decodes it.
+def _ConfigSpec(cloud, machine_type, module=benchmark):
+  """A real PKB config spec of cloud_report_tpcc (or module), as PKB decodes it.
 
   As on the command line: --cloud and --machine_type are given (present).
   """
@@ -56,9 +61,9 @@ def _ConfigSpec(cloud, machine_type):
   with flagsaver.flagsaver(cloud=cloud, machine_type=machine_type):
     FLAGS['cloud'].present = FLAGS['machine_type'].present = 1
     try:
-      config = benchmark.GetConfig({})
+      config = module.GetConfig({})
       return benchmark_config_spec.BenchmarkConfigSpec(
-          benchmark.BENCHMARK_NAME, flag_values=FLAGS, **config
+          module.BENCHMARK_NAME, flag_values=FLAGS, **config
       )
     finally:
       FLAGS['cloud'].present = FLAGS['machine_type'].present = 0
@@ -83,55 +88,107 @@ class ArchitectureTest(
   def testArchOfMachineType(self, cloud, machine_type, arch):
     self.assertEqual(cockroachdb.ArchOfMachineType(cloud, machine_type), arch)
 
-  def testGravitonWithTheDefaultReleaseFailsBeforeProvisioning(self):
-    problems = tpcc.CheckPrerequisites(_ConfigSpec('AWS', 'c6g.4xlarge'))
-    self.assertLen(problems, 2)  # db and client
-    self.assertRegex(
-        problems[0],
-        r'^vm_group client \(AWS c6g.4xlarge, arm64\): CockroachDB publishes'
-        r' no linux-arm64 build of v20\.2\.7 .*'
-        r'--cloud_report_cockroachdb_version=v22\.2\.0 or later',
-    )
-
-  def testTheBenchmarksRefuseBeforeProvisioning(self):
+  def testGravitonRunsTheArm64ReleaseWhereTheX86OneHasNoBuild(self):
     spec = _ConfigSpec('AWS', 'c6g.4xlarge')
-    for module in (benchmark, suite):
+    self.assertEqual(cockroachdb.VersionFor('amd64'), 'v20.2.7')
+    self.assertEqual(cockroachdb.VersionFor('arm64'), 'v22.2.19')
+    # Nothing every machine lacks; what only arm64 lacks: one message.
+    self.assertEqual(tpcc.CheckPrerequisites(spec), [])
+    (reason,) = tpcc.Unrunnable(spec)
+    self.assertRegex(
+        reason,
+        r'^vm_groups client, db \(AWS c6g.4xlarge, arm64\): no sha256 pinned'
+        r' for cockroach-v22\.2\.19\.linux-arm64\.tgz.*'
+        r'--cloud_report_cockroachdb_vendor_checksum$',
+    )
+    self.assertEqual(tpcc.Notes(spec), [])
+    with flagsaver.flagsaver(cloud_report_cockroachdb_vendor_checksum=True):
+      self.assertEqual(tpcc.Unrunnable(spec), [])
+      self.assertEqual(
+          tpcc.Notes(spec),
+          [
+              'vm_groups client, db (arm64) run CockroachDB v22.2.19 (amd64:'
+              " v20.2.7), its sha256 from the vendor's .sha256sum over HTTPS;"
+              ' samples comparable_with_report=false'
+          ],
+      )
+
+  def testAnArm64ReleaseWithoutABuildCannotRun(self):
+    spec = _ConfigSpec('AWS', 'c6g.4xlarge')
+    with flagsaver.flagsaver(cloud_report_cockroachdb_arm64_version='v21.2.0'):
+      (reason,) = tpcc.Unrunnable(spec)
+    self.assertIn('no linux-arm64 build of v21.2.0', reason)
+    self.assertIn('--cloud_report_cockroachdb_arm64_version=v22.2.0', reason)
+    # A release given for every machine with an arm64 build: arm64 runs it.
+    with flagsaver.flagsaver(cloud_report_cockroachdb_version='v23.1.14'):
+      self.assertEqual(cockroachdb.VersionFor('arm64'), 'v23.1.14')
+
+  def testTheSuiteSkipsTheStandaloneBenchmarkRefuses(self):
+    spec = _ConfigSpec('AWS', 'c6g.4xlarge', suite)
+    (reason,) = tpcc.Unrunnable(spec)
+    self.assertEqual(suite.SkippedPhases(spec), {'tpcc': reason})
+    self.assertEqual(preflight.PhaseProblems(['tpcc'], spec, skip=True), [])
+    self.assertEqual(
+        preflight.PhaseProblems(['tpcc'], spec), [f'tpcc: {reason}']
+    )
+    with flagsaver.flagsaver(cloud_report_skip_unrunnable_phases=False):
+      self.assertEqual(suite.SkippedPhases(spec), {})
+    refusal = (
+        r'nothing was provisioned.*tpcc: vm_groups client, db \(AWS'
+        r' c6g.4xlarge, arm64\): no sha256 pinned for'
+        r' cockroach-v22\.2\.19\.linux-arm64\.tgz'
+    )
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidFlagConfigurationError, refusal
+    ):
+      benchmark.CheckPrerequisites(_ConfigSpec('AWS', 'c6g.4xlarge'))
+    with flagsaver.flagsaver(cloud_report_skip_unrunnable_phases=False):
       with self.assertRaisesRegex(
-          errors.Setup.InvalidFlagConfigurationError,
-          r'nothing was provisioned.*tpcc: vm_group client \(AWS c6g.4xlarge,'
-          r' arm64\): CockroachDB publishes no linux-arm64 build of v20\.2\.7',
+          errors.Setup.InvalidFlagConfigurationError, refusal
       ):
-        module.CheckPrerequisites(spec)
+        suite.CheckPrerequisites(spec)
 
   @flagsaver.flagsaver(cloud_report_cockroachdb_version='v23.1.14')
   def testAnArmReleaseNeedsAChecksumOrTheOptIn(self):
     spec = _ConfigSpec('GCP', 't2a-standard-16')
-    problem, _ = tpcc.CheckPrerequisites(spec)
+    (problem,) = tpcc.Unrunnable(spec)
     self.assertIn('no sha256 pinned for cockroach-v23.1.14.linux-arm64.tgz',
                   problem)  # fmt: skip
     self.assertIn('--cloud_report_cockroachdb_sha256=arm64=<sha256>', problem)
     self.assertIn('--cloud_report_cockroachdb_vendor_checksum', problem)
     with flagsaver.flagsaver(cloud_report_cockroachdb_vendor_checksum=True):
-      self.assertEqual(tpcc.CheckPrerequisites(spec), [])
+      self.assertEqual(tpcc.Unrunnable(spec), [])
     with flagsaver.flagsaver(
         cloud_report_cockroachdb_sha256=['arm64=' + 'a' * 64]
     ):
-      self.assertEqual(tpcc.CheckPrerequisites(spec), [])
+      self.assertEqual(tpcc.Unrunnable(spec), [])
+    # An amd64 machine without its release's sha256: every machine lacks it.
+    (problem,) = tpcc.CheckPrerequisites(_ConfigSpec('GCP', 'n2-standard-16'))
+    self.assertIn('cockroach-v23.1.14.linux-amd64.tgz', problem)
 
   def testX86AndPostgresPass(self):
     self.assertEqual(
         tpcc.CheckPrerequisites(_ConfigSpec('AWS', 'c5a.4xlarge')), []
     )
     with flagsaver.flagsaver(cloud_report_tpcc_engine='postgres'):
-      self.assertEqual(
-          tpcc.CheckPrerequisites(_ConfigSpec('AWS', 'c6g.4xlarge')), []
-      )
+      spec = _ConfigSpec('AWS', 'c6g.4xlarge')
+      self.assertEqual(tpcc.CheckPrerequisites(spec), [])
+      self.assertEqual(tpcc.Unrunnable(spec), [])
 
   def testTheArchFlagIsValidatedWithTheRelease(self):
     with self.assertRaisesRegex(
-        flags.IllegalFlagValueError, 'no linux-arm64 build of v20.2.7'
+        flags.IllegalFlagValueError,
+        'no sha256 pinned for cockroach-v22.2.19.linux-arm64.tgz',
     ):
       with flagsaver.flagsaver(cloud_report_cockroachdb_arch='arm64'):
+        pass
+    with self.assertRaisesRegex(
+        flags.IllegalFlagValueError, 'no linux-arm64 build of v21.2.0'
+    ):
+      with flagsaver.flagsaver(
+          cloud_report_cockroachdb_arch='arm64',
+          cloud_report_cockroachdb_arm64_version='v21.2.0',
+      ):
         pass
     with self.assertRaisesRegex(
         flags.IllegalFlagValueError, 'cloud_report_cockroachdb_vendor_checksum'

@@ -175,6 +175,40 @@ class CliTest(absltest.TestCase):
     self.assertEqual(code, 0)
     self.assertIn('over_limit', out.getvalue())
 
+  def testAConfigurationThatSkippedAPhaseIsNamedUnderItsTables(self):
+    d = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, d)
+    path = os.path.join(d, 'samples.ndjson')
+    shutil.copy(FIXTURE, path)
+    with open(FIXTURE, encoding='utf-8') as f:
+      row = json.loads(f.readline())
+    row['sample_uri'] += '-skipped'  # rows are unique by sample_uri
+    row['metric'], row['unit'], row['value'] = (
+        'cloud_report_phase_skipped',
+        'count',
+        1,
+    )
+    row['metadata'] |= {
+        'machine_type': 'm6g.4xlarge',
+        'phase': 'tpcc',
+        'skip_reason': 'no build',
+    }
+    with open(path, 'a', encoding='utf-8') as f:
+      f.write(json.dumps(row) + '\n')
+    out = os.path.join(d, 'report')
+    code, _, err = _Run(['--samples', path, '--out', out])
+    self.assertEqual(code, 0, err)
+    with open(os.path.join(out, 'report.md'), encoding='utf-8') as f:
+      md = f.read()
+    note = 'Left out: AWS m6g.4xlarge (gp2) skipped tpcc: no build.'
+    tpcc = md.split('## TPC-C', 1)[1].split('\n## ', 1)[0]
+    self.assertIn(note, tpcc)
+    self.assertEqual(md.count(note), 2)  # and under the rankings
+    code, _, err = _Run(['--samples', FIXTURE, '--out', out])
+    self.assertEqual(code, 0, err)
+    with open(os.path.join(out, 'report.md'), encoding='utf-8') as f:
+      self.assertNotIn('Left out', f.read())  # nothing skipped, no note
+
   def testSpoolShapedRowsLoad(self):
     """Rows as the publisher spools them (timestamp text, publish_batch)."""
     from pkb_ext.publish import schema  # pylint: disable=g-import-not-at-top

@@ -318,6 +318,44 @@ class RunAllTest(absltest.TestCase):
     self.assertEqual(list(handed), ['io'])
     self.assertEqual(sorted(store.Finished()), ['cpu', 'io', 'net'])
 
+  def testASkippedPhaseIsOneSampleWithItsReasonHandedOnOnce(self):
+    self.fakes['io'].fail = False
+    store = self._Store()
+    handed, on_samples = self._Handed()
+    with self.assertLogs(level='WARNING') as logs:
+      out = runner.RunAll(
+          self.topo,
+          ['cpu', 'net'],
+          on_samples=on_samples,
+          store=store,
+          skipped={'io': 'no data disk here'},
+      )
+    self.assertEqual(
+        logs.output,
+        [
+            'WARNING:root:cloud_report: phase io skipped on this'
+            ' configuration: no data disk here'
+        ],
+    )
+    self.assertEqual(self.fakes['io'].calls, [])
+    self.assertEqual(
+        [s.metric for s in out],
+        ['cpu_metric', 'cloud_report_phase_skipped', 'net_metric'],
+    )
+    (skip,) = handed['io']
+    self.assertEqual(skip.value, 1)
+    self.assertEqual(skip.metadata['phase'], 'io')
+    self.assertEqual(skip.metadata['skip_reason'], 'no data disk here')
+    handed.clear()
+    runner.RunAll(
+        self.topo,
+        ['cpu', 'net'],
+        on_samples=on_samples,
+        store=store,
+        skipped={'io': 'no data disk here'},
+    )
+    self.assertEqual(handed, {})  # resumed: nothing handed on twice
+
   def testASavedPhaseNotYetPublishedIsPublishedOnResume(self):
     store = self._Store()
     store.SaveFinished('cpu', [sample.Sample('cpu_metric', 1, 'u', {})])

@@ -244,32 +244,95 @@ def Run(topology) -> list:
   return samples
 
 
-def CheckPrerequisites(benchmark_config) -> list[str]:
-  """Problems knowable before provisioning (cockroach: each VM's arch).
+def _GroupArchs(benchmark_config):
+  """(name, cloud, machine type, arch) of each vm_group whose arch is known.
 
-  With the cockroach engine, every vm_group whose architecture is known,
-  from --cloud_report_cockroachdb_arch or its machine type, needs a
-  CockroachDB release built for it and a sha256 to check the tarball
-  against. Another engine has no release to check here.
+  The architecture comes from --cloud_report_cockroachdb_arch or the
+  group's machine type. Empty for an engine other than cockroach, which has
+  no release to check here.
   """
   if tpcc_params.ENGINE.value != engines.COCKROACH:
     return []
-  problems = []
+  out = []
   for name, group in sorted((benchmark_config.vm_groups or {}).items()):
     cloud = str(getattr(group, 'cloud', None))
     machine_type = getattr(
         getattr(group, 'vm_spec', None), 'machine_type', None
     )
     arch = cockroachdb.DeclaredArch(cloud, machine_type)
-    if arch is None:
+    if arch is not None:
+      out.append((name, cloud, machine_type, arch))
+  return out
+
+
+def _ReleaseProblems(benchmark_config, arm64: bool) -> list[str]:
+  """Groups (arm64 ones, or the others) without a release and a sha256.
+
+  Groups of one machine type with the same problem share one message.
+  """
+  found = {}
+  for name, cloud, machine_type, arch in _GroupArchs(benchmark_config):
+    if (arch == 'arm64') != arm64:
       continue
     try:
       cockroachdb.CheckRelease(arch)
     except errors.Setup.InvalidConfigurationError as e:
-      problems.append(
-          f'vm_group {name} ({cloud} {machine_type or ""}, {arch}): {e}'
-      )
-  return problems
+      what = (f'{cloud} {machine_type or ""}, {arch}', str(e).rstrip('.'))
+      found.setdefault(what, []).append(name)
+  return [
+      f'vm_group{"s" if len(names) > 1 else ""} {", ".join(names)}'
+      f' ({where}): {why}'
+      for (where, why), names in found.items()
+  ]
+
+
+def CheckPrerequisites(benchmark_config) -> list[str]:
+  """Problems knowable before provisioning that no machine type causes.
+
+  With the cockroach engine, every vm_group whose architecture is known
+  and is not arm64 needs a CockroachDB release built for it and a sha256
+  to check the tarball against: what is missing there is missing on every
+  machine of a matrix. The arm64 groups' are Unrunnable's.
+  """
+  return _ReleaseProblems(benchmark_config, arm64=False)
+
+
+def Unrunnable(benchmark_config) -> list[str]:
+  """Why this configuration's machines cannot run the phase (empty: they can).
+
+  With the cockroach engine, an arm64 vm_group whose release
+  (cockroachdb.VersionFor) has no linux-arm64 build, or no sha256 pinned,
+  given or opted into from the vendor's .sha256sum.
+  """
+  return _ReleaseProblems(benchmark_config, arm64=True)
+
+
+# How Notes names where a tarball's sha256 comes from.
+_SHA_SOURCES = {
+    cockroachdb.SHA_PINNED: 'pinned',
+    cockroachdb.SHA_FLAG: 'given with --cloud_report_cockroachdb_sha256',
+    cockroachdb.SHA_VENDOR: "from the vendor's .sha256sum over HTTPS",
+}
+
+
+def Notes(benchmark_config) -> list[str]:
+  """What the phase runs differently on this configuration's arm64 machines."""
+  names = [n for n, _, _, arch in _GroupArchs(benchmark_config)
+           if arch == 'arm64']  # fmt: skip
+  try:
+    source = cockroachdb.CheckRelease('arm64')
+  except errors.Setup.InvalidConfigurationError:
+    return []  # Unrunnable says why
+  if not names:
+    return []
+  return [
+      f'vm_group{"s" if len(names) > 1 else ""} {", ".join(names)} (arm64)'
+      f' run{"" if len(names) > 1 else "s"} CockroachDB'
+      f' {cockroachdb.VersionFor("arm64")} (amd64:'
+      f' {cockroachdb.VersionFor("amd64")}), its sha256'
+      f' {_SHA_SOURCES.get(source, source)}; samples'
+      ' comparable_with_report=false'
+  ]
 
 
 def Cleanup(topology) -> None:
