@@ -20,6 +20,8 @@ configs/machines/local.yaml gives each local machine type its own hosts.
 
 import json
 import os
+import subprocess
+import sys
 
 from absl import flags
 from absl.testing import absltest
@@ -103,6 +105,18 @@ class LocalMatrixTest(absltest.TestCase):
             for t in ('local-s', 'local-m', 'local-l')
         ],
     )
+
+  def testPlanTakesTheLocalMatrixAsShipped(self):
+    path = os.path.join(paths.RepoRoot(), 'configs', 'machines', 'local.yaml')
+    proc = subprocess.run(
+        [sys.executable, '-m', 'pkb_ext.cli', 'plan',
+         f'--benchmark_config_file={path}', '--flag_matrix=types'],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    self.assertEqual((proc.returncode, proc.stderr), (0, ''), proc.stdout)
+    for t in ('local-s', 'local-m', 'local-l'):
+      self.assertIn(f'machine_type={t}, static_vm_file=', proc.stdout)
+    self.assertIn('3 configuration(s)', proc.stdout)
 
 
 if __name__ == '__main__':
