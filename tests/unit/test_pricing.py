@@ -177,12 +177,16 @@ class TablesTest(absltest.TestCase):
 
   def testEveryTableIsDatedAndSourced(self):
     catalog = pricing.Load()
-    self.assertEqual(sorted(catalog.tables), ['aws', 'azure', 'gcp'])
-    for table in catalog.tables.values():
+    # The clouds' tables, and the local cloud's (its machine types).
+    self.assertEqual(sorted(catalog.tables), ['aws', 'azure', 'gcp', 'static'])
+    for name, table in catalog.tables.items():
       self.assertRegex(table.as_of, r'^\d{4}-\d{2}-\d{2}$')
       self.assertIn('vm', table.sources)
+      # A cloud's prices cite its public pages; the local cloud's, the
+      # module that defines its machine types.
+      source = 'pkb_ext/local/' if name == 'static' else 'https://'
       self.assertTrue(
-          all(s.startswith('https://') for s in table.sources.values())
+          all(s.startswith(source) for s in table.sources.values()), name
       )
 
   def testMethod(self):
