@@ -52,6 +52,8 @@ from typing import Iterable, Mapping, Sequence
 
 from absl import flags
 
+from benchmarks.cloud_report import errors
+
 # Short keys of --cloud_report_vcpu_quota that name every region's quota.
 ANY = '*'
 
@@ -95,7 +97,7 @@ VCPU_QUOTA = flags.DEFINE_string(
 )
 
 
-class QuotaFlagError(ValueError):
+class QuotaFlagError(errors.Error, ValueError):
   """--cloud_report_vcpu_quota cannot be read (the message says why)."""
 
 
