@@ -44,6 +44,8 @@ waits 1 s for it by default).
     configuration instead (Skips; --cloud_report_skip_unrunnable_phases),
     so one machine of a matrix refuses no other; a standalone benchmark,
     which runs that phase alone, refuses it;
+  - vCPUs of this configuration above what --cloud_report_vcpu_quota says
+    a quota of its region allows (quota.ConfigProblems);
   - whatever a check added with RegisterCheck reports: code that adds flags
     of its own to a run (a publisher's, say) checks them here too.
 """
@@ -60,6 +62,7 @@ from perfkitbenchmarker import os_types
 
 from benchmarks.cloud_report import cloud_access
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import quota
 from benchmarks.cloud_report import topology as topology_lib
 
 FLAGS = flags.FLAGS
@@ -410,6 +413,7 @@ def Problems(
       + OsTypeProblems(groups, names)
       + checks.Problems(benchmark_config, names)
       + PhaseProblems(names, benchmark_config, skip)
+      + quota.ConfigProblems(benchmark_config)
   )
 
 

@@ -16,16 +16,19 @@
 PKB's flags are parsed and expanded into benchmark configurations exactly as
 pkb.py does (benchmark sets, --benchmark_config_file, --flag_matrix), with
 no VM, no network and no temp directory. For each configuration it prints
-the VMs and disks, the phases with an expected wall time, the VM-hours and
-the expected on-demand cost from the dated price tables (configs/pricing),
-and what pkb_ext's preflight would refuse; then the totals and the date of
-the prices. --prices=FILE (a <cloud>.yaml table of the same form, dated)
+the VMs and disks, their vCPUs, the phases with an expected wall time, the
+VM-hours and the expected on-demand cost from the dated price tables
+(configs/pricing) of the zone's region, naming the region and date (a
+machine type or region without a price: "price unknown", the hours still
+planned), and what pkb_ext's preflight would refuse; then the totals, the
+peak vCPUs per region and cloud quota with --run_processes (quota; checked
+against --cloud_report_vcpu_quota), and the date of the prices. --prices=FILE (a <cloud>.yaml table of the same form, dated)
 prices the run at that table instead of configs/pricing's for its cloud;
 the report's tables, which $/tpm uses, stay as they are.
 
 Values that make no plan are refused with a one-line error and exit 1: a
-data disk size <= 0, negative provisioned IOPS or MB/s, a machine type with
-no price in the tables (or none at all), a non-finite number, a config file
+data disk size <= 0, negative provisioned IOPS or MB/s, a machine type name
+its cloud could not have (quota.Impossible), a non-finite number, a config file
 that is missing, not a regular file, too large, not YAML or not a mapping,
 an unknown benchmark or flag matrix. Flags pkb.py would not parse, and
 unusable --run_processes or --prices, are usage errors (exit 2).
@@ -49,7 +52,8 @@ Its modules, each importing only those listed before it (an import-linter
 contract):
   errors          PlanError (exit 1) and PlanUsageError (exit 2);
   model           Group, Config, the phases' estimates, the makespan (pure);
-  cost            the io phase's fill, $/hour, the machine price check;
+  cost            the io phase's fill, $/hour in the zone's region, the
+                  machine name check;
   pkb_config      PKB's flags and configurations, through pkb_ext.pkb_door;
   configurations  each configuration planned (groups, estimates, preflight,
                   cost, schedule);

@@ -135,5 +135,11 @@ def _Plan(argv: Sequence[str]) -> int:
     return 0
   configs = configurations.Configurations(pkb_argv, catalog)
   note = render.PricesNote(configs, datetime.date.today(), prices_file)
-  print(render.Format(configs, flag_values.run_processes, note))
-  return 1 if any(c.problems for c in configs) else 0
+  quota_lines, over = render.QuotaLines(
+      configs,
+      flag_values.run_processes,
+      flag_values.cloud_report_vcpu_quota,
+  )
+  quota_lines += [f'REFUSED quota: {line}' for line in over]
+  print(render.Format(configs, flag_values.run_processes, note, quota_lines))
+  return 1 if over or any(c.problems for c in configs) else 0

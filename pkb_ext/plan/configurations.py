@@ -14,7 +14,8 @@
 """Each configuration of a PKB command line, planned.
 
 For every configuration pkb_config builds: its vm_groups as model.Groups,
-checked and priced (cost), the phases it would skip and why (the suite's
+checked and priced in their zone's region (cost), their vCPUs per cloud
+quota (quota.NeedOf), the phases it would skip and why (the suite's
 SkippedPhases), the other phases' estimates (the io phase's fill from the
 first db VM's data disk) and notes, what preflight would refuse, and the
 suite's schedule, all read under the configuration's own flags.
@@ -34,9 +35,19 @@ from pkb_ext.plan import pkb_config
 # pylint: disable=g-import-not-at-top
 
 
-def Groups(config) -> tuple[model.Group, ...]:
-  """The vm_groups of a BenchmarkConfigSpec, by name."""
+def Groups(
+    config, catalog: pricing.Catalog | None = None
+) -> tuple[model.Group, ...]:
+  """The vm_groups of a BenchmarkConfigSpec, by name.
+
+  A group's vCPUs are its machine's in the price tables (catalog), else the
+  cloud's naming rule's (quota.Vcpus). Its zone is --zone's first (pkb.py
+  gives each VM the next zone of --zone), else its vm_spec's. Read under
+  the configuration's flags.
+  """
   from benchmarks.cloud_report import preflight
+  from benchmarks.cloud_report import quota
+  from benchmarks.cloud_report import topology
 
   out = []
   for name, g in sorted((config.vm_groups or {}).items()):
@@ -54,20 +65,34 @@ def Groups(config) -> tuple[model.Group, ...]:
           int(getattr(vm_spec, 'num_local_ssds', 0) or 0),
       )
     size = getattr(disk, 'disk_size', None)
+    static = preflight.UsesStaticVms(g)
+    # pkb.py gives each VM a zone of --zone in turn, else the spec's.
+    zones = list(getattr(flags.FLAGS, 'zone', None) or [])
+    zone = zones[0] if zones else getattr(vm_spec, 'zone', None)
+    machine = catalog and catalog.Machine(str(g.cloud), machine_type or '')
+    vcpus = None
+    if not static:
+      vcpus = (machine and machine.vcpus) or quota.Vcpus(
+          str(g.cloud), machine_type
+      )
     out.append(
         model.Group(
             name=name,
             cloud=str(g.cloud),
             vm_count=int(g.vm_count or 0),
             machine_type=machine_type,
-            zone=getattr(vm_spec, 'zone', None),
+            zone=zone,
             disk_type=disk_type,
             disk_size_gb=float(0 if size is None else size),
             disks_per_vm=int(getattr(disk, 'num_striped_disks', None) or 1),
             provisioned_iops=getattr(disk, 'provisioned_iops', None),
             provisioned_mbps=getattr(disk, 'provisioned_throughput', None),
-            static=preflight.UsesStaticVms(g),
+            static=static,
             local_volumes=local_volumes,
+            region=topology.RegionFromZone(zone)
+            if isinstance(zone, str)
+            else '',
+            vcpus=vcpus,
         )
     )
   return tuple(out)
@@ -100,15 +125,16 @@ def Configurations(
   """
   from benchmarks.cloud_report import phases as phases_lib
   from benchmarks.cloud_report import preflight
+  from benchmarks.cloud_report import quota
 
   catalog = catalog or pricing.Load()
   out = []
   for module, config_flags, config in pkb_config.BenchmarkConfigs(pkb_argv):
     with config.RedirectFlags(flags.FLAGS):
-      groups = Groups(config)
+      groups = Groups(config, catalog)
       for g in groups:
         model.CheckGroup(g)
-        cost.CheckMachinePrice(catalog, g)
+        cost.CheckMachineName(g)
       skipped = _SkipsOf(module, config)
       names = [n for n in _PhasesOf(module) if n not in skipped]
       fill_group = cost.FillGroup(groups)
@@ -119,11 +145,18 @@ def Configurations(
         phase_plans.extend(model.PhaseEstimates(n, fill, db_nodes))
       model.CheckPhases(phase_plans)
       try:
-        usd_per_hour, as_of, price_notes = cost.HourlyCost(catalog, groups)
+        usd_per_hour, as_of, price_notes, region = cost.HourlyCost(
+            catalog, groups
+        )
         price_problem = None
       except pricing.PricingError as e:
-        usd_per_hour, as_of, price_notes = None, None, []
+        usd_per_hour, as_of, price_notes, region = None, None, [], None
         price_problem = str(e)
+      need = quota.NeedOf(
+          (g.cloud, g.region, g.machine_type, g.vm_count, g.vcpus)
+          for g in groups
+          if not g.static
+      )
       # Last, what the suite itself says (it uses nothing of the plan's).
       # Skipped phases are no problem; without skipping (the flag off, or
       # a standalone module) what makes a phase unrunnable is one.
@@ -158,6 +191,8 @@ def Configurations(
             notes=notes,
             schedule=schedule,
             overlap=overlap,
+            price_region=region,
+            need=need,
         )
     )
   return out

@@ -16,12 +16,14 @@
 From the dated price tables (pkb_ext.pricing): the io phase's fill (the
 data disk's size and the lowest known throughput ceiling of the disk and
 the machine), every VM's and data disk's $/hour with disks priced at the
-size tier they bill at, and the check that a machine type has a price.
+size tier they bill at, in the region of the group's zone, and the check
+that a machine type is a name its cloud could have.
 """
 
 from typing import Sequence
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import quota
 from pkb_ext import pricing
 from pkb_ext.plan import errors
 from pkb_ext.plan import model
@@ -108,19 +110,30 @@ def _LocalPricedGb(catalog: pricing.Catalog, g: model.Group) -> float:
 
 def HourlyCost(
     catalog: pricing.Catalog, groups: Sequence[model.Group]
-) -> tuple[float, str, list[str]]:
-  """Returns every VM's and data disk's $/hour, the prices' date, notes.
+) -> tuple[float, str, list[str], str]:
+  """Returns every VM's and data disk's $/hour, the prices' date, notes, region.
 
-  Disks are priced at the size tier they bill at (Azure Premium SSD); a
-  note gives the report's method beside it where the two differ.
+  Each group is priced in its zone's region (without a zone, in its
+  table's home region). Disks are priced at the size tier they bill at
+  (Azure Premium SSD); a note gives the report's method beside it where
+  the two differ.
 
   Raises:
-    pricing.PricingError: a price is missing (static VMs have none).
+    pricing.PricingError: a price is missing (static VMs have none); the
+      message says `no price for X in REGION`.
   """
-  usd, dates, notes = 0.0, set(), []
+  usd, dates, notes, regions = 0.0, set(), [], set()
   for g in groups:
     if g.static or not g.machine_type:
       raise pricing.PricingError(f'vm_group {g.name}: no machine type to price')
+    home = catalog.Table(g.cloud)
+    if home is None:
+      raise pricing.PricingError(
+          f'no price for {g.machine_type} in {g.region or g.cloud}'
+          f' (no {g.cloud} price table; give one with {PRICES_OPTION}=FILE)'
+      )
+    region = g.region or home.region
+    table = home.ForRegion(region)
     if g.disk_type:
       size = _LocalPricedGb(catalog, g) if g.local else g.disk_size_gb
       disks = 1 if g.local else g.disks_per_vm
@@ -132,9 +145,11 @@ def HourlyCost(
           (g.provisioned_iops or 0) * disks,
           (g.provisioned_mbps or 0) * disks,
       )
-      monthly = catalog.MonthlyCost(*args, tiered=True, disks=disks)
-      report = catalog.MonthlyCost(*args, disks=disks)
-      tier = catalog.Disk(g.cloud, g.disk_type).BilledTier(size)
+      monthly = catalog.MonthlyCost(
+          *args, tiered=True, disks=disks, region=region
+      )
+      report = catalog.MonthlyCost(*args, disks=disks, region=region)
+      tier = catalog.Disk(g.cloud, g.disk_type, region).BilledTier(size)
       if tier is not None and monthly.disk_usd != report.disk_usd:
         notes.append(
             f'{g.name} data disk: {g.disk_type} {size:g} GB bills as'
@@ -144,34 +159,26 @@ def HourlyCost(
       per_vm = monthly.total_usd / catalog.method.hours_per_month
       dates.add(monthly.as_of)
     else:
-      machine = catalog.Machine(g.cloud, g.machine_type)
+      machine = table and table.machines.get(g.machine_type)
       if machine is None:
-        raise pricing.PricingError(
-            f'no {g.cloud} price for machine {g.machine_type!r}'
-        )
+        raise pricing.PricingError(f'no price for {g.machine_type} in {region}')
       per_vm = machine.usd_per_hour
-      dates.add(catalog.Table(g.cloud).as_of)
+      dates.add(table.as_of)
+    regions.add(region)
     usd += per_vm * g.vm_count
-  return usd, ', '.join(sorted(dates)), notes
+  return usd, ', '.join(sorted(dates)), notes, ', '.join(sorted(regions))
 
 
-def CheckMachinePrice(catalog: pricing.Catalog, g: model.Group) -> None:
-  """Refuses a machine type that has no price in the tables.
+def CheckMachineName(g: model.Group) -> None:
+  """Refuses a machine type name no cloud could have (its naming pattern).
+
+  A real name without a price is planned with its price unknown.
 
   Raises:
-    errors.PlanError: no table for the cloud, or no price in it.
+    errors.PlanError: the name cannot be one of g's cloud.
   """
   if g.static:
     return
-  table = catalog.Table(g.cloud)
-  if table is None:
-    raise errors.PlanError(
-        f'vm_group {g.name}: no price table for cloud {g.cloud}'
-        f' (configs/pricing; give one with {PRICES_OPTION}=FILE)'
-    )
-  if g.machine_type not in table.machines:
-    raise errors.PlanError(
-        f'vm_group {g.name}: machine type {g.machine_type!r} has no'
-        f' {g.cloud} price (prices as of {table.as_of}); is it a real'
-        f' {g.cloud} machine type? Price it with {PRICES_OPTION}=FILE'
-    )
+  why = quota.Impossible(g.cloud, g.machine_type)
+  if why:
+    raise errors.PlanError(f'vm_group {g.name}: {why}; check --machine_type')

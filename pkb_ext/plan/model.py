@@ -50,6 +50,8 @@ class Group:
   provisioned_mbps: int | None
   static: bool
   local_volumes: int | None = None  # PKB's count of instance-store volumes
+  region: str = ''  # of its zone; '' without a zone
+  vcpus: int | None = None  # of each VM; None: unknown
 
   @property
   def local(self) -> bool:
@@ -92,6 +94,16 @@ class Config:
   # (phase, why) of each phase the configuration skips: not in phases.
   skipped: tuple[tuple[str, str], ...] = ()
   notes: tuple[str, ...] = ()  # what a phase runs differently here
+  price_region: str | None = None  # the region(s) priced
+  need: Any = None  # quota.Need: its vCPUs per cloud quota
+
+  @property
+  def vcpus(self) -> int | None:
+    """Every VM's vCPUs; None if a VM's are unknown."""
+    each = [g.vcpus for g in self.groups]
+    if any(v is None for v in each):
+      return None
+    return sum(v * g.vm_count for v, g in zip(each, self.groups))
 
   @property
   def series_seconds(self) -> float:

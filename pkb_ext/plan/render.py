@@ -13,19 +13,82 @@
 # limitations under the License.
 """The plan as text: each configuration, the totals, the prices' date.
 
-Pure: from model.Configs (and today's date, for the prices' age).
+Pure: from model.Configs (and today's date, for the prices' age). Each
+configuration shows its vCPUs and the region and date it was priced at (or
+why its price is unknown); after the totals, the peak vCPUs per region and
+cloud quota.
 """
 
 import datetime
 from typing import Sequence
 
 from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import quota
 from pkb_ext.plan import cost
 from pkb_ext.plan import model
 
 
 def _Usd(value: float | None) -> str:
-  return 'no price' if value is None else f'${value:,.2f}'
+  return 'price unknown' if value is None else f'${value:,.2f}'
+
+
+def _PricedAt(c: model.Config) -> str:
+  """' (REGION prices as of DATE)', or why the price is unknown."""
+  if c.price_problem:
+    return f' ({c.price_problem})'
+  if c.price_as_of:
+    return f' ({c.price_region} prices as of {c.price_as_of})'
+  return ''
+
+
+def VcpuLine(c: model.Config) -> str:
+  """A configuration's vCPUs, per group and in total."""
+  parts = []
+  for g in c.groups:
+    if g.static:
+      parts.append(f'{g.name} static (not counted)')
+    elif g.vcpus is None:
+      parts.append(f'{g.name} {g.vm_count} x {g.machine_type}: vCPUs unknown')
+    else:
+      parts.append(f'{g.name} {g.vm_count} x {g.vcpus}')
+  total = c.vcpus
+  return (
+      '  vcpus   '
+      + ', '.join(parts)
+      + (f' = {total} vCPUs' if total is not None else '; total unknown')
+  )
+
+
+def QuotaLines(
+    configs: Sequence[model.Config],
+    processes: int | None,
+    limits_text: str = '',
+) -> tuple[list[str], list[str]]:
+  """The matrix's peak vCPUs per region and quota, and what is over.
+
+  Returns:
+    The lines to print, and one refusal per quota the peak is above
+    (--cloud_report_vcpu_quota).
+  """
+  needs = [c.need for c in configs if c.need is not None]
+  peak = quota.Peak(needs, processes)
+  if not peak:
+    return [], []
+  at_once = max(1, processes or 1)
+  how = (
+      f'with --run_processes={at_once}, an upper bound: the {at_once}'
+      ' largest configurations at once'
+      if at_once > 1
+      else 'one configuration at a time'
+  )
+  lines = [f'QUOTAS  the most vCPUs held at once per region and quota, {how}:']
+  for q, vcpus in peak.items():
+    lines.append(f'PEAK    {q.cloud} {q.Describe()}: {vcpus} vCPUs')
+  unknown = sorted({m for n in needs for m in n.unknown})
+  if unknown:
+    lines.append(f'PEAK    not counted (vCPUs unknown): {", ".join(unknown)}')
+  refused = quota.OverQuota(peak, quota.ParseLimits(limits_text), 'the matrix')
+  return lines, refused
 
 
 def PricesNote(
@@ -63,6 +126,7 @@ def Format(
     configs: Sequence[model.Config],
     processes: int | None = None,
     prices_note: str | None = None,
+    quota_lines: Sequence[str] = (),
 ) -> str:
   """The plan as text: each configuration, then the totals."""
   lines = []
@@ -72,6 +136,7 @@ def Format(
     lines.append(f'configuration {i}/{n}: {c.benchmark} {varying}'.rstrip())
     for g in c.groups:
       lines.append(f'  vms     {g.Describe()}')
+    lines.append(VcpuLine(c))
     for p in c.phases:
       lines.append(
           f'  phase   {p.name:<15} {estimates.Hms(p.seconds):>7}  {p.how}'
@@ -92,8 +157,7 @@ def Format(
         f'  total   {estimates.Hms(c.seconds)} wall (with'
         f' ~{model.PROVISION_S // 60} min provisioning), {c.vms} VMs,'
         f' {c.vm_hours:.1f} VM-hours, {_Usd(c.usd)}'
-        + (f' (prices as of {c.price_as_of})' if c.price_as_of else '')
-        + (f' ({c.price_problem})' if c.price_problem else '')
+        + _PricedAt(c)
         + linear
     )
     line = OverlapLine(c)
@@ -103,12 +167,18 @@ def Format(
       lines.append(f'  REFUSED {problem}')
   priced = [c.usd for c in configs if c.usd is not None]
   wall = model.Makespan([c.seconds for c in configs], processes)
+  where = sorted({
+      f'{c.price_region} prices as of {c.price_as_of}'
+      for c in configs
+      if c.usd is not None and c.price_as_of
+  })
   lines.append(
       f'TOTAL   {n} configuration(s), {sum(c.vms for c in configs)} VMs,'
       f' {sum(c.vm_hours for c in configs):.1f} VM-hours,'
-      f' {_Usd(sum(priced)) if priced else "no price"}'
+      f' {_Usd(sum(priced)) if priced else "price unknown"}'
+      + (f' ({"; ".join(where)})' if where else '')
       + (
-          f' ({n - len(priced)} configuration(s) without a price)'
+          f' ({n - len(priced)} configuration(s) with the price unknown)'
           if len(priced) < n
           else ''
       )
@@ -121,6 +191,7 @@ def Format(
   )
   if any(c.schedule is not None and c.schedule.side for c in configs):
     lines.append(_OverlapTotal(configs, processes))
+  lines.extend(quota_lines)
   if prices_note:
     lines.append(prices_note)
   lines.append('Times are estimates from stated rates (see pkb_ext/plan/).')

@@ -41,8 +41,15 @@ class Catalog:
     table = self.Table(cloud)
     return table.machines.get(machine_type) if table else None
 
-  def Disk(self, cloud: str, disk_type: str) -> model.Disk | None:
+  def Regional(self, cloud: str, region: str | None) -> model.PriceTable | None:
+    """The cloud's table of region (None: its home region); None: none."""
     table = self.Table(cloud)
+    return table.ForRegion(region) if table else None
+
+  def Disk(
+      self, cloud: str, disk_type: str, region: str | None = None
+  ) -> model.Disk | None:
+    table = self.Regional(cloud, region)
     if not table:
       return None
     disk_type = _DISK_ALIASES.get(disk_type.lower(), disk_type)
@@ -61,6 +68,7 @@ class Catalog:
       provisioned_mbps: float | None = None,
       tiered: bool = False,
       disks: int = 1,
+      region: str | None = None,
   ) -> model.Cost:
     """Returns one node's monthly on-demand cost: VM + its data disks.
 
@@ -75,21 +83,29 @@ class Catalog:
         where the table has tiers; default: the table's $/GB-month, the
         report's method, which $/tpm keeps.
       disks: how many equal disks the size, IOPS and MB/s are spread over.
+      region: price in this region's table (default: the home region's).
 
     Raises:
-      model.PricingError: no price for the cloud, machine or disk type, no
+      model.PricingError: no price for the cloud, region, machine or disk
+        type (the message says `no price for X in REGION`), no
         provisioned IOPS for a disk that bills every IOPS (io2, Ultra), or
         more provisioned IOPS than the disk's tiers cover.
     """
-    table = self.Table(cloud)
-    if table is None:
+    home = self.Table(cloud)
+    if home is None:
       raise model.PricingError(f'no price table for cloud {cloud!r}')
-    machine = self.Machine(cloud, machine_type)
+    table = home.ForRegion(region)
+    where = region or home.region
+    if table is None:
+      raise model.PricingError(
+          f'no price for {machine_type} in {where} (no {cloud} prices there)'
+      )
+    machine = table.machines.get(machine_type)
     if machine is None:
-      raise model.PricingError(f'no {cloud} price for machine {machine_type!r}')
-    disk = self.Disk(cloud, disk_type)
+      raise model.PricingError(f'no price for {machine_type} in {where}')
+    disk = self.Disk(cloud, disk_type, where)
     if disk is None:
-      raise model.PricingError(f'no {cloud} price for disk type {disk_type!r}')
+      raise model.PricingError(f'no price for {disk_type} in {where}')
     if disk.iops_tiers and not disk.free_iops and not provisioned_iops:
       # io2, Ultra: every IOPS is provisioned and billed; a missing count
       # would drop the IOPS price from $/tpm without a word.

@@ -16,9 +16,12 @@
 method.yaml gives the method (hours per month, the 3-year term, flag
 thresholds); each other <cloud>.yaml is one cloud's dated table, hourly
 rates turned into monthly ones at the method's hours per month. Every
-number is checked (finite, >= 0) and every key known.
+number is checked (finite, >= 0) and every key known. A table's
+`regions:` maps each other region to its own dated prices (see
+_ParseRegion).
 """
 
+import dataclasses
 import importlib.resources
 import math
 import os
@@ -31,6 +34,7 @@ from pkb_ext.pricing import model
 
 _METHOD_FILE = 'method.yaml'
 _SIZE_TIER_KEYS = {'name', 'up_to_gb', 'usd_month', 'mbps'}
+_REGION_KEYS = {'as_of', 'sources', 'machines', 'disks'}
 
 
 def _Number(value: Any, where: str) -> float:
@@ -169,7 +173,7 @@ def _ParseTable(
     w = f'{where}: machines.{name}'
     if not isinstance(m, dict):
       raise model.PricingError(f'{w}: must be a mapping')
-    unknown = set(m) - {'usd_per_hour', 'limits', 'local_volume_gb'}
+    unknown = set(m) - {'usd_per_hour', 'limits', 'local_volume_gb', 'vcpus'}
     if unknown:
       raise model.PricingError(f'{w}: unknown keys {sorted(unknown)}')
     lim = m.get('limits') or {}
@@ -183,12 +187,13 @@ def _ParseTable(
             **{k: _Optional(lim, k, f'{w}.limits') for k in lim}
         ),
         local_volume_gb=_Optional(m, 'local_volume_gb', w),
+        vcpus=_Vcpus(m.get('vcpus'), f'{w}.vcpus'),
     )
   disks = {
       name: _ParseDisk(name, disk, hours, where)
       for name, disk in d['disks'].items()
   }
-  return model.PriceTable(
+  table = model.PriceTable(
       cloud=str(d['cloud']),
       region=str(d['region']),
       currency='USD',
@@ -197,6 +202,85 @@ def _ParseTable(
       machines=machines,
       disks=disks,
   )
+  regions = d.get('regions') or {}
+  if not isinstance(regions, dict):
+    raise model.PricingError(f'{where}: regions must be a mapping')
+  return dataclasses.replace(
+      table,
+      regions={
+          str(name): _ParseRegion(d, str(name), r, hours, where)
+          for name, r in regions.items()
+      },
+  )
+
+
+def _Vcpus(value: Any, where: str) -> int | None:
+  if value is None:
+    return None
+  if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    raise model.PricingError(f'{where}: expected a whole number >= 1')
+  return value
+
+
+def _ParseRegion(
+    home: Mapping[str, Any],
+    name: str,
+    r: Any,
+    hours: float,
+    where: str,
+) -> model.PriceTable:
+  """One entry of regions: that region's prices over the home table.
+
+  A machine is `name: USD_PER_HOUR`; a disk is its price keys. Everything
+  else (limits, vCPUs, throughput, tier sizes) is the home table's; a tier
+  price of the home table is not carried over.
+  """
+  w = f'{where}: regions.{name}'
+  if not isinstance(r, dict):
+    raise model.PricingError(f'{w}: must be a mapping')
+  unknown = set(r) - _REGION_KEYS
+  if unknown:
+    raise model.PricingError(f'{w}: unknown keys {sorted(unknown)}')
+  for key in ('as_of', 'sources', 'machines'):
+    if key not in r:
+      raise model.PricingError(f'{w}: missing key {key!r}')
+  for key in ('machines', 'disks', 'sources'):
+    if not isinstance(r.get(key) or {}, dict):
+      raise model.PricingError(f'{w}: {key} must be a mapping')
+  machines = {}
+  for machine, price in r['machines'].items():
+    base = home['machines'].get(machine)
+    if not isinstance(base, dict):
+      raise model.PricingError(
+          f'{w}: machine {machine} is not in the home table'
+      )
+    machines[machine] = {**base, 'usd_per_hour': price}
+  disks = {}
+  for disk, prices in (r.get('disks') or {}).items():
+    base = home['disks'].get(disk)
+    if not isinstance(base, dict) or not isinstance(prices, dict):
+      raise model.PricingError(
+          f'{w}: disk {disk} must be a mapping of a disk in the home table'
+      )
+    kept = {k: v for k, v in base.items() if not k.startswith('usd_per_')}
+    if isinstance(kept.get('billed_tiers'), list):
+      kept['billed_tiers'] = [
+          {k: v for k, v in t.items() if k != 'usd_month'}
+          if isinstance(t, dict)
+          else t
+          for t in kept['billed_tiers']
+      ]
+    disks[disk] = {**kept, **prices}
+  raw = {
+      'cloud': home['cloud'],
+      'region': name,
+      'currency': home['currency'],
+      'as_of': r['as_of'],
+      'sources': r['sources'],
+      'machines': machines,
+      'disks': disks,
+  }
+  return _ParseTable(raw, hours, w)
 
 
 def DefaultDirectory() -> str:

@@ -54,6 +54,7 @@ class Machine:
   usd_per_hour: float
   limits: Limits
   local_volume_gb: float | None = None  # each instance-store volume
+  vcpus: int | None = None  # None: the cloud's naming rule says
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,6 +148,13 @@ class Disk:
 
 @dataclasses.dataclass(frozen=True)
 class PriceTable:
+  """One cloud's prices in its home region, and in the other regions.
+
+  regions: a table of the same cloud per other region, with that region's
+  own date and sources; a machine or disk it does not list has no price
+  there (its limits and vCPUs are the home table's).
+  """
+
   cloud: str
   region: str
   currency: str
@@ -154,6 +162,13 @@ class PriceTable:
   sources: Mapping[str, str]
   machines: Mapping[str, Machine]
   disks: Mapping[str, Disk]
+  regions: Mapping[str, 'PriceTable'] = dataclasses.field(default_factory=dict)
+
+  def ForRegion(self, region: str | None) -> 'PriceTable | None':
+    """The table of region (None or '': the home region's); None: none."""
+    if not region or region == self.region:
+      return self
+    return self.regions.get(region)
 
 
 @dataclasses.dataclass(frozen=True)

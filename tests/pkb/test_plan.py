@@ -56,11 +56,11 @@ AWS_GP2 = [
 _CONFIG = re.compile(r'^configuration (\d+)/(\d+): cloud_report_2021 (.*)$')
 _TOTAL = re.compile(
     r'^  total   (\d+)h(\d\d)m wall .*, (\d+) VMs, ([\d.]+) VM-hours,'
-    r' \$([\d,.]+) \(prices as of 2020-11-15\)$'
+    r' \$([\d,.]+) \(us-east-1 prices as of 2020-11-15\)$'
 )
 _GRAND = re.compile(
     r'^TOTAL   (\d+) configuration\(s\), (\d+) VMs, ([\d.]+) VM-hours,'
-    r' \$([\d,.]+), .* wall in series$'
+    r' \$([\d,.]+) \(us-east-1 prices as of 2020-11-15\), .* wall in series$'
 )
 
 
@@ -228,7 +228,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIsNone(c.usd)
     self.assertIn('no machine type to price', c.price_problem)
     text = render.Format([c])
-    self.assertIn('no price', text)
+    self.assertIn('price unknown', text)
 
   def testStaticVmsDiskIsNotGuessed(self):
     static = self._StaticVmFile()
@@ -435,7 +435,7 @@ class PlanTellsTheTruthTest(
         '--aws_ec2_instance_profile=p',
     ])
     self.assertEqual((status, err), (0, ''))
-    self.assertIn('(prices as of 2026-10-01)', out)
+    self.assertIn('(us-east-1 prices as of 2026-10-01)', out)
     self.assertIn(f'from {newer} for its cloud', out)
     self.assertIn('stay the basis of $/tpm', out)
     (c,) = configurations.Configurations(
@@ -447,6 +447,125 @@ class PlanTellsTheTruthTest(
         ['--cloud=AWS', '--machine_type=c5a.4xlarge'], newer_catalog
     )
     self.assertAlmostEqual(c.usd_per_hour, 4 * 0.70 + 3 * 250 / 720)
+
+
+class PlanRegionsAndQuotasTest(
+    pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
+):
+  """Prices of the zone's region, unknown prices, vCPUs and quota peaks."""
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(flagsaver.flagsaver())
+    # This checkout's tables (an installed pkb_ext may read another's).
+    tables = os.path.join(ROOT, 'configs', 'pricing')
+    self.enter_context(
+        mock.patch.object(pricing.load, 'DefaultDirectory', lambda: tables)
+    )
+
+  def testAnEuZoneIsPricedAtItsRegionsPricesAndNamesIt(self):
+    runs = {}
+    for zone in ('us-east-1a', 'eu-central-1a'):
+      with flagsaver.flagsaver():  # --zone is a list flag: one per run
+        status, runs[zone], err = _RunMain(
+            ['--cloud=AWS', f'--zone={zone}', '--machine_type=c5a.4xlarge']
+        )
+      self.assertEqual(err, '')
+    us, eu = runs['us-east-1a'], runs['eu-central-1a']
+    dollars = lambda out, region: _Dollars(
+        re.search(
+            r'^  total .* \$([\d,.]+) \(%s prices as of ([\d-]+)\)$' % region,
+            out,
+            re.M,
+        ).group(1)
+    )
+    us_usd, eu_usd = dollars(us, 'us-east-1'), dollars(eu, 'eu-central-1')
+    self.assertGreater(eu_usd, us_usd)
+    self.assertRegex(
+        eu, r'(?m)^TOTAL .* \(eu-central-1 prices as of 2021-07-14\), '
+    )
+    self.assertIn('PEAK    AWS eu-central-1 Running On-Demand Standard', eu)
+
+  @parameterized.parameters(
+      ('GCP', 'asia-northeast1-a', 'n2-standard-16', 'asia-northeast1'),
+      ('GCP', 'europe-west4-a', 'n2-standard-16', 'europe-west4'),
+  )
+  def testOtherCloudsRegions(self, cloud, zone, machine, region):
+    (c,) = configurations.Configurations(
+        [f'--cloud={cloud}', f'--zone={zone}', f'--machine_type={machine}']
+    )
+    self.assertEqual(c.price_region, region)
+    self.assertIsNone(c.price_problem)
+
+  def testANewMachineTypeGetsHoursAndPriceUnknown(self):
+    status, out, err = _RunMain(['--cloud=AWS', '--machine_type=m7i.4xlarge'])
+    self.assertEqual(err, '')
+    self.assertEqual(status, 1)  # preflight: no instance profile, as ever
+    (total,) = [l for l in out.splitlines() if l.startswith('  total ')]
+    self.assertRegex(
+        total,
+        r'4 VMs, [\d.]+ VM-hours, price unknown \(no price for m7i.4xlarge'
+        r' in us-east-1\)',
+    )
+    self.assertRegex(out, r'(?m)^  phase   tpcc ')
+    self.assertIn('  vcpus   client 1 x 16, db 3 x 16 = 64 vCPUs', out)
+
+  def testANameNoCloudCouldHaveIsRefused(self):
+    status, out, err = _RunMain(['--cloud=AWS', '--machine_type=m7i_4xlarge'])
+    self.assertEqual((status, out), (1, ''))
+    self.assertIn("'m7i_4xlarge' is no machine type name AWS could have", err)
+
+  def testGp2MatrixShowsVcpusAndThePeakWithRunProcesses(self):
+    status, out, err = _RunMain(
+        _Matrix('aws', 'gp2')
+        + ['--aws_ec2_instance_profile=P', '--run_processes=4']
+    )
+    self.assertEqual((status, err), (0, ''))
+    self.assertLen(
+        [l for l in out.splitlines() if l.startswith('  vcpus ')], 12
+    )
+    self.assertIn('an upper bound: the 4 largest configurations', out)
+    # 11 Standard machines of 16 vCPUs x 4 VMs; x1e is the X quota's.
+    self.assertIn(
+        'PEAK    AWS us-east-1 Running On-Demand Standard (A, C, D, H, I, M,'
+        ' R, T, Z) instances [standard]: 256 vCPUs',
+        out.splitlines(),
+    )
+    self.assertIn(
+        'PEAK    AWS us-east-1 Running On-Demand X instances [x]: 64 vCPUs',
+        out.splitlines(),
+    )
+
+  def testAQuotaBelowThePeakIsRefusedByPlan(self):
+    status, out, err = _RunMain(
+        _Matrix('aws', 'gp2')
+        + [
+            '--aws_ec2_instance_profile=P',
+            '--run_processes=4',
+            '--cloud_report_vcpu_quota=standard=128',
+        ]
+    )
+    self.assertEqual((status, err), (1, ''))
+    (line,) = [l for l in out.splitlines() if l.startswith('REFUSED quota')]
+    self.assertIn('the matrix needs 256 vCPUs of us-east-1 Running', line)
+    self.assertIn('above the 128 of --cloud_report_vcpu_quota', line)
+
+  def testPreflightChecksEachConfigurationsVcpus(self):
+    (c,) = configurations.Configurations([
+        '--cloud=AWS',
+        '--machine_type=c5a.4xlarge',
+        '--aws_ec2_instance_profile=P',
+        '--cloud_report_vcpu_quota=us-east-1:standard=32',
+    ])
+    (problem,) = c.problems
+    self.assertIn('this configuration needs 64 vCPUs of us-east-1', problem)
+
+  def testAnUnreadableQuotaFlagIsAUsageError(self):
+    status, out, err = _RunMain(
+        ['--cloud=AWS', '--cloud_report_vcpu_quota=lots']
+    )
+    self.assertEqual((status, out), (2, ''))
+    self.assertIn('is not N, KEY=N or REGION:KEY=N', err)
 
 
 class PlanRefusesTest(
@@ -472,7 +591,7 @@ class PlanRefusesTest(
       ('--data_disk_size=0', 2, '--data_disk_size=0'),
       ('--provisioned_iops=-5', 2, '--provisioned_iops=-5'),
       ('--provisioned_throughput=-1', 2, '--provisioned_throughput=-1'),
-      ('--machine_type=zz9.nope', 1, "'zz9.nope' has no AWS price"),
+      ('--machine_type=zz9.nope', 1, "'zz9.nope' is no machine type name"),
       ('--run_processes=0', 2, 'run_processes'),
       ('--cloud_report_tpcc_gotpc_threads_per_warehouse=nan', 2, 'nan'),
       ('--flag_matrix=nope', 1, 'No flag_matrix with name nope'),

@@ -148,8 +148,8 @@ class CostTest(parameterized.TestCase):
 
   @parameterized.parameters(
       ('Oracle', 'x', 'gp2', 'no price table'),
-      ('AWS', 'c9.huge', 'gp2', 'no AWS price for machine'),
-      ('AWS', 'c5.4xlarge', 'st1', 'no AWS price for disk'),
+      ('AWS', 'c9.huge', 'gp2', 'no price for c9.huge in us-east-1'),
+      ('AWS', 'c5.4xlarge', 'st1', 'no price for st1 in us-east-1'),
   )
   def testMissingPrices(self, cloud, machine, disk, message):
     with self.assertRaisesRegex(pricing.PricingError, message):
