@@ -43,6 +43,8 @@ Example:
       --machine_type=c5a.4xlarge
 """
 
+import dataclasses
+
 from absl import flags
 from perfkitbenchmarker import configs
 
@@ -225,6 +227,11 @@ def Run(spec):
   else:
     _RUNS_STARTED.add(store.path)
     run_number = store.RunNumber()
+  if topology.identity is not None:
+    topology = dataclasses.replace(
+        topology,
+        identity=dataclasses.replace(topology.identity, run_number=run_number),
+    )
   runner.RunAll(
       topology,
       _Runnable(spec),

@@ -170,6 +170,9 @@ class RunIdentity:
   run_uri: str  # the pkb.py run's, without --run_processes' suffix
   config_key: str  # resume.ConfigKey of this configuration ('' outside one)
   run_dir: str  # the run's directory on this host (PKB's temp dir)
+  # Which Run stage of the configuration this is (--run_stage_iterations),
+  # from 0.
+  run_number: int = 0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -395,6 +395,28 @@ def RegisterCheck(name: str, check: CheckFunction) -> None:
   REGISTERED.Add(name, check)
 
 
+def RepeatProblems(names: Sequence[str]) -> list[str]:
+  """io and tpcc cannot both be repeated by --run_stage_iterations.
+
+  tpcc keeps its database on the data disks io writes raw: after tpcc, the
+  disk is mounted and io refuses it; io run again would destroy the
+  database.
+  """
+  repeats = (
+      flags.FLAGS['run_stage_iterations'].value
+      if 'run_stage_iterations' in flags.FLAGS
+      else 1
+  )
+  if repeats > 1 and 'io' in names and 'tpcc' in names:
+    return [
+        f'--run_stage_iterations={repeats} repeats io after tpcc, which keeps'
+        ' its database on the data disk io writes raw: repeat the other'
+        ' phases in one run (--cloud_report_phases without tpcc) and run'
+        ' tpcc in another'
+    ]
+  return []
+
+
 def Problems(
     benchmark_config,
     names: Sequence[str],
@@ -414,6 +436,7 @@ def Problems(
       + checks.Problems(benchmark_config, names)
       + PhaseProblems(names, benchmark_config, skip)
       + quota.ConfigProblems(benchmark_config)
+      + RepeatProblems(names)
   )
 
 

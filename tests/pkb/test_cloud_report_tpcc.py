@@ -46,6 +46,7 @@ from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import stages as tpcc
+from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.tpcc_postgres import go_tpc
 from pkb_ext_dev import pkb_tests
@@ -848,6 +849,21 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaisesRegex(Exception, 'is below'):
       with flagsaver.flagsaver(cloud_report_tpcc_max_warehouses=100):
         pass
+
+
+class SearchRunIdTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testEachRunStageSearchesAgain(self):
+    first = phases.RunIdentity('abc', 'cfg', '/tmp/x')
+    self.assertEqual(tpcc.SearchRunId(first), 'abc')  # as before: resumable
+    third = phases.RunIdentity('abc', 'cfg', '/tmp/x', run_number=2)
+    self.assertEqual(tpcc.SearchRunId(third), 'abc/run2')
+    # A state saved by the first Run is not the third Run's search.
+    path = self.create_tempfile().full_path
+    saved = stepping_state.StateStore(path, tpcc.SearchRunId(first), {'a': 1})
+    saved.Save([])
+    store = stepping_state.StateStore(path, tpcc.SearchRunId(third), {'a': 1})
+    self.assertEqual(store.Load(), [])
 
 
 class EdgeFailureTest(pkb_common_test_case.PkbCommonTestCase):

@@ -265,6 +265,15 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertIn(flag, message)
     self.assertIn('nothing was provisioned', message)
 
+  def testIoAndTpccAreNotRepeatedTogether(self):
+    with flagsaver.flagsaver(run_stage_iterations=3):
+      (problem,) = preflight.RepeatProblems(['cpu', 'io', 'net', 'tpcc'])
+      self.assertIn('--run_stage_iterations=3 repeats io after tpcc', problem)
+      self.assertEqual(preflight.RepeatProblems(['cpu', 'io', 'net']), [])
+      self.assertEqual(preflight.RepeatProblems(['tpcc']), [])
+    with flagsaver.flagsaver(run_stage_iterations=1):
+      self.assertEqual(preflight.RepeatProblems(['io', 'tpcc']), [])
+
 
 class ObjectStoragePrepareTest(pkb_common_test_case.PkbCommonTestCase):
   """Prepare goes through the service's PrepareVM, as PKB's benchmark does."""

@@ -204,15 +204,24 @@ def ToSamples(
   return out
 
 
+def SearchRunId(identity) -> str:
+  """The run a saved search belongs to: the run_uri, and from the second
+  Run stage on (--run_stage_iterations) its number, so each Run searches
+  again (on the warehouses already loaded) rather than finding the first
+  Run's search finished."""
+  if identity.run_number:
+    return f'{identity.run_uri}/run{identity.run_number}'
+  return identity.run_uri
+
+
 def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
   params = tpcc_params.Params.FromFlags()
   engine = SelectEngine(params.engine, params)
   identity = topology.RequireIdentity(PHASE)
-  run_uri = identity.run_uri
   store = stepping_state.StateStore(
       StatePath(params, identity),
-      run_uri,
+      SearchRunId(identity),
       Fingerprint(params, engine),
   )
   logging.info('tpcc: stepping state %s', store.path)
@@ -237,7 +246,8 @@ def Run(topology) -> list:
         f' level run, after {params.step_retries + 1} run(s)'
         f' (--cloud_report_tpcc_step_retries={params.step_retries}); the'
         f' {len(samples)} samples of its steps are kept. The steps are saved'
-        f' in {store.path}; fix the cause and re-run with --run_uri={run_uri}'
+        f' in {store.path}; fix the cause and re-run with'
+        f' --run_uri={identity.run_uri}'
         ' --run_stage=run,cleanup,teardown to try that level again.',
         samples,
     )
