@@ -245,7 +245,8 @@ def AwsProblems(region: str | None = None) -> list[str]:
 
 def _GcpProject() -> list[str]:
   """A project in gcloud's config, or --project."""
-  from benchmarks.cloud_report import topology  # pylint: disable=g-import-not-at-top
+  # pylint: disable-next=g-import-not-at-top
+  from benchmarks.cloud_report import topology
 
   if topology.FlagValue('project'):
     return []
@@ -372,16 +373,21 @@ def Problems(benchmark_config, names: Sequence[str]) -> list[str]:
 
   A cloud is checked once, for the region of its first vm_group (AWS).
   """
-  from benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top
+  from benchmarks.cloud_report import preflight
+  from benchmarks.cloud_report import topology
 
   del names  # every phase provisions
+  zones = topology.FlagValue('zone') or []  # PKB's --zone wins over a spec's
   regions = {}
   for group in preflight.GroupsOf(benchmark_config):
     if group.static or group.cloud not in CLOUD_CLIS:
       continue
     vm_group = benchmark_config.vm_groups[group.name]
     zone = getattr(getattr(vm_group, 'vm_spec', None), 'zone', None)
-    regions.setdefault(group.cloud, _Region(group.cloud, zone))
+    regions.setdefault(
+        group.cloud, _Region(group.cloud, zones[:1] and zones[0] or zone)
+    )
   return [
       p
       for cloud, region in sorted(regions.items())
