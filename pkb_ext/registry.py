@@ -17,7 +17,8 @@ Register() adds pkb_ext's benchmarks, packages, benchmark sets, data loaders
 and publishers to PKB's module-level registries, and the local NVMe volume
 counts of the report's AWS machines that PKB's table lacks. It also makes
 PKB's package cleanup of static VMs survive its own loop (see
-_FixPackageCleanup), and lets each configuration of a matrix take its VMs
+_FixPackageCleanup), prints a refusal PKB has logged once
+(_QuietLoggedRefusals), and lets each configuration of a matrix take its VMs
 from its own --static_vm_file (_LoadConfigStaticVms). Our flags are defined as a
 side effect of importing our modules, before PKB parses its command line.
 
@@ -37,6 +38,7 @@ import logging
 import os
 import pkgutil
 import re
+import sys
 import threading
 import types
 
@@ -285,7 +287,8 @@ def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
   The exported benchmarks know nothing of pkb_ext: preflight runs the checks
-  added here (the spool directory of pkb_ext's publisher), the object
+  added here (the spool directory of pkb_ext's publisher; before
+  provisioning, each cloud's CLI and credentials), the object
   storage phase asks the back-ends added here for its bucket first (the
   endpoint flags of pkb_ext.object_storage_endpoints), and the TPC-C phase
   accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc joins
@@ -297,17 +300,58 @@ def _RegisterExtensions() -> None:
   from benchmarks.cloud_report.object_storage import buckets as os_buckets
   from benchmarks.cloud_report.tpcc import engines
   from benchmarks.cloud_report.tpcc import parser as tpcc_parser
+  from pkb_ext import cloud_access
   from pkb_ext import object_storage_endpoints as endpoints
   from pkb_ext.publish import publisher
   from pkb_ext.tpcc_postgres import engine as postgres
   from pkb_ext.tpcc_postgres import parser as gotpc_parser
 
   preflight.RegisterCheck('cloud_report_spool_dir', publisher.SpoolCheck)
+  preflight.RegisterAccessCheck('cloud_access', cloud_access.Problems)
   os_buckets.RegisterBackend(endpoints.ENDPOINTS)
   engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
   tpcc_parser.RegisterTool(gotpc_parser.TOOL)
   for name, module in ExtensionPackageModules().items():
     _AddUnique(linux_packages.PACKAGES, name, module, 'package')
+
+
+def LoggedByPkb(tb) -> bool:
+  """Whether PKB logged this traceback's exception, with the traceback.
+
+  PKB's _CreateBenchmarkSpecs calls each benchmark's CheckPrerequisites and
+  logs whatever it raises (logging.exception) before raising it again.
+  """
+  while tb is not None and tb.tb_next is not None:
+    frame, called = tb.tb_frame, tb.tb_next.tb_frame
+    if (
+        frame.f_code.co_name == '_CreateBenchmarkSpecs'
+        and frame.f_globals.get('__name__') == 'perfkitbenchmarker.pkb'
+        and called.f_code.co_name == 'CheckPrerequisites'
+    ):
+      return True
+    tb = tb.tb_next
+  return False
+
+
+def _QuietLoggedRefusals() -> None:
+  """Prints a refusal PKB has already logged once, not twice.
+
+  A CheckPrerequisites refusal (preflight's) reaches the user in PKB's log
+  line with its traceback; pkb.py then lets it end the process, where
+  Python would print it and a second traceback again. The hook prints
+  nothing more for such an exception (the exit status stays 1) and hands
+  every other one to the hook it replaced.
+  """
+  previous = sys.excepthook
+  if hasattr(previous, 'pkb_ext_wrapped'):
+    return
+
+  def ExceptHook(kind, value, tb):
+    if not LoggedByPkb(tb):
+      previous(kind, value, tb)
+
+  ExceptHook.pkb_ext_wrapped = previous
+  sys.excepthook = ExceptHook
 
 
 def _RegisterFlagHelp() -> None:
@@ -346,6 +390,7 @@ def Register() -> None:
       _RegisterLocalDisks()
       _RegisterExtensions()
       _FixPackageCleanup()
+      _QuietLoggedRefusals()
       _ConnectStaticVmPools()
       _RegisterFlagHelp()
     except BaseException:

@@ -13,7 +13,9 @@
 #      GCP    nothing: the Google Cloud CLI (gcloud) is on no package
 #             registry (PyPI's `gcloud` is an unrelated library);
 #   3. preflight's check of that cloud: its CLI on PATH (.venv/bin first,
-#      as after `source .venv/bin/activate`) and its credentials.
+#      as after `source .venv/bin/activate`) and whether the cloud accepts
+#      its credentials.
+# Each step prints a line, and pip a line per package it collects.
 #
 # Usage: scripts/cloud-setup.sh AWS|GCP|Azure   (or make cloud-setup CLOUD=...)
 # Exit status: 0 when the cloud's CLI is ready (missing credentials are
@@ -25,6 +27,17 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VENV=$ROOT/.venv
 
 log() { printf '[cloud-setup] %s\n' "$*"; }
+# pip install with a line per package it collects (pip -q is silent for
+# minutes); $1: the pip to run. Its errors still go to stderr.
+pip_install() {
+  local pip=$1
+  shift
+  "$pip" install --progress-bar off "$@" | while IFS= read -r _line; do
+    case "$_line" in
+      Collecting*|Successfully\ installed*) log "  pip: ${_line:0:120}" ;;
+    esac
+  done
+}
 die() { printf '[cloud-setup] ERROR: %s\n' "$*" >&2; exit 1; }
 
 case "${1:-}" in
@@ -45,7 +58,9 @@ done
 [ ${#_missing[@]} -eq 0 ] || die "PKB needs ${_missing[*]} on PATH" \
   "(Debian/Ubuntu: apt-get install openssh-client openssl)"
 
+log "step 1/3: .venv with PKB (set-up's Python and PKB steps)"
 PKB_EXT_SETUP_STEPS="20-python 30-pkb" bash "$ROOT/scripts/setup.sh"
+log "step 2/3: what PKB needs on this host for $CLOUD"
 
 # Runs PKB's requirement check of a provider ($1: aws, ...) in .venv.
 pkb_requirements_met() {
@@ -67,7 +82,7 @@ print(os.path.join(os.path.dirname(p.__file__), "providers/aws/requirements.txt"
       log "PKB's AWS requirements present in $VENV"
     else
       log "installing PKB's AWS requirements into $VENV: $_req"
-      "$VENV/bin/pip" install -q -r "$_req" 'pint==0.26.1' 'setuptools<81'
+      pip_install "$VENV/bin/pip" -r "$_req" 'pint==0.26.1' 'setuptools<81'
       pkb_requirements_met aws || die "PKB's AWS requirements still unmet"
     fi
     ;;
@@ -79,7 +94,7 @@ print(os.path.join(os.path.dirname(p.__file__), "providers/aws/requirements.txt"
       log "installing the Azure CLI (PyPI: azure-cli) into $_az"
       rm -rf "$_az"
       "$VENV/bin/python" -m venv "$_az"
-      "$_az/bin/pip" install -q azure-cli
+      pip_install "$_az/bin/pip" azure-cli
     fi
     printf '#!/bin/sh\nexec "%s/bin/python" -m azure.cli "$@"\n' "$_az" \
       > "$VENV/bin/az"
@@ -92,16 +107,18 @@ print(os.path.join(os.path.dirname(p.__file__), "providers/aws/requirements.txt"
 esac
 
 # Preflight's own check of the cloud, with .venv/bin first on PATH.
+log "step 3/3: $CLOUD's CLI and credentials (the cloud is asked who you are)"
 PATH="$VENV/bin:$PATH" "$VENV/bin/python" -W ignore -c '
 import sys
 from pkb_ext import registry
 registry.Register()
-from benchmarks.cloud_report import cloud_access
+from pkb_ext import cloud_access
 cloud = sys.argv[1]
 problems = cloud_access.CloudProblems(cloud)
 for problem in problems:
   print(f"[cloud-setup] to do: {problem}")
 if not problems:
   print(f"[cloud-setup] ready for {cloud}: its CLI is on PATH (after"
-        " `source .venv/bin/activate`) and has credentials")
+        " `source .venv/bin/activate`) and the cloud accepts its"
+        " credentials")
 sys.exit(1 if cloud_access.CliProblem(cloud) else 0)' "$CLOUD"

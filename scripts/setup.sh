@@ -23,6 +23,15 @@ VENV=$ROOT/.venv
 mkdir -p "$CACHE/data"
 
 log() { printf '[setup] %s\n' "$*"; }
+# pip install into .venv, printing a line per package it collects (pip is
+# otherwise silent for minutes); its errors still go to stderr.
+pip_install() {
+  "$VENV/bin/pip" install --progress-bar off "$@" | while IFS= read -r _line; do
+    case "$_line" in
+      Collecting*|Successfully\ installed*) log "  pip: ${_line:0:120}" ;;
+    esac
+  done
+}
 die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 

@@ -19,7 +19,7 @@ tpcc), each with its flags, stages, pure parser and samples; and what the
 phases share: the phase registry and topology (phases, topology, runner,
 resume), remote command helpers (remote), the parser and sample indexes
 (parsers, samples), wait bounds (estimates), checks before provisioning
-(preflight, cloud_access) and repetition statistics (stats). It imports only
+(preflight) and repetition statistics (stats). It imports only
 perfkitbenchmarker and itself.
 """
 

@@ -17,10 +17,10 @@ The benchmark modules call Check() from their CheckPrerequisites, which PKB
 runs while it builds the benchmark specs, before any VM exists. It reads the
 benchmark config (vm_groups: cloud, machine type, disk, os_type) and the
 flags, and raises one InvalidFlagConfigurationError listing every problem
-found, each naming the flag or command that fixes it. It reaches no cloud
-API: the only network use is botocore's own credential lookup, which asks
-the instance metadata address when nothing else has credentials (botocore
-waits 1 s for it by default).
+found, each naming the flag or command that fixes it, one a line after a
+heading. Problems() reaches no cloud API, so a planner can call it; Check()
+also runs the access checks (RegisterAccessCheck: whether this host can
+provision, such as a cloud's CLI and credentials), which may.
 
   - a data disk of type local on a machine type to which PKB gives no local
     disk (or fewer than the disk is striped over);
@@ -29,12 +29,6 @@ waits 1 s for it by default).
     ClientPythonRequirements(): the object storage worker's SDKs; OS_PYTHON:
     the python3 of PKB's Linux os_types; an os_type missing from it is not
     refused);
-  - for each cloud whose VMs PKB would create (AWS, GCP, Azure; not static
-    VMs), the cloud's CLI, which PKB runs on this host, missing from PATH,
-    or without credentials (AWS: what botocore finds; GCP: gcloud's
-    account and project; Azure: `az account show`). Like PKB's own provider
-    requirement check, --ignore_package_requirements skips this one. It
-    reports only whether credentials were found, never what they are;
   - whatever a selected phase module's own CheckPrerequisites(config)
     reports (object storage credentials, ...): it returns a list of
     problems, or raises;
@@ -47,7 +41,9 @@ waits 1 s for it by default).
   - vCPUs of this configuration above what --cloud_report_vcpu_quota says
     a quota of its region allows (quota.ConfigProblems);
   - whatever a check added with RegisterCheck reports: code that adds flags
-    of its own to a run (a publisher's, say) checks them here too.
+    of its own to a run (a publisher's, say) checks them here too;
+  - Check() only: whatever an access check added with RegisterAccessCheck
+    reports.
 """
 
 import dataclasses
@@ -60,7 +56,6 @@ from perfkitbenchmarker import disk as pkb_disk
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
-from benchmarks.cloud_report import cloud_access
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import quota
 from benchmarks.cloud_report import topology as topology_lib
@@ -285,20 +280,6 @@ def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
   return problems
 
 
-def CloudAccessProblems(groups: Iterable[Group]) -> list[str]:
-  """CloudProblems of each cloud whose VMs PKB would create."""
-  if topology_lib.FlagValue('ignore_package_requirements'):
-    return []
-  clouds = {
-      g.cloud
-      for g in groups
-      if not g.static and g.cloud in cloud_access.CLOUD_CLIS
-  }
-  return [
-      p for cloud in sorted(clouds) for p in cloud_access.CloudProblems(cloud)
-  ]
-
-
 def Skips(names: Sequence[str], benchmark_config) -> dict[str, str]:
   """Each selected phase this configuration cannot run, and why.
 
@@ -388,6 +369,11 @@ class Checks:
 
 # The registration point: RegisterCheck adds to it, Problems runs it.
 REGISTERED = Checks()
+# Checks of whether this host can provision (a cloud's CLI, its
+# credentials): RegisterAccessCheck adds to it, Check runs it first.
+ACCESS = Checks()
+# Heads the refusal; each problem follows on its own line.
+REFUSAL_HEADING = 'cloud_report preflight (nothing was provisioned):'
 
 
 def RegisterCheck(name: str, check: CheckFunction) -> None:
@@ -417,6 +403,16 @@ def RepeatProblems(names: Sequence[str]) -> list[str]:
   return []
 
 
+def RegisterAccessCheck(name: str, check: CheckFunction) -> None:
+  """Makes Check, before provisioning, run `check` too (see Checks.Add)."""
+  ACCESS.Add(name, check)
+
+
+def Refusal(problems: Sequence[str]) -> str:
+  """The refusal's message: REFUSAL_HEADING, then one problem a line."""
+  return '\n'.join([REFUSAL_HEADING] + [f'  {p}' for p in problems])
+
+
 def Problems(
     benchmark_config,
     names: Sequence[str],
@@ -430,8 +426,7 @@ def Problems(
   """
   groups = GroupsOf(benchmark_config)
   return (
-      CloudAccessProblems(groups)
-      + LocalDiskProblems(groups)
+      LocalDiskProblems(groups)
       + OsTypeProblems(groups, names)
       + checks.Problems(benchmark_config, names)
       + PhaseProblems(names, benchmark_config, skip)
@@ -445,15 +440,16 @@ def Check(
 ) -> dict[str, str]:
   """Raises InvalidFlagConfigurationError listing every problem found.
 
+  The access checks' problems (ACCESS) come first, then Problems'.
+
   Returns:
     With skip, the phases the configuration cannot run and why (Skips); the
     other phases are checked as ever. Without skip, nothing: such a phase is
     a problem.
   """
-  problems = Problems(benchmark_config, names, skip=skip)
+  problems = ACCESS.Problems(benchmark_config, names) + Problems(
+      benchmark_config, names, skip=skip
+  )
   if problems:
-    raise errors.Setup.InvalidFlagConfigurationError(
-        'cloud_report preflight (nothing was provisioned): '
-        + '; '.join(problems)
-    )
+    raise errors.Setup.InvalidFlagConfigurationError(Refusal(problems))
   return Skips(names, benchmark_config) if skip else {}

@@ -83,7 +83,11 @@ def Config(
       groups[phases.DB_GROUP]['disk_spec'] = _PerCloud(DISK_SPEC, **extra)
   if client:
     groups[phases.CLIENT_GROUP] = {'vm_count': 1, 'vm_spec': _PerCloud(VM_SPEC)}
-  config = {name: {'description': description, 'vm_groups': groups}}
+  # PKB adds the run's flags to every user config under `flags`; naming the
+  # key here keeps PKB from warning that the user config adds a key.
+  config = {
+      name: {'description': description, 'flags': None, 'vm_groups': groups}
+  }
   return yaml.safe_dump(config, sort_keys=False)
 
 

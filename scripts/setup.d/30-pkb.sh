@@ -28,11 +28,11 @@ if [ -f "$_stamp" ] && [ "$(cat "$_stamp")" = "$_want" ] \
   log "Python packages up to date"
 else
   log "installing PKB requirements (pint==0.26.1, setuptools<81)"
-  "$VENV/bin/pip" install -q --upgrade pip 'setuptools<81' wheel
-  "$VENV/bin/pip" install -q -r "$PKB_DIR/requirements.txt" 'pint==0.26.1' 'setuptools<81'
+  pip_install --upgrade pip 'setuptools<81' wheel
+  pip_install -r "$PKB_DIR/requirements.txt" 'pint==0.26.1' 'setuptools<81'
   log "installing PKB editable from $PKB_DIR"
   "$VENV/bin/pip" install -q --no-deps -e "$PKB_DIR"
   log "installing pkb-ext editable with test extras"
-  "$VENV/bin/pip" install -q -e "$ROOT[test]" 'pint==0.26.1' 'setuptools<81'
+  pip_install -e "$ROOT[test]" 'pint==0.26.1' 'setuptools<81'
   echo "$_want" > "$_stamp"
 fi

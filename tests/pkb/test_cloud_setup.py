@@ -20,8 +20,8 @@ README's AWS command runs with .venv/bin first on PATH (as after `source
 .venv/bin/activate`) and no AWS credentials anywhere: a home, temp directory
 and AWS config files of the test's own, instance metadata off, and only a
 secret access key (no key id) in the environment. It must get past PKB's
-requirement check and stop at preflight with the one message, with nothing
-provisioned and the secret in no output or log.
+requirement check and stop at preflight with the one message, printed once,
+with nothing provisioned and the secret in no output or log.
 """
 
 import glob
@@ -92,6 +92,8 @@ class CloudSetupTest(absltest.TestCase):
     done = _Run(setup, ROOT, 600)
     self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
     self.assertRegex(done.stdout, r"PKB's AWS requirements (present|into)")
+    for step in ('step 1/3', 'step 2/3', 'step 3/3'):
+      self.assertIn(f'[cloud-setup] {step}: ', done.stdout)
 
     home = self.create_tempdir().full_path
     env = {
@@ -110,9 +112,10 @@ class CloudSetupTest(absltest.TestCase):
     self.assertNotIn('A Python package requirement was not met', output)
     self.assertIn(
         'InvalidFlagConfigurationError: cloud_report preflight (nothing was'
-        ' provisioned): AWS: no AWS credentials found',
+        ' provisioned):\n  AWS: no AWS credentials found',
         output,
     )
+    self.assertEqual(output.count('cloud_report preflight (nothing'), 1)
     logs = glob.glob(
         os.path.join(home, 'perfkitbenchmarker', 'runs', '*', '*.log')
     )

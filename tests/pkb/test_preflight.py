@@ -56,6 +56,8 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
   def setUp(self):
     super().setUp()
     self.enter_context(flagsaver.flagsaver())
+    # This host's cloud CLIs and credentials: test_preflight_cloud_access.
+    self.enter_context(mock.patch.dict(preflight.ACCESS.by_name, clear=True))
 
   def testS3WithoutAnInstanceProfileIsRefused(self):
     with self.assertRaisesRegex(REFUSED, r'--aws_ec2_instance_profile'):

@@ -14,9 +14,11 @@
 """Preflight's check of each cloud's CLI and credentials, on real PKB.
 
 The CLIs are small shell scripts on a PATH of the test's own (nothing else
-is on it but `sleep`), the environment is emptied, and botocore reads
-credential files that do not exist, with instance metadata off, so no test
-can find real credentials or reach a cloud.
+is on it but `sleep` and `cat`), printing what the real CLIs print; AWS's is the real
+AWS CLI, talking to a stand-in STS on 127.0.0.1 (fake_sts). The environment
+is emptied, and the AWS CLI reads credential files that do not exist, with
+instance metadata off, so no test can find real credentials or reach a
+cloud.
 """
 
 import os
@@ -29,9 +31,10 @@ from absl import flags
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import cloud_access
 from benchmarks.cloud_report import preflight
+from pkb_ext import cloud_access
 from pkb_ext.plan import pkb_config
+from pkb_ext_dev import fake_sts
 from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
@@ -39,17 +42,29 @@ pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 FLAGS = flags.FLAGS
 REFUSED = errors.Setup.InvalidFlagConfigurationError
 SECRET = 'wJalrXUtnFEMI-not-a-real-secret-K7MDENG'
+WRONG_KEY_ID = 'AKIAWRONGKEYID000000'
+# The AWS CLI of this interpreter's environment (awscli is a test need).
+REAL_AWS = os.path.join(os.path.dirname(sys.executable), 'aws')
+# What the real CLIs print on standard error.
+GCLOUD_NO_ACCOUNT = """ERROR: (gcloud.auth.print-access-token) You do not currently have an active account selected.
+Please run:
 
+  $ gcloud auth login
 
-def _Group(cloud, static=False):
-  return preflight.Group(
-      name='db',
-      cloud=cloud,
-      machine_type=None,
-      disk_type=None,
-      num_striped_disks=1,
-      static=static,
-  )
+to obtain new credentials."""
+GCLOUD_EXPIRED = """ERROR: (gcloud.auth.print-access-token) There was a problem refreshing your current auth tokens: ('invalid_grant: Bad Request', {'error': 'invalid_grant', 'error_description': 'Bad Request'})
+Please run:
+
+  $ gcloud auth login
+
+to obtain new credentials."""
+GCLOUD_OFFLINE = """ERROR: gcloud crashed (TransportError): HTTPSConnectionPool(host='oauth2.googleapis.com', port=443): Max retries exceeded with url: /token (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution'))"""
+AZ_NO_ACCOUNT = "Please run 'az login' to setup account."
+AZ_EXPIRED = """ERROR: AADSTS700082: The refresh token has expired due to inactivity. The token was issued on 2021-10-05T11:50:24.4394320Z and was inactive for 90.00:00:00. Trace ID: d580793e-e9a6-4b1e-8bcf-a868e4628700
+Interactive authentication is needed. Please run:
+az login"""
+AZ_OFFLINE = """ERROR: HTTPSConnectionPool(host='login.microsoftonline.com', port=443): Max retries exceeded with url: /organizations/oauth2/v2.0/token (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution'))"""
+TOKEN = 'ya29.not-a-real-access-token'
 
 
 class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
@@ -59,7 +74,8 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
     self.enter_context(flagsaver.flagsaver())
     home = self.create_tempdir().full_path
     self.bin = self.create_tempdir().full_path
-    os.symlink(shutil.which('sleep'), os.path.join(self.bin, 'sleep'))
+    for tool in ('sleep', 'cat'):
+      os.symlink(shutil.which(tool), os.path.join(self.bin, tool))
     # This interpreter's own bin directory, which has no CLI in it.
     self.enter_context(
         mock.patch.object(
@@ -116,8 +132,21 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn('`aws --version` failed (exit status 127)', problem)
     self.assertIn(os.path.join(self.bin, 'aws'), problem)
 
+  def _RealAws(self, sts_url, key_id=WRONG_KEY_ID, token=None):
+    os.symlink(REAL_AWS, os.path.join(self.bin, 'aws'))
+    os.environ['AWS_ENDPOINT_URL_STS'] = sts_url
+    os.environ['AWS_ACCESS_KEY_ID'] = key_id
+    os.environ['AWS_SECRET_ACCESS_KEY'] = SECRET
+    if token:
+      os.environ['AWS_SESSION_TOKEN'] = token
+
+  def _AssertNoSecret(self, problems):
+    for text in problems:
+      for secret in (SECRET, WRONG_KEY_ID, fake_sts.GOOD_KEY_ID, TOKEN):
+        self.assertNotIn(secret, text)
+
   def testAwsWithoutCredentials(self):
-    self._Cli('aws', 'echo aws-cli/1.46.3')
+    os.symlink(REAL_AWS, os.path.join(self.bin, 'aws'))
     self.assertEqual(
         cloud_access.CloudProblems('AWS'),
         [
@@ -127,47 +156,122 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
         ],
     )
 
-  def testAwsCredentialsAreFoundAndNeverShown(self):
-    self._Cli('aws', 'echo aws-cli/1.46.3')
-    os.environ['AWS_ACCESS_KEY_ID'] = 'AKIAFAKEKEYID'
-    os.environ['AWS_SECRET_ACCESS_KEY'] = SECRET
-    self.assertEqual(cloud_access.CloudProblems('AWS'), [])
-    del os.environ['AWS_SECRET_ACCESS_KEY']
-    (problem,) = cloud_access.CloudProblems('AWS')
-    self.assertIn('cannot read the AWS credentials: PartialCredentialsError',
-                  problem)  # fmt: skip
-    self.assertNotIn('AKIAFAKEKEYID', problem)
-    os.environ['AWS_PROFILE'] = 'nosuchprofile'
-    os.environ['AWS_SECRET_ACCESS_KEY'] = SECRET
-    del os.environ['AWS_ACCESS_KEY_ID']
-    (problem,) = cloud_access.CloudProblems('AWS')
-    self.assertIn('ProfileNotFound', problem)
-    self.assertNotIn(SECRET, problem)
-
-  def testGcloudNeedsAnAccountAndAProject(self):
-    self._Cli(
-        'gcloud', """echo '{"core": {"disable_usage_reporting": true}}'"""
+  def testStsRejectsAWrongKey(self):
+    with fake_sts.FakeSts() as sts:
+      self._RealAws(sts.url)
+      problems = cloud_access.CloudProblems('AWS', 'eu-central-1')
+      self.assertEqual(sts.actions, ['GetCallerIdentity'])
+    self.assertEqual(
+        problems,
+        [
+            'AWS: STS rejected the AWS credentials (InvalidClientTokenId: a'
+            ' wrong, deleted or inactive access key, or a wrong secret); run'
+            ' `aws configure` with a valid key, or set AWS_PROFILE'
+        ],
     )
+    self._AssertNoSecret(problems)
+
+  def testStsSaysASessionTokenHasExpired(self):
+    with fake_sts.FakeSts() as sts:
+      self._RealAws(sts.url, fake_sts.GOOD_KEY_ID, fake_sts.EXPIRED_TOKEN)
+      (problem,) = cloud_access.CloudProblems('AWS')
+    self.assertStartsWith(
+        problem, 'AWS: the AWS credentials have expired (ExpiredToken'
+    )
+    self.assertIn('`aws sso login`', problem)
+    self._AssertNoSecret([problem])
+
+  def testStsAcceptsGoodCredentials(self):
+    with fake_sts.FakeSts() as sts:
+      self._RealAws(sts.url, fake_sts.GOOD_KEY_ID)
+      self.assertEqual(cloud_access.CloudProblems('AWS'), [])
+      self.assertEqual(sts.actions, ['GetCallerIdentity'])
+
+  def testAnUnreachableStsIsNamedWithinTheBound(self):
+    url = fake_sts.DeadUrl()
+    self._RealAws(url)
+    started = time.monotonic()
+    (problem,) = cloud_access.CloudProblems('AWS')
+    self.assertLess(time.monotonic() - started, cloud_access.PROBE_TIMEOUT_S)
+    self.assertEqual(
+        problem,
+        f'AWS: STS is unreachable from this host (no answer from {url}/);'
+        ' check the network and proxy (HTTPS_PROXY), then run again',
+    )
+
+  def testAnStsThatNeverAnswersIsCutOff(self):
+    self._Cli(
+        'aws',
+        'case "$1" in --version) echo aws-cli/1.46.3;; *) sleep 60;; esac',
+    )
+    with mock.patch.object(cloud_access, 'PROBE_TIMEOUT_S', 1):
+      (problem,) = cloud_access.CloudProblems('AWS')
+    self.assertStartsWith(problem, 'AWS: STS is unreachable from this host')
+    self.assertIn('did not answer in 1 s', problem)
+
+  def testAQuotedCliErrorHasNoSecret(self):
+    self._Cli(
+        'aws',
+        'case "$1" in --version) echo aws-cli/1.46.3;;'
+        ' *) echo "odd: $AWS_SECRET_ACCESS_KEY" >&2; exit 255;; esac',
+    )
+    os.environ['AWS_SECRET_ACCESS_KEY'] = SECRET
+    (problem,) = cloud_access.CloudProblems('AWS')
+    self.assertIn('exit status 255: odd: <AWS_SECRET_ACCESS_KEY>', problem)
+    self._AssertNoSecret([problem])
+
+  def _Gcloud(self, token_stderr, token_status=1):
+    project = '{"core": {"account": "me@example.com", "project": "p"}}'
+    self._Cli(
+        'gcloud',
+        f"""case "$*" in
+  "auth print-access-token") echo {TOKEN}; cat >&2 <<'END'
+{token_stderr}
+END
+    exit {token_status};;
+  *) echo '{project}';;
+esac""",
+    )
+
+  def testGcloudTokenOutcomes(self):
+    login = (
+        'run `gcloud auth login` (or `gcloud auth activate-service-account`)'
+    )
+    for stderr, want in (
+        (GCLOUD_NO_ACCOUNT, f'GCP: gcloud has no active account; {login}'),
+        (
+            GCLOUD_EXPIRED,
+            (
+                'GCP: gcloud could not refresh its login (invalid_grant:'
+                f' expired or revoked); {login}'
+            ),
+        ),
+        (
+            GCLOUD_OFFLINE,
+            (
+                "GCP: Google's token service is unreachable from this host"
+                ' (ERROR: gcloud crashed (TransportError): HTTPSConnectionPool'
+            ),
+        ),
+    ):
+      with self.subTest(want=want):
+        self._Gcloud(stderr)
+        (problem,) = cloud_access.CloudProblems('GCP')
+        self.assertStartsWith(problem, want)
+        self._AssertNoSecret([problem])
+    self._Gcloud('', 0)
+    self.assertEqual(cloud_access.CloudProblems('GCP'), [])
+
+  def testGcloudNeedsAProject(self):
+    self._Cli('gcloud', """echo '{"core": {"account": "me@example.com"}}'""")
     self.assertEqual(
         cloud_access.CloudProblems('GCP'),
         [
-            (
-                'GCP: gcloud has no account; run `gcloud auth login` (or'
-                ' `gcloud auth activate-service-account`)'
-            ),
-            (
-                'GCP: no project; set --project, or run `gcloud config set'
-                ' project PROJECT`'
-            ),
+            'GCP: no project; set --project, or run `gcloud config set'
+            ' project PROJECT`'
         ],
     )
     FLAGS.project = 'my-project'
-    self.assertLen(cloud_access.CloudProblems('GCP'), 1)
-    self._Cli(
-        'gcloud',
-        """echo '{"core": {"account": "me@example.com", "project": "p"}}'""",
-    )
-    FLAGS.project = None
     self.assertEqual(cloud_access.CloudProblems('GCP'), [])
 
   def testAFailingGcloudIsRefused(self):
@@ -175,53 +279,73 @@ class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(
         cloud_access.CloudProblems('GCP'),
         [
-            'GCP: `gcloud config list --format=json` failed; check the Google'
-            ' Cloud CLI'
+            (
+                'GCP: `gcloud auth print-access-token` failed (exit status 1:'
+                ' ERROR: broken); run `gcloud auth login` (or `gcloud auth'
+                ' activate-service-account`)'
+            ),
+            (
+                'GCP: `gcloud config list --format=json` failed; check the'
+                ' Google Cloud CLI'
+            ),
         ],
     )
-    self._Cli('gcloud', 'echo "not json"')
-    self.assertIn('failed', cloud_access.CloudProblems('GCP')[0])
     with open(os.path.join(self.bin, 'gcloud'), 'w') as f:
       f.write('#!/nonexistent/interpreter\n')
     self.assertEqual(
-        cloud_access.CloudProblems('GCP'),
-        ['GCP: cannot run `gcloud`: No such file or directory'],
+        cloud_access.CloudProblems('GCP')[-1],
+        'GCP: cannot run `gcloud`: No such file or directory',
     )
 
   def testAHangingCliIsCutOffWithItsChildren(self):
     # The child keeps stdout open: only killing the group ends the wait.
-    self._Cli('gcloud', 'sleep 60 & sleep 60')
+    self._Cli('az', 'sleep 60 & sleep 60')
     started = time.monotonic()
-    with mock.patch.object(cloud_access, 'CLI_TIMEOUT_S', 1):
-      problems = cloud_access.CloudProblems('GCP')
+    with mock.patch.object(cloud_access, 'PROBE_TIMEOUT_S', 1):
+      problems = cloud_access.CloudProblems('Azure')
     self.assertLess(time.monotonic() - started, 30)
     self.assertEqual(
         problems,
-        ['GCP: `gcloud config list --format=json` did not answer in 1 s'],
-    )
-
-  def testAzureNeedsALoggedInAccount(self):
-    self._Cli(
-        'az',
-        """echo "Please run 'az login' to setup account." >&2
-exit 1""",
-    )
-    self.assertEqual(
-        cloud_access.CloudProblems('Azure'),
         [
-            'Azure: the Azure CLI has no logged-in account (`az account show`'
-            ' failed); run `az login`'
+            'Azure: Microsoft Entra ID is unreachable from this host (`az'
+            ' account get-access-token` did not answer in 1 s); check the'
+            ' network'
         ],
     )
-    self._Cli('az', 'test "$*" = "account show --output none"')
+
+  def testAzureTokenOutcomes(self):
+    for stderr, want in (
+        (
+            AZ_NO_ACCOUNT,
+            'Azure: the Azure CLI has no logged-in account; run `az login`',
+        ),
+        (
+            AZ_EXPIRED,
+            (
+                'Azure: the Azure CLI login has expired or was revoked'
+                ' (AADSTS700082); run `az login`'
+            ),
+        ),
+        (
+            AZ_OFFLINE,
+            (
+                'Azure: Microsoft Entra ID is unreachable from this host'
+                " (ERROR: HTTPSConnectionPool(host='login.microsoftonline.com'"
+            ),
+        ),
+    ):
+      with self.subTest(want=want):
+        self._Cli('az', f"cat >&2 <<'END'\n{stderr}\nEND\nexit 1")
+        (problem,) = cloud_access.CloudProblems('Azure')
+        self.assertStartsWith(problem, want)
+    self._Cli('az', f'echo {TOKEN}; test "$*" = "account get-access-token'
+                    ' --output none"')  # fmt: skip
     self.assertEqual(cloud_access.CloudProblems('Azure'), [])
 
-  def testOnlyProvisioningCloudsAreChecked(self):
-    groups = [_Group('Azure'), _Group('GCP', static=True), _Group('Kubernetes')]
-    (problem,) = preflight.CloudAccessProblems(groups)
-    self.assertStartsWith(problem, 'Azure: PKB runs `az`')
-    FLAGS.ignore_package_requirements = True
-    self.assertEqual(preflight.CloudAccessProblems(groups), [])
+  def _Configs(self, argv):
+    for module, _, config in pkb_config.BenchmarkConfigs(argv):
+      with config.RedirectFlags(FLAGS):
+        yield module, config
 
   def testCheckPrerequisitesListsThemWithTheOtherProblems(self):
     a_file = self.create_tempfile().full_path
@@ -229,22 +353,34 @@ exit 1""",
         '--cloud=Azure',
         '--cloud_report_phases=cpu',
         f'--cloud_report_spool_dir={a_file}',
-        '--noignore_package_requirements',
     ]
-    for module, _, config in pkb_config.BenchmarkConfigs(argv):
-      with config.RedirectFlags(FLAGS):
-        with self.assertRaisesRegex(
-            REFUSED,
-            r'nothing was provisioned\): Azure: PKB runs `az`, which is not'
-            r' on PATH.*; --cloud_report_spool_dir=',
-        ):
-          module.CheckPrerequisites(config)
-    # pkb-ext plan, which needs no CLI, skips the check.
-    for module, _, config in pkb_config.BenchmarkConfigs(argv[:-1]):
-      with config.RedirectFlags(FLAGS):
+    # Whatever --ignore_package_requirements says (plan sets it).
+    for extra in ('--ignore_package_requirements',
+                  '--noignore_package_requirements'):  # fmt: skip
+      for module, config in self._Configs(argv + [extra]):
         with self.assertRaises(REFUSED) as refused:
           module.CheckPrerequisites(config)
-        self.assertNotIn('`az`', str(refused.exception))
+        lines = str(refused.exception).splitlines()
+        self.assertEqual(lines[0], preflight.REFUSAL_HEADING)
+        self.assertStartsWith(lines[1], '  Azure: PKB runs `az`, which is not')
+        self.assertStartsWith(lines[2], '  --cloud_report_spool_dir=')
+        self.assertLen(lines, 3)
+        # pkb-ext plan, which needs no CLI, asks Problems: no access check.
+        problems = preflight.Problems(config, ['cpu'])
+        self.assertLen(problems, 1)
+        self.assertNotIn('`az`', problems[0])
+
+  def testEachProvisioningCloudIsProbedInItsRegion(self):
+    for _, config in self._Configs(['--cloud=AWS', '--zone=eu-west-3b']):
+      with mock.patch.object(cloud_access, 'CloudProblems') as probe:
+        probe.return_value = []
+        cloud_access.Problems(config, [])
+      probe.assert_called_once_with('AWS', 'eu-west-3')
+    # Static VMs need no cloud's CLI.
+    vm_file = self.create_tempfile(content='[]').full_path
+    argv = ['--cloud=AWS', f'--static_vm_file={vm_file}']
+    for _, config in self._Configs(argv):
+      self.assertEqual(cloud_access.Problems(config, []), [])
 
 
 if __name__ == '__main__':

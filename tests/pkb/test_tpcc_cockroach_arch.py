@@ -73,6 +73,11 @@ class ArchitectureTest(
     pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
 ):
 
+  def setUp(self):
+    super().setUp()
+    # This host's cloud CLIs and credentials: test_preflight_cloud_access.
+    self.enter_context(mock.patch.dict(preflight.ACCESS.by_name, clear=True))
+
   @parameterized.parameters(
       ('AWS', 'c6g.4xlarge', 'arm64'),
       ('AWS', 'm7gd.4xlarge', 'arm64'),
@@ -134,7 +139,7 @@ class ArchitectureTest(
     with flagsaver.flagsaver(cloud_report_skip_unrunnable_phases=False):
       self.assertEqual(suite.SkippedPhases(spec), {})
     refusal = (
-        r'nothing was provisioned.*tpcc: vm_groups client, db \(AWS'
+        r'(?s)nothing was provisioned.*tpcc: vm_groups client, db \(AWS'
         r' c6g.4xlarge, arm64\): no sha256 pinned for'
         r' cockroach-v22\.2\.19\.linux-arm64\.tgz'
     )

@@ -151,7 +151,8 @@ class CheckTest(pkb_common_test_case.PkbCommonTestCase):
       preflight.RegisterCheck('two', checks.by_name['two'])
       with self.assertRaisesRegex(
           errors.Setup.InvalidFlagConfigurationError,
-          r'nothing was provisioned\): --a_flag is wrong; --b_flag is wrong',
+          r'nothing was provisioned\):\n  --a_flag is wrong\n  --b_flag is'
+          r' wrong$',
       ):
         preflight.Check(_Config(), [])
 
