@@ -165,7 +165,7 @@ def Configurations(
         )
     )
   if varies:
-    _AddVariants(pkb_argv, catalog, out, varies)
+    _AddVariants(catalog, out, varies)
   return out
 
 
@@ -183,7 +183,6 @@ def _Schedule(names: Sequence[str], groups: Sequence[model.Group]):
 
 
 def _AddVariants(
-    pkb_argv: Sequence[str],
     catalog: pricing.Catalog,
     out: list[model.Config],
     varies: Sequence[tuple[int, Sequence[str]]],
@@ -192,15 +191,15 @@ def _AddVariants(
 
   The suite provisions a second db VM for overlap only (its GetConfig:
   phases.ProvisionFor), so each variant is the configuration built again
-  with --cloud_report_overlap set on the command line (where it wins over a
-  config file's flags, as in pkb.py); the schedule with overlap is the one
-  on the overlap variant's VMs. The process's flags are parsed from
-  pkb_argv again at the end.
+  with --cloud_report_overlap set as on the command line (where it wins over
+  a config file's flags, as in pkb.py); the schedule with overlap is the
+  one on the overlap variant's VMs.
   """
   for overlapped in (True, False):
-    built = pkb_config.BenchmarkConfigs(
-        [*pkb_argv, f'--cloud_report_overlap={overlapped}']
-    )
+    with pkb_config.FlagAsGiven(
+        flags.FLAGS, 'cloud_report_overlap', overlapped
+    ):
+      built = pkb_config.ConfigsFromFlags(flags.FLAGS)
     for i, names in varies:
       config = built[i][2]
       with config.RedirectFlags(flags.FLAGS):
@@ -218,4 +217,3 @@ def _AddVariants(
         )
       else:
         out[i] = dataclasses.replace(out[i], in_series=variant)
-  pkb_config.ParseFlags(pkb_argv)
