@@ -17,8 +17,9 @@ Provisions the report's topology once (3 db VMs, each with a 2,500 GB
 network data disk, and 1 client VM, all in one zone) and runs the report's
 phases in its order: cpu (CoreMark), io (fio on the raw data disk), net
 (netperf), object_storage (TTFB and throughput) and tpcc (TPC-C stepping).
---cloud_report_phases picks a subset. Each phase is shared with its
-standalone benchmark module (cloud_report_coremark, ...).
+--cloud_report_phases picks a subset, and only the VMs and data disks it
+uses are provisioned (GetConfig). Each phase is shared with its standalone
+benchmark module (cloud_report_coremark, ...).
 
 PKB's stages: Prepare installs every selected phase's software; Run sets up
 what must wait for the phases before it (tpcc's data disks and cluster),
@@ -44,6 +45,7 @@ Example:
 """
 
 import dataclasses
+import logging
 
 from absl import flags
 from perfkitbenchmarker import configs
@@ -154,7 +156,28 @@ def _Runnable(spec) -> list[str]:
 
 
 def GetConfig(user_config):
-  return configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+  """The report's config, with only what the selected phases use.
+
+  phases.ProvisionFor says what that is: cpu,net provision one db VM
+  without a data disk and the client; the second db VM comes with overlap
+  only where io runs beside cpu or net on it; no phase selected (none)
+  provisions the whole topology. A user config keeps what it says except a
+  group or data disk no selected phase uses (standalone.Trim).
+  """
+  config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+  selected = _Selected()
+  provision = phases.ProvisionFor(selected, OVERLAP.value)
+  if provision != phases.REPORT_TOPOLOGY:
+    logging.info(
+        '%s: %s use %d db VM(s)%s%s; the rest of the'
+        " report's topology is not provisioned",
+        BENCHMARK_NAME,
+        ','.join(selected),
+        provision.db_vms,
+        ' with data disks' if provision.data_disks else '',
+        ' and the client' if provision.client else '',
+    )
+  return standalone.Trim(config, user_config, provision)
 
 
 def CheckPrerequisites(benchmark_config):

@@ -24,8 +24,10 @@ A phase has four names, one per place a reader meets it:
 
 Where a name differs from the sample name, the row says why. TABLE lists
 the rows in the report's order, the order the suite runs them in. The
-rest of the row says where the phase runs (the VMs it uses, and whether it
-can run beside the disk fill: see phases.MakeSchedule).
+rest of the row says where the phase runs (the VMs it uses, whether it uses
+the db VMs' data disks, and whether it can run beside the disk fill: see
+phases.MakeSchedule); phases.ProvisionFor reads it to provision only what
+a selection of phases uses.
 
 Pure data: this module imports nothing of PKB or of the phases, so every
 module of the suite may read it.
@@ -50,6 +52,7 @@ class Phase:
   benchmark: str  # its standalone benchmark's BENCHMARK_NAME
   vms: tuple[str, ...]  # the roles of the VMs it runs on, in this order
   fills: bool = False  # fills the first db VM's data disk before it measures
+  data_disk: bool = False  # uses the data disk of the db VMs it runs on
   side: bool = False  # can run beside the fill, on other VMs (overlap)
   side_db: bool = False  # beside the fill, it runs on the second db VM
   why: str = ''  # why a name differs from the sample name
@@ -76,6 +79,7 @@ IO = Phase(
     benchmark='cloud_report_fio',
     vms=(DB,),
     fills=True,
+    data_disk=True,
     why=(
         'package: a package named io would shadow the standard library'
         "'s; tool and benchmark: fio is what the phase runs"
@@ -109,6 +113,7 @@ TPCC = Phase(
     tool='tpcc',
     benchmark='cloud_report_tpcc',
     vms=(EVERY_DB, CLIENT_IF_ANY),
+    data_disk=True,
 )
 
 # The report's order.

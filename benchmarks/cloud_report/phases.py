@@ -52,6 +52,11 @@ runner.RunAll runs them in a second thread while io runs (Arrange decides
 which can), then the phases after io. Each sample records the VMs its phase
 ran on (phase_vms: roles db1..dbN, client) and whether the phase overlapped
 another.
+
+Provisioning: ProvisionFor says which of the report's VMs and data disks a
+selection of phases uses (the suite provisions only those): a second db VM
+only where overlap places cpu or net on it, the data disks only for io and
+tpcc, the client only for the phases that use it.
 """
 
 import dataclasses
@@ -76,6 +81,8 @@ SIDE_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side)
 # under overlap.
 SIDE_DB_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side_db)
 SIDE_DB = 1
+# The report's db VMs: tpcc's cluster runs on every one of them.
+REPORT_DB_VMS = 3
 _PACKAGE = __name__.rsplit('.', 1)[0]
 
 
@@ -332,4 +339,63 @@ def Arrange(
   side_db = SIDE_DB if set(SIDE_DB_PHASES) & set(schedule.side) else 0
   return schedule, dataclasses.replace(
       topology, side_db=side_db, overlapped=schedule.overlapped
+  )
+
+
+@dataclasses.dataclass(frozen=True)
+class Provision:
+  """The report's VMs and disks that a selection of phases uses."""
+
+  db_vms: int  # VMs of the db group; 0: no db group
+  data_disks: bool  # whether each db VM gets the report's data disk
+  client: bool  # whether there is a client group (of one VM)
+
+  @property
+  def vms(self) -> int:
+    return self.db_vms + int(self.client)
+
+
+# The report's topology, provisioned when no phase is selected (the run is
+# then provisioning, the run metadata and teardown of that topology).
+REPORT_TOPOLOGY = Provision(db_vms=REPORT_DB_VMS, data_disks=True, client=True)
+
+
+def ProvisionFor(names: Sequence[str], overlap: bool) -> Provision:
+  """The VMs and data disks the phases use (pure).
+
+  Args:
+    names: the selected phases (phase_table sample names); none: the
+      report's whole topology (REPORT_TOPOLOGY).
+    overlap: whether overlap is asked for (--cloud_report_overlap).
+
+  Returns:
+    db_vms: the most any phase uses: REPORT_DB_VMS for a phase on every db
+    VM (tpcc), SIDE_DB + 1 for a phase MakeSchedule places on the second db
+    VM beside the fill (cpu, net with overlap and io), else 1 for a phase on
+    a db VM, else 0. data_disks: a phase uses them (io, tpcc). client: a
+    phase runs on it (net, object_storage, tpcc). MakeSchedule on the
+    returned topology gives the schedule it gives on the report's.
+  """
+  names = tuple(names)
+  if not names:
+    return REPORT_TOPOLOGY
+  schedule = MakeSchedule(
+      names, REPORT_TOPOLOGY.db_vms, REPORT_TOPOLOGY.client, overlap
+  )
+  rows = [phase_table.Get(n) for n in names]
+
+  def DbVms(row: phase_table.Phase) -> int:
+    if phase_table.EVERY_DB in row.vms:
+      return REPORT_DB_VMS
+    if phase_table.DB not in row.vms:
+      return 0
+    if row.side_db and row.sample in schedule.side:
+      return SIDE_DB + 1
+    return 1
+
+  client_roles = {phase_table.CLIENT, phase_table.CLIENT_IF_ANY}
+  return Provision(
+      db_vms=max(DbVms(row) for row in rows),
+      data_disks=any(row.data_disk for row in rows),
+      client=any(client_roles & set(row.vms) for row in rows),
   )

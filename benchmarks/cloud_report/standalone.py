@@ -15,7 +15,8 @@
 
 Config writes a benchmark's BENCHMARK_CONFIG from the VM groups it needs,
 each VM and data disk the report's (VM_SPEC, DISK_SPEC), so every module
-provisions the same machines. Benchmark holds PKB's module functions of a
+provisions the same machines; Trim keeps of a config what a selection of
+phases uses (the suite's GetConfig). Benchmark holds PKB's module functions of a
 standalone phase benchmark (one phase of phase_table on its own VMs); the
 module binds them to its own names:
 
@@ -24,6 +25,8 @@ module binds them to its own names:
   _BENCHMARK = standalone.Benchmark(BENCHMARK_NAME, BENCHMARK_CONFIG)
   GetConfig, CheckPrerequisites, Prepare, Run, Cleanup = _BENCHMARK.Functions()
 """
+
+import copy
 
 import yaml
 from perfkitbenchmarker import configs
@@ -89,6 +92,41 @@ def Config(
       name: {'description': description, 'flags': None, 'vm_groups': groups}
   }
   return yaml.safe_dump(config, sort_keys=False)
+
+
+def Trim(config: dict, user_config: dict, provision: phases.Provision) -> dict:
+  """A merged config with only the groups and disks the phases use (pure).
+
+  What no selected phase uses goes, whatever the user's config says of it:
+  the db group without db VMs, the db group's data disk without data disks,
+  the client group without a client. The db group's vm_count becomes
+  provision's, unless the user's config sets one: that one is kept (a
+  matrix may provision more or fewer db VMs on purpose). Every other key
+  and group stays.
+
+  Args:
+    config: the benchmark's config merged with user_config
+      (configs.LoadConfig).
+    user_config: the user's config of the benchmark (its config file entry).
+    provision: what the selected phases use (phases.ProvisionFor).
+
+  Returns:
+    A new config; config is not changed.
+  """
+  out = copy.deepcopy(config)
+  groups = out.get('vm_groups') or {}
+  user_groups = (user_config or {}).get('vm_groups') or {}
+  if not provision.client:
+    groups.pop(phases.CLIENT_GROUP, None)
+  if not provision.db_vms:
+    groups.pop(phases.DB_GROUP, None)
+  db = groups.get(phases.DB_GROUP)
+  if db is not None:
+    if 'vm_count' not in (user_groups.get(phases.DB_GROUP) or {}):
+      db['vm_count'] = provision.db_vms
+    if not provision.data_disks:
+      db.pop('disk_spec', None)
+  return out
 
 
 class Benchmark:

@@ -18,9 +18,13 @@ checked and priced in their zone's region (cost), their vCPUs per cloud
 quota (quota.NeedOf), the phases it would skip and why (the suite's
 SkippedPhases), the other phases' estimates (the io phase's fill from the
 first db VM's data disk) and notes, what preflight would refuse, and the
-suite's schedule, all read under the configuration's own flags.
+suite's schedule, all read under the configuration's own flags. Where the
+suite provisions other VMs with overlap than without (a second db VM for
+cpu or net beside io), the configuration is built again with each, for the
+VMs and dollars of each.
 """
 
+import dataclasses
 from typing import Sequence
 
 from absl import flags
@@ -129,6 +133,7 @@ def Configurations(
 
   catalog = catalog or pricing.Load()
   out = []
+  varies = []  # (index, phases) of the configurations overlap provisions
   for module, config_flags, config in pkb_config.BenchmarkConfigs(pkb_argv):
     with config.RedirectFlags(flags.FLAGS):
       groups = Groups(config, catalog)
@@ -168,14 +173,13 @@ def Configurations(
       # phase, so none), read under the configuration's flags.
       schedule, overlap = None, False
       if not hasattr(module, 'PHASE'):
-        count = {g.name: g.vm_count for g in groups}
-        schedule = phases_lib.MakeSchedule(
-            names,
-            count.get(phases_lib.DB_GROUP, 0),
-            count.get(phases_lib.CLIENT_GROUP, 0) > 0,
-            overlap=True,
-        )
+        schedule = _Schedule(names, groups)
         overlap = bool(flags.FLAGS.cloud_report_overlap)
+        selected = module.SelectedPhases()
+        if phases_lib.ProvisionFor(selected, True) != phases_lib.ProvisionFor(
+            selected, False
+        ):
+          varies.append((len(out), names))
     out.append(
         model.Config(
             benchmark=module.BENCHMARK_NAME,
@@ -195,4 +199,56 @@ def Configurations(
             need=need,
         )
     )
+  if varies:
+    _AddVariants(catalog, out, varies)
   return out
+
+
+def _Schedule(names: Sequence[str], groups: Sequence[model.Group]):
+  """The suite's schedule with overlap on groups' VMs."""
+  from benchmarks.cloud_report import phases as phases_lib
+
+  count = {g.name: g.vm_count for g in groups}
+  return phases_lib.MakeSchedule(
+      names,
+      count.get(phases_lib.DB_GROUP, 0),
+      count.get(phases_lib.CLIENT_GROUP, 0) > 0,
+      overlap=True,
+  )
+
+
+def _AddVariants(
+    catalog: pricing.Catalog,
+    out: list[model.Config],
+    varies: Sequence[tuple[int, Sequence[str]]],
+) -> None:
+  """Gives out[i] its VMs and $/hour with and without overlap.
+
+  The suite provisions a second db VM for overlap only (its GetConfig:
+  phases.ProvisionFor), so each variant is the configuration built again
+  with --cloud_report_overlap set as on the command line (where it wins over
+  a config file's flags, as in pkb.py); the schedule with overlap is the
+  one on the overlap variant's VMs.
+  """
+  for overlapped in (True, False):
+    with pkb_config.FlagAsGiven(
+        flags.FLAGS, 'cloud_report_overlap', overlapped
+    ):
+      built = pkb_config.ConfigsFromFlags(flags.FLAGS)
+    for i, names in varies:
+      config = built[i][2]
+      with config.RedirectFlags(flags.FLAGS):
+        groups = Groups(config)
+      if groups == out[i].groups:
+        continue
+      try:
+        usd_per_hour = cost.HourlyCost(catalog, groups)[0]
+      except pricing.PricingError:
+        usd_per_hour = None
+      variant = model.Variant(sum(g.vm_count for g in groups), usd_per_hour)
+      if overlapped:
+        out[i] = dataclasses.replace(
+            out[i], with_overlap=variant, schedule=_Schedule(names, groups)
+        )
+      else:
+        out[i] = dataclasses.replace(out[i], in_series=variant)

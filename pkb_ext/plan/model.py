@@ -75,6 +75,14 @@ class Group:
 
 
 @dataclasses.dataclass(frozen=True)
+class Variant:
+  """The VMs and $/hour of a configuration with or without overlap."""
+
+  vms: int
+  usd_per_hour: float | None
+
+
+@dataclasses.dataclass(frozen=True)
 class Config:
   """One configuration's plan."""
 
@@ -96,6 +104,11 @@ class Config:
   notes: tuple[str, ...] = ()  # what a phase runs differently here
   price_region: str | None = None  # the region(s) priced
   need: Any = None  # quota.Need: its vCPUs per cloud quota
+
+  # The run with overlap and in series, where it provisions other VMs than
+  # groups (the suite's second db VM is for overlap); None: groups'.
+  with_overlap: Variant | None = None
+  in_series: Variant | None = None
 
   @property
   def vcpus(self) -> int | None:
@@ -163,6 +176,22 @@ class Config:
     if self.usd_per_hour is None or seconds is None:
       return None
     return self.usd_per_hour * seconds / 3600
+
+  def VariantOf(self, overlapped: bool) -> Variant:
+    """The VMs and $/hour of the run with overlap, or in series."""
+    variant = self.with_overlap if overlapped else self.in_series
+    return variant or Variant(self.vms, self.usd_per_hour)
+
+  def VmHoursOf(self, overlapped: bool) -> float:
+    """The VM-hours of the run with overlap, or in series."""
+    seconds = self.overlap_seconds if overlapped else self.series_seconds
+    return self.VariantOf(overlapped).vms * seconds / 3600
+
+  def UsdOf(self, overlapped: bool) -> float | None:
+    """The dollars of the run with overlap, or in series; None: no price."""
+    seconds = self.overlap_seconds if overlapped else self.series_seconds
+    usd_per_hour = self.VariantOf(overlapped).usd_per_hour
+    return None if usd_per_hour is None else usd_per_hour * seconds / 3600
 
 
 def PhaseEstimates(

@@ -21,10 +21,11 @@ it, and each benchmark's configuration built as pkb.py builds it (the flag
 matrix expanded).
 """
 
+import contextlib
 import math
 import os
 import stat
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import yaml
 
@@ -217,9 +218,18 @@ def BenchmarkConfigs(pkb_argv: Sequence[str]) -> list[tuple[Any, dict, Any]]:
     errors.PlanError: the flags or a configuration are invalid.
   """
   flag_values = ParseFlags(pkb_argv)
+  if flag_values.benchmark_config_file:
+    CheckConfigFile(flag_values.benchmark_config_file)
+  return ConfigsFromFlags(flag_values)
+
+
+def ConfigsFromFlags(flag_values) -> list[tuple[Any, dict, Any]]:
+  """BenchmarkConfigs of flags already parsed (and checked) by it.
+
+  Raises:
+    errors.PlanError: a configuration is invalid.
+  """
   config_file = flag_values.benchmark_config_file
-  if config_file:
-    CheckConfigFile(config_file)
   try:
     resolved = pkb_door.BenchmarksFromFlags()
   except pkb_door.ConfigError as e:
@@ -242,3 +252,19 @@ def BenchmarkConfigs(pkb_argv: Sequence[str]) -> list[tuple[Any, dict, Any]]:
       ) from e
     out.append((module, config_flags, config))
   return out
+
+
+@contextlib.contextmanager
+def FlagAsGiven(flag_values, name: str, value: Any) -> Iterator[None]:
+  """Sets a flag as the command line would, then restores it.
+
+  A flag the command line gives wins over a configuration's own flags
+  (PKB's OverrideFlags), so configurations built inside see value.
+  """
+  flag = flag_values[name]
+  saved = (flag.value, flag.present, flag.using_default_value)
+  try:
+    flag.parse(value)
+    yield
+  finally:
+    flag.value, flag.present, flag.using_default_value = saved

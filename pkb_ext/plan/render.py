@@ -207,6 +207,24 @@ def Format(
   return '\n'.join(lines)
 
 
+def _Saving(hours: float, usd: float | None) -> str:
+  """'and N VM-hours ($D)' saved, or what overlap costs more."""
+  if hours < 0 or (usd is not None and usd < 0):
+    dollars = f' ({_Usd(-usd)})' if usd is not None else ''
+    return f' and costs {-hours:.1f} VM-hours{dollars} more'
+  return f' and {hours:.1f} VM-hours' + (
+      f' ({_Usd(usd)})' if usd is not None else ''
+  )
+
+
+def _Difference(c: model.Config) -> float | None:
+  """The dollars of the run in series less those with overlap."""
+  series, with_overlap = c.UsdOf(False), c.UsdOf(True)
+  if series is None or with_overlap is None:
+    return None
+  return series - with_overlap
+
+
 def OverlapLine(c: model.Config) -> str | None:
   """A configuration's wall time and VM-hours with and without overlap."""
   if c.schedule is None:
@@ -215,15 +233,18 @@ def OverlapLine(c: model.Config) -> str | None:
     why = '; '.join(c.schedule.notes) or 'no phase can run beside io'
     return f'  overlap none: {why}'
   with_s, series_s = c.overlap_seconds, c.series_seconds
-  saved = c.UsdFor(series_s - with_s)
+  with_vms, series_vms = c.VariantOf(True).vms, c.VariantOf(False).vms
+  vms = ('', '') if with_vms == series_vms else (
+      f', {with_vms} VMs', f', {series_vms} VMs'
+  )  # fmt: skip
+  with_h, series_h = c.VmHoursOf(True), c.VmHoursOf(False)
   return (
       f'  overlap {",".join(c.schedule.side)} beside'
-      f' {",".join(c.schedule.fill)}: {estimates.Hms(with_s)} wall,'
-      f' {c.VmHours(with_s):.1f} VM-hours; without overlap'
-      f' {estimates.Hms(series_s)}, {c.VmHours(series_s):.1f} VM-hours; overlap'
-      f' saves {estimates.Hms(series_s - with_s)} and'
-      f' {c.VmHours(series_s - with_s):.1f} VM-hours'
-      + (f' ({_Usd(saved)})' if saved is not None else '')
+      f' {",".join(c.schedule.fill)}: {estimates.Hms(with_s)} wall{vms[0]},'
+      f' {with_h:.1f} VM-hours; without overlap'
+      f' {estimates.Hms(series_s)}{vms[1]}, {series_h:.1f} VM-hours; overlap'
+      f' saves {estimates.Hms(series_s - with_s)}'
+      + _Saving(series_h - with_h, _Difference(c))
       + ('' if c.overlap else '; this run: --cloud_report_overlap=false')
   )
 
@@ -232,17 +253,16 @@ def _OverlapTotal(
     configs: Sequence[model.Config], processes: int | None
 ) -> str:
   """The totals with and without overlap."""
-  with_h = sum(c.VmHours(c.overlap_seconds) for c in configs)
-  series_h = sum(c.VmHours(c.series_seconds) for c in configs)
+  with_h = sum(c.VmHoursOf(True) for c in configs)
+  series_h = sum(c.VmHoursOf(False) for c in configs)
   with_wall = model.Makespan([c.overlap_seconds for c in configs], processes)
   series_wall = model.Makespan([c.series_seconds for c in configs], processes)
-  saved = [c.UsdFor(c.series_seconds - c.overlap_seconds) for c in configs]
+  saved = [_Difference(c) for c in configs]
   priced = [usd for usd in saved if usd is not None]
   return (
       f'OVERLAP with overlap {estimates.Hms(with_wall)} wall, {with_h:.1f}'
       f' VM-hours; without overlap {estimates.Hms(series_wall)} wall,'
       f' {series_h:.1f} VM-hours; overlap saves'
-      f' {estimates.Hms(series_wall - with_wall)} wall and'
-      f' {series_h - with_h:.1f} VM-hours'
-      + (f' ({_Usd(sum(priced))})' if priced else '')
+      f' {estimates.Hms(series_wall - with_wall)} wall'
+      + _Saving(series_h - with_h, sum(priced) if priced else None)
   )

@@ -385,6 +385,66 @@ class PlanTellsTheTruthTest(
         render.Format([c]),
     )
 
+  def testCpuAndNetPlanOneDbVmWithoutADiskAndTheClient(self):
+    args = ['--cloud=AWS', '--machine_type=c5a.4xlarge']
+    (full,) = configurations.Configurations(args)
+    (c,) = configurations.Configurations(
+        args + ['--cloud_report_phases=cpu,net']
+    )
+    self.assertEqual(
+        [(g.name, g.vm_count, g.disk_type) for g in c.groups],
+        [('client', 1, None), ('db', 1, None)],
+    )
+    self.assertEqual(c.vms, 2)
+    self.assertAlmostEqual(c.usd_per_hour, 2 * 0.616)  # no disk is priced
+    self.assertLess(c.usd_per_hour, full.usd_per_hour)
+    lines = render.Format([c]).splitlines()
+    self.assertIn('  vms     db: 1 x c5a.4xlarge', lines)
+    self.assertIn('  vms     client: 1 x c5a.4xlarge', lines)
+    self.assertNotIn('data disk', render.Format([c]))
+    (total,) = [l for l in lines if l.startswith('  total ')]
+    self.assertIn(f', 2 VMs, {c.vm_hours:.1f} VM-hours, ${c.usd:,.2f}', total)
+    self.assertAlmostEqual(c.vm_hours, 2 * c.seconds / 3600)
+
+  def testOverlapsSecondDbVmIsPricedOnlyWithOverlap(self):
+    args = [
+        '--cloud=AWS', '--machine_type=c5a.4xlarge',
+        '--cloud_report_phases=cpu,io,net',
+    ]  # fmt: skip
+    (on,) = configurations.Configurations(args)
+    # The variants were built with the flag set; it is restored.
+    self.assertTrue(FLAGS.cloud_report_overlap)
+    (off,) = configurations.Configurations(
+        args + ['--cloud_report_overlap=false']
+    )
+    self.assertEqual((on.vms, off.vms), (3, 2))
+    disk = 2500 * 0.10 / 720  # gp2 at $0.10/GB-month
+    self.assertAlmostEqual(on.usd_per_hour, 3 * 0.616 + 2 * disk)
+    self.assertAlmostEqual(off.usd_per_hour, 2 * 0.616 + disk)
+    for c in (on, off):
+      self.assertEqual(c.schedule.side, ('cpu', 'net'))
+      self.assertEqual((c.VariantOf(True).vms, c.VariantOf(False).vms), (3, 2))
+      self.assertAlmostEqual(c.VmHoursOf(True), 3 * c.overlap_seconds / 3600)
+      self.assertAlmostEqual(c.VmHoursOf(False), 2 * c.series_seconds / 3600)
+      self.assertAlmostEqual(c.UsdOf(True), on.usd)
+      self.assertAlmostEqual(c.UsdOf(False), off.usd)
+      line = render.OverlapLine(c)
+      self.assertIn(
+          f'{estimates.Hms(c.overlap_seconds)} wall, 3 VMs,'
+          f' {c.VmHoursOf(True):.1f} VM-hours; without overlap'
+          f' {estimates.Hms(c.series_seconds)}, 2 VMs,'
+          f' {c.VmHoursOf(False):.1f} VM-hours',
+          line,
+      )
+    # The io fill here is shorter than cpu and net: the third VM costs more
+    # than the wall time it saves, and the line says so.
+    self.assertGreater(on.usd, off.usd)
+    self.assertIn(
+        f'costs {on.VmHoursOf(True) - on.VmHoursOf(False):.1f} VM-hours'
+        f' (${on.usd - off.usd:,.2f}) more',
+        render.OverlapLine(on),
+    )
+
   def testSearchCostIsShownBesideLinears(self):
     args = ['--cloud=AWS', '--machine_type=c5a.4xlarge']
     (linear,) = configurations.Configurations(args)

@@ -107,8 +107,15 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
           '--cloud=AWS',
           '--machine_type=m5.4xlarge',
           '--data_disk_type=local',
-          '--cloud_report_phases=cpu',
+          '--cloud_report_phases=io',
       )
+    # cpu uses no data disk: none is provisioned, so none is refused.
+    _Check(
+        '--cloud=AWS',
+        '--machine_type=m5.4xlarge',
+        '--data_disk_type=local',
+        '--cloud_report_phases=cpu',
+    )
 
   def testAppendixIiMachinesGetLocalDisks(self):
     for machine in ('m5dn.4xlarge', 'm5ad.4xlarge', 'r5dn.4xlarge',
@@ -126,7 +133,7 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
         '--cloud=GCP',
         '--machine_type=n2-standard-16',
         '--data_disk_type=local',
-        '--cloud_report_phases=cpu',
+        '--cloud_report_phases=io',
     ]
     with self.assertRaisesRegex(REFUSED, r'--gce_num_local_ssds'):
       _Check(*argv)

@@ -92,6 +92,31 @@ class BenchmarkConfigTest(pkb_common_test_case.PkbCommonTestCase):
           groups['db']['vm_spec'][cloud], groups['client']['vm_spec'][cloud]
       )
 
+  @flagsaver.flagsaver(cloud_report_phases=['cpu', 'net'])
+  def testCpuAndNetGetOneDbVmWithoutADataDiskAndTheClient(self):
+    groups = cloud_report_2021_benchmark.GetConfig({})['vm_groups']
+    self.assertEqual(groups['db']['vm_count'], 1)
+    self.assertNotIn('disk_spec', groups['db'])
+    self.assertEqual(groups['client']['vm_count'], 1)
+
+  @flagsaver.flagsaver(cloud_report_phases=['cpu', 'io'])
+  def testOverlapPutsCpuOnASecondDbVmBesideIo(self):
+    groups = cloud_report_2021_benchmark.GetConfig({})['vm_groups']
+    self.assertEqual(groups['db']['vm_count'], 2)
+    self.assertIn('disk_spec', groups['db'])
+    self.assertNotIn('client', groups)
+    with flagsaver.flagsaver(cloud_report_overlap=False):
+      groups = cloud_report_2021_benchmark.GetConfig({})['vm_groups']
+    self.assertEqual(groups['db']['vm_count'], 1)
+
+  @flagsaver.flagsaver(cloud_report_phases=['cpu'])
+  def testAUserVmCountIsKept(self):
+    config = cloud_report_2021_benchmark.GetConfig(
+        {'vm_groups': {'db': {'vm_count': 3}}}
+    )
+    self.assertEqual(config['vm_groups']['db']['vm_count'], 3)
+    self.assertNotIn('disk_spec', config['vm_groups']['db'])
+
 
 class SampleCatalogTest(pkb_common_test_case.PkbCommonTestCase):
   """The metric catalog of every phase (each phase's samples module)."""
