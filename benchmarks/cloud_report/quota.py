@@ -42,8 +42,8 @@ The quota names (each a vCPU count per region):
 pkb.py builds every configuration's spec, and runs preflight on it, before
 it runs any, but one configuration at a time: preflight checks each
 configuration's own vCPUs against the flag. The peak of a whole matrix
-with --run_processes=N is computed by `pkb-ext plan`, which sees every
-configuration at once.
+with --run_processes=N (Peak) needs every configuration at once: a
+planning tool that builds them all computes it.
 """
 
 import dataclasses
@@ -92,7 +92,7 @@ VCPU_QUOTA = flags.DEFINE_string(
     '',
     'vCPU quotas to check the run against before anything is provisioned:'
     ' N (every quota of every region), or KEY=N,... or REGION:KEY=N,...'
-    " where KEY is a quota's short key as `pkb-ext plan` shows it"
+    " where KEY is a quota's short key"
     ' (standard, x, n2, cpus, ddsv4, total, ...). Empty: no check.',
 )
 

@@ -64,6 +64,7 @@ class Tables:
 
 
 ALL_CORES_BENCHMARK = 'cpu_16core'
+STORAGE_CHART = 'object_storage'  # its key in Charts' result
 REPORT_VCPUS = 16
 
 
@@ -287,7 +288,7 @@ def Charts(tables: Tables, out_dir: str) -> dict[str, str]:
   if object_storage_report.Chart(
       tables.object_storage, os.path.join(out_dir, name)
   ):
-    charts['object_storage'] = name
+    charts[STORAGE_CHART] = name
   return charts
 
 
@@ -447,8 +448,8 @@ def _Context(tables: Tables, charts: dict[str, str], source: str) -> dict:
       ],
       'benchmarks': benchmarks,
       'tpcc_chart': charts.get('tpcc_steps'),
-      'object_storage': object_storage_report.Section(
-          tables.object_storage, charts.get('object_storage')
+      'storage': object_storage_report.Section(
+          tables.object_storage, charts.get(STORAGE_CHART)
       ),
       'unpriced': tables.unpriced,
   }

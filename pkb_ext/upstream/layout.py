@@ -46,6 +46,8 @@ TEST_DATA_DIRS = tuple(sorted(phase_table.TOOLS))
 # published baselines, the postgres engine's go-tpc build module) or that
 # only make configs/ a package of ours.
 CONFIGS_LEFT_OUT = ('baselines', 'go_tpc', 'pricing', '__init__.py')
+# ... and single files: the local cloud's machine matrix.
+CONFIGS_FILES_LEFT_OUT = ('machines/local.yaml',)
 # Files of ours that are not exported: capture scripts need this repo's venv
 # and tooling; the conftest only keeps pytest away from the exported tests.
 _SKIPPED_NAMES = ('conftest.py',)
@@ -81,7 +83,7 @@ def Plan(source_root: str) -> list[ExportFile]:
   def Add(top, dest, left_out=()):
     for rel in _Walk(source_root, top):
       inner = os.path.relpath(rel, top)
-      if inner.split(os.sep)[0] in left_out:
+      if inner.split(os.sep)[0] in left_out or inner in left_out:
         continue
       plan.append(ExportFile(rel, f'{dest}/{inner.replace(os.sep, "/")}'))
 
@@ -93,7 +95,7 @@ def Plan(source_root: str) -> list[ExportFile]:
       )
   Add('benchmarks', BENCHMARKS_DEST, ('__init__.py',))
   Add('linux_packages', PACKAGES_DEST, ('__init__.py',))
-  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT)
+  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT + CONFIGS_FILES_LEFT_OUT)
   Add(TESTS_SOURCE, 'tests')
   tests = {}
   for item in plan:

@@ -37,6 +37,7 @@ EXPORTED_TOPS = ('benchmarks', 'linux_packages', 'configs', 'tests/upstream')
 LEFT_BEHIND = (
     'configs/__init__.py',
     'configs/baselines/',
+    'configs/machines/local.yaml',
     'configs/pricing/',
     'tests/upstream/conftest.py',
 )
