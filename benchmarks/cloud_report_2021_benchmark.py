@@ -161,17 +161,18 @@ def GetConfig(user_config):
   phases.ProvisionFor says what that is: cpu,net provision one db VM
   without a data disk and the client; the second db VM comes with overlap
   only where io runs beside cpu or net on it; no phase selected (none)
-  provisions the whole topology, as do static VMs (--static_vm_file). A
-  user config keeps what it says except a group or data disk no selected
-  phase uses (standalone.Trim).
+  provisions the whole topology; static VMs (--static_vm_file) keep the
+  client group, which PKB fills first from their pool. A user config keeps
+  what it says except a group or data disk no selected phase uses
+  (standalone.Trim).
   """
   config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
   selected = _Selected()
   provision = phases.ProvisionFor(selected, OVERLAP.value)
   if 'static_vm_file' in flags.FLAGS and flags.FLAGS.static_vm_file:
-    # Static VMs cost nothing, and PKB hands them out in the order of the
-    # groups: without the client group, db would take the host listed first.
-    provision = phases.REPORT_TOPOLOGY
+    # PKB hands static VMs out in the order of the groups (client, then db):
+    # without the client group, db would take the host listed for it.
+    provision = dataclasses.replace(provision, client=True)
   if provision != phases.REPORT_TOPOLOGY:
     logging.info(
         '%s: %s use %d db VM(s)%s%s; the rest of the'
