@@ -39,7 +39,7 @@ provision, such as a cloud's CLI and credentials), which may.
     so one machine of a matrix refuses no other; a standalone benchmark,
     which runs that phase alone, refuses it;
   - vCPUs of this configuration above what --cloud_report_vcpu_quota says
-    a quota of its region allows (quota.ConfigProblems);
+    a quota of its region allows (QuotaProblems);
   - whatever a check added with RegisterCheck reports: code that adds flags
     of its own to a run (a publisher's, say) checks them here too;
   - Check() only: whatever an access check added with RegisterAccessCheck
@@ -381,6 +381,30 @@ def RegisterCheck(name: str, check: CheckFunction) -> None:
   REGISTERED.Add(name, check)
 
 
+def QuotaProblems(benchmark_config) -> list[str]:
+  """This configuration's vCPUs above --cloud_report_vcpu_quota, if set.
+
+  Static VMs are not counted (no cloud quota applies to them).
+  """
+  limits = quota.ParseLimits(quota.VCPU_QUOTA.value)
+  if not limits:
+    return []
+  vms = []
+  for _, group in sorted((benchmark_config.vm_groups or {}).items()):
+    if getattr(group, 'static_vms', None):
+      continue
+    vm_spec = getattr(group, 'vm_spec', None)
+    machine_type = getattr(vm_spec, 'machine_type', None)
+    vms.append((
+        str(group.cloud),
+        topology_lib.RegionFromZone(getattr(vm_spec, 'zone', None)),
+        machine_type if isinstance(machine_type, str) else None,
+        int(getattr(group, 'vm_count', 0) or 0),
+        None,
+    ))
+  return quota.OverQuota(quota.NeedOf(vms).vcpus, limits, 'this configuration')
+
+
 def RepeatProblems(names: Sequence[str]) -> list[str]:
   """io and tpcc cannot both be repeated by --run_stage_iterations.
 
@@ -430,7 +454,7 @@ def Problems(
       + OsTypeProblems(groups, names)
       + checks.Problems(benchmark_config, names)
       + PhaseProblems(names, benchmark_config, skip)
-      + quota.ConfigProblems(benchmark_config)
+      + QuotaProblems(benchmark_config)
       + RepeatProblems(names)
   )
 

@@ -307,30 +307,3 @@ def OverQuota(
           ' flag, if the quota is higher) or run fewer VMs at once'
       )
   return out
-
-
-def ConfigProblems(benchmark_config) -> list[str]:
-  """This configuration's vCPUs above --cloud_report_vcpu_quota, if set.
-
-  Static VMs are not counted (no cloud quota applies to them).
-  """
-  # pylint: disable-next=g-import-not-at-top
-  from benchmarks.cloud_report import topology
-
-  limits = ParseLimits(VCPU_QUOTA.value)
-  if not limits:
-    return []
-  vms = []
-  for _, group in sorted((benchmark_config.vm_groups or {}).items()):
-    if getattr(group, 'static_vms', None):
-      continue
-    vm_spec = getattr(group, 'vm_spec', None)
-    machine_type = getattr(vm_spec, 'machine_type', None)
-    vms.append((
-        str(group.cloud),
-        topology.RegionFromZone(getattr(vm_spec, 'zone', None)),
-        machine_type if isinstance(machine_type, str) else None,
-        int(getattr(group, 'vm_count', 0) or 0),
-        None,
-    ))
-  return OverQuota(NeedOf(vms).vcpus, limits, 'this configuration')
