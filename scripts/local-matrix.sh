@@ -34,13 +34,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-if [ "$(id -u)" -ne 0 ]; then
-  exec sudo -E PKB_EXT_CACHE="${PKB_EXT_CACHE:-$HOME/.cache/pkb-ext}" \
-    bash "$0" "$@"
-fi
-
-log() { printf '[matrix] %s\n' "$*"; }
-die() { printf '[matrix] ERROR: %s\n' "$*" >&2; exit 1; }
+LOG_TAG=matrix
+# shellcheck source=scripts/local-common.sh
+source "$ROOT/scripts/local-common.sh" "$@"
 
 REPS=3
 PRESET=smoke

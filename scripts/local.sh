@@ -35,14 +35,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-if [ "$(id -u)" -ne 0 ]; then
-  # Namespaces, loop devices and mounts need root; keep the cache and venv.
-  exec sudo -E PKB_EXT_CACHE="${PKB_EXT_CACHE:-$HOME/.cache/pkb-ext}" \
-    bash "$0" "$@"
-fi
-
-log() { printf '[local] %s\n' "$*"; }
-die() { printf '[local] ERROR: %s\n' "$*" >&2; exit 1; }
+LOG_TAG=local
+# shellcheck source=scripts/local-common.sh
+source "$ROOT/scripts/local-common.sh" "$@"
 
 PRESET=smoke
 DOWN=0
