@@ -65,12 +65,12 @@ _GOVERNED = ('cpu_16core',) + tuple(_LIMIT)
 _REPS = 3
 # Shorter than make local-matrix's smoke preset: fixed CoreMark iterations
 # (runs shorter than CoreMark's 10 s rule are kept, marked invalid for
-# reporting), 4 s fio jobs, 3 s netperf tests.
+# reporting), 2 s fio jobs, 2 s netperf tests.
 _PKB_FLAGS = (
     '--cloud_report_phases=cpu,io,net',
-    '--cloud_report_fio_runtime_s=4',
-    '--cloud_report_coremark_iterations=20000',
-    '--cloud_report_netperf_duration_s=3',
+    '--cloud_report_fio_runtime_s=2',
+    '--cloud_report_coremark_iterations=10000',
+    '--cloud_report_netperf_duration_s=2',
 )
 
 
