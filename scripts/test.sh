@@ -24,32 +24,33 @@ if [ $# -gt 0 ]; then
   rc=$?
   side_rc=0
 else
-  # Two pytest processes at once: the local and emulator tiers (mostly
-  # waiting on hosts, emulators and timed tool runs, under the local tier's
-  # CPU hog), and the unit, pkb and upstream tiers (mostly CPU) followed by
-  # the matrix tier (the local machine types, whose hosts' CPU weight holds
-  # their quotas under that load), which ends well before the first. Each has its
-  # own absl temp dir; the second's output follows the first's. The cloud
-  # set-up test installs PKB's AWS requirements into .venv, as a user's
-  # set-up does, so it runs in the first process after the local tier,
-  # whose image suites check that .venv's packages did not change.
+  # Two pytest processes at once: the local tier (mostly waiting on hosts
+  # and timed tool runs, under its CPU hog), and the unit, pkb and upstream
+  # tiers (mostly CPU) followed by the matrix tier (the local machine types,
+  # whose hosts' CPU weight holds their quotas under that load) and the
+  # emulator tier, which end well before the first. Each has its own absl
+  # temp dir; the second's output follows the first's. The cloud set-up
+  # test installs PKB's AWS requirements into .venv, as a user's set-up
+  # does, so it runs in the first process after the local tier, whose image
+  # suites check that .venv's packages did not change.
   setup_test=tests/pkb/test_cloud_setup.py
   side_dir=$(mktemp -d)
   side=
   trap '[ -z "$side" ] || kill "$side" 2>/dev/null; rm -rf "$side_dir"' EXIT
-  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix (at the same time; output below)"
+  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix tests/emulator (at the same time; output below)"
   TEST_TMPDIR="$side_dir" .venv/bin/python -m pytest tests/unit tests/pkb \
-    tests/upstream tests/matrix --ignore="$setup_test" --durations=15 \
+    tests/upstream tests/matrix tests/emulator --ignore="$setup_test" \
+    --durations=15 \
     -p no:cacheprovider >"$side_dir/log" 2>&1 &
   side=$!
-  echo "[test] pytest tests/local tests/emulator $setup_test"
-  .venv/bin/python -m pytest tests/local tests/emulator "$setup_test" \
+  echo "[test] pytest tests/local $setup_test"
+  .venv/bin/python -m pytest tests/local "$setup_test" \
     --durations=30
   rc=$?
   wait $side
   side_rc=$?
   side=
-  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix: its output"
+  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix tests/emulator: its output"
   cat "$side_dir/log"
 fi
 if [ $rc -eq 5 ] || [ $side_rc -eq 5 ]; then
