@@ -11,3 +11,17 @@ fi
 
 log() { printf '[%s] %s\n' "$LOG_TAG" "$*"; }
 die() { printf '[%s] ERROR: %s\n' "$LOG_TAG" "$*" >&2; exit 1; }
+
+# Builds $1/report from $1/samples.ndjson (pkb-ext report), its output in
+# $2/report.log; fails if the report cannot be built. No samples: nothing.
+build_report() {
+  local out=$1 work=$2
+  [ -s "$out/samples.ndjson" ] || return 0
+  if "$ROOT/.venv/bin/pkb-ext" report --samples "$out/samples.ndjson" \
+      --out "$out/report" > "$work/report.log" 2>&1; then
+    log "report: $out/report/report.md"
+  else
+    log "report not built ($(tail -1 "$work/report.log")); samples are in $out/samples.ndjson"
+    return 1
+  fi
+}

@@ -131,15 +131,7 @@ set +e
   --out "$OUT/samples.ndjson" --expect="$EXPECT"
 results_rc=$?
 set -e
-if [ -s "$OUT/samples.ndjson" ]; then
-  if "$VENV/bin/pkb-ext" report --samples "$OUT/samples.ndjson" \
-      --out "$OUT/report" > "$WORK/report.log" 2>&1; then
-    log "report: $OUT/report/report.md"
-  else
-    log "report not built ($(tail -1 "$WORK/report.log"))"
-    results_rc=1
-  fi
-fi
+build_report "$OUT" "$WORK" || results_rc=1
 if [ "$DOWN" = 1 ]; then
   for type in $TYPES; do
     "$VENV/bin/pkb-ext" local --machine-type="$type" down > /dev/null

@@ -139,14 +139,7 @@ if [ ${#inputs[@]} -gt 0 ]; then
 else
   log "pkb.py wrote no samples"
 fi
-if [ -s "$OUT/samples.ndjson" ]; then
-  if "$VENV/bin/pkb-ext" report --samples "$OUT/samples.ndjson" \
-      --out "$OUT/report" > "$WORK/report.log" 2>&1; then
-    log "report: $OUT/report/"
-  else
-    log "report not built ($(tail -1 "$WORK/report.log")); samples are in $OUT/samples.ndjson"
-  fi
-fi
+build_report "$OUT" "$WORK" || true  # the samples are the result
 
 if [ "$DOWN" = 1 ]; then
   log "== pkb-ext local down"
