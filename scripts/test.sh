@@ -31,20 +31,27 @@ else
   # emulator tier, which end well before the first. Each has its own absl
   # temp dir; the second's output follows the first's. The cloud set-up
   # test installs PKB's AWS requirements into .venv, as a user's set-up
-  # does, so it runs in the first process after the local tier, whose image
-  # suites check that .venv's packages did not change.
+  # does, so it runs in the first process after the local tier (pip must not
+  # change .venv while the local tier runs PKB from it), followed by the
+  # tests that need the AWS CLI it installs.
   setup_test=tests/pkb/test_cloud_setup.py
+  aws_tests=(tests/pkb/test_preflight_cloud_access.py
+    tests/pkb/test_preflight_refusal.py)
   side_dir=$(mktemp -d)
   side=
   trap '[ -z "$side" ] || kill "$side" 2>/dev/null; rm -rf "$side_dir"' EXIT
   echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix tests/emulator (at the same time; output below)"
   TEST_TMPDIR="$side_dir" .venv/bin/python -m pytest tests/unit tests/pkb \
     tests/upstream tests/matrix tests/emulator --ignore="$setup_test" \
+    "${aws_tests[@]/#/--ignore=}" \
     --durations=15 \
     -p no:cacheprovider >"$side_dir/log" 2>&1 &
   side=$!
-  echo "[test] pytest tests/local $setup_test"
-  .venv/bin/python -m pytest tests/local "$setup_test" \
+  echo "[test] pytest tests/local $setup_test ${aws_tests[*]}"
+  # The local tier's CPU hog waits for the second process to end: until
+  # then, that process loads the machine.
+  PKB_EXT_LOCAL_HOGS_AFTER_PID=$side \
+    .venv/bin/python -m pytest tests/local "$setup_test" "${aws_tests[@]}" \
     --durations=30
   rc=$?
   wait $side

@@ -19,6 +19,11 @@ they are stopped by PID, and that test's teardown fails if a hog ended
 early (each ends by itself after HOG_BOUND_S, should pytest die) or got less
 than a fifth of a core: then the tier did not run under load. The summary
 (hogs, CPU seconds, load averages) is printed in the session's summary.
+
+With PKB_EXT_LOCAL_HOGS_AFTER_PID set (make test sets it to the pid of the
+pytest process it runs beside this tier, which loads the machine by
+itself), the hogs start at the first test set up after that process has
+ended; the summary says how many of the tier's tests ran before.
 """
 
 import os
@@ -27,12 +32,14 @@ import pathlib
 from pkb_ext_dev import load
 
 HOGS_ENV = 'PKB_EXT_LOCAL_HOGS'
+AFTER_ENV = 'PKB_EXT_LOCAL_HOGS_AFTER_PID'
 # Well above the tier's time on a loaded machine, below CI's time limit: a
 # hog outlives a pytest that died by at most this long.
 HOG_BOUND_S = 80 * 60
 _HERE = pathlib.Path(__file__).resolve().parent
 _hogs: load.CpuHogs | None = None
 _said: list[str] = []
+_deferred = 0  # the tier's tests set up while the other process ran
 
 
 def _InTier(item) -> bool:
@@ -50,15 +57,46 @@ def _Count() -> int:
   return count
 
 
+def _AfterPid() -> int | None:
+  text = os.environ.get(AFTER_ENV, '')
+  if not text:
+    return None
+  if not text.isdigit():
+    raise ValueError(f'{AFTER_ENV}={text!r}: give a process id')
+  return int(text)
+
+
 def pytest_runtest_setup(item):
-  global _hogs
-  if _hogs is None and _InTier(item):
-    _hogs = load.CpuHogs(_Count(), seconds=HOG_BOUND_S).Start()
-    _said.append(f'local tier under load: {_hogs.count} CPU hog(s) started')
+  global _hogs, _deferred
+  if _hogs is not None or not _InTier(item):
+    return
+  count, after = _Count(), _AfterPid()
+  if count and after is not None and load.Stat(after)[0]:
+    _deferred += 1
+    return
+  _hogs = load.CpuHogs(count, seconds=HOG_BOUND_S).Start()
+  before = (
+      f' after {_deferred} test(s) under process {after}'
+      if after is not None
+      else ''
+  )
+  _said.append(
+      f'local tier under load: {_hogs.count} CPU hog(s) started{before}'
+  )
 
 
 def pytest_runtest_teardown(item, nextitem):
   global _hogs
+  if (
+      _hogs is None
+      and _deferred
+      and (nextitem is None or not _InTier(nextitem))
+  ):
+    _said.append(
+        f'local tier under load: all {_deferred} test(s) under process'
+        f' {_AfterPid()}; no hog started'
+    )
+    return
   if _hogs is None or not _hogs.count:
     return
   if nextitem is not None and _InTier(nextitem):

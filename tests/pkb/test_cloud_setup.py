@@ -65,6 +65,26 @@ def _Run(argv, cwd, timeout, env=None) -> subprocess.CompletedProcess:
   )
 
 
+def EnsureAwsCli() -> None:
+  """Runs the README's AWS set-up command unless .venv already has `aws`.
+
+  For the tests that need the real AWS CLI (make test runs them after this
+  file's set-up test, in the same pytest process).
+
+  Raises:
+    AssertionError: if the set-up command fails.
+  """
+  if os.path.exists(os.path.join(VENV_BIN, 'aws')):
+    return
+  setup, _ = ReadmeCloudCommands()
+  done = _Run(setup, ROOT, 600)
+  if done.returncode != 0:
+    raise AssertionError(
+        f'{shlex.join(setup)} failed ({done.returncode}):'
+        f' {(done.stdout + done.stderr)[-2000:]}'
+    )
+
+
 def _Read(path: str) -> str:
   with open(path) as f:
     return f.read()

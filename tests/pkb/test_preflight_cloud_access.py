@@ -36,6 +36,7 @@ from pkb_ext import cloud_access
 from pkb_ext.plan import pkb_config
 from pkb_ext_dev import fake_sts
 from pkb_ext_dev import pkb_tests
+from tests.pkb import test_cloud_setup
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
@@ -43,7 +44,8 @@ FLAGS = flags.FLAGS
 REFUSED = errors.Setup.InvalidFlagConfigurationError
 SECRET = 'wJalrXUtnFEMI-not-a-real-secret-K7MDENG'
 WRONG_KEY_ID = 'AKIAWRONGKEYID000000'
-# The AWS CLI of this interpreter's environment (awscli is a test need).
+# The AWS CLI of this interpreter's environment, as `make cloud-setup
+# CLOUD=AWS` installs it (setUpModule runs that when it is missing).
 REAL_AWS = os.path.join(os.path.dirname(sys.executable), 'aws')
 # What the real CLIs print on standard error.
 GCLOUD_NO_ACCOUNT = """ERROR: (gcloud.auth.print-access-token) You do not currently have an active account selected.
@@ -65,6 +67,10 @@ Interactive authentication is needed. Please run:
 az login"""
 AZ_OFFLINE = """ERROR: HTTPSConnectionPool(host='login.microsoftonline.com', port=443): Max retries exceeded with url: /organizations/oauth2/v2.0/token (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno -3] Temporary failure in name resolution'))"""
 TOKEN = 'ya29.not-a-real-access-token'
+
+
+def setUpModule():
+  test_cloud_setup.EnsureAwsCli()
 
 
 class CloudAccessTest(pkb_common_test_case.PkbCommonTestCase):

@@ -40,6 +40,10 @@ SECRET = 'wJalrXUtnFEMI-not-a-real-secret-K7MDENG'
 BOUND_S = 60
 
 
+def setUpModule():
+  test_cloud_setup.EnsureAwsCli()
+
+
 class RefusalTest(absltest.TestCase):
 
   def _Run(self, path, extra_env=None, extra_flags=()):
