@@ -283,6 +283,19 @@ def _ConnectStaticVmPools() -> None:
   events.before_phase.connect(_LoadConfigStaticVms, weak=False)
 
 
+def RegisterTools() -> None:
+  """Registers the tool outputs only pkb_ext reads, without importing PKB.
+
+  All that `pkb-ext parse` needs of the registries: the TPC-C phase's
+  parser reads go-tpc's output (pkb_ext.tpcc_postgres). Register() does
+  this too; calling both, or either twice, is safe.
+  """
+  from benchmarks.cloud_report.tpcc import parser as tpcc_parser  # pylint: disable=g-import-not-at-top
+  from pkb_ext.tpcc_postgres import parser as gotpc_parser  # pylint: disable=g-import-not-at-top
+
+  tpcc_parser.RegisterTool(gotpc_parser.TOOL)
+
+
 def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
@@ -299,18 +312,16 @@ def _RegisterExtensions() -> None:
   from benchmarks.cloud_report import preflight
   from benchmarks.cloud_report.object_storage import buckets as os_buckets
   from benchmarks.cloud_report.tpcc import engines
-  from benchmarks.cloud_report.tpcc import parser as tpcc_parser
   from pkb_ext import cloud_access
   from pkb_ext import object_storage_endpoints as endpoints
   from pkb_ext.publish import publisher
   from pkb_ext.tpcc_postgres import engine as postgres
-  from pkb_ext.tpcc_postgres import parser as gotpc_parser
 
   preflight.RegisterCheck('cloud_report_spool_dir', publisher.SpoolCheck)
   preflight.RegisterAccessCheck('cloud_access', cloud_access.Problems)
   os_buckets.RegisterBackend(endpoints.ENDPOINTS)
   engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
-  tpcc_parser.RegisterTool(gotpc_parser.TOOL)
+  RegisterTools()
   for name, module in ExtensionPackageModules().items():
     _AddUnique(linux_packages.PACKAGES, name, module, 'package')
 

@@ -18,8 +18,6 @@ import math
 import statistics
 from typing import Sequence
 
-from scipy import stats as scipy_stats
-
 
 @dataclasses.dataclass(frozen=True)
 class Summary:
@@ -56,6 +54,10 @@ def Summarize(values: Sequence[float]) -> Summary:
   mean = statistics.fmean(values)
   stddev = statistics.stdev(values) if n > 1 else 0.0
   if n > 1:
+    # Imported here: scipy.stats takes about a second to import, and most
+    # importers of this module (every phase's samples) never summarize.
+    from scipy import stats as scipy_stats  # pylint: disable=g-import-not-at-top
+
     half = float(scipy_stats.t.ppf(0.975, n - 1)) * stddev / math.sqrt(n)
   else:
     half = math.nan
@@ -91,6 +93,8 @@ def BimodalityCoefficient(values: Sequence[float]) -> float:
     raise ValueError(f'bimodality needs at least 4 values, got {n}')
   if max(values) == min(values):
     raise ValueError('bimodality is undefined for identical values')
+  from scipy import stats as scipy_stats  # pylint: disable=g-import-not-at-top
+
   skew = float(scipy_stats.skew(values, bias=False))
   kurt = float(scipy_stats.kurtosis(values, bias=False))
   return (skew**2 + 1) / (kurt + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3)))

@@ -201,7 +201,16 @@ class EveryEntryPointTest(absltest.TestCase):
     )
 
   def testEveryRegisteringCommandIsCovered(self):
-    self.assertEqual(set(self.cases), set(cli.REGISTERING))
+    self.assertEqual(set(self.cases), cli.REGISTERING | cli.TOOL_READING)
+
+  def testToolReadingCommandsSeeEveryTpccToolPkbPySees(self):
+    reference = self.children['pkb.py']['registry']
+    for name in cli.TOOL_READING:
+      with self.subTest(command=name):
+        self.assertEqual(
+            self.children[name]['registry']['tpcc_tools'],
+            reference['tpcc_tools'],
+        )
 
   def testEachRegisteringCommandSeesWhatPkbPySees(self):
     reference = self.children['pkb.py']['registry']
