@@ -590,15 +590,36 @@ def _FixtureArgs(name, argv):
             or 'cockroach-fixtures')  # fmt: skip
   prefix = (getattr(args, 'prefix_override', '')
             or getattr(args, 'gcs_prefix_override', '') or 'workload')  # fmt: skip
-  # The folder names the generator's version and options (fixture.go).
-  folder = (f'{prefix}/tpcc/version={FIXTURE_VERSION},'
-            f'deprecated-fk-indexes=false,fks=true,interleaved=false,'
-            f'seed=1,warehouses={args.warehouses}')  # fmt: skip
+  folder = FixtureFolder(prefix, args.warehouses)
   root = config.get('fixtures_dir')
   if not root:
     _Fail(f'Error: failed to create {provider} client: no credentials')
   path = os.path.join(root, provider, bucket, folder)
   return args, folder, path, f'{provider}://{bucket}/{folder}'
+
+
+def FixtureFolder(prefix: str, warehouses: int) -> str:
+  """The fixture's folder: the generator's version and options
+  (workloadccl's generatorToStorageFolder)."""
+  return (f'{prefix}/tpcc/version={FIXTURE_VERSION},'
+          'deprecated-fk-indexes=false,fks=true,interleaved=false,'
+          f'seed=1,warehouses={warehouses}')  # fmt: skip
+
+
+def _WriteBackup(path, table, warehouses):
+  os.makedirs(os.path.join(path, table), exist_ok=True)
+  with open(os.path.join(path, table, 'BACKUP'), 'w') as f:
+    f.write(f'{warehouses}\n')
+
+
+def WriteFixture(fixtures_dir, provider, bucket, prefix, warehouses) -> str:
+  """Stores a fixture as `fixtures make` would (for tests); its path."""
+  path = os.path.join(
+      fixtures_dir, provider, bucket, FixtureFolder(prefix, warehouses)
+  )
+  for table in _TABLES:
+    _WriteBackup(path, table, warehouses)
+  return path
 
 
 def FixturesMake(argv) -> int:
@@ -609,9 +630,7 @@ def FixturesMake(argv) -> int:
   if Import([f'--warehouses={args.warehouses}', args.urls[0]], quiet=True):
     return 1
   for table in _TABLES:
-    os.makedirs(os.path.join(path, table), exist_ok=True)
-    with open(os.path.join(path, table, 'BACKUP'), 'w') as f:
-      f.write(f'{args.warehouses}\n')
+    _WriteBackup(path, table, args.warehouses)
     print(f'I{time.strftime("%y%m%d %H:%M:%S")}.000000 1 ccl/workloadccl/'
           f'cliccl/fixtures.go stored backup {url}/{table}')  # fmt: skip
   return 0

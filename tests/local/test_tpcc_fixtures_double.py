@@ -132,20 +132,16 @@ class FixturesDoubleTest(absltest.TestCase):
     )
 
   def _Fixture(self, warehouses):
-    """Makes a fixture of `warehouses` in the bucket, on a cluster of its own
-    (then stopped, its store removed)."""
-    engine = self._Engine(fixtures='auto', fixtures_make=True)
-    with mock.patch.object(engines.CockroachEngine, 'StoreDirs',
-                           return_value=[self.store + '-maker']):  # fmt: skip
-      params = tpcc_params.Params(
-          max_warehouses=warehouses,
-          load_timeout='60s',
-          fixtures='auto',
-          fixtures_make=True,
-      )
-      engines.CockroachEngine(params).Setup(self.topology)
-      engine.Cleanup(self.topology)
-    self.client.commands.clear()
+    """Stores a fixture of `warehouses` in the bucket (the make path is
+    testMakeMakesAMissingFixtureThenLoadsIt's)."""
+    location = fixtures.LocationOf(self.client)
+    double.WriteFixture(
+        self.bucket_dir,
+        location.provider,
+        location.bucket,
+        location.prefix,
+        warehouses,
+    )
 
   def _Setup(self, engine):
     with self.assertLogs(level=logging.INFO) as logs:
