@@ -37,6 +37,7 @@ import logging
 import re
 import shlex
 
+from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from linux_packages import cloud_report_cockroachdb as cockroachdb
@@ -55,7 +56,7 @@ FIRST_MULTI_PROVIDER_RELEASE = (22, 1, 0)
 _NOT_FOUND = re.compile(r'fixture not found|expected non zero files')
 
 
-class Unsupported(Exception):
+class Unsupported(report_errors.Error):
   """The fixtures commands cannot reach this cloud's bucket."""
 
 
