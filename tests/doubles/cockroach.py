@@ -589,7 +589,8 @@ def _FixtureArgs(name, argv):
             or getattr(args, 'gcs_bucket_override', '')
             or 'cockroach-fixtures')  # fmt: skip
   prefix = (getattr(args, 'prefix_override', '')
-            or getattr(args, 'gcs_prefix_override', '') or 'workload')  # fmt: skip
+            or getattr(args, 'gcs_prefix_override', '')
+            or 'workload')  # fmt: skip
   folder = FixtureFolder(prefix, args.warehouses)
   root = config.get('fixtures_dir')
   if not root:

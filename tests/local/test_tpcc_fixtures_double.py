@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The cockroach engine's Setup with --cloud_report_tpcc_fixtures, on the double.
+"""The cockroach engine's Setup with --cloud_report_tpcc_fixtures, on a double.
 
 A one-node cluster of tests/doubles/cockroach.py on loopback (its SQL port a
 free one), the engine's own Setup run through pkb_ext_dev.local_vm.LocalVm
