@@ -22,6 +22,7 @@ with PKB's packages.
 Its modules:
   params   its flags (--cloud_report_tpcc_postgres_*, _gotpc_*), read once;
   engine   the engine and the PostgreSQL server's commands;
+  dumps    its fixtures: pg_dump files in the object storage endpoint;
   parser   go-tpc's output -> the phase's Result (pure);
   go_tpc   the go-tpc package (PKB's linux package interface).
 

@@ -13,11 +13,13 @@
 # limitations under the License.
 """The postgres engine: PostgreSQL on db1, go-tpc on the client.
 
-`go-tpc tpcc prepare` loads the maximum warehouses into PostgreSQL on db1; a
-step runs `go-tpc tpcc run --warehouses N` (transactions pick warehouses
-1..N) with threads_per_warehouse * N threads, after a ramp run of the same
-shape whose output is discarded (go-tpc has no ramp). The server, its data
-directory on db1's data disk and its access rules are PostgresCommands'.
+`go-tpc tpcc prepare` loads the maximum warehouses into PostgreSQL on db1
+(or, with --cloud_report_tpcc_fixtures=auto, pg_restore of a stored dump:
+pkb_ext.tpcc_postgres.dumps); a step runs `go-tpc tpcc run --warehouses N`
+(transactions pick warehouses 1..N) with threads_per_warehouse * N threads,
+after a ramp run of the same shape whose output is discarded (go-tpc has no
+ramp). The server, its data directory on db1's data disk and its access rules
+are PostgresCommands'.
 """
 
 import dataclasses
@@ -30,8 +32,11 @@ from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import engines
+from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
+from pkb_ext.tpcc_postgres import dumps as pg_dumps
 from pkb_ext.tpcc_postgres import go_tpc
 from pkb_ext.tpcc_postgres import params as pg_params
 from pkb_ext.tpcc_postgres import parser as gotpc_parser
@@ -144,9 +149,21 @@ class PostgresEngine:
           wanted,
       )
       return
-    db.RemoteCommand(
-        ' && '.join(ctl.SetUpCommands(client.internal_ip, settings))
-    )
+    set_up = ' && '.join(ctl.SetUpCommands(client.internal_ip, settings))
+    db.RemoteCommand(set_up)
+    dumps = self._Dumps(client)
+    if dumps is not None:
+      why = pg_dumps.Restore(db, ctl, dumps, wanted, engines.DATABASE)
+      where = f'{wanted} warehouses at {dumps.Url(pg_dumps.Key(wanted))}'
+      if not why:
+        out, _ = db.RemoteCommand(ctl.ResumeCommand(settings, engines.DATABASE))
+        if remote.LastInteger(out) == wanted:
+          logging.info('tpcc: fixtures: loaded %s', where)
+          return
+        why = f'the restore left {remote.LastInteger(out)} warehouses'
+      logging.info('tpcc: fixtures: generating %d warehouses: %s', wanted, why)
+      if why.startswith(('pg_restore', 'the restore')):
+        db.RemoteCommand(set_up)  # the generation starts clean
     binary = go_tpc.Path(client)
     load = go_tpc.PrepareCommand(
         binary,
@@ -172,6 +189,24 @@ class PostgresEngine:
       raise errors.Benchmarks.RunError(
           f'go-tpc prepare exited {status}: {tail[-2000:]}'
       )
+    if dumps is not None and self.params.fixtures_make:
+      pg_dumps.Save(db, ctl, dumps, wanted, engines.DATABASE)
+
+  def _Dumps(self, client):
+    """The fixture dumps' bucket with --cloud_report_tpcc_fixtures=auto."""
+    if self.params.fixtures != tpcc_fixtures.AUTO:
+      return None
+    region = getattr(client, 'region', None) or topology_lib.RegionFromZone(
+        client.zone
+    )
+    dumps = pg_dumps.Dumps.FromFlags(region)
+    if dumps is None:
+      logging.info(
+          'tpcc: fixtures: generating %d warehouses: no S3 object storage'
+          ' endpoint (--cloud_report_object_storage_endpoint) holds dumps',
+          self.params.max_warehouses,
+      )
+    return dumps
 
   def _Command(self, topology, warehouses: int, duration: str) -> str:
     db, client = topology.first_db, topology.RequireClient(engines.PHASE)

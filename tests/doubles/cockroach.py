@@ -60,6 +60,21 @@ a test installs it through the package's own path (data search path plus
       The shapes are real captured outputs (tests/data/tpcc/PROVENANCE.md).
   workload fixtures import tpcc --warehouses=N URL
       Fails, as the real import does, when the tables exist already.
+  workload fixtures make tpcc --warehouses=N [storage flags] URL
+  workload fixtures load tpcc --warehouses=N [--checks=B] [storage flags]
+        URL
+      The fixture bucket is a directory (the config's fixtures_dir:
+      PROVIDER/BUCKET/PREFIX/tpcc/version=...,warehouses=N/TABLE/BACKUP).
+      The storage flags are the release's: from v22.1 --provider-override,
+      --bucket-override, --prefix-override, --auth-params-override; before,
+      --gcs-bucket-override and --gcs-prefix-override (another is cobra's
+      `Error: unknown flag: --X`, exit 1). make imports the tables, then
+      stores the fixture (`Error: fixture URL already exists` if it is
+      there). load fails as the real one does when the bucket has no
+      fixture for N warehouses (`Error: finding fixture: fixture not found:
+      FOLDER`, exit 1; see tests/data/tpcc/PROVENANCE.md); else it restores
+      half the warehouses, waits fixture_load_s (config), then the rest, so
+      that a load killed half-way leaves a partial database.
   sql --insecure --host=IP:PORT [--format=F] -e STATEMENT
       `SELECT count(*) FROM tpcc.warehouse` prints the imported count (an
       error that the relation does not exist before an import); `DROP
@@ -111,6 +126,9 @@ _REPO_DATA = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'data', 'tpcc'
 )
 _OPS = ('delivery', 'newOrder', 'orderStatus', 'payment', 'stockLevel')
+_TABLES = ('warehouse', 'district', 'customer', 'history', 'order',
+           'new_order', 'item', 'stock', 'order_line')  # fmt: skip
+FIXTURE_VERSION = '2.2.0'  # workload/tpcc's fixture version in the folder
 
 
 def _Config() -> dict:
@@ -248,6 +266,9 @@ class Node:
     if verb == 'IMPORT':
       if warehouses:
         return 'ERR relation "warehouse" already exists', False
+      self._Merge(True, int(arg), epoch)
+      return 'OK', False
+    if verb == 'GROW':  # a restore adding tables' rows to its first ones
       self._Merge(True, int(arg), epoch)
       return 'OK', False
     if verb == 'CONN':
@@ -506,7 +527,7 @@ def _WorkloadParser(name):
   return p
 
 
-def Import(argv) -> int:
+def Import(argv, quiet=False) -> int:
   args = _WorkloadParser('fixtures import').parse_args(argv)
   addr = _UrlAddr(args.urls[0])
   try:
@@ -524,8 +545,113 @@ def Import(argv) -> int:
           ('new_order', 9000 * n), ('item', 100000), ('stock', 100000 * n),
           ('order_line', 300000 * n))  # fmt: skip
   for table, count in rows:
+    if quiet:
+      break
     print(f'I{time.strftime("%y%m%d %H:%M:%S")}.000000 1 workload/'
           f'workloadsql/dataload.go imported {table} (0s, {count} rows)')  # fmt: skip
+  return 0
+
+
+# ---------------------------------------------------------- the fixtures
+
+
+def _FixturesParser(name, version):
+  """`fixtures make|load tpcc`'s flags in this release (multi-provider
+  flags from v22.1, GCS-only ones before)."""
+  p = argparse.ArgumentParser(prog=f'cockroach workload fixtures {name} tpcc',
+                              allow_abbrev=False)  # fmt: skip
+  p.add_argument('--warehouses', type=int, required=True)
+  p.add_argument('--checks', default='true')
+  if _Release(version) >= (22, 1, 0):
+    for flag in ('--provider-override', '--bucket-override',
+                 '--prefix-override', '--auth-params-override'):  # fmt: skip
+      p.add_argument(flag, default='')
+  else:
+    p.add_argument('--gcs-bucket-override', default='')
+    p.add_argument('--gcs-prefix-override', default='')
+  p.add_argument('urls', nargs='+')
+  return p
+
+
+def _Release(version):
+  return tuple(int(x) for x in re.findall(r'\d+', version)[:3])
+
+
+def _FixtureArgs(name, argv):
+  """(args, the fixture's folder, its URL) of a fixtures command."""
+  config = _Config()
+  parser = _FixturesParser(name, config['version'])
+  args, unknown = parser.parse_known_args(argv)
+  if unknown:  # cobra's words for a flag the release does not have
+    _Fail(f'Error: unknown flag: {unknown[0].split("=")[0]}')
+  provider = getattr(args, 'provider_override', '') or 'gs'
+  bucket = (getattr(args, 'bucket_override', '')
+            or getattr(args, 'gcs_bucket_override', '')
+            or 'cockroach-fixtures')  # fmt: skip
+  prefix = (getattr(args, 'prefix_override', '')
+            or getattr(args, 'gcs_prefix_override', '')
+            or 'workload')  # fmt: skip
+  folder = FixtureFolder(prefix, args.warehouses)
+  root = config.get('fixtures_dir')
+  if not root:
+    _Fail(f'Error: failed to create {provider} client: no credentials')
+  path = os.path.join(root, provider, bucket, folder)
+  return args, folder, path, f'{provider}://{bucket}/{folder}'
+
+
+def FixtureFolder(prefix: str, warehouses: int) -> str:
+  """The fixture's folder: the generator's version and options
+  (workloadccl's generatorToStorageFolder)."""
+  return (f'{prefix}/tpcc/version={FIXTURE_VERSION},'
+          'deprecated-fk-indexes=false,fks=true,interleaved=false,'
+          f'seed=1,warehouses={warehouses}')  # fmt: skip
+
+
+def _WriteBackup(path, table, warehouses):
+  os.makedirs(os.path.join(path, table), exist_ok=True)
+  with open(os.path.join(path, table, 'BACKUP'), 'w') as f:
+    f.write(f'{warehouses}\n')
+
+
+def WriteFixture(fixtures_dir, provider, bucket, prefix, warehouses) -> str:
+  """Stores a fixture as `fixtures make` would (for tests); its path."""
+  path = os.path.join(
+      fixtures_dir, provider, bucket, FixtureFolder(prefix, warehouses)
+  )
+  for table in _TABLES:
+    _WriteBackup(path, table, warehouses)
+  return path
+
+
+def FixturesMake(argv) -> int:
+  """IMPORTs the tables, then BACKs each one UP to the bucket."""
+  args, _, path, url = _FixtureArgs('make', argv)
+  if os.path.exists(os.path.join(path, 'warehouse', 'BACKUP')):
+    _Fail(f'Error: fixture {url} already exists')
+  if Import([f'--warehouses={args.warehouses}', args.urls[0]], quiet=True):
+    return 1
+  for table in _TABLES:
+    _WriteBackup(path, table, args.warehouses)
+    print(f'I{time.strftime("%y%m%d %H:%M:%S")}.000000 1 ccl/workloadccl/'
+          f'cliccl/fixtures.go stored backup {url}/{table}')  # fmt: skip
+  return 0
+
+
+def FixturesLoad(argv) -> int:
+  """RESTOREs the fixture of --warehouses, or fails as the real one does
+  when the bucket has none (a fixture made for another warehouse count is
+  in another folder). The restore takes fixture_load_s (config), holding
+  half the warehouses meanwhile."""
+  args, folder, path, _ = _FixtureArgs('load', argv)
+  if not os.path.exists(os.path.join(path, 'warehouse', 'BACKUP')):
+    _Fail(f'Error: finding fixture: fixture not found: {folder}')
+  addr = _UrlAddr(args.urls[0])
+  n = args.warehouses
+  _Ask(addr, f'IMPORT {max(1, n // 2)}')
+  time.sleep(float(_Config().get('fixture_load_s', 0)))
+  _Ask(addr, f'GROW {n}')
+  print(f'I{time.strftime("%y%m%d %H:%M:%S")}.000000 1 ccl/workloadccl/'
+        f'cliccl/fixtures.go restored {len(_TABLES)} tables')  # fmt: skip
   return 0
 
 
@@ -703,6 +829,10 @@ def Main(argv) -> int:
   command, rest = argv[0], argv[1:]
   if command == 'workload' and rest[:3] == ['fixtures', 'import', 'tpcc']:
     return Import(rest[3:])
+  if command == 'workload' and rest[:3] == ['fixtures', 'make', 'tpcc']:
+    return FixturesMake(rest[3:])
+  if command == 'workload' and rest[:3] == ['fixtures', 'load', 'tpcc']:
+    return FixturesLoad(rest[3:])
   if command == 'workload' and rest[:2] == ['run', 'tpcc']:
     return Run(rest[2:])
   handlers = {'version': Version, 'start': Start, 'init': Init, 'sql': Sql}
@@ -721,11 +851,13 @@ def BuildTarball(
     capacity_warehouses: int = 3500,
     start_delay_s: float = 0.5,
     edge_failure: str = EDGE_NONE,
+    **config,
 ) -> tuple[str, str]:
   """Packs this double as a release tarball; returns (path, sha256).
 
   The tarball has the release's layout, cockroach-<version>.linux-<arch>/
-  cockroach, plus the double's config and the captures it prints.
+  cockroach, plus the double's config and the captures it prints. config:
+  more of the config's keys (fixtures_dir, fixture_load_s).
   """
   top = f'cockroach-{version}.linux-{arch}'
   members = {
@@ -736,6 +868,7 @@ def BuildTarball(
               'capacity_warehouses': capacity_warehouses,
               'start_delay_s': start_delay_s,
               'edge_failure': edge_failure,
+              **config,
           }).encode(),
           0o644,
       ),

@@ -21,6 +21,7 @@ Its modules:
   engines        the engines behind one interface, their registry, and
                  the cockroach engine;
   cockroach      a CockroachDB cluster on the db VMs;
+  fixtures       the warehouses loaded from a prebuilt fixture (cockroach);
   parser         the workload's output -> one step's measurement (pure);
   samples        the metric catalog and the samples of a step and a search;
   stages         the phase's functions (see phases.py).

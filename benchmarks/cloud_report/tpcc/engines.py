@@ -47,6 +47,7 @@ from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import guard as io_guard
 from benchmarks.cloud_report.parsers import ParseError
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
+from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
 from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 from benchmarks.cloud_report.tpcc import stepping
@@ -348,8 +349,10 @@ class CockroachEngine:
 
     Idempotent, so a resumed run can set up again: running nodes are kept
     (stopped ones restart on their stores), and when the database already
-    holds the warehouses (counted in it) nothing is imported; a partial
-    load is dropped and imported again.
+    holds the warehouses (counted in it) nothing is loaded; a partial load
+    is dropped and loaded again. With --cloud_report_tpcc_fixtures=auto the
+    data comes from the fixture bucket when it can (cloud_report.tpcc.
+    fixtures), else it is imported.
     """
     client = topology.RequireClient(PHASE)
     vms = list(topology.db_vms)
@@ -393,6 +396,10 @@ class CockroachEngine:
         if code:
           logging.warning('tpcc: %s failed: %s', statement, stderr.strip())
     bound = self.params.LoadTimeout(len(vms))
+    if self.params.fixtures == tpcc_fixtures.AUTO and tpcc_fixtures.SetUp(
+        client, first_ip, self.params, bound, RunLogged, WORK_DIR
+    ):
+      return
     logging.info(
         'tpcc: importing %d warehouses, for at most %d s', wanted, bound
     )

@@ -29,6 +29,7 @@ from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import settings
 from benchmarks.cloud_report.tpcc import cockroach
 from benchmarks.cloud_report.tpcc import engines
+from benchmarks.cloud_report.tpcc import fixtures
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import stepping
 
@@ -230,6 +231,22 @@ class Params:
       ' a full disk.',
       validator=DurationValidator('cloud_report_tpcc_load_timeout', auto=True),
   )
+  fixtures: str = settings.Enum(
+      'cloud_report_tpcc_fixtures',
+      fixtures.OFF,
+      fixtures.MODES,
+      'auto: load the warehouses from a prebuilt fixture in the fixture'
+      " bucket of the client's cloud and region when one matches"
+      ' (cockroach: `cockroach workload fixtures load`), else generate'
+      ' them; the log says which and why. off: always generate.',
+  )
+  fixtures_make: bool = settings.Boolean(
+      'cloud_report_tpcc_fixtures_make',
+      False,
+      'With --cloud_report_tpcc_fixtures=auto, make a missing fixture'
+      ' (cockroach: `fixtures make`) and load it, so that later'
+      ' configurations in the same cloud and region load it.',
+  )
   step_timeout: str = settings.String(
       'cloud_report_tpcc_step_timeout',
       AUTO,
@@ -290,9 +307,24 @@ class Params:
     return pass_rules.ParseRule(self.pass_rule)
 
 
+def _CheckFixtures(values) -> bool:
+  if values['cloud_report_tpcc_fixtures_make'] and (
+      values['cloud_report_tpcc_fixtures'] != fixtures.AUTO
+  ):
+    raise flags.ValidationError(
+        '--cloud_report_tpcc_fixtures_make needs'
+        ' --cloud_report_tpcc_fixtures=auto'
+    )
+  return True
+
+
 # Read without building Params: the prerequisites check asks only the engine.
 ENGINE = settings.Holder(Params, 'engine')
 flags.register_multi_flags_validator(
     ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
     _CheckGrid,
+)
+flags.register_multi_flags_validator(
+    ['cloud_report_tpcc_fixtures', 'cloud_report_tpcc_fixtures_make'],
+    _CheckFixtures,
 )
