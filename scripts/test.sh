@@ -44,7 +44,9 @@ else
     tests/pkb/test_preflight_refusal.py)
   local_b=(tests/local/test_vs_pkb.py tests/local/test_tpcc_cockroach.py
     tests/local/test_faults_local.py tests/local/test_tpcc_phase.py
-    tests/local/test_tpcc_cockroach_double.py)
+    tests/local/test_tpcc_cockroach_double.py
+    tests/local/test_tpcc_fixtures_double.py
+    tests/local/test_tpcc_postgres_fixtures.py)
   side_dir=$(mktemp -d)
   local_dir=$(mktemp -d)
   side= local_pid=

@@ -225,6 +225,13 @@ class EveryEntryPointTest(absltest.TestCase):
             'neither `cockroach workload run tpcc` output (no _elapsed___'
             ' table) nor go-tpc output (no [Summary] or tpmC: line)'
         ),
+        # `workload fixtures` failures: no run's output.
+        'cockroach_fixtures_load_not_found.txt': (
+            'neither `cockroach workload run tpcc` output'
+        ),
+        'cockroach_fixtures_make_table_not_found.txt': (
+            'neither `cockroach workload run tpcc` output'
+        ),
         'gotpc_v1.0.9_bad_connection_refused_panic.txt': (
             'the TPC-C tool panicked: failed to connect to database'
         ),
