@@ -42,11 +42,13 @@ else
   setup_test=tests/pkb/test_cloud_setup.py
   aws_tests=(tests/pkb/test_preflight_cloud_access.py
     tests/pkb/test_preflight_refusal.py)
-  local_b=(tests/local/test_vs_pkb.py tests/local/test_tpcc_cockroach.py
-    tests/local/test_faults_local.py tests/local/test_tpcc_phase.py
-    tests/local/test_tpcc_cockroach_double.py
+  # (in this order: the CPU-heavy CoreMark pair of test_vs_pkb last, after
+  # the first half's disk and network fidelity tests)
+  local_b=(tests/local/test_tpcc_cockroach_double.py
     tests/local/test_tpcc_fixtures_double.py
-    tests/local/test_tpcc_postgres_fixtures.py)
+    tests/local/test_tpcc_postgres_fixtures.py tests/local/test_tpcc_phase.py
+    tests/local/test_faults_local.py tests/local/test_tpcc_cockroach.py
+    tests/local/test_vs_pkb.py)
   side_dir=$(mktemp -d)
   local_dir=$(mktemp -d)
   side= local_pid=
