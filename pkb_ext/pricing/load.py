@@ -18,7 +18,9 @@ thresholds); each other <cloud>.yaml is one cloud's dated table, hourly
 rates turned into monthly ones at the method's hours per month. Every
 number is checked (finite, >= 0) and every key known. A table's
 `regions:` maps each other region to its own dated prices (see
-_ParseRegion).
+_ParseRegion); its optional `rates:` gives measured rates of the cloud's
+machines that plan's estimates use in place of their defaults (see
+_ParseRates).
 """
 
 import dataclasses
@@ -35,6 +37,7 @@ from pkb_ext.pricing import model
 _METHOD_FILE = 'method.yaml'
 _SIZE_TIER_KEYS = {'name', 'up_to_gb', 'usd_month', 'mbps'}
 _REGION_KEYS = {'as_of', 'sources', 'machines', 'disks'}
+_RATES_KEYS = {'as_of', 'source', 'values'}
 
 
 def _Number(value: Any, where: str) -> float:
@@ -207,10 +210,37 @@ def _ParseTable(
     raise model.PricingError(f'{where}: regions must be a mapping')
   return dataclasses.replace(
       table,
+      rates=_ParseRates(d.get('rates'), where),
       regions={
           str(name): _ParseRegion(d, str(name), r, hours, where)
           for name, r in regions.items()
       },
+  )
+
+
+def _ParseRates(raw: Any, where: str) -> model.Rates | None:
+  """A table's `rates:` entry: as_of, source (the run that measured them)
+  and values (name: number); None without one."""
+  if raw is None:
+    return None
+  w = f'{where}: rates'
+  if not isinstance(raw, dict):
+    raise model.PricingError(f'{w}: must be a mapping')
+  unknown = set(raw) - _RATES_KEYS
+  missing = _RATES_KEYS - set(raw)
+  if unknown or missing:
+    raise model.PricingError(
+        f'{w}: expected as_of, source and values'
+        + (f'; unknown keys {sorted(unknown)}' if unknown else '')
+        + (f'; missing {sorted(missing)}' if missing else '')
+    )
+  values = raw['values']
+  if not isinstance(values, dict) or not values:
+    raise model.PricingError(f'{w}.values: must be a mapping of numbers')
+  return model.Rates(
+      as_of=str(raw['as_of']),
+      source=' '.join(str(raw['source']).split()),
+      values={str(k): _Number(v, f'{w}.values.{k}') for k, v in values.items()},
   )
 
 
