@@ -31,7 +31,7 @@ defines it) is `auto`, else generated.
 """
 
 import dataclasses
-from typing import Any, Sequence
+from typing import Sequence
 
 from absl import flags
 
@@ -136,8 +136,11 @@ def RatesCloud(groups: Sequence[model.Group]) -> str | None:
   return groups[0].cloud if groups else None
 
 
-def Rates(catalog: pricing.Catalog, groups: Sequence[model.Group]) -> Any:
-  """The measured rates of the configuration's cloud (None: none).
+def Rates(
+    catalog: pricing.Catalog, groups: Sequence[model.Group]
+) -> model.Rates | None:
+  """The measured rates of the configuration's cloud and (first group's)
+  machine type; None: its table has none.
 
   Raises:
     errors.PlanError: the table gives a rate no estimate knows.
@@ -146,7 +149,12 @@ def Rates(catalog: pricing.Catalog, groups: Sequence[model.Group]) -> Any:
   table = catalog.Table(cloud) if cloud else None
   rates = table.rates if table else None
   model.CheckRates(rates, f'the {cloud} price table')
-  return rates
+  if rates is None:
+    return None
+  machine = groups[0].machine_type if groups else None
+  return model.Rates(
+      rates.For(machine), f'{rates.source}, {rates.as_of}'
+  )
 
 
 def _PhasesOf(module) -> list[str]:

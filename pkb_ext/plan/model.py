@@ -239,7 +239,8 @@ def PhaseEstimates(
     name: the phase.
     fill: the io phase's data disk.
     db_nodes: the db VMs.
-    rates: the cloud's measured rates (a pricing.Rates), or None.
+    rates: the measured rates of the cloud and machine type (name ->
+      value; see Rates), or None.
     fixtures: the TPC-C data is loaded from a fixture when one matches.
 
   Raises:
@@ -254,7 +255,7 @@ def PhaseEstimates(
       fill=fill,
       db_nodes=db_nodes,
       rates=dict(rates.values) if rates else {},
-      rates_source=f'{rates.source}, {rates.as_of}' if rates else '',
+      rates_source=rates.source if rates else '',
       fixtures=fixtures,
   )
   try:
@@ -275,13 +276,28 @@ def Finite(value: Any, what: str) -> float:
   return number
 
 
+@dataclasses.dataclass(frozen=True)
+class Rates:
+  """The measured rates of one configuration's cloud and machine type."""
+
+  values: dict[str, float]
+  source: str  # the run that measured them, and its date
+
+
 def CheckRates(rates: Any, where: str) -> None:
   """Refuses a price table's rate no estimate knows (a misspelt name).
+
+  Args:
+    rates: a pricing.Rates, or None.
+    where: the table, for the message.
 
   Raises:
     errors.PlanError: naming the rate and the table.
   """
-  unknown = sorted(set(rates.values) - set(estimates.RATES)) if rates else []
+  names = set()
+  if rates:
+    names = set(rates.values).union(*rates.machines.values())
+  unknown = sorted(names - set(estimates.RATES))
   if unknown:
     raise errors.PlanError(
         f'{where} rates: {", ".join(unknown)} not a rate plan knows; known:'
