@@ -162,9 +162,7 @@ def VmHoursPerRow() -> dict:
   report = Predict([*AWS_GP2, LINEAR], fixtures=False)
   return {
       'vm_hours_per_row': cheap['vm_hours'] / cheap['configurations'],
-      'vm_hours_per_row_report': (
-          report['vm_hours'] / report['configurations']
-      ),
+      'vm_hours_per_row_report': report['vm_hours'] / report['configurations'],
       'fixtures_probe': cheap,
       'report': report,
   }
