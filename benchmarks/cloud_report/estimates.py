@@ -66,7 +66,18 @@ RATES = {
             ' assumption for clouds)'
         ),
     ),
+    'run_stage_overhead_s': (
+        0.0,
+        'seconds each Run stage spends outside its phases',
+    ),
     'cpu_run_s': (15.0, 'seconds per CoreMark run CoreMark calibrates'),
+    'coremark_iterations_per_s': (
+        0.0,
+        (
+            'CoreMark iterations per second of a run of fixed iterations (0:'
+            ' unknown, such a run is planned at cpu_run_s)'
+        ),
+    ),
     'cpu_build_s': (60.0, "seconds to install and build CoreMark's binaries"),
     'io_job_overhead_s': (
         0.0,
@@ -126,10 +137,9 @@ class Context:
 
   fill: Fill | None = None  # the io phase's data disk; None: none known
   db_nodes: int = 1
-  # Rates other than RATES' defaults (name -> value), and where they come
-  # from (said in the estimate's text).
+  # Rates other than RATES' defaults (name -> value); the estimate's text
+  # says which of its rates are these.
   rates: Mapping[str, float] = dataclasses.field(default_factory=dict)
-  rates_source: str = ''
   # TPC-C data: loaded from a prebuilt fixture in the run's bucket (when
   # one matches), rather than generated.
   fixtures: bool = False
@@ -141,9 +151,9 @@ class Context:
     return float(self.rates.get(name, RATES[name][0]))
 
   def Measured(self, *names: str) -> str:
-    """' (measured: SOURCE)' if the context gives one of names, else ''."""
-    if any(n in self.rates for n in names) and self.rates_source:
-      return f' (measured: {self.rates_source})'
+    """' (measured)' if the context gives one of names, else ''."""
+    if any(n in self.rates for n in names):
+      return ' (measured)'
     return ''
 
 

@@ -153,7 +153,8 @@ def Rates(
     return None
   machine = groups[0].machine_type if groups else None
   return model.Rates(
-      rates.For(machine), f'{rates.source}, {rates.as_of}'
+      rates.For(machine),
+      f'the {cloud} table (configs/pricing), {rates.as_of}: {rates.source}',
   )
 
 
@@ -264,6 +265,11 @@ def Configurations(
             iterations=iterations,
             provision_s=(rates and rates.values.get('provision_s'))
             or model.PROVISION_S,
+            stage_overhead_s=(
+                rates and rates.values.get('run_stage_overhead_s')
+            )
+            or 0.0,
+            rates_source=rates.source if rates else '',
         )
     )
   if varies:

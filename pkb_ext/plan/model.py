@@ -118,6 +118,8 @@ class Config:
   in_series: Variant | None = None
   iterations: int = 1  # Run stages (--run_stage_iterations)
   provision_s: float = PROVISION_S
+  stage_overhead_s: float = 0.0  # each Run stage's, outside its phases
+  rates_source: str = ''  # where its measured rates come from; '': none
 
   @property
   def once_seconds(self) -> float:
@@ -138,7 +140,7 @@ class Config:
   @property
   def series_seconds(self) -> float:
     """The wall time with every phase in series."""
-    run = sum(self._RunOf(p) for p in self.phases)
+    run = sum(self._RunOf(p) for p in self.phases) + self.stage_overhead_s
     return self.once_seconds + self.iterations * run
 
   @property
@@ -158,6 +160,7 @@ class Config:
         Sum(self.schedule.before)
         + max(Sum(self.schedule.fill), Sum(self.schedule.side))
         + Sum(self.schedule.after)
+        + self.stage_overhead_s
     )
     return self.once_seconds + self.iterations * run
 
@@ -255,7 +258,6 @@ def PhaseEstimates(
       fill=fill,
       db_nodes=db_nodes,
       rates=dict(rates.values) if rates else {},
-      rates_source=rates.source if rates else '',
       fixtures=fixtures,
   )
   try:

@@ -220,6 +220,8 @@ def Format(
   if prices_note:
     lines.append(prices_note)
   lines.append('Times are estimates from stated rates (see pkb_ext/plan/).')
+  for source in sorted({c.rates_source for c in configs if c.rates_source}):
+    lines.append(f'Rates marked (measured) are from {source}.')
   skipping = sum(1 for c in configs if c.skipped)
   if skipping:
     lines.append(

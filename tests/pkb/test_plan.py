@@ -616,6 +616,16 @@ class PlanLoadRunsAndRatesTest(
       )
       self.assertEqual(c.price_region, 'local-1')
 
+  def testTheShippedStaticRatesAreKnownAndCoverEveryLocalType(self):
+    from pkb_ext.local import machine_types  # pylint: disable=g-import-not-at-top
+
+    table = pricing.Load(os.path.join(ROOT, 'configs', 'pricing')).Table(
+        'Static'
+    )
+    model.CheckRates(table.rates, 'static.yaml')
+    self.assertEqual(set(table.rates.machines), set(machine_types.NAMES))
+    self.assertIn('tests/matrix/test_local_matrix.py', table.rates.source)
+
   def testAStaticTablesRatesReplaceTheDefaultsAndSayWhere(self):
     catalog = pricing.Load()
     table = catalog.Table('Static')
@@ -632,7 +642,12 @@ class PlanLoadRunsAndRatesTest(
       (cpu,) = c.phases
       self.assertEqual(c.provision_s, 42)
       self.assertEqual(cpu.seconds, cpu.once_s + 2 * 10 * run_s)
-      self.assertIn('(measured: a measured run, 2026-01-02)', cpu.how)
+      self.assertIn('(measured)', cpu.how)
+    self.assertIn(
+        'Rates marked (measured) are from the Static table (configs/pricing),'
+        ' 2026-01-02: a measured run.',
+        render.Format(configs),
+    )
     bad = dataclasses.replace(rates, values={'provison_s': 1}, machines={})
     with self.assertRaisesRegex(plan_errors.PlanError, 'provison_s'):
       configurations.Configurations(

@@ -25,16 +25,31 @@ BUILD_S = estimates.RATES['cpu_build_s'][0]
 
 
 def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
-  """modes x runs x cpu_run_s, plus cpu_build_s once."""
-  run_s, build_s = context.Rate('cpu_run_s'), context.Rate('cpu_build_s')
+  """modes x runs x a run's seconds, plus cpu_build_s once.
+
+  A run is cpu_run_s, or with fixed iterations (--cloud_report_coremark_
+  iterations) those iterations at the context's coremark_iterations_per_s
+  where it has one (each all-core context on its own vCPU, as long as a
+  single-core run).
+  """
+  build_s = context.Rate('cpu_build_s')
+  per_s = context.Rate('coremark_iterations_per_s')
+  if params.iterations and per_s:
+    run_s = params.iterations / per_s
+    each = f'{params.iterations:,} iterations at {per_s:,.0f}/s = {run_s:.1f} s'
+  else:
+    run_s = context.Rate('cpu_run_s')
+    each = f'~{run_s:g} s'
   runs = len(params.modes) * params.runs
   return [
       estimates.Phase(
           'cpu',
           build_s + runs * run_s,
           f'{len(params.modes)} mode(s) x {params.runs} CoreMark runs x'
-          f' ~{run_s:g} s + build {build_s:g} s'
-          + context.Measured('cpu_run_s', 'cpu_build_s'),
+          f' {each} + build {build_s:g} s'
+          + context.Measured(
+              'cpu_run_s', 'cpu_build_s', 'coremark_iterations_per_s'
+          ),
           once_s=build_s,
       )
   ]
