@@ -27,7 +27,7 @@ report's way (linear search, data generated in the run).
 
 Each plan runs in a child process (`python -m pkb_ext_dev.bench_plan
 --predict [--fixtures=yes|no] PKB FLAGS`, printing JSON), so PKB's flags
-parse afresh for each.
+parse afresh for each, at the repo's price tables (configs/pricing).
 """
 
 import csv
@@ -183,12 +183,16 @@ def _PredictMain(argv: Sequence[str]) -> int:
       rest.append(arg)
   # pylint: disable=g-import-not-at-top
   from absl import flags
+  from pkb_ext import paths
+  from pkb_ext import pricing
   from pkb_ext.plan import configurations
   from pkb_ext.plan import model
 
   # pylint: enable=g-import-not-at-top
   logging.getLogger().setLevel(logging.CRITICAL)
-  configs = configurations.Configurations(rest, fixtures=fixtures)
+  # The repo's price tables (and rates), whichever pkb_ext is installed.
+  catalog = pricing.Load(os.path.join(paths.RepoRoot(), 'configs', 'pricing'))
+  configs = configurations.Configurations(rest, catalog, fixtures=fixtures)
   processes = flags.FLAGS.run_processes
   seconds = [c.seconds for c in configs]
   print(
