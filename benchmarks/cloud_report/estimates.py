@@ -28,12 +28,12 @@ The rates, and where they come from:
       issue report): 1,333 warehouses per node-hour.
   FIXTURE_WAREHOUSES_PER_NODE_HOUR  a prebuilt TPC-C fixture restored from
       a bucket (`cockroach workload fixtures load tpcc`, a RESTORE): a
-      CockroachDB restore roachtest (6 nodes of 8 vCPUs, 2,500 GB pd-ssd)
+      public CockroachDB restore test (6 nodes of 8 vCPUs, 2,500 GB pd-ssd)
       restored a TPC-C backup of 600 GB of replicated data in about 20
-      minutes (cockroachdb/cockroach issue 92860), 83 MB/s per node; a
-      TPC-C backup holds about 70 MB per warehouse (5,000 warehouses, 350
-      GB: cockroachdb/cockroach pull request 167048), 210 MB replicated 3
-      times: 1,429 warehouses per node-hour, about the import's rate.
+      minutes, 83 MB/s per node; a CockroachDB TPC-C backup holds about 70
+      MB per warehouse (5,000 warehouses in 350 GB, a public CockroachDB
+      restore benchmark), 210 MB replicated 3 times: 1,429 warehouses per
+      node-hour, about the import's rate.
   FILL_MBPS  the fill writes at up to 250 MB/s, the per-volume throughput
       limit of the report's gp2 and Azure Premium P50 disks.
 
