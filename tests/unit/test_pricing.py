@@ -371,13 +371,17 @@ class MalformedTablesTest(parameterized.TestCase):
           r"rates: expected as_of, source, values.*missing \['source'\]",
       ),
       (
-          'machines: {}\ndisks: {}\nrates: {as_of: x, source: y,'
-          ' values: {a: -1}}\n',
+          (
+              'machines: {}\ndisks: {}\nrates: {as_of: x, source: y,'
+              ' values: {a: -1}}\n'
+          ),
           r'rates.values.a: must be >= 0',
       ),
       (
-          'machines: {}\ndisks: {}\nrates: {as_of: x, source: y,'
-          ' values: {a: 1}, machines: {m: []}}\n',
+          (
+              'machines: {}\ndisks: {}\nrates: {as_of: x, source: y,'
+              ' values: {a: 1}, machines: {m: []}}\n'
+          ),
           r'rates.machines.m: must be a mapping of numbers',
       ),
   )
