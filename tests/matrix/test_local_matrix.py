@@ -22,8 +22,9 @@ IOPS and MB/s, network throughput) ranks the types in the order of their
 limits, and stays at or under its limit. A second matrix run, with one
 type's data disk capped at half its IOPS and MB/s, compared with the first:
 that type's disk figures change, nothing else does. And `pkb-ext plan`,
-given the flags of the first run's pkb.py (the record the script leaves),
-predicts that run's wall time within 15 %.
+given the flags of the first run's pkb.py (the record the script leaves,
+kept in out/plan-check for `pkb-ext bench`), predicts that run's wall time
+within 15 %.
 
 The hosts run this machine's software (PKB's installs off) and the phases
 cpu, io and net, to keep the tier's time; `make local-matrix` installs on
@@ -243,6 +244,12 @@ class LocalMatrixTest(absltest.TestCase):
 
   def test_6_plan_predicts_the_runs_wall_time(self):
     self._Ran()
+    # The record stays for `pkb-ext bench --only plan` (its default
+    # --matrix-out).
+    keep = bench_plan.DefaultRecordDir()
+    os.makedirs(keep, exist_ok=True)
+    for name in bench_plan.RECORD_FILES:
+      shutil.copy(os.path.join(self.out_a, name), keep)
     result = bench_plan.WallTimeRatio(self.out_a)
     (run,) = result['runs']
     self.assertEqual(

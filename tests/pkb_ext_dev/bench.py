@@ -25,9 +25,9 @@ netperf, coremark, overhead and vs_pkb run on the local cloud of
 --state-dir (brought up first if it is not up, with --image host: the
 parts compare the tools this machine has, with PKB's installs off; needs
 root; a cloud up on an OS image is refused before any run); stepping,
-publish, calibrate and plan run on this machine (plan reads the record of
-the last `make local-matrix` run, --matrix-out, for plan_wall_time_ratio:
-without one that figure is not run, and the table says so).
+publish, calibrate and plan run on this machine (plan reads a local matrix
+run's record, --matrix-out, for plan_wall_time_ratio: without one that
+figure is not run, and the details say so).
 
 A paired figure (fidelity, vs_pkb, calibrate) is the 20 % trimmed mean
 of its unflagged pair ratios, judged by the 95 % interval of that trimmed
@@ -679,7 +679,7 @@ def _Plan(args, figures, details, log) -> None:
   except FileNotFoundError:
     note = (
         "plan_wall_time_ratio needs a matrix run's record in"
-        f' {args.matrix_out} (make local-matrix)'
+        f' {args.matrix_out} (tests/matrix or make local-matrix)'
     )
     details['plan']['wall_time'] = note
     log(f'plan: {note}')
@@ -772,11 +772,11 @@ def BuildParser() -> argparse.ArgumentParser:
   )
   parser.add_argument(
       '--matrix-out',
-      default=os.environ.get('PKB_EXT_MATRIX_OUT')
-      or os.path.join(paths.RepoRoot(), 'out', 'matrix'),
+      default=os.path.join(paths.RepoRoot(), 'out', 'plan-check'),
       help=(
-          "the local matrix run's output, whose record plan is checked"
-          ' against (default %(default)s)'
+          "a local matrix run's record that plan is checked against"
+          ' (tests/matrix keeps its own in the default, %(default)s; make'
+          ' local-matrix leaves one in out/matrix)'
       ),
   )
   parser.add_argument(

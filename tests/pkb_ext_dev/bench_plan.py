@@ -17,8 +17,9 @@ plan_wall_time_ratio: plan's predicted wall time of the local matrix's
 pkb.py runs over their measured wall time, from the record
 scripts/local-matrix.sh leaves in its output directory (flags, pkb-args,
 pkb-runs.tsv): each run planned with the flags it was given, from the repo
-root as it ran. Without a record there is no figure (run `make
-local-matrix`, or tests/matrix, first).
+root as it ran. tests/matrix keeps its first run's record in
+out/plan-check (DefaultRecordDir); `make local-matrix` leaves one in
+out/matrix. Without a record there is no figure.
 
 vm_hours_per_row: plan's VM-hours per configuration of the AWS gp2 matrix
 (configs/machines/aws.yaml --flag_matrix=gp2) with the TPC-C data loaded
@@ -41,6 +42,7 @@ from typing import Sequence
 RECORD_RUNS = 'pkb-runs.tsv'
 RECORD_FLAGS = 'flags'
 RECORD_ARGS = 'pkb-args'
+RECORD_FILES = (RECORD_RUNS, RECORD_FLAGS, RECORD_ARGS)
 LOCAL_MATRIX = (
     '--benchmarks=cloud_report_2021',
     '--benchmark_config_file=configs/machines/local.yaml',
@@ -52,6 +54,13 @@ AWS_GP2 = (
 )
 PROBE = '--cloud_report_tpcc_strategy=probe'
 LINEAR = '--cloud_report_tpcc_strategy=linear'
+
+
+def DefaultRecordDir() -> str:
+  """Where tests/matrix keeps its run's record: out/plan-check."""
+  from pkb_ext import paths  # pylint: disable=g-import-not-at-top
+
+  return os.path.join(paths.RepoRoot(), 'out', 'plan-check')
 
 
 @dataclasses.dataclass(frozen=True)
