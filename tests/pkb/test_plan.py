@@ -166,7 +166,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
         list(by_name),
         ['cpu', 'io', 'net', 'object_storage', 'tpcc_import', 'tpcc'],
     )
-    self.assertEqual(by_name['cpu'], cpu_estimate.BUILD_S + 20 * 15)
+    self.assertEqual(by_name['cpu'], cpu_estimate.BUILD_S + 20 * 19)
     # 2,500 GB at 250 MB/s would take 10,000 s, but the job file's ramp +
     # runtime (122 s) ends the fill first, as it ends each of the 7 jobs.
     self.assertEqual(by_name['io'], 122 + 7 * 122)
