@@ -160,7 +160,10 @@ def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
       or ' (a public CockroachDB import: 20,000 warehouses in 2.5 h on 6 nodes)'
   )
   same_rate = ''
-  if params.engine != 'cockroach':
+  measured = context.Measured(
+      'import_warehouses_per_node_hour', 'fixture_warehouses_per_node_hour'
+  )
+  if params.engine != 'cockroach' and not measured:
     same_rate = f'; {params.engine} is planned at the same rates'
   if not context.fixtures:
     return estimates.Phase(
@@ -180,7 +183,7 @@ def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
       ' warehouses per node-hour'
       + (
           context.Measured('fixture_warehouses_per_node_hour')
-          or ' (a CockroachDB restore of TPC-C data: see estimates)'
+          or ' (a public CockroachDB restore: 600 GB of replicated TPC-C data in 20 min on 6 nodes, at 70 MB a warehouse)'
       )
       + f'; without a matching fixture {estimates.Hms(generate_s)},'
       f' {generated}{same_rate}',
