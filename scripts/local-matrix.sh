@@ -27,9 +27,13 @@
 #                         debian12; host: this machine's software, no installs)
 #
 # The output directory receives samples.ndjson, spool/, pkb_samples-*.json,
-# pkb-*.log and report/. The static VM file of each type goes to
-# out/matrix/vms/<type>.json, where configs/machines/local.yaml names it
-# (relative to the repo root, where pkb.py runs).
+# pkb-*.log, report/, and what `pkb-ext plan` needs to predict the runs'
+# wall time: flags (the flag file every pkb.py run was given), pkb-args (the
+# PKB FLAGS, one a line) and pkb-runs.tsv (each pkb.py run: its tag, phases,
+# Run stage iterations, --run_processes and seconds). The static VM file of
+# each type goes to out/matrix/vms/<type>.json, where
+# configs/machines/local.yaml names it (relative to the repo root, where
+# pkb.py runs).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -65,7 +69,8 @@ TYPES=$("$VENV/bin/python" -c \
   'from pkb_ext.local import machine_types; print(*machine_types.NAMES)')
 mkdir -p "$OUT" "$VMS"
 rm -rf "$OUT/report" "$OUT/spool"
-rm -f "$OUT/samples.ndjson" "$OUT"/pkb_samples*.json "$OUT"/pkb*.log
+rm -f "$OUT/samples.ndjson" "$OUT"/pkb_samples*.json "$OUT"/pkb*.log \
+  "$OUT/flags" "$OUT/pkb-args" "$OUT/pkb-runs.tsv"
 started=$(date +%s)
 
 IMAGE=${PKB_EXT_MATRIX_IMAGE:-${PKB_EXT_LOCAL_IMAGE:-debian12}}
@@ -89,11 +94,14 @@ first=${TYPES%% *}
   --preset="$PRESET" --spool-dir="$OUT/spool" > "$FLAGFILE"
 sed 's/^/[matrix]   /' "$FLAGFILE"
 n_types=$(wc -w <<< "$TYPES")
+cp "$FLAGFILE" "$OUT/flags"
+printf '%s\n' ${PKB_ARGS[@]+"${PKB_ARGS[@]}"} > "$OUT/pkb-args"
 
 # Runs pkb.py on the matrix; $1 names the run (pkb_samples-$1.json,
 # pkb-$1.log), $2 the phases, $3 the Run stage iterations.
 run_pkb() {
-  local tag=$1 phases=$2 reps=$3 rc
+  local tag=$1 phases=$2 reps=$3 rc began
+  began=$(date +%s)
   log "== pkb.py --flag_matrix=types --run_processes=$n_types --cloud_report_phases=$phases --run_stage_iterations=$reps"
   set +e
   "$VENV/bin/pkb.py" --benchmarks=cloud_report_2021 \
@@ -106,6 +114,8 @@ run_pkb() {
     'cloud_report: phase| ERROR |Success rate|PKB exiting|Traceback'
   rc=${PIPESTATUS[0]}
   set -e
+  printf '%s\t%s\t%s\t%s\t%s\n' "$tag" "$phases" "$reps" "$n_types" \
+    "$(( $(date +%s) - began ))" >> "$OUT/pkb-runs.tsv"
   cat "$WORK/pkb-$tag"/runs/*/pkb.log > "$OUT/pkb-$tag.log" 2>/dev/null || true
   [ "$rc" -eq 0 ] || log "pkb.py exited $rc; its log: $OUT/pkb-$tag.log"
   return "$rc"

@@ -26,8 +26,24 @@ The rates, and where they come from:
   IMPORT_WAREHOUSES_PER_NODE_HOUR  `cockroach workload fixtures import tpcc`
       of 20,000 warehouses took 2.5 hours on 6 nodes (a public CockroachDB
       issue report): 1,333 warehouses per node-hour.
+  FIXTURE_WAREHOUSES_PER_NODE_HOUR  a prebuilt TPC-C fixture restored from
+      a bucket (`cockroach workload fixtures load tpcc`, a RESTORE): a
+      public CockroachDB restore test (6 nodes of 8 vCPUs, 2,500 GB pd-ssd)
+      restored a TPC-C backup of 600 GB of replicated data in about 20
+      minutes, 83 MB/s per node; a CockroachDB TPC-C backup holds about 70
+      MB per warehouse (5,000 warehouses in 350 GB, a public CockroachDB
+      restore benchmark), 210 MB replicated 3 times: 1,429 warehouses per
+      node-hour, about the import's rate.
   FILL_MBPS  the fill writes at up to 250 MB/s, the per-volume throughput
       limit of the report's gp2 and Azure Premium P50 disks.
+  cpu_run_s  a CoreMark run that CoreMark calibrates (to at least 10 s)
+      takes 19 s from its command to its result, whatever the CPU: a
+      single-core run's measured time on machines two and four times as
+      fast as each other (calibration, then a timed run of about 15 s).
+
+Each rate an estimate uses has a name in RATES, with its default; a
+Context's rates give other values (plan takes them from the `rates:` entry
+of the cloud's price table, measured on that cloud's machines).
 
 The fill ends at the disk's end or at the job file's runtime, whichever
 comes first: the report's file sets runtime in [global], and fio ends every
@@ -37,11 +53,54 @@ only ramp + runtime seconds' worth.
 
 import dataclasses
 import math
+from typing import Mapping
 
 from benchmarks.cloud_report import errors as report_errors
 
 IMPORT_WAREHOUSES_PER_NODE_HOUR = 20000 / 2.5 / 6
+FIXTURE_WAREHOUSES_PER_NODE_HOUR = (600e3 / 6 / (20 * 60)) * 3600 / (70 * 3)
 FILL_MBPS = 250.0
+# Every rate an estimate uses: name -> (default, what it is). A price
+# table's `rates:` entry may give any of them for its cloud's machines.
+RATES = {
+    'provision_s': (
+        600.0,
+        (
+            'seconds to provision a configuration and tear it down (an'
+            ' assumption for clouds)'
+        ),
+    ),
+    'run_stage_overhead_s': (
+        0.0,
+        'seconds each Run stage spends outside its phases',
+    ),
+    'cpu_run_s': (19.0, 'seconds per CoreMark run CoreMark calibrates'),
+    'coremark_iterations_per_s': (
+        0.0,
+        (
+            'CoreMark iterations per second of a run of fixed iterations (0:'
+            ' unknown, such a run is planned at cpu_run_s)'
+        ),
+    ),
+    'cpu_build_s': (60.0, "seconds to install and build CoreMark's binaries"),
+    'io_job_overhead_s': (
+        0.0,
+        'seconds per fio job beyond its ramp and runtime (start, parse)',
+    ),
+    'io_after_s': (
+        0.0,
+        'seconds after the fio jobs (formatting the data disk for tpcc)',
+    ),
+    'net_run_overhead_s': (0.0, 'seconds per netperf run beyond its tests'),
+    'import_warehouses_per_node_hour': (
+        IMPORT_WAREHOUSES_PER_NODE_HOUR,
+        'TPC-C warehouses generated per db node-hour',
+    ),
+    'fixture_warehouses_per_node_hour': (
+        FIXTURE_WAREHOUSES_PER_NODE_HOUR,
+        'TPC-C warehouses loaded from a fixture per db node-hour',
+    ),
+}
 BOUND_MIN_MARGIN_S = 600
 BOUND_MAX_MARGIN_S = 3600
 BOUND_MARGIN_FRACTION = 0.25
@@ -59,6 +118,11 @@ class Phase:
   seconds: float
   how: str
   linear_seconds: float | None = None  # tpcc: the same with linear search
+  # Of seconds, what runs once however many Run stages there are (an
+  # install, the TPC-C data's load).
+  once_s: float = 0.0
+  # tpcc_import from a fixture: the same generated.
+  generate_s: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +141,24 @@ class Context:
 
   fill: Fill | None = None  # the io phase's data disk; None: none known
   db_nodes: int = 1
+  # Rates other than RATES' defaults (name -> value); the estimate's text
+  # says which of its rates are these.
+  rates: Mapping[str, float] = dataclasses.field(default_factory=dict)
+  # TPC-C data: loaded from a prebuilt fixture in the run's bucket (when
+  # one matches), rather than generated.
+  fixtures: bool = False
+
+  def Rate(self, name: str) -> float:
+    """The rate of that name: the context's, else its RATES default."""
+    if name not in RATES:
+      raise KeyError(f'{name}: not a rate an estimate knows')
+    return float(self.rates.get(name, RATES[name][0]))
+
+  def Measured(self, *names: str) -> str:
+    """' (measured)' if the context gives one of names, else ''."""
+    if any(n in self.rates for n in names):
+      return ' (measured)'
+    return ''
 
 
 def Hms(seconds: float) -> str:
@@ -96,11 +178,23 @@ def Bound(expected_s: float) -> int:
   return int(math.ceil(expected_s + margin))
 
 
-def ImportSeconds(warehouses: int, nodes: int) -> float:
-  """Expected seconds to import `warehouses` TPC-C warehouses on `nodes`."""
-  if warehouses < 0 or nodes < 1:
-    raise ValueError(f'{warehouses} warehouses on {nodes} node(s)')
-  return 3600.0 * warehouses / (IMPORT_WAREHOUSES_PER_NODE_HOUR * nodes)
+def ImportSeconds(
+    warehouses: int, nodes: int, per_node_hour: float | None = None
+) -> float:
+  """Expected seconds to import `warehouses` TPC-C warehouses on `nodes`.
+
+  Args:
+    warehouses: the warehouses loaded.
+    nodes: the db nodes.
+    per_node_hour: warehouses per node-hour (default
+      IMPORT_WAREHOUSES_PER_NODE_HOUR).
+  """
+  rate = per_node_hour or IMPORT_WAREHOUSES_PER_NODE_HOUR
+  if warehouses < 0 or nodes < 1 or not (math.isfinite(rate) and rate > 0):
+    raise ValueError(
+        f'{warehouses} warehouses on {nodes} node(s) at {rate!r} per node-hour'
+    )
+  return 3600.0 * warehouses / (rate * nodes)
 
 
 def FillSeconds(

@@ -39,8 +39,17 @@ time from its flags (their defaults are the report's), the estimates
 module's rates (the ones the run's own timeouts use) and the assumptions
 its docstring states; the plan gives it the io phase's data disk (the fill:
 its size, and the lowest known throughput ceiling of the disk and the
-machine from configs/pricing) and the db VM count. Provisioning is taken as
-model.PROVISION_S (create, boot, teardown).
+machine from configs/pricing), the db VM count, and the measured rates of
+the `rates:` entry of the price table of the configuration's cloud (Static
+for static VMs; a machine type's own over the table's), which replace the
+defaults and are marked (measured), their source named once. Provisioning
+is the rates' provision_s, else model.PROVISION_S (create, boot, teardown).
+A configuration's wall time is its provisioning, what runs once (installs,
+the TPC-C data's load), then --run_stage_iterations Run stages. The TPC-C
+data is planned loaded from a prebuilt fixture, generation's time beside
+it, where --cloud_report_tpcc_fixtures is defined and `auto`; a row that
+loads a fixture or searches other than linearly shows the report's way
+(linear, data generated) beside it.
 
 The suite's wall time follows --cloud_report_overlap (default true): the
 phases phases.MakeSchedule runs beside io (cpu, net, object_storage, where

@@ -22,6 +22,12 @@ suite's schedule, all read under the configuration's own flags. Where the
 suite provisions other VMs with overlap than without (a second db VM for
 cpu or net beside io), the configuration is built again with each, for the
 VMs and dollars of each.
+
+The estimates use the measured rates of the `rates:` entry of the price
+table of the configuration's cloud (Static for static VMs), where it has
+one; the Run stages are --run_stage_iterations; the TPC-C data is planned
+loaded from a fixture when --cloud_report_tpcc_fixtures (where a module
+defines it) is `auto`, else generated.
 """
 
 import dataclasses
@@ -102,6 +108,56 @@ def Groups(
   return tuple(out)
 
 
+# The flag that loads TPC-C's data from prebuilt fixtures: `auto` (from the
+# run's bucket when a matching fixture is there, else generated) or `off`.
+FIXTURES_FLAG = 'cloud_report_tpcc_fixtures'
+FIXTURES_AUTO = 'auto'
+
+
+def Fixtures(flag_values) -> bool:
+  """Whether the TPC-C data is planned loaded from a fixture: the fixtures
+  flag is defined and `auto` (else it is generated)."""
+  if FIXTURES_FLAG not in flag_values:
+    return False
+  return str(flag_values[FIXTURES_FLAG].value) == FIXTURES_AUTO
+
+
+def Iterations(flag_values) -> int:
+  """The Run stages of each configuration (--run_stage_iterations)."""
+  if 'run_stage_iterations' not in flag_values:
+    return 1
+  return max(1, int(flag_values['run_stage_iterations'].value or 1))
+
+
+def RatesCloud(groups: Sequence[model.Group]) -> str | None:
+  """The cloud whose table's rates apply: Static when every VM is static."""
+  if groups and all(g.static for g in groups):
+    return cost.STATIC_CLOUD
+  return groups[0].cloud if groups else None
+
+
+def Rates(
+    catalog: pricing.Catalog, groups: Sequence[model.Group]
+) -> model.Rates | None:
+  """The measured rates of the configuration's cloud and (first group's)
+  machine type; None: its table has none.
+
+  Raises:
+    errors.PlanError: the table gives a rate no estimate knows.
+  """
+  cloud = RatesCloud(groups)
+  table = catalog.Table(cloud) if cloud else None
+  rates = table.rates if table else None
+  model.CheckRates(rates, f'the {cloud} price table')
+  if rates is None:
+    return None
+  machine = groups[0].machine_type if groups else None
+  return model.Rates(
+      rates.For(machine),
+      f'the {cloud} table (configs/pricing), {rates.as_of}: {rates.source}',
+  )
+
+
 def _PhasesOf(module) -> list[str]:
   if hasattr(module, 'PHASE'):
     return [module.PHASE]
@@ -116,13 +172,17 @@ def _SkipsOf(module, config) -> dict[str, str]:
 
 
 def Configurations(
-    pkb_argv: Sequence[str], catalog: pricing.Catalog | None = None
+    pkb_argv: Sequence[str],
+    catalog: pricing.Catalog | None = None,
+    fixtures: bool | None = None,
 ) -> list[model.Config]:
   """Plans every configuration PKB flags expand to.
 
   Args:
     pkb_argv: PKB flags; --benchmarks defaults to cloud_report_2021.
     catalog: price tables (default: configs/pricing).
+    fixtures: plan the TPC-C data loaded from a fixture (True) or generated
+      (False); None: as the fixtures flag says (Fixtures).
 
   Raises:
     errors.PlanError: the flags or a configuration are invalid.
@@ -145,9 +205,13 @@ def Configurations(
       fill_group = cost.FillGroup(groups)
       fill = fill_group and cost.DataDiskFill(catalog, fill_group)
       db_nodes = sum(g.vm_count for g in groups if g.name == 'db') or 1
+      rates = Rates(catalog, groups)
+      from_fixtures = Fixtures(flags.FLAGS) if fixtures is None else fixtures
       phase_plans = []
       for n in names:
-        phase_plans.extend(model.PhaseEstimates(n, fill, db_nodes))
+        phase_plans.extend(
+            model.PhaseEstimates(n, fill, db_nodes, rates, from_fixtures)
+        )
       model.CheckPhases(phase_plans)
       try:
         usd_per_hour, as_of, price_notes, region = cost.HourlyCost(
@@ -169,6 +233,7 @@ def Configurations(
           preflight.Problems(config, _PhasesOf(module), skip=bool(skipped))
       )
       notes = tuple(preflight.Notes(names, config))
+      iterations = Iterations(flags.FLAGS)
       # The suite's schedule with overlap (a standalone module runs one
       # phase, so none), read under the configuration's flags.
       schedule, overlap = None, False
@@ -197,6 +262,14 @@ def Configurations(
             overlap=overlap,
             price_region=region,
             need=need,
+            iterations=iterations,
+            provision_s=(rates and rates.values.get('provision_s'))
+            or model.PROVISION_S,
+            stage_overhead_s=(
+                rates and rates.values.get('run_stage_overhead_s')
+            )
+            or 0.0,
+            rates_source=rates.source if rates else '',
         )
     )
   if varies:

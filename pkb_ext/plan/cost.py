@@ -30,6 +30,9 @@ from pkb_ext.plan import model
 
 # The option that prices a run at another dated table (see cli).
 PRICES_OPTION = '--prices'
+# The cloud PKB labels static VMs with; its table (configs/pricing/
+# static.yaml) prices the machine types static VMs are given.
+STATIC_CLOUD = 'Static'
 
 
 def FillGroup(groups: Sequence[model.Group]) -> model.Group | None:
@@ -116,15 +119,30 @@ def HourlyCost(
   Each group is priced in its zone's region (without a zone, in its
   table's home region). Disks are priced at the size tier they bill at
   (Azure Premium SSD); a note gives the report's method beside it where
-  the two differ.
+  the two differ. Static VMs are priced at the Static table's price of
+  their machine type (its disks included).
 
   Raises:
-    pricing.PricingError: a price is missing (static VMs have none); the
-      message says `no price for X in REGION`.
+    pricing.PricingError: a price is missing (static VMs of a machine type
+      the Static table has not); the message says `no price for X in
+      REGION`.
   """
   usd, dates, notes, regions = 0.0, set(), [], set()
   for g in groups:
-    if g.static or not g.machine_type:
+    if g.static:
+      table = catalog.Table(STATIC_CLOUD)
+      machine = catalog.Machine(STATIC_CLOUD, g.machine_type or '')
+      if machine is None:
+        known = ', '.join(sorted(table.machines)) if table else 'none'
+        raise pricing.PricingError(
+            f'vm_group {g.name}: static VMs, no machine type to price (the'
+            f' {STATIC_CLOUD} table prices {known})'
+        )
+      usd += machine.usd_per_hour * g.vm_count
+      dates.add(table.as_of)
+      regions.add(table.region)
+      continue
+    if not g.machine_type:
       raise pricing.PricingError(f'vm_group {g.name}: no machine type to price')
     home = catalog.Table(g.cloud)
     if home is None:

@@ -15,8 +15,11 @@
 
 Pure: no PKB, no flags, no prices. A Config's price per hour and its
 preflight problems are computed elsewhere (cost, configurations) and held
-here; its wall time follows the suite's schedule (phases.MakeSchedule): the
-phases beside io count once, as the longer of io and their sum.
+here; its wall time is its provisioning, what runs once (installs, the
+TPC-C data's load: each phase's once_s), then each Run stage
+(--run_stage_iterations) following the suite's schedule
+(phases.MakeSchedule): the phases beside io count once, as the longer of
+io and their sum.
 """
 
 import dataclasses
@@ -27,8 +30,8 @@ from benchmarks.cloud_report import estimates
 from pkb_ext.plan import errors
 
 # Provisioning of a configuration (create, boot, teardown), in seconds: an
-# assumption.
-PROVISION_S = 600
+# assumption for clouds (a price table's rates may give its own).
+PROVISION_S = int(estimates.RATES['provision_s'][0])
 
 # Plan phases that are part of a scheduled phase (phases.Schedule).
 _SCHEDULED_AS = {'tpcc_import': 'tpcc'}
@@ -58,7 +61,11 @@ class Group:
     return self.disk_type == 'local'
 
   def Describe(self) -> str:
-    what = 'static VM' if self.static else (self.machine_type or '?')
+    what = self.machine_type or '?'
+    if self.static:
+      what = 'static VM' + (
+          f' ({self.machine_type})' if self.machine_type else ''
+      )
     text = f'{self.name}: {self.vm_count} x {what}'
     if self.local:
       text += ', data disk: local (instance store)'
@@ -109,6 +116,18 @@ class Config:
   # groups (the suite's second db VM is for overlap); None: groups'.
   with_overlap: Variant | None = None
   in_series: Variant | None = None
+  iterations: int = 1  # Run stages (--run_stage_iterations)
+  provision_s: float = PROVISION_S
+  stage_overhead_s: float = 0.0  # each Run stage's, outside its phases
+  rates_source: str = ''  # where its measured rates come from; '': none
+
+  @property
+  def once_seconds(self) -> float:
+    """Provisioning and what runs once (installs, the TPC-C data's load)."""
+    return self.provision_s + sum(p.once_s for p in self.phases)
+
+  def _RunOf(self, p: estimates.Phase) -> float:
+    return p.seconds - p.once_s
 
   @property
   def vcpus(self) -> int | None:
@@ -121,7 +140,8 @@ class Config:
   @property
   def series_seconds(self) -> float:
     """The wall time with every phase in series."""
-    return PROVISION_S + sum(p.seconds for p in self.phases)
+    run = sum(self._RunOf(p) for p in self.phases) + self.stage_overhead_s
+    return self.once_seconds + self.iterations * run
 
   @property
   def overlap_seconds(self) -> float:
@@ -131,17 +151,18 @@ class Config:
     by_phase = {}
     for p in self.phases:
       name = _SCHEDULED_AS.get(p.name, p.name)
-      by_phase[name] = by_phase.get(name, 0.0) + p.seconds
+      by_phase[name] = by_phase.get(name, 0.0) + self._RunOf(p)
 
     def Sum(names):
       return sum(by_phase.get(n, 0.0) for n in names)
 
-    return (
-        PROVISION_S
-        + Sum(self.schedule.before)
+    run = (
+        Sum(self.schedule.before)
         + max(Sum(self.schedule.fill), Sum(self.schedule.side))
         + Sum(self.schedule.after)
+        + self.stage_overhead_s
     )
+    return self.once_seconds + self.iterations * run
 
   @property
   def seconds(self) -> float:
@@ -154,7 +175,19 @@ class Config:
     linear = [p for p in self.phases if p.linear_seconds is not None]
     if not linear:
       return None
-    return self.seconds + sum(p.linear_seconds - p.seconds for p in linear)
+    return self.seconds + self.iterations * sum(
+        p.linear_seconds - p.seconds for p in linear
+    )
+
+  @property
+  def report_seconds(self) -> float | None:
+    """The wall time the report's way, a linear TPC-C search on data
+    generated in the run; None: this run is planned that way."""
+    generated = [p for p in self.phases if p.generate_s is not None]
+    if not generated and self.linear_seconds is None:
+      return None
+    base = self.seconds if self.linear_seconds is None else self.linear_seconds
+    return base + sum(p.generate_s - p.seconds for p in generated)
 
   @property
   def vms(self) -> int:
@@ -195,11 +228,23 @@ class Config:
 
 
 def PhaseEstimates(
-    name: str, fill: estimates.Fill | None, db_nodes: int
+    name: str,
+    fill: estimates.Fill | None,
+    db_nodes: int,
+    rates: Any = None,
+    fixtures: bool = False,
 ) -> list[estimates.Phase]:
   """Estimates a phase from its flags (read under the config's flags).
 
   Each phase's package has an estimate module that computes its wall time.
+
+  Args:
+    name: the phase.
+    fill: the io phase's data disk.
+    db_nodes: the db VMs.
+    rates: the measured rates of the cloud and machine type (name ->
+      value; see Rates), or None.
+    fixtures: the TPC-C data is loaded from a fixture when one matches.
 
   Raises:
     errors.PlanError: the estimate refuses the flags.
@@ -209,7 +254,12 @@ def PhaseEstimates(
   from benchmarks.cloud_report import phase_modules
   from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
-  context = estimates.Context(fill=fill, db_nodes=db_nodes)
+  context = estimates.Context(
+      fill=fill,
+      db_nodes=db_nodes,
+      rates=dict(rates.values) if rates else {},
+      fixtures=fixtures,
+  )
   try:
     return phases.Estimate(name, context)
   except estimates.EstimateError as e:
@@ -226,6 +276,35 @@ def Finite(value: Any, what: str) -> float:
   if not math.isfinite(number):
     raise errors.PlanError(f'{what}: {value} is not a finite number')
   return number
+
+
+@dataclasses.dataclass(frozen=True)
+class Rates:
+  """The measured rates of one configuration's cloud and machine type."""
+
+  values: dict[str, float]
+  source: str  # the run that measured them, and its date
+
+
+def CheckRates(rates: Any, where: str) -> None:
+  """Refuses a price table's rate no estimate knows (a misspelt name).
+
+  Args:
+    rates: a pricing.Rates, or None.
+    where: the table, for the message.
+
+  Raises:
+    errors.PlanError: naming the rate and the table.
+  """
+  names = set()
+  if rates:
+    names = set(rates.values).union(*rates.machines.values())
+  unknown = sorted(names - set(estimates.RATES))
+  if unknown:
+    raise errors.PlanError(
+        f'{where} rates: {", ".join(unknown)} not a rate plan knows; known:'
+        f' {", ".join(sorted(estimates.RATES))}'
+    )
 
 
 def CheckGroup(g: Group) -> None:

@@ -28,6 +28,36 @@ from pkb_ext.plan import cost
 from pkb_ext.plan import model
 
 
+def _Minutes(seconds: float) -> str:
+  """'10 min', or '20 s' under a minute."""
+  if seconds < 60:
+    return f'{seconds:.0f} s'
+  return f'{seconds / 60:.0f} min'
+
+
+def ReportWay(c: model.Config) -> str:
+  """The configuration the report's way beside it: a linear TPC-C search
+  (and the data generated, where this run loads a fixture); '' if it is
+  planned that way."""
+  seconds = c.report_seconds
+  if seconds is None:
+    return ''
+  generated = any(p.generate_s is not None for p in c.phases)
+  if not generated:
+    return (
+        f'; with a linear TPC-C search {estimates.Hms(seconds)},'
+        f' {_Usd(c.UsdFor(seconds))}'
+    )
+  how = 'data generated in the run'
+  if c.linear_seconds is not None:
+    how = 'a linear TPC-C search, ' + how
+  return (
+      f"; the report's way ({how})"
+      f' {estimates.Hms(seconds)}, {c.VmHours(seconds):.1f} VM-hours,'
+      f' {_Usd(c.UsdFor(seconds))}'
+  )
+
+
 def _Usd(value: float | None) -> str:
   return 'price unknown' if value is None else f'${value:,.2f}'
 
@@ -147,18 +177,13 @@ def Format(
       lines.append(f'  note    {note}')
     for note in c.price_notes:
       lines.append(f'  price   {note}')
-    linear = ''
-    if c.linear_seconds is not None:
-      linear = (
-          f'; with a linear TPC-C search {estimates.Hms(c.linear_seconds)},'
-          f' {_Usd(c.UsdFor(c.linear_seconds))}'
-      )
     lines.append(
         f'  total   {estimates.Hms(c.seconds)} wall (with'
-        f' ~{model.PROVISION_S // 60} min provisioning), {c.vms} VMs,'
-        f' {c.vm_hours:.1f} VM-hours, {_Usd(c.usd)}'
+        f' ~{_Minutes(c.provision_s)} provisioning'
+        + (f', {c.iterations} Run stages' if c.iterations > 1 else '')
+        + f'), {c.vms} VMs, {c.vm_hours:.1f} VM-hours, {_Usd(c.usd)}'
         + _PricedAt(c)
-        + linear
+        + ReportWay(c)
     )
     line = OverlapLine(c)
     if line:
@@ -195,6 +220,8 @@ def Format(
   if prices_note:
     lines.append(prices_note)
   lines.append('Times are estimates from stated rates (see pkb_ext/plan/).')
+  for source in sorted({c.rates_source for c in configs if c.rates_source}):
+    lines.append(f'Rates marked (measured) are from {source}.')
   skipping = sum(1 for c in configs if c.skipped)
   if skipping:
     lines.append(

@@ -50,5 +50,6 @@ Method = model.Method
 ParseTable = load.ParseTable
 PriceTable = model.PriceTable
 PricingError = model.PricingError
+Rates = model.Rates
 SizeTier = model.SizeTier
 Tier = model.Tier

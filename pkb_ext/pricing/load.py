@@ -18,7 +18,9 @@ thresholds); each other <cloud>.yaml is one cloud's dated table, hourly
 rates turned into monthly ones at the method's hours per month. Every
 number is checked (finite, >= 0) and every key known. A table's
 `regions:` maps each other region to its own dated prices (see
-_ParseRegion).
+_ParseRegion); its optional `rates:` gives measured rates of the cloud's
+machines that plan's estimates use in place of their defaults (see
+_ParseRates).
 """
 
 import dataclasses
@@ -35,6 +37,8 @@ from pkb_ext.pricing import model
 _METHOD_FILE = 'method.yaml'
 _SIZE_TIER_KEYS = {'name', 'up_to_gb', 'usd_month', 'mbps'}
 _REGION_KEYS = {'as_of', 'sources', 'machines', 'disks'}
+_RATES_KEYS = {'as_of', 'source', 'values'}
+_RATES_OPTIONAL = {'machines'}
 
 
 def _Number(value: Any, where: str) -> float:
@@ -207,9 +211,46 @@ def _ParseTable(
     raise model.PricingError(f'{where}: regions must be a mapping')
   return dataclasses.replace(
       table,
+      rates=_ParseRates(d.get('rates'), where),
       regions={
           str(name): _ParseRegion(d, str(name), r, hours, where)
           for name, r in regions.items()
+      },
+  )
+
+
+def _ParseRates(raw: Any, where: str) -> model.Rates | None:
+  """A table's `rates:` entry: as_of, source (the run that measured them),
+  values (name: number) and optionally machines (machine type: its own
+  values); None without one."""
+  if raw is None:
+    return None
+  w = f'{where}: rates'
+  if not isinstance(raw, dict):
+    raise model.PricingError(f'{w}: must be a mapping')
+  unknown = set(raw) - _RATES_KEYS - _RATES_OPTIONAL
+  missing = _RATES_KEYS - set(raw)
+  if unknown or missing:
+    raise model.PricingError(
+        f'{w}: expected as_of, source, values (and machines)'
+        + (f'; unknown keys {sorted(unknown)}' if unknown else '')
+        + (f'; missing {sorted(missing)}' if missing else '')
+    )
+
+  def Values(values: Any, at: str) -> dict[str, float]:
+    if not isinstance(values, dict) or not values:
+      raise model.PricingError(f'{at}: must be a mapping of numbers')
+    return {str(k): _Number(v, f'{at}.{k}') for k, v in values.items()}
+
+  machines = raw.get('machines') or {}
+  if not isinstance(machines, dict):
+    raise model.PricingError(f'{w}.machines: must be a mapping')
+  return model.Rates(
+      as_of=str(raw['as_of']),
+      source=' '.join(str(raw['source']).split()),
+      values=Values(raw['values'], f'{w}.values'),
+      machines={
+          str(m): Values(v, f'{w}.machines.{m}') for m, v in machines.items()
       },
   )
 

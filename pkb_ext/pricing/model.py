@@ -147,6 +147,28 @@ class Disk:
 
 
 @dataclasses.dataclass(frozen=True)
+class Rates:
+  """How fast a cloud's machines do the phases' parts, where measured.
+
+  values: rate name -> number, each a name the phases' estimates know
+  (benchmarks.cloud_report.estimates.RATES), in place of its default;
+  machines: machine type -> its own values, over those. The table's
+  `rates:` entry dates them and names the run that measured them.
+  """
+
+  as_of: str
+  source: str
+  values: Mapping[str, float]
+  machines: Mapping[str, Mapping[str, float]] = dataclasses.field(
+      default_factory=dict
+  )
+
+  def For(self, machine_type: str | None) -> dict[str, float]:
+    """The values for a machine type: the table's, then the machine's."""
+    return {**self.values, **self.machines.get(machine_type or '', {})}
+
+
+@dataclasses.dataclass(frozen=True)
 class PriceTable:
   """One cloud's prices in its home region, and in the other regions.
 
@@ -163,6 +185,7 @@ class PriceTable:
   machines: Mapping[str, Machine]
   disks: Mapping[str, Disk]
   regions: Mapping[str, 'PriceTable'] = dataclasses.field(default_factory=dict)
+  rates: Rates | None = None  # the home region's, for every region
 
   def ForRegion(self, region: str | None) -> 'PriceTable | None':
     """The table of region (None or '': the home region's); None: none."""

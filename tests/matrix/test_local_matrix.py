@@ -21,7 +21,10 @@ answer is: every figure a limit governs (all-core CoreMark, read and write
 IOPS and MB/s, network throughput) ranks the types in the order of their
 limits, and stays at or under its limit. A second matrix run, with one
 type's data disk capped at half its IOPS and MB/s, compared with the first:
-that type's disk figures change, nothing else does.
+that type's disk figures change, nothing else does. And `pkb-ext plan`,
+given the flags of the first run's pkb.py (the record the script leaves,
+kept in out/plan-check for `pkb-ext bench`), predicts that run's wall time
+within 15 %.
 
 The hosts run this machine's software (PKB's installs off) and the phases
 cpu, io and net, to keep the tier's time; `make local-matrix` installs on
@@ -47,6 +50,7 @@ from pkb_ext.local import cloud
 from pkb_ext.local import layout
 from pkb_ext.local import limits
 from pkb_ext.local import machine_types
+from pkb_ext_dev import bench_plan
 from pkb_ext_dev import local_cloud
 
 _TYPES = machine_types.TYPES
@@ -63,6 +67,8 @@ _LIMIT = {
 }
 _GOVERNED = ('cpu_16core',) + tuple(_LIMIT)
 _REPS = 3
+# How far plan's predicted wall time of run A may be from the measured.
+_PLAN_TOLERANCE = 0.15
 # Shorter than make local-matrix's smoke preset: fixed CoreMark iterations
 # (runs shorter than CoreMark's 10 s rule are kept, marked invalid for
 # reporting), 2 s fio jobs, 2 s netperf tests.
@@ -235,6 +241,27 @@ class LocalMatrixTest(absltest.TestCase):
       if (r['machine_type'], r['benchmark']) in must:
         self.assertEqual(r['verdict'], 'worse', r)
         self.assertBetween(r['value_b'] / r['value_a'], 0.4, 0.6)
+
+  def test_6_plan_predicts_the_runs_wall_time(self):
+    self._Ran()
+    # The record stays for `pkb-ext bench --only plan` (its default
+    # --matrix-out).
+    keep = bench_plan.DefaultRecordDir()
+    os.makedirs(keep, exist_ok=True)
+    for name in bench_plan.RECORD_FILES:
+      shutil.copy(os.path.join(self.out_a, name), keep)
+    result = bench_plan.WallTimeRatio(self.out_a)
+    (run,) = result['runs']
+    self.assertEqual(
+        (run['phases'], run['iterations'], run['processes']),
+        ('cpu,io,net', _REPS, len(_TYPES)),
+    )
+    self.assertBetween(
+        result['plan_wall_time_ratio'],
+        1 - _PLAN_TOLERANCE,
+        1 + _PLAN_TOLERANCE,
+        result,
+    )
 
 
 if __name__ == '__main__':

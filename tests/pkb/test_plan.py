@@ -14,6 +14,7 @@
 """pkb-ext plan on real PKB flag parsing, matrices and price tables."""
 
 import contextlib
+import dataclasses
 import datetime
 import io
 import itertools
@@ -165,7 +166,7 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
         list(by_name),
         ['cpu', 'io', 'net', 'object_storage', 'tpcc_import', 'tpcc'],
     )
-    self.assertEqual(by_name['cpu'], cpu_estimate.BUILD_S + 20 * 15)
+    self.assertEqual(by_name['cpu'], cpu_estimate.BUILD_S + 20 * 19)
     # 2,500 GB at 250 MB/s would take 10,000 s, but the job file's ramp +
     # runtime (122 s) ends the fill first, as it ends each of the 7 jobs.
     self.assertEqual(by_name['io'], 122 + 7 * 122)
@@ -230,16 +231,19 @@ class PlanFiguresTest(pkb_common_test_case.PkbCommonTestCase):
     text = render.Format([c])
     self.assertIn('price unknown', text)
 
-  def testStaticVmsDiskIsNotGuessed(self):
+  def testStaticVmsDiskIsNotGuessedItsFillPlannedAtTheRuntime(self):
     static = self._StaticVmFile()
     (c,) = configurations.Configurations([
         f'--static_vm_file={static}',
         '--cloud_report_phases=io',
     ])
     (io_phase,) = c.phases
-    self.assertEqual(io_phase.seconds, 7 * 122)
+    # fio ends the fill at the job file's runtime + ramp, whatever the size.
+    self.assertEqual(io_phase.seconds, 7 * 122 + 122)
     self.assertIn(
-        "fill the static VMs' disk: its size is unknown", io_phase.how
+        "fill the static VMs' disk: its size is unknown, planned at the job"
+        " file's runtime, 122 s",
+        io_phase.how,
     )
 
 
@@ -507,6 +511,149 @@ class PlanTellsTheTruthTest(
         ['--cloud=AWS', '--machine_type=c5a.4xlarge'], newer_catalog
     )
     self.assertAlmostEqual(c.usd_per_hour, 4 * 0.70 + 3 * 250 / 720)
+
+
+class PlanLoadRunsAndRatesTest(
+    pkb_common_test_case.PkbCommonTestCase, parameterized.TestCase
+):
+  """The TPC-C data's two loads, Run stages, static VMs, measured rates."""
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(flagsaver.flagsaver())
+
+  def _FlagValues(self, value=None):
+    fv = flags.FlagValues()
+    if value is not None:
+      flags.DEFINE_enum(
+          configurations.FIXTURES_FLAG, 'off', ['auto', 'off'], 'x',
+          flag_values=fv,
+      )  # fmt: skip
+      fv.mark_as_parsed()
+      fv[configurations.FIXTURES_FLAG].parse(value)
+    else:
+      fv.mark_as_parsed()
+    return fv
+
+  def testTheFixturesFlagIsReadByNameAndOffWithoutIt(self):
+    self.assertTrue(configurations.Fixtures(self._FlagValues('auto')))
+    self.assertFalse(configurations.Fixtures(self._FlagValues('off')))
+    self.assertFalse(configurations.Fixtures(self._FlagValues()))
+
+  def testAFixtureLoadIsPricedWithGenerationBesideIt(self):
+    args = ['--cloud=AWS', '--machine_type=m5.4xlarge']
+    (generated,) = configurations.Configurations(args, fixtures=False)
+    (fixture,) = configurations.Configurations(args, fixtures=True)
+    load_g = next(p for p in generated.phases if p.name == 'tpcc_import')
+    load_f = next(p for p in fixture.phases if p.name == 'tpcc_import')
+    # 3,500 warehouses on 3 nodes at 1,428.6 (fixture) and 1,333.3
+    # (generation) warehouses per node-hour.
+    self.assertAlmostEqual(load_f.seconds, 3500 / (1428.5714 * 3) * 3600, 0)
+    self.assertAlmostEqual(load_g.seconds, 3500 / (1333.3333 * 3) * 3600, 0)
+    self.assertEqual(load_f.generate_s, load_g.seconds)
+    self.assertIsNone(load_g.generate_s)
+    self.assertIn('loaded from a fixture in the bucket at 1,429', load_f.how)
+    self.assertIn(
+        f'without a matching fixture {estimates.Hms(load_g.seconds)}',
+        load_f.how,
+    )
+    self.assertAlmostEqual(
+        fixture.seconds, generated.seconds - load_g.seconds + load_f.seconds
+    )
+    self.assertEqual(fixture.report_seconds, generated.seconds)
+    self.assertIn(
+        "the report's way (data generated in the run)"
+        f' {estimates.Hms(generated.seconds)},'
+        f' {generated.vm_hours:.1f} VM-hours',
+        render.Format([fixture]),
+    )
+
+  def testTheProbeLineStatesItsRangeAndPlansItsTop(self):
+    (c,) = configurations.Configurations([
+        '--cloud=AWS', '--machine_type=m5.4xlarge',
+        '--cloud_report_tpcc_strategy=probe',
+    ])  # fmt: skip
+    tpcc = next(p for p in c.phases if p.name == 'tpcc')
+    search = tpcc_estimate.SearchBounds(
+        stepping.Plan('probe', 2500, 250, 3500), 31 * 60, 6 * 60
+    )
+    low, high = estimates.Hms(search.shortest_s), estimates.Hms(tpcc.seconds)
+    self.assertEqual(search.longest_s, tpcc.seconds)
+    self.assertIn(
+        f'{search.fewest} to {search.most} steps (probes of 6 min, full steps'
+        f' of 31 min), {low} to {high}; planned at {high}',
+        tpcc.how,
+    )
+    # No step count beside a step length it cannot multiply to the plan.
+    self.assertNotIn('5 steps of 31 min', tpcc.how)
+
+  def testRunStagesRepeatTheRunsNotTheInstalls(self):
+    args = ['--cloud=AWS', '--machine_type=m5.4xlarge',
+            '--cloud_report_phases=cpu,net,tpcc']  # fmt: skip
+    (one,) = configurations.Configurations(args)
+    (three,) = configurations.Configurations(
+        args + ['--run_stage_iterations=3']
+    )
+    once = one.once_seconds
+    self.assertEqual(three.iterations, 3)
+    self.assertAlmostEqual(three.seconds - once, 3 * (one.seconds - once))
+    by_name = {p.name: p for p in one.phases}
+    self.assertEqual(by_name['cpu'].once_s, cpu_estimate.BUILD_S)
+    self.assertEqual(
+        by_name['tpcc_import'].once_s, by_name['tpcc_import'].seconds
+    )
+    self.assertIn('3 Run stages', render.Format([three]))
+
+  def testTheLocalMatrixIsPricedAtTheStaticTable(self):
+    configs = configurations.Configurations(
+        _Matrix('local', 'types') + ['--cloud_report_phases=cpu,io,net']
+    )
+    prices = {'local-s': 0.05, 'local-m': 0.10, 'local-l': 0.20}
+    for c in configs:
+      self.assertIsNone(c.price_problem)
+      self.assertAlmostEqual(
+          c.usd_per_hour, c.vms * prices[c.flags['machine_type']]
+      )
+      self.assertEqual(c.price_region, 'local-1')
+
+  def testTheShippedStaticRatesAreKnownAndCoverEveryLocalType(self):
+    from pkb_ext.local import machine_types  # pylint: disable=g-import-not-at-top
+
+    table = pricing.Load(os.path.join(ROOT, 'configs', 'pricing')).Table(
+        'Static'
+    )
+    model.CheckRates(table.rates, 'static.yaml')
+    self.assertEqual(set(table.rates.machines), set(machine_types.NAMES))
+    self.assertIn('tests/matrix/test_local_matrix.py', table.rates.source)
+
+  def testAStaticTablesRatesReplaceTheDefaultsAndSayWhere(self):
+    catalog = pricing.Load()
+    table = catalog.Table('Static')
+    rates = pricing.Rates(
+        '2026-01-02', 'a measured run', {'provision_s': 42, 'cpu_run_s': 7},
+        {'local-s': {'cpu_run_s': 9}},
+    )  # fmt: skip
+    catalog = catalog.WithTable(dataclasses.replace(table, rates=rates))
+    configs = configurations.Configurations(
+        _Matrix('local', 'types') + ['--cloud_report_phases=cpu'], catalog
+    )
+    for c in configs:
+      run_s = 9 if c.flags['machine_type'] == 'local-s' else 7
+      (cpu,) = c.phases
+      self.assertEqual(c.provision_s, 42)
+      self.assertEqual(cpu.seconds, cpu.once_s + 2 * 10 * run_s)
+      self.assertIn('(measured)', cpu.how)
+    self.assertIn(
+        'Rates marked (measured) are from the Static table (configs/pricing),'
+        ' 2026-01-02: a measured run.',
+        render.Format(configs),
+    )
+    bad = dataclasses.replace(rates, values={'provison_s': 1}, machines={})
+    with self.assertRaisesRegex(plan_errors.PlanError, 'provison_s'):
+      configurations.Configurations(
+          _Matrix('local', 'types'),
+          catalog.WithTable(dataclasses.replace(table, rates=bad)),
+      )
 
 
 class PlanRegionsAndQuotasTest(

@@ -14,18 +14,20 @@
 """pkb-ext bench: the harness's own benchmarks, with their targets.
 
   pkb-ext bench --out FILE [--only PARTS] [--state-dir DIR]
-                [--pairs N] [--seconds S] [--samples N]
+                [--matrix-out DIR] [--pairs N] [--seconds S] [--samples N]
                 [--max-pairs N] [--time-cap S] [--interference-max F]
                 [--hog-at-pair K [--hog-cpus N] [--hog-seconds S]]
                 [--order-seed N]
 
 PARTS (comma-separated, default all): fio, netperf, coremark (or fidelity
-for the three), overhead, stepping, publish, vs_pkb, calibrate. fio,
+for the three), overhead, stepping, publish, vs_pkb, calibrate, plan. fio,
 netperf, coremark, overhead and vs_pkb run on the local cloud of
 --state-dir (brought up first if it is not up, with --image host: the
 parts compare the tools this machine has, with PKB's installs off; needs
 root; a cloud up on an OS image is refused before any run); stepping,
-publish and calibrate run on this machine.
+publish, calibrate and plan run on this machine (plan reads a local matrix
+run's record, --matrix-out, for plan_wall_time_ratio: without one that
+figure is not run, and the details say so).
 
 A paired figure (fidelity, vs_pkb, calibrate) is the 20 % trimmed mean
 of its unflagged pair ratios, judged by the 95 % interval of that trimmed
@@ -43,7 +45,8 @@ if a part that was asked for produced no figure, else 3 if a figure is a
 MISS, else 4 if one is INCONCLUSIVE, else 0; 2 for a usage error. How each
 figure is measured: pkb_ext_dev.bench_fidelity, pkb_ext_dev.bench_overhead,
 pkb_ext_dev.bench_stepping, pkb_ext_dev.bench_publish,
-pkb_ext_dev.bench_vs_pkb, pkb_ext_dev.bench_calibrate, and docs/faults.md.
+pkb_ext_dev.bench_vs_pkb, pkb_ext_dev.bench_calibrate,
+pkb_ext_dev.bench_plan, and docs/faults.md.
 """
 
 import argparse
@@ -59,6 +62,7 @@ import traceback
 
 from pkb_ext import command
 from pkb_ext import errors as pkb_errors
+from pkb_ext import paths
 
 PROG = 'pkb-ext bench'
 # Figure -> (part, comparison, target); None: no target, just a figure.
@@ -77,10 +81,13 @@ FIGURES = {
     'vs_pkb_netperf_rr_ratio': ('vs_pkb', 'in', (0.97, 1.03)),
     'vs_pkb_harness_s_ratio': ('vs_pkb', '<=', 1.0),
     'calibrate_ratio': ('calibrate', 'in', (0.97, 1.03)),
+    'plan_wall_time_ratio': ('plan', 'in', (0.85, 1.15)),
+    'vm_hours_per_row': ('plan', '<=', 9.0),
+    'vm_hours_per_row_report': ('plan', None, None),
 }
 PARTS = (
     'fio', 'netperf', 'coremark', 'overhead', 'stepping', 'publish', 'vs_pkb',
-    'calibrate',
+    'calibrate', 'plan',
 )  # fmt: skip
 EXIT_ERROR, EXIT_USAGE, EXIT_MISS, EXIT_INCONCLUSIVE = 1, 2, 3, 4
 ALIASES = {'fidelity': ('fio', 'netperf', 'coremark'), 'all': PARTS}
@@ -655,6 +662,36 @@ def _Publish(args, figures, details, log) -> None:
     figures['bq_publish_100k_s'] = result['bq_publish_100k_s']
 
 
+def _Plan(args, figures, details, log) -> None:
+  from pkb_ext_dev import bench_plan  # pylint: disable=g-import-not-at-top
+
+  result = bench_plan.VmHoursPerRow()
+  details['plan'] = {'vm_hours': result}
+  figures['vm_hours_per_row'] = result['vm_hours_per_row']
+  figures['vm_hours_per_row_report'] = result['vm_hours_per_row_report']
+  log(
+      'plan: AWS gp2 matrix, VM-hours per configuration: fixtures + probe'
+      f' {result["vm_hours_per_row"]:.2f}; linear + generation (the'
+      f' report) {result["vm_hours_per_row_report"]:.2f}'
+  )
+  try:
+    wall = bench_plan.WallTimeRatio(args.matrix_out)
+  except FileNotFoundError:
+    note = (
+        "plan_wall_time_ratio needs a matrix run's record in"
+        f' {args.matrix_out} (tests/matrix or make local-matrix)'
+    )
+    details['plan']['wall_time'] = note
+    log(f'plan: {note}')
+    return
+  details['plan']['wall_time'] = wall
+  figures['plan_wall_time_ratio'] = wall['plan_wall_time_ratio']
+  log(
+      f'plan: local matrix predicted {wall["predicted_s"]:.0f} s, measured'
+      f' {wall["measured_s"]:.0f} s ({wall["record"]})'
+  )
+
+
 def Run(args, log=print) -> tuple[dict, dict, dict]:
   """Runs the asked parts; returns (figures, details, errors by part)."""
   parts = ParseParts(args.only)
@@ -687,6 +724,7 @@ def Run(args, log=print) -> tuple[dict, dict, dict]:
       ('stepping', lambda: _Stepping(figures, details, log)),
       ('publish', lambda: _Publish(args, figures, details, log)),
       ('calibrate', lambda: _Calibrate(args, figures, details, log)),
+      ('plan', lambda: _Plan(args, figures, details, log)),
   ]  # fmt: skip
   for name, step in steps:
     names = ALIASES.get(name, (name,))
@@ -731,6 +769,15 @@ def BuildParser() -> argparse.ArgumentParser:
       '--state-dir',
       default=layout.DefaultStateDir(),
       help='the local cloud (default %(default)s)',
+  )
+  parser.add_argument(
+      '--matrix-out',
+      default=os.path.join(paths.RepoRoot(), 'out', 'plan-check'),
+      help=(
+          "a local matrix run's record that plan is checked against"
+          ' (tests/matrix keeps its own in the default, %(default)s; make'
+          ' local-matrix leaves one in out/matrix)'
+      ),
   )
   parser.add_argument(
       '--pairs',

@@ -35,6 +35,7 @@ from pkb_ext_dev import bench_calibrate
 from pkb_ext_dev import bench_fidelity
 from pkb_ext_dev import bench_publish
 from pkb_ext_dev import bench_sitting
+from pkb_ext_dev import bench_plan
 from pkb_ext_dev import bench_stepping
 
 _KEYS = {
@@ -52,6 +53,9 @@ _KEYS = {
     'vs_pkb_netperf_rr_ratio',
     'vs_pkb_harness_s_ratio',
     'calibrate_ratio',
+    'plan_wall_time_ratio',
+    'vm_hours_per_row',
+    'vm_hours_per_row_report',
 }
 
 
@@ -548,6 +552,45 @@ class RunTest(absltest.TestCase):
     self.assertIsNone(doc['tpcc_search_minutes_ratio'])
     self.assertIn('1 simulated machine', doc['details']['errors']['stepping'])
     self.assertRegex(out, r'tpcc_search_minutes_ratio +ERROR')
+
+  def testPlanFiguresAndAMissingMatrixRecord(self):
+    rows = {
+        'vm_hours_per_row': 11.5, 'vm_hours_per_row_report': 16.8,
+    }  # fmt: skip
+    empty = self.create_tempdir().full_path
+    with mock.patch.object(bench_plan, 'VmHoursPerRow', return_value=rows):
+      rc, out, _ = _Cli(['--out', self.out, '--only', 'plan',
+                         '--matrix-out', empty])  # fmt: skip
+    doc = self._Read()
+    self.assertEqual(rc, 3)  # 11.5 VM-hours a row misses <= 9
+    self.assertEqual(doc['vm_hours_per_row'], 11.5)
+    self.assertEqual(doc['vm_hours_per_row_report'], 16.8)
+    self.assertIsNone(doc['plan_wall_time_ratio'])
+    self.assertIn(
+        f"needs a matrix run's record in {empty}",
+        doc['details']['plan']['wall_time'],
+    )
+    self.assertRegex(out, r'vm_hours_per_row +11.5 +<= 9  MISS')
+
+  def testPlanWallTimeRatioFromARecord(self):
+    record = self.create_tempdir()
+    record.create_file('pkb-runs.tsv', 'repeated\tcpu,io,net\t3\t3\t200\n')
+    record.create_file('pkb-args', '--cloud_report_fio_runtime_s=2\n\n')
+    record.create_file('flags', '--cloud_report_coremark_runs=1\n')
+    runs, flagfile, args = bench_plan.ReadRecord(record.full_path)
+    (run,) = runs
+    self.assertEqual(
+        bench_plan.PlanArgv(run, flagfile, args)[3:],
+        ['--run_processes=3', '--run_stage_iterations=3',
+         f'--flagfile={flagfile}', '--cloud_report_fio_runtime_s=2',
+         '--cloud_report_phases=cpu,io,net'],
+    )  # fmt: skip
+    with mock.patch.object(
+        bench_plan, 'Predict', return_value={'wall_s': 220.0}
+    ) as predict:
+      result = bench_plan.WallTimeRatio(record.full_path)
+    predict.assert_called_once_with(bench_plan.PlanArgv(run, flagfile, args))
+    self.assertAlmostEqual(result['plan_wall_time_ratio'], 1.1)
 
   def testPublishWithFewSamplesLeavesThe100kFigureOut(self):
     def Fake(out, n):

@@ -366,10 +366,43 @@ class MalformedTablesTest(parameterized.TestCase):
           'machines: {}\ndisks: {d: {usd_per_gb_month: 1, max_mbps: -1}}\n',
           'must be >= 0',
       ),
+      (
+          'machines: {}\ndisks: {}\nrates: {as_of: x, values: {a: 1}}\n',
+          r"rates: expected as_of, source, values.*missing \['source'\]",
+      ),
+      (
+          (
+              'machines: {}\ndisks: {}\nrates: {as_of: x, source: y,'
+              ' values: {a: -1}}\n'
+          ),
+          r'rates.values.a: must be >= 0',
+      ),
+      (
+          (
+              'machines: {}\ndisks: {}\nrates: {as_of: x, source: y,'
+              ' values: {a: 1}, machines: {m: []}}\n'
+          ),
+          r'rates.machines.m: must be a mapping of numbers',
+      ),
   )
   def testRejected(self, body, message):
     with self.assertRaisesRegex(pricing.PricingError, message):
       pricing.Load(self._Dir(self._GOOD + body))
+
+  def testRatesAreDatedSourcedAndAMachinesOwnWin(self):
+    catalog = pricing.Load(
+        self._Dir(
+            self._GOOD
+            + 'machines: {}\ndisks: {}\nrates: {as_of: "2026-01-02",'
+            ' source: "a  run\n of x", values: {a: 1, b: 2},'
+            ' machines: {m: {b: 3}}}\n'
+        )
+    )
+    rates = catalog.Table('X').rates
+    self.assertEqual((rates.as_of, rates.source), ('2026-01-02', 'a run of x'))
+    self.assertEqual(rates.For('m'), {'a': 1.0, 'b': 3.0})
+    self.assertEqual(rates.For('other'), {'a': 1.0, 'b': 2.0})
+    self.assertIsNone(pricing.Load().Table('aws').rates)
 
   def testMissingKey(self):
     with self.assertRaisesRegex(pricing.PricingError, "missing key 'disks'"):

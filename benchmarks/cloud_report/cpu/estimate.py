@@ -13,25 +13,43 @@
 # limitations under the License.
 """The cpu phase's expected wall time (pure; plan asks for it).
 
-Each CoreMark run is taken as RUN_S seconds (CoreMark runs at least 10 s),
-plus BUILD_S for building its binaries once.
+Each CoreMark run is taken as the context's cpu_run_s (default RUN_S:
+CoreMark runs at least 10 s), plus cpu_build_s (default BUILD_S) for
+building its binaries once, in the install.
 """
 
 from benchmarks.cloud_report import estimates
 
-RUN_S = 15
-BUILD_S = 60
+RUN_S = estimates.RATES['cpu_run_s'][0]
+BUILD_S = estimates.RATES['cpu_build_s'][0]
 
 
 def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
-  """modes x runs x RUN_S, plus BUILD_S."""
-  del context  # the phase runs on one VM, whatever its disks
+  """modes x runs x a run's seconds, plus cpu_build_s once.
+
+  A run is cpu_run_s, or with fixed iterations (--cloud_report_coremark_
+  iterations) those iterations at the context's coremark_iterations_per_s
+  where it has one (each all-core context on its own vCPU, as long as a
+  single-core run).
+  """
+  build_s = context.Rate('cpu_build_s')
+  per_s = context.Rate('coremark_iterations_per_s')
+  if params.iterations and per_s:
+    run_s = params.iterations / per_s
+    each = f'{params.iterations:,} iterations at {per_s:,.0f}/s = {run_s:.1f} s'
+  else:
+    run_s = context.Rate('cpu_run_s')
+    each = f'~{run_s:g} s'
   runs = len(params.modes) * params.runs
   return [
       estimates.Phase(
           'cpu',
-          BUILD_S + runs * RUN_S,
+          build_s + runs * run_s,
           f'{len(params.modes)} mode(s) x {params.runs} CoreMark runs x'
-          f' ~{RUN_S} s + build',
+          f' {each} + build {build_s:g} s'
+          + context.Measured(
+              'cpu_run_s', 'cpu_build_s', 'coremark_iterations_per_s'
+          ),
+          once_s=build_s,
       )
   ]

@@ -15,9 +15,11 @@
 
 The fill (estimates.FillSeconds) of the data disk the context names, at its
 rate and ended by the job file's runtime + ramp if that comes first (fio
-ends every job of the report's file there), then each job's runtime + ramp.
+ends every job of the report's file there; a disk of unknown size is
+planned at that bound), then each job's runtime + ramp.
 A fio size given as a percentage fills that share of the disk; any other
-size is planned as the whole disk.
+size is planned as the whole disk. The context's io_job_overhead_s is added
+per job (the fill is one) and its io_after_s once, after the jobs.
 """
 
 import re
@@ -31,19 +33,30 @@ def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
   """The fill (when on and the disk is known), then the jobs."""
   jobs = len(params.jobs)
   per_job = params.runtime_s + params.ramp_time_s
-  seconds = jobs * per_job
+  overhead_s = context.Rate('io_job_overhead_s')
+  after_s = context.Rate('io_after_s')
+  seconds = jobs * (per_job + overhead_s) + after_s
   how = f'{jobs} fio jobs x {per_job} s'
+  if overhead_s or after_s:
+    how += (
+        f' (+ {overhead_s:g} s a job, {after_s:g} s after them)'
+        + context.Measured('io_job_overhead_s', 'io_after_s')
+    )
+  if params.fill:
+    seconds += overhead_s
   fill = context.fill
   if not params.fill:
     return [estimates.Phase('io', seconds, how)]
   if fill is None:
     return [estimates.Phase('io', seconds, f'fill of no data disk + {how}')]
   if fill.gb is None:
+    # The job file's runtime ends the fill of any size: its longest.
     return [
         estimates.Phase(
             'io',
-            seconds,
-            f'fill {fill.what}: its size is unknown, not timed + {how}',
+            seconds + per_job,
+            f'fill {fill.what}: its size is unknown, planned at the job'
+            f" file's runtime, {per_job} s, its longest + {how}",
         )
     ]
   gb = fill.gb

@@ -15,22 +15,23 @@
 
 Each test (and TCP_STREAM stream count) x repetitions x the confidence
 interval's maximum iterations x each iteration's duration: the longest the
-phase can take.
+phase can take; plus the context's net_run_overhead_s per netperf run.
 """
 
 from benchmarks.cloud_report import estimates
 
 
 def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
-  del context  # one client and one server, whatever their disks
   runs = sum(len(params.RunsOf(t)) for t in params.tests)
   runs *= params.repetitions
-  seconds = runs * params.max_iterations * params.duration_s
-  return [
-      estimates.Phase(
-          'net',
-          seconds,
-          f'{runs} netperf run(s) x up to {params.max_iterations} iterations'
-          f' x {params.duration_s} s',
-      )
-  ]
+  overhead_s = context.Rate('net_run_overhead_s')
+  seconds = runs * (params.max_iterations * params.duration_s + overhead_s)
+  how = (
+      f'{runs} netperf run(s) x up to {params.max_iterations} iterations'
+      f' x {params.duration_s} s'
+  )
+  if overhead_s:
+    how += f' (+ {overhead_s:g} s a run)' + context.Measured(
+        'net_run_overhead_s'
+    )
+  return [estimates.Phase('net', seconds, how)]

@@ -13,12 +13,15 @@
 # limitations under the License.
 """The tpcc phase's expected wall time (pure; plan asks for it).
 
-Two parts: the import of the warehouses on the db VMs (tpcc_import), at
-estimates.IMPORT_WAREHOUSES_PER_NODE_HOUR, and the search, planned at the
-longest it can take on its grid: found by running the search's own
-decisions (stepping.Next) against every possible capacity, each step its
-ramp plus its duration (a probe's for probes). A search other than linear
-shows linear's time beside it.
+Two parts: loading the warehouses on the db VMs (tpcc_import), generated
+at the context's import_warehouses_per_node_hour or, when the context says
+fixtures, loaded from a prebuilt fixture at fixture_warehouses_per_node_hour
+(generation's time beside it: what it takes when no fixture matches); and
+the search, planned at the longest it can take on its grid: found by
+running the search's own decisions (stepping.Next) against every possible
+capacity, each step its ramp plus its duration (a probe's for probes). The
+search's line gives the shortest and longest it can take, and plans the
+longest. A search other than linear shows linear's time beside it.
 """
 
 import dataclasses
@@ -38,6 +41,7 @@ class Search:
   fewest: int  # steps
   most: int  # steps
   longest_s: float  # the longest it can take
+  shortest_s: float = 0.0  # the shortest it can take
 
 
 def SearchBounds(
@@ -63,7 +67,7 @@ def SearchBounds(
   if plan.strategy == stepping.LINEAR:
     # One step at the lowest capacity, every level at the highest
     # (SimulatedSearchBounds finds the same, in time cubic in the levels).
-    return Search(1, len(levels), len(levels) * step_s)
+    return Search(1, len(levels), len(levels) * step_s, step_s)
   if len(levels) > MAX_SEARCH_LEVELS:
     raise estimates.EstimateError(
         f'the {plan.strategy} search has {len(levels):,} levels'
@@ -94,7 +98,7 @@ def SimulatedSearchBounds(
         )
     counts.append(len(history))
     times.append(seconds)
-  return Search(min(counts), max(counts), max(times))
+  return Search(min(counts), max(counts), max(times), min(times))
 
 
 def SearchSteps(plan: stepping.Plan) -> tuple[int, int]:
@@ -103,18 +107,32 @@ def SearchSteps(plan: stepping.Plan) -> tuple[int, int]:
   return search.fewest, search.most
 
 
+def _Range(search: Search) -> str:
+  """'0h48m to 1h20m' ('1h20m' when both are the same)."""
+  low, high = estimates.Hms(search.shortest_s), estimates.Hms(search.longest_s)
+  return high if low == high else f'{low} to {high}'
+
+
 def SearchPhase(params) -> estimates.Phase:
   """The TPC-C search, with linear's time beside a search that is not."""
   step_s = estimates.StepSeconds(params.ramp_s, params.duration_s)
   probe_s = estimates.StepSeconds(params.ramp_s, params.probe_duration_s)
   search = SearchBounds(params.plan, step_s, probe_s)
+  steps = f'{search.fewest} to {search.most} steps'
+  if search.fewest == search.most:
+    steps = f'{search.most} steps'
   how = (
       f'{params.strategy} search over {len(params.plan.levels)} levels'
       f' ({params.start}..{params.max_warehouses} by {params.step}):'
-      f' {search.fewest} to {search.most} steps of {step_s / 60:g} min'
+      f' {steps}'
   )
   if params.strategy == stepping.PROBE:
-    how += f' (probes {probe_s / 60:g} min)'
+    how += (
+        f' (probes of {probe_s / 60:g} min, full steps of {step_s / 60:g} min)'
+    )
+  else:
+    how += f' of {step_s / 60:g} min'
+  how += f', {_Range(search)}; planned at {estimates.Hms(search.longest_s)}'
   linear_s = None
   if params.strategy != stepping.LINEAR:
     linear_plan = stepping.Plan(
@@ -122,29 +140,58 @@ def SearchPhase(params) -> estimates.Phase:
     )
     linear = SearchBounds(linear_plan, step_s, probe_s)
     linear_s = linear.longest_s
-    how += (
-        f'; linear: {linear.fewest} to {linear.most} steps,'
-        f' {estimates.Hms(linear_s)} at most'
+    how += f'; linear: {linear.fewest} to {linear.most} steps, {_Range(linear)}'
+  return estimates.Phase('tpcc', search.longest_s, how, linear_s)
+
+
+def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
+  """Loading the warehouses: from a fixture (context.fixtures) or generated.
+
+  At the context's rates; the phase runs once however many Run stages.
+  """
+  nodes = context.db_nodes
+  generate_rate = context.Rate('import_warehouses_per_node_hour')
+  generate_s = estimates.ImportSeconds(
+      params.max_warehouses, nodes, generate_rate
+  )
+  what = f'{params.max_warehouses:,} warehouses on {nodes} db node(s)'
+  generated = f'generated at {generate_rate:,.0f} warehouses per node-hour' + (
+      context.Measured('import_warehouses_per_node_hour')
+      or ' (a public CockroachDB import: 20,000 warehouses in 2.5 h on 6 nodes)'
+  )
+  same_rate = ''
+  measured = context.Measured(
+      'import_warehouses_per_node_hour', 'fixture_warehouses_per_node_hour'
+  )
+  if params.engine != 'cockroach' and not measured:
+    same_rate = f'; {params.engine} is planned at the same rates'
+  if not context.fixtures:
+    return estimates.Phase(
+        'tpcc_import',
+        generate_s,
+        f'{what} {generated}{same_rate}',
+        once_s=generate_s,
     )
+  fixture_rate = context.Rate('fixture_warehouses_per_node_hour')
+  fixture_s = estimates.ImportSeconds(
+      params.max_warehouses, nodes, fixture_rate
+  )
   return estimates.Phase(
-      'tpcc', search.longest_s, how + '; planned at the longest', linear_s
+      'tpcc_import',
+      fixture_s,
+      f'{what} loaded from a fixture in the bucket at {fixture_rate:,.0f}'
+      ' warehouses per node-hour'
+      + (
+          context.Measured('fixture_warehouses_per_node_hour')
+          or ' (a public CockroachDB restore: 600 GB of replicated TPC-C data in 20 min on 6 nodes, at 70 MB a warehouse)'
+      )
+      + f'; without a matching fixture {estimates.Hms(generate_s)},'
+      f' {generated}{same_rate}',
+      once_s=fixture_s,
+      generate_s=generate_s,
   )
-
-
-def ImportPhase(params, db_nodes: int) -> estimates.Phase:
-  """Loading the warehouses, at the estimates module's stated rate."""
-  seconds = estimates.ImportSeconds(params.max_warehouses, db_nodes)
-  rate = estimates.IMPORT_WAREHOUSES_PER_NODE_HOUR
-  how = (
-      f'{params.max_warehouses:,} warehouses on {db_nodes} db node(s) at'
-      f' {rate:,.0f} warehouses per node-hour (a public CockroachDB import:'
-      ' 20,000 warehouses in 2.5 h on 6 nodes)'
-  )
-  if params.engine != 'cockroach':
-    how += f'; {params.engine} is planned at the same rate'
-  return estimates.Phase('tpcc_import', seconds, how)
 
 
 def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
   """The import, then the search."""
-  return [ImportPhase(params, context.db_nodes), SearchPhase(params)]
+  return [ImportPhase(params, context), SearchPhase(params)]
