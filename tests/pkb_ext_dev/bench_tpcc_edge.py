@@ -105,6 +105,8 @@ class Grid:
         'cloud_report_tpcc_pass_rule': self.rule,
         'cloud_report_tpcc_step_retries': 1,
         'cloud_report_tpcc_load_timeout': '15m',
+        # A hung run is ended on the client after this long.
+        'cloud_report_tpcc_step_timeout': f'{4 * (self.ramp_s + self.full_s)}s',
         'cloud_report_tpcc_gotpc_threads_per_warehouse': (
             self.ThreadsPerWarehouse(cores)
         ),
@@ -351,14 +353,8 @@ def _Searched(params, engine, topology, log) -> stepping.Result:
   )
 
 
-def RunOnType(
-    type_name: str, grid: Grid = Grid(), log=print, work_dir=None
-) -> dict:
-  """Up, load, linear and probe, cleanup, down: one type's comparison.
-
-  The cloud is brought up afresh and always taken down; `leftovers` in
-  the result lists what was still there after (empty when clean).
-  """
+def _OnCloud(cloud_, grid, static_vm_file, work, log, out) -> None:
+  """Load, both searches and cleanup on an up cloud; fills `out`."""
   # pylint: disable=g-import-not-at-top
   from absl.testing import flagsaver
 
@@ -370,53 +366,81 @@ def RunOnType(
   from pkb_ext_dev import bench_fidelity
 
   # pylint: enable=g-import-not-at-top
-  cloud_ = TypeCloud(type_name)
-  work = tempfile.mkdtemp(prefix='pkb-ext-tpcc-edge-', dir=work_dir)
+  name = cloud_.mtype.name
   run_uri = 'te' + format(int(time.time()) % 10**8, 'x')
-  out = {'type': type_name, 'cores': cloud_.mtype.cpus}
-  started = time.monotonic()
-  vms = []
+  vms = bench_fidelity.LocalCloudVms(static_vm_file, work, run_uri)
   try:
-    log(f'{type_name}: up')
-    static_vm_file = cloud_.Up()
-    out['up_s'] = round(time.monotonic() - started, 1)
-    vms = bench_fidelity.LocalCloudVms(static_vm_file, work, run_uri)
     client, db = vms[0], vms[1]
     if db.disk_specs and not db.scratch_disks:
       db.CreateScratchDisk(0, db.disk_specs[0])  # as PKB's provisioning
     topology = phases.Topology((db,), client, None)
     values = grid.Flags(cloud_.mtype.cpus, local.BinaryPath('go-tpc'))
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)  # PKB logs every ssh command
-    try:
-      with flagsaver.flagsaver(**values):
-        base = tpcc_params.Params.FromFlags()
-        engine = stages.SelectEngine(base.engine, base)
-        try:
+    with flagsaver.flagsaver(**values):
+      base = tpcc_params.Params.FromFlags()
+      engine = stages.SelectEngine(base.engine, base)
+      try:
+        engines.EndLeftovers(topology)
+        t = time.monotonic()
+        log(f'{name}: loading {grid.warehouses} warehouses (limits lifted)')
+        with cloud_.LoadWithoutLimits():
+          engine.Setup(topology)
+        out['load_s'] = round(time.monotonic() - t, 1)
+        out['quotas_us'] = cloud_.Quotas()
+        results = {}
+        for strategy in STRATEGIES:
+          params = dataclasses.replace(base, strategy=strategy)
+          log(
+              f'{name}: {strategy} search, rule {grid.rule},'
+              f' {grid.ThreadsPerWarehouse(cloud_.mtype.cpus):g} threads per'
+              ' warehouse'
+          )
+          results[strategy] = _Searched(params, engine, topology, log)
+        out |= Compare(grid, results)
+      finally:
+        with contextlib.suppress(Exception):
           engines.EndLeftovers(topology)
-          t = time.monotonic()
-          log(f'{type_name}: loading {grid.warehouses} warehouses (limits'
-              ' lifted)')  # fmt: skip
-          with cloud_.LoadWithoutLimits():
-            engine.Setup(topology)
-          out['load_s'] = round(time.monotonic() - t, 1)
-          results = {}
-          for strategy in STRATEGIES:
-            params = dataclasses.replace(base, strategy=strategy)
-            log(f'{type_name}: {strategy} search, rule {grid.rule},'
-                f' {engine.Threads(1):g} threads per warehouse')  # fmt: skip
-            results[strategy] = _Searched(params, engine, topology, log)
-          out |= Compare(grid, results)
-        finally:
-          with contextlib.suppress(Exception):
-            engines.EndLeftovers(topology)
-          engine.Cleanup(topology)
-    finally:
-      root.setLevel(level)
+        engine.Cleanup(topology)
   finally:
     with contextlib.suppress(Exception):
       bench_fidelity.CloseSshMasters(vms)
+
+
+def RunOnType(
+    type_name: str, grid: Grid = Grid(), log=print, work_dir=None
+) -> dict:
+  """Up, load, linear and probe, cleanup, down: one type's comparison.
+
+  The cloud is brought up afresh and always taken down; `leftovers` in
+  the result lists what was still there after (empty when clean), and
+  each is one of its `problems`.
+  """
+  # pylint: disable=g-import-not-at-top
+  from absl import flags
+  from absl.testing import flagsaver
+
+  # pylint: enable=g-import-not-at-top
+  cloud_ = TypeCloud(type_name)
+  work = tempfile.mkdtemp(prefix='pkb-ext-tpcc-edge-', dir=work_dir)
+  out = {'type': type_name, 'cores': cloud_.mtype.cpus}
+  started = time.monotonic()
+  root = logging.getLogger()
+  level = root.level
+  try:
+    log(f'{type_name}: up')
+    static_vm_file = cloud_.Up()
+    out['up_s'] = round(time.monotonic() - started, 1)
+    root.setLevel(logging.ERROR)  # PKB logs every ssh command
+    with contextlib.ExitStack() as stack:
+      if flags.FLAGS.is_parsed():  # else LocalCloudVms parses PKB's flags
+        stack.enter_context(
+            flagsaver.flagsaver(
+                run_uri='te' + format(int(time.time()) % 10**8, 'x'),
+                temp_dir=work,
+            )
+        )
+      _OnCloud(cloud_, grid, static_vm_file, work, log, out)
+  finally:
+    root.setLevel(level)
     try:
       cloud_.Down()
     finally:
