@@ -71,7 +71,9 @@ P90_LIMIT_MS = 200.0
 WAREHOUSES = 6
 STRATEGIES = (stepping.LINEAR, stepping.PROBE)
 # Settings that make PostgreSQL load fast (the smoke preset's).
-FAST_PG = 'fsync=off,synchronous_commit=off,full_page_writes=off'
+FAST_PG = (
+    'fsync=off,synchronous_commit=off,full_page_writes=off,max_wal_size=256MB'
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -270,8 +272,8 @@ class TypeCloud:
         self.mtype,
         cpus=float(os.cpu_count() or 1),
         disk_iops=1_000_000,
-        disk_mbps=100_000,
-        network_mbps=100_000,
+        disk_mbps=10_000,
+        network_mbps=10_000,
     )
     self.SetLimits(lifted)
     try:
@@ -285,9 +287,15 @@ class TypeCloud:
             f'{self.mtype.name}: CPU quotas {quotas} after the load, not {want}'
         )
 
-  def Leftovers(self) -> list[str]:
-    """What of this cloud still exists: namespaces, links, processes."""
-    plan_prefix = self.mtype.prefix
+  def Leftovers(self, work_dir: str | None = None) -> list[str]:
+    """What of this cloud still exists: its namespaces, and processes that
+    name its state dir or subnet (its hosts' sshd, PostgreSQL, go-tpc).
+
+    ssh clients count only when they name work_dir (PKB's ControlMaster
+    connections of this run): another run's may outlive a cloud by a few
+    minutes, until their keep-alives give up.
+    """
+    subnet = self.mtype.subnet.rsplit('.', 1)[0] + '.'
     found = []
     netns = subprocess.run(
         ['ip', 'netns', 'list'], capture_output=True, text=True, check=False
@@ -295,17 +303,22 @@ class TypeCloud:
     found += [
         f'netns {line.split()[0]}'
         for line in netns.splitlines()
-        if line.startswith(plan_prefix + '-')
+        if line.startswith(self.mtype.prefix + '-')
     ]
     for pid in filter(str.isdigit, os.listdir('/proc')):
       try:
         with open(f'/proc/{pid}/cmdline', 'rb') as f:
           cmdline = f.read().replace(b'\0', b' ').decode(errors='replace')
+        with open(f'/proc/{pid}/comm') as f:
+          comm = f.read().strip()
       except OSError:
         continue
-      if 'go-tpc' in cmdline and f'-H {self.mtype.subnet[:-5]}' in cmdline:
-        found.append(f'process {pid}: {cmdline[:120]}')
-      elif self.state_dir + '/' in cmdline and 'pytest' not in cmdline:
+      if int(pid) == os.getpid() or 'pytest' in cmdline:
+        continue
+      if comm == 'ssh':
+        if work_dir and work_dir in cmdline:
+          found.append(f'process {pid}: {cmdline[:120]}')
+      elif self.state_dir + '/' in cmdline or subnet in cmdline:
         found.append(f'process {pid}: {cmdline[:120]}')
     return found
 
@@ -444,7 +457,7 @@ def RunOnType(
     try:
       cloud_.Down()
     finally:
-      out['leftovers'] = cloud_.Leftovers()
+      out['leftovers'] = cloud_.Leftovers(work)
       out.setdefault('problems', []).extend(
           f'left after down: {x}' for x in out['leftovers']
       )
