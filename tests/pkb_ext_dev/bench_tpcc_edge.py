@@ -67,8 +67,8 @@ FULL_S = 15
 PROBE_S = 3
 RAMP_S = 1
 THREADS_PER_WAREHOUSE_PER_CORE = 10.0
-P90_LIMIT_MS = 200.0
-WAREHOUSES = 6
+P90_LIMIT_MS = 230.0
+WAREHOUSES = 10
 STRATEGIES = (stepping.LINEAR, stepping.PROBE)
 # Settings that make PostgreSQL load fast (the smoke preset's).
 FAST_PG = (
