@@ -71,9 +71,9 @@ from benchmarks.cloud_report.tpcc import stepping
 FULL_S = 15
 PROBE_S = 3
 RAMP_S = 1
-THREADS_PER_WAREHOUSE_PER_CORE = 10.0
+THREADS_PER_WAREHOUSE_PER_CORE = 5.0
 LATENCY_METRIC = 'avg_ms'
-LIMIT_MS = 160.0
+LIMIT_MS = 75.0
 WAREHOUSES = 10
 STRATEGIES = (stepping.LINEAR, stepping.PROBE)
 # Settings that make PostgreSQL load fast (the smoke preset's).
