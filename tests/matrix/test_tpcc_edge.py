@@ -21,9 +21,15 @@ The grid is the bench's (`pkb-ext bench --only tpcc_edge`) cut to eight
 levels, to keep the tier's time: the edge must still be strictly inside it,
 found the same by both searches, and probe's step time at most half of
 linear's.
+
+It runs only with PKB_EXT_TPCC_EDGE_TEST=1: on a machine shared with other
+work, the throughput of a 0.2-core host can differ between two runs of the
+same level by more than adjacent levels differ, and the two searches then
+find different maxima (docs/faults.md, "TPC-C's search on a real edge").
 """
 
 import dataclasses
+import os
 
 from absl.testing import absltest
 
@@ -44,6 +50,8 @@ class TpccEdgeTest(absltest.TestCase):
   def setUpClass(cls):
     super().setUpClass()
     why = local_cloud.Unavailable()
+    if os.environ.get('PKB_EXT_TPCC_EDGE_TEST') != '1':
+      why = 'opt-in: set PKB_EXT_TPCC_EDGE_TEST=1 (about 6 minutes, root)'
     if why:
       raise absltest.SkipTest(why)
     cls.logged = []
