@@ -15,11 +15,12 @@
 
 Write runs the export's steps in order: check --out, read the pin, list the
 files (layout), check them against PKB's tree, rewrite each (rewrite),
-format them, cut them into patches (series), commit the PackageCleanup fix
-and each patch with its edits of PKB's files (pkb_edits, messages) in a
-scratch tree of PKB (git), and copy the series to --out. Every file is
-checked before anything is written; an --out directory that already holds
-patches is refused, and so is a patch over the line limit.
+format them, cut them into patches (series), commit the PackageCleanup fix,
+the fixes of PKB's own modules (pkb_fixes) and each patch with its edits of
+PKB's files (pkb_edits, messages) in a scratch tree of PKB (git), and copy
+the series to --out. Every file is checked before anything is written; an
+--out directory that already holds patches is refused, and so is a patch
+over the line limit.
 """
 
 import dataclasses
@@ -34,6 +35,7 @@ from pkb_ext.upstream import git
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import messages
 from pkb_ext.upstream import pkb_edits
+from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
 from pkb_ext.upstream import rewrite
 from pkb_ext.upstream import series
@@ -104,17 +106,20 @@ def Write(
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tmp:
     tree = _PkbTree(os.path.join(tmp, 'pkb'), archive, commit)
     _CommitCleanupFix(tree)
+    for fix in pkb_fixes.FIXES:
+      _CommitFix(tree, fix, source_root)
     first_data = _FirstData(parts)
     for part in parts:
       _CommitPart(tree, part, unit, first_data=part is first_data)
     staging = os.path.join(tmp, 'out')
-    files = tree.FormatPatch(len(parts) + 1, staging)  # the fix, the parts
+    # the PackageCleanup fix, the fixes of PKB's modules, the parts
+    files = tree.FormatPatch(1 + len(pkb_fixes.FIXES) + len(parts), staging)
     _CheckSizes(files, limit)
     _Copy(staging, [f.name for f in files], out_dir)
   return Export(
       patches=tuple(_Written(out_dir, f) for f in files),
       pkb_commit=commit,
-      added=tuple(sorted(f.dest for f in plan)),
+      added=tuple(sorted([f.dest for f in plan] + list(pkb_fixes.ADDED))),
       modified=pkb_edits.MODIFIED,
       benchmarks=tuple(sorted(unit.names.values())),
   )
@@ -148,14 +153,14 @@ def _CheckOut(out_dir: str) -> None:
 
 def _CheckPlan(plan: list[layout.ExportFile], archive: str) -> None:
   """Refuses a file PKB already has, and two files with one PKB path."""
+  dests = [f.dest for f in plan] + list(pkb_fixes.ADDED)
   if os.path.isfile(archive):
     pkb_names = pkb_source.ArchiveNames(archive)
-    clashes = [f.dest for f in plan if f.dest in pkb_names]
+    clashes = [d for d in dests if d in pkb_names]
     if clashes:
       raise errors.ExportError(
           'the patch would replace files PKB already has: ' + ', '.join(clashes)
       )
-  dests = [f.dest for f in plan]
   if len(set(dests)) != len(dests):
     raise errors.ExportError('two exported files map to one PKB path')
 
@@ -234,6 +239,29 @@ def _CommitCleanupFix(tree: git.Tree) -> None:
           ),
       ],
       messages.CleanupMessage(),
+  )
+
+
+def _CommitFix(tree: git.Tree, fix: pkb_fixes.Fix, source_root: str) -> None:
+  """One fix of PKB's own modules: its diff, captured outputs, CHANGES line."""
+  try:
+    tree.Apply(fix.Diff())
+  except errors.ExportError as e:
+    raise errors.ExportError(
+        f'edits/{fix.name}.diff.txt does not apply to PKB at the pin; update'
+        f" it to PKB's lines: {str(e).splitlines()[0]}"
+    ) from e
+  for dest, source in fix.added:
+    path = os.path.join(source_root, source)
+    with open(path, 'rb') as f:
+      tree.Write(dest, f.read(), mode_of=path)
+  changes = pkb_edits.ChangesEntry(fix.changes)
+  tree.Commit(
+      [(
+          pkb_edits.CHANGES_FILE,
+          lambda t: pkb_edits.ChangesSource(t, changes, fix.section),
+      )],
+      messages.FixMessage(fix),
   )
 
 

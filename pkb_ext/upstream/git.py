@@ -59,10 +59,11 @@ class Tree:
         GIT_CONFIG_NOSYSTEM='1',
     )
 
-  def Git(self, *args: str) -> str:
-    """Runs git in the tree; returns its output."""
+  def Git(self, *args: str, stdin: str | None = None) -> str:
+    """Runs git in the tree (stdin its input); returns its output."""
     result = subprocess.run(
         ['git', '-C', self.path, *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=self._env,
@@ -86,6 +87,10 @@ class Tree:
     with open(path, 'wb') as f:
       f.write(content)
     shutil.copymode(mode_of, path)
+
+  def Apply(self, diff: str) -> None:
+    """Applies a diff to the tree's files (git apply; all of it or none)."""
+    self.Git('apply', '-', stdin=diff)
 
   def Commit(self, edits: Sequence[Edit], message: str) -> None:
     """Applies edits to the tree's files and commits all changes."""

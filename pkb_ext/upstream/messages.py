@@ -13,7 +13,8 @@
 # limitations under the License.
 """The series' words: each patch's commit message and CHANGES.next.md line.
 
-The first patch fixes PKB's PackageCleanup; then shared helpers, one patch
+The first patch fixes PKB's PackageCleanup, the next ones fix PKB's own
+modules (pkb_fixes, which holds their words); then shared helpers, one patch
 per benchmark (its leading parts named as its helpers) and the suite with
 the benchmark sets last. A benchmark's message is its module's docstring's
 first line.
@@ -24,6 +25,7 @@ import textwrap
 
 from pkb_ext import registry
 from pkb_ext.upstream import layout
+from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import series
 
 REPORT = 'Cockroach Labs 2021 Cloud Report'
@@ -45,6 +47,11 @@ CLEANUP_CHANGES = (
 def CleanupMessage() -> str:
   """The commit message of the PackageCleanup fix."""
   return f'{CLEANUP_SUBJECT}\n\n{textwrap.fill(_CLEANUP_SUMMARY, width=72)}\n'
+
+
+def FixMessage(fix: pkb_fixes.Fix) -> str:
+  """The commit message of one fix of PKB's own modules."""
+  return f'{fix.subject}\n\n{textwrap.fill(fix.summary, width=72)}\n'
 
 
 def _Summary(text: str) -> str:

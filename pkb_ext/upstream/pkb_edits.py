@@ -41,7 +41,10 @@ PKB's style (PKB's own files are never reformatted):
                             the installed packages), with a test in PKB's
                             tests/linux_virtual_machine_test.py: the
                             series' first patch, since the suite's installs
-                            on static VMs need it.
+                            on static VMs need it;
+  PKB's own modules         the fixes of pkb_fixes (fio, netperf, coremark),
+                            each a diff of the module and its PKB test file,
+                            the patches after that one.
 
 Each patch also adds its line to CHANGES.next.md. The text these edits add
 is kept in edits/.
@@ -55,6 +58,7 @@ from pkb_ext import registry
 from pkb_ext.upstream import edits
 from pkb_ext.upstream import errors
 from pkb_ext.upstream import layout
+from pkb_ext.upstream import pkb_fixes
 
 BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
 DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
@@ -62,12 +66,13 @@ AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
 LINUX_VM_FILE = 'perfkitbenchmarker/linux_virtual_machine.py'
 LINUX_VM_TEST_FILE = 'tests/linux_virtual_machine_test.py'
 CHANGES_FILE = 'CHANGES.next.md'
-CHANGES_SECTION = '### New features:'
-CHANGES_FIXES_SECTION = '### Bug fixes and maintenance updates:'
+CHANGES_SECTION = pkb_fixes.CHANGES_FEATURES
+CHANGES_FIXES_SECTION = pkb_fixes.CHANGES_FIXES
 # Every PKB file the series changes.
 MODIFIED = (
     LINUX_VM_FILE,
     LINUX_VM_TEST_FILE,
+    *pkb_fixes.MODIFIED,
     BENCHMARK_SETS_FILE,
     DATA_INIT_FILE,
     AWS_DISK_FILE,

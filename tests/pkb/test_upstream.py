@@ -39,6 +39,7 @@ from pkb_ext import registry
 from pkb_ext.upstream import export as upstream_export
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_edits
+from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
 from pkb_ext.upstream import rewrite
 from pkb_ext.upstream import series
@@ -107,6 +108,7 @@ PKB_FILE_TESTS = {
     pkb_edits.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
     pkb_edits.LINUX_VM_FILE: pkb_edits.LINUX_VM_TEST_FILE,
     pkb_edits.LINUX_VM_TEST_FILE: pkb_edits.LINUX_VM_TEST_FILE,
+    **{f: fix.test_file for fix in pkb_fixes.FIXES for f in fix.Files()},
 }
 _GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
 
@@ -228,12 +230,30 @@ def _Changed(export, tree, rel):
   ]
 
 
+def _DiffLines(diff, rel):
+  """The lines a diff removes and adds in rel ('-...', '+...')."""
+  section = re.search(
+      rf'^diff --git a/{re.escape(rel)} b/.*?(?=^diff --git |\Z)',
+      diff,
+      re.M | re.S,
+  ).group(0)
+  return [
+      line
+      for line in section.splitlines()
+      if line[:1] in '+-' and not line.startswith(('+++', '---'))
+  ]
+
+
 def testPkbFilesChangeOnlyOnTheFeaturesLines(patched):
-  """Each PKB file the series edits only gains lines, but the fix's one."""
+  """Each PKB file the series edits only gains lines, but the fixes'."""
   export, tree, _ = patched
+  fixed = {f: fix for fix in pkb_fixes.FIXES for f in fix.Files()}
   for rel in export.modified:
     body = _Changed(export, tree, rel)
     assert body, rel
+    if rel in fixed:
+      assert body == _DiffLines(fixed[rel].Diff(), rel), rel
+      continue
     if rel == pkb_edits.LINUX_VM_FILE:
       assert body == [
           '-    for package_name in self._installed_packages:',
@@ -278,6 +298,41 @@ def testPackageCleanupFixComesFirstAndItsTestFailsWithoutIt(patched):
       f.write(patched_text)
   assert broken.returncode != 0, broken.stderr[-3000:]
   assert 'Set changed size during iteration' in broken.stderr
+
+
+def testModuleFixesComeNextAndTheirTestsFailWithoutThem(patched):
+  """Patches 2.. fix PKB's modules; at the pin each fix's tests fail."""
+  export, tree, _ = patched
+  fixes = export.patches[1 : 1 + len(pkb_fixes.FIXES)]
+  run = (
+      'import unittest\nunittest.main(module=None, argv=["u", *sys.argv[1:]])\n'
+  )
+  for patch, fix in zip(fixes, pkb_fixes.FIXES):
+    assert patch.subject == fix.subject, patch
+    assert set(patch.modified) == {*fix.Files(), pkb_edits.CHANGES_FILE}
+    assert set(patch.added) == {dest for dest, _ in fix.added}, patch
+    assert fix.test_file in fix.Files() and fix.module in fix.Files(), fix
+    with open(patch.path, encoding='utf-8') as f:
+      assert f'+-   {fix.changes}\n' in f.read(), patch.path
+    fixed = _Isolated(tree, run, *fix.tests)
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert f'Ran {len(fix.tests)} test' in fixed.stderr, fixed.stderr[-3000:]
+    path = os.path.join(tree, fix.module)
+    with open(path, encoding='utf-8') as f:
+      patched_text = f.read()
+    try:
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(_Git(tree, 'show', f'{_Pin(export)}:{fix.module}'))
+      broken = _Isolated(tree, run, *fix.tests)
+    finally:
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(patched_text)
+    assert broken.returncode != 0, broken.stderr[-3000:]
+    for test in fix.tests:  # each one fails (or errs) at the pin
+      name = test.rsplit('.', 1)[1]
+      assert re.search(
+          rf'^(FAIL|ERROR): {name} ', broken.stderr, re.M
+      ), f'{test} passes at the pin:\n{broken.stderr[-3000:]}'
 
 
 def testSeriesAddsAndChangesWhatItSays(patched):
