@@ -121,7 +121,9 @@ COREMARK_REPETITIONS = Fix(
         ' repetition (0-based) in its metadata. --coremark_iterations_per_cpu'
         ' sets the ITERATIONS Coremark is built with (default 1,000,000, the'
         ' count PKB used so far; 0 lets Coremark pick a count that runs at'
-        ' least 10 seconds). The defaults run as before.'
+        ' least 10 seconds). The defaults run as before; their samples gain'
+        ' repetition 0. (--run_stage_iterations repeats the whole Run stage'
+        ' instead, alternating the thread counts.)'
     ),
     changes=(
         'Add --coremark_repetitions and --coremark_iterations_per_cpu flags.'
