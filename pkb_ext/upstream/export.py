@@ -13,14 +13,14 @@
 # limitations under the License.
 """Writes the upstream unit as a patch series against PKB's pin.
 
-Write runs the export's steps in order: check --out, read the pin, list the
-files (layout), check them against PKB's tree, rewrite each (rewrite),
-format them, cut them into patches (series), commit the PackageCleanup fix,
-the fixes of PKB's own modules (pkb_fixes) and each patch with its edits of
-PKB's files (pkb_edits, messages) in a scratch tree of PKB (git), and copy
-the series to --out. Every file is checked before anything is written; an
---out directory that already holds patches is refused, and so is a patch
-over the line limit.
+Write runs the export's steps in order: check --out, find the author (the
+git user configured where it runs), read the pin, list the files (layout),
+check them against PKB's tree, rewrite each (rewrite), format them, cut them
+into patches (series), commit the PackageCleanup fix, the fixes of PKB's own
+modules (pkb_fixes) and each patch with its edits of PKB's files (pkb_edits,
+messages) in a scratch tree of PKB (git), and copy the series to --out.
+Every file is checked before anything is written; an --out directory that
+already holds patches is refused, and so is a patch over the line limit.
 """
 
 import dataclasses
@@ -79,6 +79,7 @@ def Write(
     source_root: str | None = None,
     archive: str | None = None,
     limit: int = series.PATCH_LINE_LIMIT,
+    author: tuple[str, str] | None = None,
 ) -> Export:
   """Writes the series to out_dir/0001-*.patch, ... and returns it.
 
@@ -88,6 +89,8 @@ def Write(
     source_root: the pkb_ext source checkout (default: this one).
     archive: PKB's source at the pin (default: the cache's).
     limit: most lines one patch may have.
+    author: (name, email) of the patches (default: git's user.name and
+      user.email where this runs).
 
   Returns:
     The patches and what the series adds and changes.
@@ -96,6 +99,7 @@ def Write(
     ExportError: the unit cannot be exported; the message says why.
   """
   _CheckOut(out_dir)
+  author = author or git.ConfiguredAuthor(os.getcwd())
   source_root = source_root or paths.RepoRoot()
   commit = pkb_source.PinnedCommit(source_root)
   archive = archive or pkb_source.SourceArchive(commit)
@@ -104,7 +108,7 @@ def Write(
   unit = _Rewrite(source_root, plan)
   parts = _Cut(unit, limit)
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tmp:
-    tree = _PkbTree(os.path.join(tmp, 'pkb'), archive, commit)
+    tree = _PkbTree(os.path.join(tmp, 'pkb'), archive, commit, author)
     _CommitCleanupFix(tree)
     for fix in pkb_fixes.FIXES:
       _CommitFix(tree, fix, source_root)
@@ -203,9 +207,11 @@ def _Cut(unit: _Unit, limit: int) -> list[series.Part]:
     raise errors.ExportError(str(e)) from e
 
 
-def _PkbTree(path: str, archive: str, commit: str) -> git.Tree:
+def _PkbTree(
+    path: str, archive: str, commit: str, author: tuple[str, str]
+) -> git.Tree:
   """A scratch git tree of the PKB files the series edits, at the pin."""
-  tree = git.Tree(path)
+  tree = git.Tree(path, author)
   os.makedirs(path)
   pkb_source.ExtractPkb(archive, path, list(pkb_edits.MODIFIED))
   tree.Init(f'PKB at {commit}')

@@ -37,6 +37,7 @@ import pytest
 
 from pkb_ext import registry
 from pkb_ext.upstream import export as upstream_export
+from pkb_ext.upstream import git as upstream_git
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_edits
 from pkb_ext.upstream import pkb_fixes
@@ -204,6 +205,16 @@ def testEveryPatchIsSmallAndTested(patched):
     tests = [p for p in patch.added + patch.modified if p.endswith('_test.py')]
     assert tests, f'{name}: adds no test'
     assert ran > 0, name
+
+
+def testTheSeriesAuthorIsTheConfiguredGitUser(patched):
+  export, _, _ = patched
+  name, email = upstream_git.ConfiguredAuthor(os.getcwd())
+  for patch in export.patches:
+    with open(patch.path, encoding='utf-8') as f:
+      text = f.read()
+    assert f'\nFrom: {name} <{email}>\n' in text, patch.path
+    assert 'cloud-report-export' not in text, patch.path
 
 
 CHANGES_LINE = re.compile(

@@ -71,7 +71,7 @@ class FixesTest(absltest.TestCase):
     archive = pkb_source.SourceArchive(pkb_source.PinnedCommit())
     if not os.path.isfile(archive):
       self.skipTest(f'no PKB source archive at {archive}')
-    tree = git.Tree(self.create_tempdir().full_path)
+    tree = git.Tree(self.create_tempdir().full_path, ('T', 't@localhost'))
     pkb_source.ExtractPkb(archive, tree.path, list(pkb_fixes.MODIFIED))
     tree.Init('pin')
     for fix in pkb_fixes.FIXES:
@@ -83,7 +83,7 @@ class FixesTest(absltest.TestCase):
       self.assertNotIn('killall', f.read())
 
   def testADiffThatNoLongerAppliesIsRefusedInOneLine(self):
-    tree = git.Tree(self.create_tempdir().full_path)
+    tree = git.Tree(self.create_tempdir().full_path, ('T', 't@localhost'))
     fix = pkb_fixes.FIO_PERCENTILES
     os.makedirs(os.path.join(tree.path, os.path.dirname(fix.module)))
     os.makedirs(os.path.join(tree.path, os.path.dirname(fix.test_file)))
