@@ -18,8 +18,9 @@ exported tests become git format-patch output that applies to a PKB checkout
 at the commit scripts/setup.d/30-pkb.sh pins: a fix of PKB's PackageCleanup
 first, then fixes of PKB's fio, netperf and coremark modules, then shared
 helpers, one patch per benchmark module and the suite last, each with its
-tests, its commit message and CHANGES.next.md line, and none over 2,500
-lines. One concern per module, lowest first:
+tests and commit message, and none over 2,500 lines. The fixes and the
+suite each add one CHANGES.next.md line; each fix applies alone to PKB at
+the pin. One concern per module, lowest first:
 
   errors      ExportError, the export's refusal (one line, exit status 1);
   series      which patch holds each file: grouping by imports, and the
@@ -37,7 +38,7 @@ lines. One concern per module, lowest first:
               directories, AWS local volumes, the PackageCleanup fix and its
               test, CHANGES.next.md), each on the lines it needs only;
   edits/      the text those edits and rewrite add, as data files;
-  messages    each patch's commit message and CHANGES.next.md line;
+  messages    each patch's commit message and CHANGES.next.md line (if any);
   git         a scratch git tree of PKB: commits and format-patch;
   export      Write: the steps above in order, the series copied to --out;
   cli         the command line (Main).

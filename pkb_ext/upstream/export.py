@@ -230,18 +230,24 @@ def _FirstData(parts: list[series.Part]) -> series.Part | None:
   )
 
 
+def _ChangesEdit(tree: git.Tree, text: str, section: str) -> git.Edit:
+  """CHANGES.next.md gains text in section, its context PKB's lines only."""
+  entry = pkb_edits.ChangesEntry(text)
+  pin = tree.Original(pkb_edits.CHANGES_FILE)
+  return (
+      pkb_edits.CHANGES_FILE,
+      lambda t: pkb_edits.ChangesSource(t, entry, section, pin=pin),
+  )
+
+
 def _CommitCleanupFix(tree: git.Tree) -> None:
   """The series' first patch: PKB's PackageCleanup walks a copy."""
-  changes = pkb_edits.ChangesEntry(messages.CLEANUP_CHANGES)
   tree.Commit(
       [
           (pkb_edits.LINUX_VM_FILE, pkb_edits.PackageCleanupSource),
           (pkb_edits.LINUX_VM_TEST_FILE, pkb_edits.PackageCleanupTestSource),
-          (
-              pkb_edits.CHANGES_FILE,
-              lambda t: pkb_edits.ChangesSource(
-                  t, changes, pkb_edits.CHANGES_FIXES_SECTION
-              ),
+          _ChangesEdit(
+              tree, messages.CLEANUP_CHANGES, pkb_edits.CHANGES_FIXES_SECTION
           ),
       ],
       messages.CleanupMessage(),
@@ -261,27 +267,21 @@ def _CommitFix(tree: git.Tree, fix: pkb_fixes.Fix, source_root: str) -> None:
     path = os.path.join(source_root, source)
     with open(path, 'rb') as f:
       tree.Write(dest, f.read(), mode_of=path)
-  changes = pkb_edits.ChangesEntry(fix.changes)
   tree.Commit(
-      [(
-          pkb_edits.CHANGES_FILE,
-          lambda t: pkb_edits.ChangesSource(t, changes, fix.section),
-      )],
-      messages.FixMessage(fix),
+      [_ChangesEdit(tree, fix.changes, fix.section)], messages.FixMessage(fix)
   )
 
 
 def _CommitPart(
     tree: git.Tree, part: series.Part, unit: _Unit, first_data: bool
 ) -> None:
-  """One patch: its files, its CHANGES line and its edits of PKB's files."""
+  """One patch: its files, its CHANGES line if any, its edits of PKB's."""
   for dest in part.files:
     tree.Write(dest, unit.contents[dest], mode_of=unit.sources[dest])
   message, changes = messages.Message(part, unit.texts)
-  edits = [(
-      pkb_edits.CHANGES_FILE,
-      lambda t: pkb_edits.ChangesSource(t, pkb_edits.ChangesEntry(changes)),
-  )]
+  edits = []
+  if changes:
+    edits.append(_ChangesEdit(tree, changes, pkb_edits.CHANGES_SECTION))
   if first_data:
     edits.append((pkb_edits.DATA_INIT_FILE, pkb_edits.DataInitSource))
   if (

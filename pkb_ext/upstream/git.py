@@ -119,6 +119,11 @@ class Tree:
     self.Git('init', '-q')
     self.Commit([], message)
 
+  def Original(self, rel: str) -> str:
+    """The text of rel in the tree's first commit."""
+    first = self.Git('rev-list', '--max-parents=0', 'HEAD').split()[0]
+    return self.Git('show', f'{first}:{rel}')
+
   def Write(self, dest: str, content: bytes, mode_of: str) -> None:
     """Writes a new file at dest, with the file mode of mode_of."""
     path = os.path.join(self.path, dest)
