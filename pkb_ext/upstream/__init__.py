@@ -29,6 +29,7 @@ the pin. One concern per module, lowest first:
               in PKB's tree;
   pkb_fixes   the fixes of PKB's own modules: each one's diff (in edits/),
               captured outputs, tests, commit message and CHANGES line;
+  named       which exported modules no exported test imports or names;
   pkb_source  PKB's source at the pin: the pinned commit, the setup cache's
               tar of it;
   rewrite     what each exported file becomes: PKB's module names, PKB's

@@ -21,6 +21,7 @@ modules (pkb_fixes) and each patch with its edits of PKB's files (pkb_edits,
 messages) in a scratch tree of PKB (git), and copy the series to --out.
 Every file is checked before anything is written; an --out directory that
 already holds patches is refused, and so is a patch over the line limit.
+UntestedModules lists the exported modules no exported test names (named).
 """
 
 import dataclasses
@@ -34,6 +35,7 @@ from pkb_ext.upstream import errors
 from pkb_ext.upstream import git
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import messages
+from pkb_ext.upstream import named
 from pkb_ext.upstream import pkb_edits
 from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
@@ -127,6 +129,20 @@ def Write(
       modified=pkb_edits.MODIFIED,
       benchmarks=tuple(sorted(unit.names.values())),
   )
+
+
+def UntestedModules(source_root: str | None = None) -> list[str]:
+  """The exported modules (PKB paths) that no exported test names.
+
+  Raises:
+    ExportError: the unit cannot be exported; the message says why.
+  """
+  source_root = source_root or paths.RepoRoot()
+  texts = {
+      item.dest: rewrite.Transform(source_root, item).decode('utf-8', 'replace')
+      for item in layout.Plan(source_root)
+  }
+  return named.Unnamed(texts, layout.SeriesLayout(registry.SUITE_BENCHMARK))
 
 
 def _Written(out_dir: str, f: git.PatchFile) -> Patch:
