@@ -25,6 +25,9 @@ and linux_packages and the PKB checkout installed in the venv are not importable
 each run checks first.
 """
 
+import email
+import email.header
+import email.utils
 import json
 import os
 import re
@@ -36,6 +39,7 @@ from absl import flags
 import pytest
 
 from pkb_ext import registry
+from pkb_ext.upstream import errors as upstream_errors
 from pkb_ext.upstream import export as upstream_export
 from pkb_ext.upstream import git as upstream_git
 from pkb_ext.upstream import layout
@@ -155,12 +159,31 @@ def _Pin(export):
 
 
 @pytest.fixture(scope='module')
-def patched(tmp_path_factory):
+def git_user(tmp_path_factory):
+  """(name, email) git is configured with here, the series' author.
+
+  On a machine without one, a global git configuration of the test's own
+  gives one, so that the export finds it the way it finds a user's.
+  """
+  with pytest.MonkeyPatch.context() as env:
+    try:
+      author = upstream_git.ConfiguredAuthor(os.getcwd())
+    except upstream_errors.ExportError:
+      config = tmp_path_factory.mktemp('git') / 'config'
+      config.write_text('[user]\n\tname = T\n\temail = t@example.com\n')
+      env.setenv('GIT_CONFIG_GLOBAL', str(config))
+      author = upstream_git.ConfiguredAuthor(os.getcwd())
+    yield author
+
+
+@pytest.fixture(scope='module')
+def patched(tmp_path_factory, git_user):
   """(export, tree, log): the series written and applied to a fresh PKB.
 
   After each patch its new modules import, and its own tests and PKB's
   tests of the PKB files it edits pass; log holds (patch, tests run).
   """
+  del git_user  # the export reads it from git's configuration
   base = tmp_path_factory.mktemp('upstream')
   export = upstream_export.Write(str(base / 'out'))
   tree = str(base / 'pkb')
@@ -206,13 +229,15 @@ def testEveryPatchIsSmallAndTested(patched):
     assert ran > 0, name
 
 
-def testTheSeriesAuthorIsTheConfiguredGitUser(patched):
+def testTheSeriesAuthorIsTheConfiguredGitUser(patched, git_user):
   export, _, _ = patched
-  name, email = upstream_git.ConfiguredAuthor(os.getcwd())
+  name, email_address = git_user
   for patch in export.patches:
     with open(patch.path, encoding='utf-8') as f:
       text = f.read()
-    assert f'\nFrom: {name} <{email}>\n' in text, patch.path
+    header = email.message_from_string(text)['From']  # folded, maybe encoded
+    author = str(email.header.make_header(email.header.decode_header(header)))
+    assert email.utils.parseaddr(author) == (name, email_address), patch.path
     assert 'cloud-report-export' not in text, patch.path
 
 
