@@ -15,10 +15,11 @@
 
   pkb-ext upstream --out DIR     writes DIR/0001-*.patch, DIR/0002-*.patch, ...
 
-Apply the patches in order with `git am` or `git apply` at the root of a
-PKB checkout at the pinned commit. It needs a source checkout (tests/upstream
-and tests/data are not installed) and PKB's source at the pin, which
-scripts/setup.sh stores in the cache.
+Apply the patches in order with `git am` or `git apply` at the root of a PKB
+checkout at the pinned commit. The patches' author is the git user
+configured where it runs (user.name and user.email). It needs a source
+checkout (tests/upstream and tests/data are not installed) and PKB's source
+at the pin, which scripts/setup.sh stores in the cache.
 """
 
 import os

@@ -13,13 +13,15 @@
 # limitations under the License.
 """Writes the upstream unit as a patch series against PKB's pin.
 
-Write runs the export's steps in order: check --out, read the pin, list the
-files (layout), check them against PKB's tree, rewrite each (rewrite),
-format them, cut them into patches (series), commit the PackageCleanup fix
-and each patch with its edits of PKB's files (pkb_edits, messages) in a
-scratch tree of PKB (git), and copy the series to --out. Every file is
-checked before anything is written; an --out directory that already holds
-patches is refused, and so is a patch over the line limit.
+Write runs the export's steps in order: check --out, find the author (the
+git user configured where it runs), read the pin, list the files (layout),
+check them against PKB's tree, rewrite each (rewrite), format them, cut them
+into patches (series), commit the PackageCleanup fix, the fixes of PKB's own
+modules (pkb_fixes) and each patch with its edits of PKB's files (pkb_edits,
+messages) in a scratch tree of PKB (git), and copy the series to --out.
+Every file is checked before anything is written; an --out directory that
+already holds patches is refused, and so is a patch over the line limit.
+UntestedModules lists the exported modules no exported test names (named).
 """
 
 import dataclasses
@@ -33,7 +35,9 @@ from pkb_ext.upstream import errors
 from pkb_ext.upstream import git
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import messages
+from pkb_ext.upstream import named
 from pkb_ext.upstream import pkb_edits
+from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
 from pkb_ext.upstream import rewrite
 from pkb_ext.upstream import series
@@ -77,6 +81,7 @@ def Write(
     source_root: str | None = None,
     archive: str | None = None,
     limit: int = series.PATCH_LINE_LIMIT,
+    author: tuple[str, str] | None = None,
 ) -> Export:
   """Writes the series to out_dir/0001-*.patch, ... and returns it.
 
@@ -86,6 +91,8 @@ def Write(
     source_root: the pkb_ext source checkout (default: this one).
     archive: PKB's source at the pin (default: the cache's).
     limit: most lines one patch may have.
+    author: (name, email) of the patches (default: git's user.name and
+      user.email where this runs).
 
   Returns:
     The patches and what the series adds and changes.
@@ -94,6 +101,7 @@ def Write(
     ExportError: the unit cannot be exported; the message says why.
   """
   _CheckOut(out_dir)
+  author = author or git.ConfiguredAuthor(os.getcwd())
   source_root = source_root or paths.RepoRoot()
   commit = pkb_source.PinnedCommit(source_root)
   archive = archive or pkb_source.SourceArchive(commit)
@@ -102,22 +110,39 @@ def Write(
   unit = _Rewrite(source_root, plan)
   parts = _Cut(unit, limit)
   with tempfile.TemporaryDirectory(prefix='pkb-ext-upstream-') as tmp:
-    tree = _PkbTree(os.path.join(tmp, 'pkb'), archive, commit)
+    tree = _PkbTree(os.path.join(tmp, 'pkb'), archive, commit, author)
     _CommitCleanupFix(tree)
+    for fix in pkb_fixes.FIXES:
+      _CommitFix(tree, fix, source_root)
     first_data = _FirstData(parts)
     for part in parts:
       _CommitPart(tree, part, unit, first_data=part is first_data)
     staging = os.path.join(tmp, 'out')
-    files = tree.FormatPatch(len(parts) + 1, staging)  # the fix, the parts
+    # the PackageCleanup fix, the fixes of PKB's modules, the parts
+    files = tree.FormatPatch(1 + len(pkb_fixes.FIXES) + len(parts), staging)
     _CheckSizes(files, limit)
     _Copy(staging, [f.name for f in files], out_dir)
   return Export(
       patches=tuple(_Written(out_dir, f) for f in files),
       pkb_commit=commit,
-      added=tuple(sorted(f.dest for f in plan)),
+      added=tuple(sorted([f.dest for f in plan] + list(pkb_fixes.ADDED))),
       modified=pkb_edits.MODIFIED,
       benchmarks=tuple(sorted(unit.names.values())),
   )
+
+
+def UntestedModules(source_root: str | None = None) -> list[str]:
+  """The exported modules (PKB paths) that no exported test names.
+
+  Raises:
+    ExportError: the unit cannot be exported; the message says why.
+  """
+  source_root = source_root or paths.RepoRoot()
+  texts = {
+      item.dest: rewrite.Transform(source_root, item).decode('utf-8', 'replace')
+      for item in layout.Plan(source_root)
+  }
+  return named.Unnamed(texts, layout.SeriesLayout(registry.SUITE_BENCHMARK))
 
 
 def _Written(out_dir: str, f: git.PatchFile) -> Patch:
@@ -148,14 +173,14 @@ def _CheckOut(out_dir: str) -> None:
 
 def _CheckPlan(plan: list[layout.ExportFile], archive: str) -> None:
   """Refuses a file PKB already has, and two files with one PKB path."""
+  dests = [f.dest for f in plan] + list(pkb_fixes.ADDED)
   if os.path.isfile(archive):
     pkb_names = pkb_source.ArchiveNames(archive)
-    clashes = [f.dest for f in plan if f.dest in pkb_names]
+    clashes = [d for d in dests if d in pkb_names]
     if clashes:
       raise errors.ExportError(
           'the patch would replace files PKB already has: ' + ', '.join(clashes)
       )
-  dests = [f.dest for f in plan]
   if len(set(dests)) != len(dests):
     raise errors.ExportError('two exported files map to one PKB path')
 
@@ -198,9 +223,11 @@ def _Cut(unit: _Unit, limit: int) -> list[series.Part]:
     raise errors.ExportError(str(e)) from e
 
 
-def _PkbTree(path: str, archive: str, commit: str) -> git.Tree:
+def _PkbTree(
+    path: str, archive: str, commit: str, author: tuple[str, str]
+) -> git.Tree:
   """A scratch git tree of the PKB files the series edits, at the pin."""
-  tree = git.Tree(path)
+  tree = git.Tree(path, author)
   os.makedirs(path)
   pkb_source.ExtractPkb(archive, path, list(pkb_edits.MODIFIED))
   tree.Init(f'PKB at {commit}')
@@ -219,35 +246,58 @@ def _FirstData(parts: list[series.Part]) -> series.Part | None:
   )
 
 
+def _ChangesEdit(tree: git.Tree, text: str, section: str) -> git.Edit:
+  """CHANGES.next.md gains text in section, its context PKB's lines only."""
+  entry = pkb_edits.ChangesEntry(text)
+  pin = tree.Original(pkb_edits.CHANGES_FILE)
+  return (
+      pkb_edits.CHANGES_FILE,
+      lambda t: pkb_edits.ChangesSource(t, entry, section, pin=pin),
+  )
+
+
 def _CommitCleanupFix(tree: git.Tree) -> None:
   """The series' first patch: PKB's PackageCleanup walks a copy."""
-  changes = pkb_edits.ChangesEntry(messages.CLEANUP_CHANGES)
   tree.Commit(
       [
           (pkb_edits.LINUX_VM_FILE, pkb_edits.PackageCleanupSource),
           (pkb_edits.LINUX_VM_TEST_FILE, pkb_edits.PackageCleanupTestSource),
-          (
-              pkb_edits.CHANGES_FILE,
-              lambda t: pkb_edits.ChangesSource(
-                  t, changes, pkb_edits.CHANGES_FIXES_SECTION
-              ),
+          _ChangesEdit(
+              tree, messages.CLEANUP_CHANGES, pkb_edits.CHANGES_FIXES_SECTION
           ),
       ],
       messages.CleanupMessage(),
   )
 
 
+def _CommitFix(tree: git.Tree, fix: pkb_fixes.Fix, source_root: str) -> None:
+  """One fix of PKB's own modules: its diff, captured outputs, CHANGES line."""
+  try:
+    tree.Apply(fix.Diff())
+  except errors.ExportError as e:
+    raise errors.ExportError(
+        f'edits/{fix.name}.diff.txt does not apply to PKB at the pin; update'
+        f" it to PKB's lines: {str(e).splitlines()[0]}"
+    ) from e
+  for dest, source in fix.added:
+    path = os.path.join(source_root, source)
+    with open(path, 'rb') as f:
+      tree.Write(dest, f.read(), mode_of=path)
+  tree.Commit(
+      [_ChangesEdit(tree, fix.changes, fix.section)], messages.FixMessage(fix)
+  )
+
+
 def _CommitPart(
     tree: git.Tree, part: series.Part, unit: _Unit, first_data: bool
 ) -> None:
-  """One patch: its files, its CHANGES line and its edits of PKB's files."""
+  """One patch: its files, its CHANGES line if any, its edits of PKB's."""
   for dest in part.files:
     tree.Write(dest, unit.contents[dest], mode_of=unit.sources[dest])
   message, changes = messages.Message(part, unit.texts)
-  edits = [(
-      pkb_edits.CHANGES_FILE,
-      lambda t: pkb_edits.ChangesSource(t, pkb_edits.ChangesEntry(changes)),
-  )]
+  edits = []
+  if changes:
+    edits.append(_ChangesEdit(tree, changes, pkb_edits.CHANGES_SECTION))
   if first_data:
     edits.append((pkb_edits.DATA_INIT_FILE, pkb_edits.DataInitSource))
   if (

@@ -15,8 +15,9 @@
 
 The export commits each patch of the series in a scratch git tree that holds
 PKB's files the series edits, and git format-patch writes the series from
-those commits. Author, committer and configuration are fixed, so the series
-depends only on its content (and the clock).
+those commits. Author and committer are the git user configured where the
+export runs (ConfiguredAuthor); no other configuration is read, so the series
+depends only on its content, its author and the clock.
 """
 
 import dataclasses
@@ -28,7 +29,11 @@ from typing import Callable, Sequence
 
 from pkb_ext.upstream import errors
 
-_AUTHOR = ('Cloud Report export', 'cloud-report-export@localhost')
+# What a user without a git identity is told to run.
+_SET_AUTHOR = (
+    'git config --global user.email you@example.com && git config --global'
+    " user.name 'Your Name'"
+)
 # (PKB path, function of its text giving the new text)
 Edit = tuple[str, Callable[[str], str]]
 
@@ -44,25 +49,60 @@ class PatchFile:
   modified: tuple[str, ...]  # PKB paths it changes
 
 
+def _Config(where: str, key: str) -> str:
+  """git config --get key, as git run in where sees it ('' if unset)."""
+  try:
+    result = subprocess.run(
+        ['git', 'config', '--get', key],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+  except OSError as e:
+    raise errors.ExportError(f'cannot run git: {e.strerror or e}') from e
+  return result.stdout.strip() if result.returncode == 0 else ''
+
+
+def ConfiguredAuthor(where: str) -> tuple[str, str]:
+  """(user.name, user.email) of git's configuration as seen in where.
+
+  Raises:
+    ExportError: either is not configured; the message says how to set it.
+  """
+  name, email = _Config(where, 'user.name'), _Config(where, 'user.email')
+  if not name or not email:
+    unset = ' and '.join(
+        k for k, v in (('user.name', name), ('user.email', email)) if not v
+    )
+    raise errors.ExportError(
+        f"no git {unset} configured, and the series' patches need an"
+        f' author; set one: {_SET_AUTHOR}'
+    )
+  return name, email
+
+
 class Tree:
   """A scratch git tree, its first commit the files it holds at start."""
 
-  def __init__(self, path: str):
+  def __init__(self, path: str, author: tuple[str, str]):
+    """path: the tree's directory; author: (name, email) of its commits."""
     self.path = path
     self._env = dict(
         os.environ,
-        GIT_AUTHOR_NAME=_AUTHOR[0],
-        GIT_AUTHOR_EMAIL=_AUTHOR[1],
-        GIT_COMMITTER_NAME=_AUTHOR[0],
-        GIT_COMMITTER_EMAIL=_AUTHOR[1],
+        GIT_AUTHOR_NAME=author[0],
+        GIT_AUTHOR_EMAIL=author[1],
+        GIT_COMMITTER_NAME=author[0],
+        GIT_COMMITTER_EMAIL=author[1],
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM='1',
     )
 
-  def Git(self, *args: str) -> str:
-    """Runs git in the tree; returns its output."""
+  def Git(self, *args: str, stdin: str | None = None) -> str:
+    """Runs git in the tree (stdin its input); returns its output."""
     result = subprocess.run(
         ['git', '-C', self.path, *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=self._env,
@@ -79,6 +119,11 @@ class Tree:
     self.Git('init', '-q')
     self.Commit([], message)
 
+  def Original(self, rel: str) -> str:
+    """The text of rel in the tree's first commit."""
+    first = self.Git('rev-list', '--max-parents=0', 'HEAD').split()[0]
+    return self.Git('show', f'{first}:{rel}')
+
   def Write(self, dest: str, content: bytes, mode_of: str) -> None:
     """Writes a new file at dest, with the file mode of mode_of."""
     path = os.path.join(self.path, dest)
@@ -86,6 +131,10 @@ class Tree:
     with open(path, 'wb') as f:
       f.write(content)
     shutil.copymode(mode_of, path)
+
+  def Apply(self, diff: str) -> None:
+    """Applies a diff to the tree's files (git apply; all of it or none)."""
+    self.Git('apply', '-', stdin=diff)
 
   def Commit(self, edits: Sequence[Edit], message: str) -> None:
     """Applies edits to the tree's files and commits all changes."""

@@ -13,10 +13,16 @@
 # limitations under the License.
 """The series' words: each patch's commit message and CHANGES.next.md line.
 
-The first patch fixes PKB's PackageCleanup; then shared helpers, one patch
+The first patch fixes PKB's PackageCleanup, the next ones fix PKB's own
+modules (pkb_fixes, which holds their words); then shared helpers, one patch
 per benchmark (its leading parts named as its helpers) and the suite with
 the benchmark sets last. A benchmark's message is its module's docstring's
 first line.
+
+CHANGES.next.md gains one line per change a PKB user sees: each fix's, and
+the suite's, which names its phases too (they are its parts, and the
+cloud_report_phases set runs them one by one). Helpers and the phases'
+own patches add none.
 """
 
 import ast
@@ -24,6 +30,7 @@ import textwrap
 
 from pkb_ext import registry
 from pkb_ext.upstream import layout
+from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import series
 
 REPORT = 'Cockroach Labs 2021 Cloud Report'
@@ -37,14 +44,19 @@ _CLEANUP_SUMMARY = (
     ' stayed. The loop now walks a copy.'
 )
 CLEANUP_CHANGES = (
-    'Fix PackageCleanup on Debian-based static VMs, which stopped after the'
-    ' first uninstalled package.'
+    'Fix PackageCleanup on Debian-based static VMs stopping after one package.'
 )
+SUITE_CHANGES = f'Add {registry.SUITE_BENCHMARK}, the {REPORT}, and its phases.'
 
 
 def CleanupMessage() -> str:
   """The commit message of the PackageCleanup fix."""
   return f'{CLEANUP_SUBJECT}\n\n{textwrap.fill(_CLEANUP_SUMMARY, width=72)}\n'
+
+
+def FixMessage(fix: pkb_fixes.Fix) -> str:
+  """The commit message of one fix of PKB's own modules."""
+  return f'{fix.subject}\n\n{textwrap.fill(fix.summary, width=72)}\n'
 
 
 def _Summary(text: str) -> str:
@@ -62,8 +74,8 @@ def _Short(dest: str) -> str:
   return dest
 
 
-def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
-  """(commit message, CHANGES.next.md text) of one part."""
+def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str | None]:
+  """(commit message, CHANGES.next.md text or None) of one part."""
   modules = [
       _Short(d)
       for d in part.files
@@ -75,7 +87,7 @@ def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
     suffix = f' ({part.index} of {part.count})' if part.count > 1 else ''
     subject = f'Add shared helpers of the {REPORT} benchmarks{suffix}.'
     summary = f'Helpers the {REPORT} benchmarks share{suffix}: {listed}.'
-    changes = summary
+    changes = None
   elif part.anchor not in part.files:  # a leading part of a split group
     what = _Summary(texts[part.anchor])
     subject = (
@@ -86,7 +98,7 @@ def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
         f'Part {part.index} of {part.count} of the {part.group} benchmark'
         f' ({what}): {listed}.'
     )
-    changes = summary
+    changes = None
   else:
     what = _Summary(texts[part.anchor])
     if part.group == registry.SUITE_BENCHMARK:
@@ -94,14 +106,10 @@ def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str]:
           f'Add the {part.group} benchmark and the'
           f' {registry.BENCHMARK_SET} benchmark sets.'
       )
-      changes = (
-          f'Add the `{part.group}` benchmark ({what}) and the'
-          f' `{registry.BENCHMARK_SET}` and'
-          f' `{registry.PHASES_BENCHMARK_SET}` benchmark sets.'
-      )
+      changes = SUITE_CHANGES
     else:
       subject = f'Add the {part.group} benchmark.'
-      changes = f'Add the `{part.group}` benchmark: {what}.'
+      changes = None
     summary = f'{what}.'
     if part.count > 1:
       summary += (

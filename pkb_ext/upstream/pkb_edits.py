@@ -41,12 +41,19 @@ PKB's style (PKB's own files are never reformatted):
                             the installed packages), with a test in PKB's
                             tests/linux_virtual_machine_test.py: the
                             series' first patch, since the suite's installs
-                            on static VMs need it.
+                            on static VMs need it;
+  PKB's own modules         the fixes of pkb_fixes (fio, netperf, coremark),
+                            each a diff of the module and its PKB test file,
+                            the patches after that one.
 
-Each patch also adds its line to CHANGES.next.md. The text these edits add
-is kept in edits/.
+A patch with a change PKB's users see also adds its line to
+CHANGES.next.md (see messages), at the latest entry boundary of its section
+where git's three lines of context on either side are all PKB's own lines:
+so each patch's CHANGES.next.md hunk applies to PKB at the pin without the
+patches before it. The text these edits add is kept in edits/.
 """
 
+import difflib
 import re
 import string
 import textwrap
@@ -55,6 +62,7 @@ from pkb_ext import registry
 from pkb_ext.upstream import edits
 from pkb_ext.upstream import errors
 from pkb_ext.upstream import layout
+from pkb_ext.upstream import pkb_fixes
 
 BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
 DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
@@ -62,12 +70,13 @@ AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
 LINUX_VM_FILE = 'perfkitbenchmarker/linux_virtual_machine.py'
 LINUX_VM_TEST_FILE = 'tests/linux_virtual_machine_test.py'
 CHANGES_FILE = 'CHANGES.next.md'
-CHANGES_SECTION = '### New features:'
-CHANGES_FIXES_SECTION = '### Bug fixes and maintenance updates:'
+CHANGES_SECTION = pkb_fixes.CHANGES_FEATURES
+CHANGES_FIXES_SECTION = pkb_fixes.CHANGES_FIXES
 # Every PKB file the series changes.
 MODIFIED = (
     LINUX_VM_FILE,
     LINUX_VM_TEST_FILE,
+    *pkb_fixes.MODIFIED,
     BENCHMARK_SETS_FILE,
     DATA_INIT_FILE,
     AWS_DISK_FILE,
@@ -197,12 +206,69 @@ def ChangesEntry(text: str) -> str:
   )
 
 
-def ChangesSource(text: str, entry: str, section: str = CHANGES_SECTION) -> str:
-  """Adds entry (a ChangesEntry) as the last item of section."""
-  start = text.find(f'\n{section}\n')
-  if start < 0:
-    raise errors.ExportError(f'{CHANGES_FILE}: no "{section}" section')
-  nxt = text.find('\n### ', start + 1)
-  end = len(text) if nxt < 0 else nxt
-  body = text[:end].rstrip('\n') + '\n'
-  return body + entry + text[end:]
+# Lines of context git diff writes on each side of a change.
+_CONTEXT = 3
+
+
+def _Added(pin: str, text: str) -> set[int]:
+  """Indexes of text's lines that pin does not have (the series' lines)."""
+  ours = text.splitlines(keepends=True)
+  matcher = difflib.SequenceMatcher(
+      None, pin.splitlines(keepends=True), ours, autojunk=False
+  )
+  return {
+      j
+      for tag, _, _, j1, j2 in matcher.get_opcodes()
+      if tag != 'equal'
+      for j in range(j1, j2)
+  }
+
+
+def ChangesSource(
+    text: str,
+    entry: str,
+    section: str = CHANGES_SECTION,
+    pin: str | None = None,
+) -> str:
+  """Adds entry (a ChangesEntry) to section of CHANGES.next.md's text.
+
+  Without pin, entry becomes the section's last item. With pin (the file at
+  PKB's pin), it goes at the latest boundary between the section's items
+  (its end included) whose _CONTEXT lines on each side are all pin's lines,
+  so that the change's context holds no line of an earlier patch.
+  """
+  lines = text.splitlines(keepends=True)
+  try:
+    start = lines.index(f'{section}\n')
+  except ValueError:
+    raise errors.ExportError(
+        f'{CHANGES_FILE}: no "{section}" section'
+    ) from None
+  end = next(
+      (i for i in range(start + 1, len(lines)) if lines[i].startswith('### ')),
+      len(lines),
+  )
+  last = max(i for i in range(start, end) if lines[i].strip())
+  boundaries = [last + 1] + [
+      i for i in range(last, start, -1) if lines[i].startswith('-   ')
+  ]
+  if pin is None:
+    at = boundaries[0]
+  else:
+    added = _Added(pin, text)
+    at = next(
+        (
+            b
+            for b in boundaries
+            if not added & set(range(b - _CONTEXT, b + _CONTEXT))
+        ),
+        None,
+    )
+    if at is None:
+      raise errors.ExportError(
+          f'{CHANGES_FILE}: no place in "{section}" whose context is PKB\'s'
+          ' own lines only'
+      )
+  if at == last + 1 and not lines[last].endswith('\n'):
+    lines[last] += '\n'
+  return ''.join(lines[:at]) + entry + ''.join(lines[at:])

@@ -25,6 +25,9 @@ and linux_packages and the PKB checkout installed in the venv are not importable
 each run checks first.
 """
 
+import email
+import email.header
+import email.utils
 import json
 import os
 import re
@@ -36,9 +39,12 @@ from absl import flags
 import pytest
 
 from pkb_ext import registry
+from pkb_ext.upstream import errors as upstream_errors
 from pkb_ext.upstream import export as upstream_export
+from pkb_ext.upstream import git as upstream_git
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_edits
+from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
 from pkb_ext.upstream import rewrite
 from pkb_ext.upstream import series
@@ -107,6 +113,7 @@ PKB_FILE_TESTS = {
     pkb_edits.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
     pkb_edits.LINUX_VM_FILE: pkb_edits.LINUX_VM_TEST_FILE,
     pkb_edits.LINUX_VM_TEST_FILE: pkb_edits.LINUX_VM_TEST_FILE,
+    **{f: fix.test_file for fix in pkb_fixes.FIXES for f in fix.Files()},
 }
 _GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
 
@@ -152,12 +159,31 @@ def _Pin(export):
 
 
 @pytest.fixture(scope='module')
-def patched(tmp_path_factory):
+def git_user(tmp_path_factory):
+  """(name, email) git is configured with here, the series' author.
+
+  On a machine without one, a global git configuration of the test's own
+  gives one, so that the export finds it the way it finds a user's.
+  """
+  with pytest.MonkeyPatch.context() as env:
+    try:
+      author = upstream_git.ConfiguredAuthor(os.getcwd())
+    except upstream_errors.ExportError:
+      config = tmp_path_factory.mktemp('git') / 'config'
+      config.write_text('[user]\n\tname = T\n\temail = t@example.com\n')
+      env.setenv('GIT_CONFIG_GLOBAL', str(config))
+      author = upstream_git.ConfiguredAuthor(os.getcwd())
+    yield author
+
+
+@pytest.fixture(scope='module')
+def patched(tmp_path_factory, git_user):
   """(export, tree, log): the series written and applied to a fresh PKB.
 
   After each patch its new modules import, and its own tests and PKB's
   tests of the PKB files it edits pass; log holds (patch, tests run).
   """
+  del git_user  # the export reads it from git's configuration
   base = tmp_path_factory.mktemp('upstream')
   export = upstream_export.Write(str(base / 'out'))
   tree = str(base / 'pkb')
@@ -197,16 +223,70 @@ def testEveryPatchIsSmallAndTested(patched):
       lines = f.read().count('\n')
     assert lines == patch.lines <= series.PATCH_LINE_LIMIT, name
     assert re.match(r'\d{4}-', name), name
-    assert CHANGES_LINE.search(open(patch.path, encoding='utf-8').read()), name
     # Every patch brings tests of what it adds, and they ran after it.
     tests = [p for p in patch.added + patch.modified if p.endswith('_test.py')]
     assert tests, f'{name}: adds no test'
     assert ran > 0, name
 
 
-CHANGES_LINE = re.compile(
-    r'^\+\+\+ b/CHANGES\.next\.md\n@@[^\n]*\n(?: [^\n]*\n)*\+-   ', re.M
-)
+def testTheSeriesAuthorIsTheConfiguredGitUser(patched, git_user):
+  export, _, _ = patched
+  name, email_address = git_user
+  for patch in export.patches:
+    with open(patch.path, encoding='utf-8') as f:
+      text = f.read()
+    header = email.message_from_string(text)['From']  # folded, maybe encoded
+    author = str(email.header.make_header(email.header.decode_header(header)))
+    assert email.utils.parseaddr(author) == (name, email_address), patch.path
+    assert 'cloud-report-export' not in text, patch.path
+
+
+def _ChangesAdded(patch_path):
+  """The lines a patch adds to CHANGES.next.md."""
+  with open(patch_path, encoding='utf-8') as f:
+    text = f.read()
+  if f'\n+++ b/{pkb_edits.CHANGES_FILE}\n' not in text:
+    return []
+  return [
+      line[1:]
+      for line in _DiffLines(text, pkb_edits.CHANGES_FILE)
+      if line.startswith('+')
+  ]
+
+
+def testChangesGainsAtMostSixLinesOneForEachFixAndTheSuite(patched):
+  export, _, _ = patched
+  added = {p.path: _ChangesAdded(p.path) for p in export.patches}
+  lines = [line for patch_lines in added.values() for line in patch_lines]
+  assert len(lines) <= 6, lines
+  fixes = export.patches[: 1 + len(pkb_fixes.FIXES)]
+  suite = export.patches[-1]
+  for patch in export.patches:
+    expected = 1 if patch in fixes or patch is suite else 0
+    assert len(added[patch.path]) == expected, (patch.path, added[patch.path])
+  for line in lines:  # for PKB's users: no module, helper or pkb_ext name
+    assert line.startswith('-   ') and len(line) <= 80, line
+    assert not re.search(
+        r'(?i)`|\bcloud_report\.\w|helpers|pkb_ext|pkb-ext', line
+    ), line
+
+
+def testEachFixAppliesAloneToThePin(patched, tmp_path):
+  """Patches 1..4 each apply to a clean pin, CHANGES.next.md included."""
+  export, tree, _ = patched
+  pin = str(tmp_path / 'pin')
+  _Git(tree, 'worktree', 'add', '-q', '--detach', pin, _Pin(export))
+  try:
+    for patch in export.patches[: 1 + len(pkb_fixes.FIXES)]:
+      result = subprocess.run(
+          ['git', '-C', pin, 'apply', '--check', patch.path],
+          capture_output=True,
+          text=True,
+          check=False,
+      )
+      assert result.returncode == 0, f'{patch.path}: {result.stderr}'
+  finally:
+    _Git(tree, 'worktree', 'remove', '--force', pin)
 
 
 def testEveryFileLandsInOnePatch(patched):
@@ -215,7 +295,6 @@ def testEveryFileLandsInOnePatch(patched):
   assert sorted(added) == sorted(export.added)
   modified = {p for patch in export.patches for p in patch.modified}
   assert modified == set(export.modified)
-  assert all(pkb_edits.CHANGES_FILE in p.modified for p in export.patches)
 
 
 def _Changed(export, tree, rel):
@@ -228,12 +307,30 @@ def _Changed(export, tree, rel):
   ]
 
 
+def _DiffLines(diff, rel):
+  """The lines a diff removes and adds in rel ('-...', '+...')."""
+  section = re.search(
+      rf'^diff --git a/{re.escape(rel)} b/.*?(?=^diff --git |\Z)',
+      diff,
+      re.M | re.S,
+  ).group(0)
+  return [
+      line
+      for line in section.splitlines()
+      if line[:1] in '+-' and not line.startswith(('+++', '---'))
+  ]
+
+
 def testPkbFilesChangeOnlyOnTheFeaturesLines(patched):
-  """Each PKB file the series edits only gains lines, but the fix's one."""
+  """Each PKB file the series edits only gains lines, but the fixes'."""
   export, tree, _ = patched
+  fixed = {f: fix for fix in pkb_fixes.FIXES for f in fix.Files()}
   for rel in export.modified:
     body = _Changed(export, tree, rel)
     assert body, rel
+    if rel in fixed:
+      assert body == _DiffLines(fixed[rel].Diff(), rel), rel
+      continue
     if rel == pkb_edits.LINUX_VM_FILE:
       assert body == [
           '-    for package_name in self._installed_packages:',
@@ -278,6 +375,41 @@ def testPackageCleanupFixComesFirstAndItsTestFailsWithoutIt(patched):
       f.write(patched_text)
   assert broken.returncode != 0, broken.stderr[-3000:]
   assert 'Set changed size during iteration' in broken.stderr
+
+
+def testModuleFixesComeNextAndTheirTestsFailWithoutThem(patched):
+  """Patches 2.. fix PKB's modules; at the pin each fix's tests fail."""
+  export, tree, _ = patched
+  fixes = export.patches[1 : 1 + len(pkb_fixes.FIXES)]
+  run = (
+      'import unittest\nunittest.main(module=None, argv=["u", *sys.argv[1:]])\n'
+  )
+  for patch, fix in zip(fixes, pkb_fixes.FIXES):
+    assert patch.subject == fix.subject, patch
+    assert set(patch.modified) == {*fix.Files(), pkb_edits.CHANGES_FILE}
+    assert set(patch.added) == {dest for dest, _ in fix.added}, patch
+    assert fix.test_file in fix.Files() and fix.module in fix.Files(), fix
+    with open(patch.path, encoding='utf-8') as f:
+      assert f'+-   {fix.changes}\n' in f.read(), patch.path
+    fixed = _Isolated(tree, run, *fix.tests)
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert f'Ran {len(fix.tests)} test' in fixed.stderr, fixed.stderr[-3000:]
+    path = os.path.join(tree, fix.module)
+    with open(path, encoding='utf-8') as f:
+      patched_text = f.read()
+    try:
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(_Git(tree, 'show', f'{_Pin(export)}:{fix.module}'))
+      broken = _Isolated(tree, run, *fix.tests)
+    finally:
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(patched_text)
+    assert broken.returncode != 0, broken.stderr[-3000:]
+    for test in fix.tests:  # each one fails (or errs) at the pin
+      name = test.rsplit('.', 1)[1]
+      assert re.search(
+          rf'^(FAIL|ERROR): {name} ', broken.stderr, re.M
+      ), f'{test} passes at the pin:\n{broken.stderr[-3000:]}'
 
 
 def testSeriesAddsAndChangesWhatItSays(patched):

@@ -89,6 +89,9 @@ class FioParserTest(absltest.TestCase):
 
   def testItCannotReadTheReportsJobs(self):
     """The report's job file asks fio for its own percentiles (no p25)."""
+    # The series' fix pkb_ext/upstream/pkb_fixes.FIO_PERCENTILES makes
+    # ParseResults skip what fio did not report; at a pin with it, this
+    # reason for the suite's own parser goes (the others below stay).
     jobs = sorted((DATA / 'fio').glob('job_*.json'))
     refused = 0
     for path in jobs:
@@ -147,6 +150,9 @@ class NetperfCleanupTest(absltest.TestCase):
     # Every netserver on the VM, whoever started it. The suite's stop, by
     # its PID file, is run against a second netserver in
     # tests/local/test_net_phase.py (testCleanupStopsOnlyItsOwnNetserver).
+    # The series' fix pkb_ext/upstream/pkb_fixes.NETPERF_PIDS stops PKB's
+    # by PID: at a pin with it, this reason for the suite's own start and
+    # stop goes.
     self.assertIn('sudo killall netserver', commands)
 
 

@@ -20,7 +20,10 @@ package_cleanup_loop.py.txt  PackageCleanup's loop in PKB's
 package_cleanup_test.py.txt  the fix's test class, added to PKB's
                              tests/linux_virtual_machine_test.py;
 benchmark_sets.py.txt        the two benchmark sets added to PKB's
-                             benchmark_sets.py (a string.Template).
+                             benchmark_sets.py (a string.Template);
+<name>.diff.txt              a fix of one of PKB's modules and its PKB
+                             test file (pkb_fixes), as a git diff against
+                             PKB at the pin.
 """
 
 import importlib.resources

@@ -1,0 +1,144 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The small fixes of PKB's own modules that open the series.
+
+Each fix is one patch, after the PackageCleanup fix and before the modules
+the series adds: a change of a PKB module and of its PKB test file, kept as
+a diff against PKB at the pin in edits/<name>.diff.txt (applied with git
+apply, which refuses it if PKB's lines moved), the captured outputs its test
+reads, and one CHANGES.next.md line. Each touches files no other patch
+touches, so each can be merged alone; its tests fail on PKB at the pin
+(tests/pkb/test_upstream.py checks that).
+"""
+
+import dataclasses
+import re
+
+from pkb_ext.upstream import edits
+
+CHANGES_FEATURES = '### New features:'
+CHANGES_FIXES = '### Bug fixes and maintenance updates:'
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+  """One fix of PKB's own files, as one patch."""
+
+  name: str  # edits/<name>.diff.txt holds its diff
+  subject: str
+  summary: str  # the commit message's body
+  changes: str  # its CHANGES.next.md line
+  section: str  # the CHANGES.next.md section of that line
+  module: str  # the PKB module it fixes
+  test_file: str  # that module's PKB test file, which gains the tests
+  tests: tuple[str, ...]  # the new tests (unittest names)
+  # PKB path -> path in this repository of a captured output its tests read
+  added: tuple[tuple[str, str], ...] = ()
+
+  def Diff(self) -> str:
+    return edits.Read(f'{self.name}.diff.txt')
+
+  def Files(self) -> tuple[str, ...]:
+    """The PKB files its diff changes."""
+    return tuple(re.findall(r'^diff --git a/(\S+) b/', self.Diff(), re.M))
+
+
+_FIO_TEST = 'tests.linux_packages.fio_test.FioTestCase'
+_NETPERF_TEST = (
+    'tests.linux_benchmarks.netperf_benchmark_test.NetperfBenchmarkTestCase'
+)
+_COREMARK_TEST = (
+    'tests.linux_benchmarks.coremark_benchmark_test.CoremarkBenchmarkTest'
+)
+
+FIO_PERCENTILES = Fix(
+    name='fio_default_percentiles',
+    subject='Let fio.ParseResults parse jobs without every latency percentile.',
+    summary=(
+        'ParseResults indexed 19 latency percentiles, so it raised KeyError'
+        ' on the output of a job file without a percentile_list (fio'
+        ' reports its default list, which lacks 25 and 75) and of a job'
+        ' whose latencies fio did not sample (no "percentile" section). It'
+        ' now skips the percentiles fio did not report; output of job files'
+        ' that list them all parses as before. The test reads fio 3.33'
+        ' output of a random-read job on a loop device.'
+    ),
+    changes=(
+        'Fix fio.ParseResults KeyError on output without some latency'
+        ' percentiles.'
+    ),
+    section=CHANGES_FIXES,
+    module='perfkitbenchmarker/linux_packages/fio.py',
+    test_file='tests/linux_packages/fio_test.py',
+    tests=(
+        f'{_FIO_TEST}.testParseResultsWithFioDefaultPercentiles',
+        f'{_FIO_TEST}.testParseResultsWithoutPercentiles',
+    ),
+    added=(
+        (
+            'tests/data/fio/fio-default-percentiles-result.json',
+            'tests/data/fio/job_rd-latency.json',
+        ),
+    ),
+)
+NETPERF_PIDS = Fix(
+    name='netperf_netserver_pids',
+    subject="Stop netperf's netservers by their PIDs.",
+    summary=(
+        "netperf's cleanup ran `sudo killall netserver`, which also ended"
+        ' netservers the benchmark did not start, such as those of another'
+        ' run on a static VM. PrepareServerVM now starts each netserver'
+        ' with -D (it does not daemonize, so $! is its PID) as a background'
+        ' job and records its PID in netserver.pid; cleanup kills those PIDs'
+        ' only.'
+    ),
+    changes=(
+        "Stop netperf's netservers by PID on cleanup instead of killall"
+        ' netserver.'
+    ),
+    section=CHANGES_FIXES,
+    module='perfkitbenchmarker/linux_benchmarks/netperf_benchmark.py',
+    test_file='tests/linux_benchmarks/netperf_benchmark_test.py',
+    tests=(f'{_NETPERF_TEST}.testCleanupStopsOnlyTheNetserversItStarted',),
+)
+COREMARK_REPETITIONS = Fix(
+    name='coremark_repetitions',
+    subject='Add Coremark repetitions and an iteration count flag.',
+    summary=(
+        '--coremark_repetitions runs Coremark that many times for each'
+        ' thread count, one after another, and each sample records its'
+        ' repetition (0-based) in its metadata. --coremark_iterations_per_cpu'
+        ' sets the ITERATIONS Coremark is built with (default 1,000,000, the'
+        ' count PKB used so far; 0 lets Coremark pick a count that runs at'
+        ' least 10 seconds). The defaults run as before; their samples gain'
+        ' repetition 0. (--run_stage_iterations repeats the whole Run stage'
+        ' instead, alternating the thread counts.)'
+    ),
+    changes=(
+        'Add --coremark_repetitions and --coremark_iterations_per_cpu flags.'
+    ),
+    section=CHANGES_FEATURES,
+    module='perfkitbenchmarker/linux_benchmarks/coremark_benchmark.py',
+    test_file='tests/linux_benchmarks/coremark_benchmark_test.py',
+    tests=(
+        f'{_COREMARK_TEST}.testRunOncePerThreadCountByDefault',
+        f'{_COREMARK_TEST}.testRepetitions',
+        f'{_COREMARK_TEST}.testIterationsPerCpu',
+    ),
+)
+# In series order, after the PackageCleanup fix.
+FIXES = (FIO_PERCENTILES, NETPERF_PIDS, COREMARK_REPETITIONS)
+# The PKB files they change and add.
+MODIFIED = tuple(f for fix in FIXES for f in fix.Files())
+ADDED = tuple(dest for fix in FIXES for dest, _ in fix.added)
