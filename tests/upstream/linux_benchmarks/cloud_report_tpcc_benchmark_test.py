@@ -32,6 +32,7 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import publisher
 from benchmarks import cloud_report_tpcc_benchmark
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report.tpcc import fixtures
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from tests import pkb_common_test_case
 
@@ -261,6 +262,28 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertIn('cat /scratch/cockroach/cockroach.pid', vm.commands[-2])
       self.assertNotIn('killall', vm.commands[-2])
       self.assertEqual(vm.commands[-1], 'sudo rm -rf /scratch/cockroach')
+
+
+class FixturesTest(pkb_common_test_case.PkbCommonTestCase):
+
+  def testAMissingFixtureIsToldFromOtherFailures(self):
+    self.assertTrue(
+        fixtures.NotFound(
+            _Read('tpcc', 'cockroach_fixtures_load_not_found.txt')
+        )
+    )
+    for text in (
+        _Read('tpcc', 'cockroach_died_connection_reset.txt'),
+        'Error: unknown flag: --provider-override',
+        '',
+    ):
+      self.assertFalse(fixtures.NotFound(text), text)
+
+  def testEachRegionHasAValidBucketName(self):
+    for region in ('us-east-1', 'europe-west4', 'EastUS2', 'x' * 80):
+      self.assertRegex(
+          fixtures.FixtureBucket(region), r'^[a-z0-9][a-z0-9-]{2,62}$'
+      )
 
 
 if __name__ == '__main__':
