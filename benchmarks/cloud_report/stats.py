@@ -56,7 +56,8 @@ def Summarize(values: Sequence[float]) -> Summary:
   if n > 1:
     # Imported here: scipy.stats takes about a second to import, and most
     # importers of this module (every phase's samples) never summarize.
-    from scipy import stats as scipy_stats  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top,import-outside-toplevel
+    from scipy import stats as scipy_stats
 
     half = float(scipy_stats.t.ppf(0.975, n - 1)) * stddev / math.sqrt(n)
   else:
@@ -93,7 +94,8 @@ def BimodalityCoefficient(values: Sequence[float]) -> float:
     raise ValueError(f'bimodality needs at least 4 values, got {n}')
   if max(values) == min(values):
     raise ValueError('bimodality is undefined for identical values')
-  from scipy import stats as scipy_stats  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top,import-outside-toplevel
+  from scipy import stats as scipy_stats
 
   skew = float(scipy_stats.skew(values, bias=False))
   kurt = float(scipy_stats.kurtosis(values, bias=False))

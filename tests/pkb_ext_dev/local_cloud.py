@@ -23,6 +23,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -201,19 +202,20 @@ class TestCloud:
       name = line.split(':')[1].strip().split('@')[0]
       if name.startswith(TEST_PREFIX):
         found.append(f'link {name}')
+    # The state dir itself or a path below it, not a sibling whose name it
+    # begins (another checkout's or tier half's local-test-b).
+    in_state = re.compile(re.escape(self.state_dir) + r'(/|\s|\)|$)').search
     loops = subprocess.run(
         ['losetup', '-a'], capture_output=True, text=True, check=False
     ).stdout
-    found += [
-        f'loop {line}' for line in loops.splitlines() if self.state_dir in line
-    ]
+    found += [f'loop {line}' for line in loops.splitlines() if in_state(line)]
     for pid in filter(str.isdigit, os.listdir('/proc')):
       try:
         with open(f'/proc/{pid}/cmdline', 'rb') as f:
           cmdline = f.read().replace(b'\0', b' ').decode(errors='replace')
       except OSError:
         continue
-      if self.state_dir in cmdline or any(
+      if in_state(cmdline) or any(
           f'{h.ip}:' in cmdline for h in self.plan.hosts
       ):
         if 'pytest' not in cmdline:

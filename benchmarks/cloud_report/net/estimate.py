@@ -22,6 +22,7 @@ from benchmarks.cloud_report import estimates
 
 
 def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
+  """The net phase's netperf runs, each at its longest (every iteration)."""
   runs = sum(len(params.RunsOf(t)) for t in params.tests)
   runs *= params.repetitions
   overhead_s = context.Rate('net_run_overhead_s')

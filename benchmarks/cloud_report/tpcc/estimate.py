@@ -44,6 +44,13 @@ class Search:
   shortest_s: float = 0.0  # the shortest it can take
 
 
+# Where the fixture load rate comes from, when no measured rate is given.
+_RESTORE_SOURCE = (
+    ' (a public CockroachDB restore: 600 GB of replicated TPC-C data in'
+    ' 20 min on 6 nodes, at 70 MB a warehouse)'
+)
+
+
 def SearchBounds(
     plan: stepping.Plan, step_s: float, probe_step_s: float
 ) -> Search:
@@ -183,7 +190,7 @@ def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
       ' warehouses per node-hour'
       + (
           context.Measured('fixture_warehouses_per_node_hour')
-          or ' (a public CockroachDB restore: 600 GB of replicated TPC-C data in 20 min on 6 nodes, at 70 MB a warehouse)'
+          or _RESTORE_SOURCE
       )
       + f'; without a matching fixture {estimates.Hms(generate_s)},'
       f' {generated}{same_rate}',

@@ -265,6 +265,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
 
 
 class FixturesTest(pkb_common_test_case.PkbCommonTestCase):
+  """How a fixture is found, and what is a missing one."""
 
   def testAMissingFixtureIsToldFromOtherFailures(self):
     self.assertTrue(
