@@ -64,6 +64,7 @@ from pkb_ext import object_storage_endpoints as endpoints
 from linux_packages import cloud_report_coremark as coremark
 from pkb_ext.local import services
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import ports
 
 FLAGS = flags.FLAGS
 BIN = pathlib.Path(paths.CacheDir()) / 'bin'
@@ -75,12 +76,6 @@ OUTPUT = f'{os_worker.WORK_DIR}/ttfb.jsonl'
 PROVIDERS = ('s3', 'gcs', 'azure')
 
 
-def _FreePort():
-  with socket.socket() as s:
-    s.bind(('127.0.0.1', 0))
-    return s.getsockname()[1]
-
-
 class Emulator:
   """One emulator on loopback, with its own data and keys; stopped by PID."""
 
@@ -88,7 +83,7 @@ class Emulator:
     self.provider = provider
     self.service = services.BY_PROVIDER[provider]
     self.dir = tempfile.mkdtemp(prefix=f'pkb-ext-os-{provider}-')
-    port = _FreePort()
+    port = ports.FreePort()
     url = f'http://127.0.0.1:{port}'
     env = dict(os.environ)
     self.keys = {}
@@ -105,7 +100,7 @@ class Emulator:
       argv = [
           str(BIN / 'minio'), 'server', '--quiet',
           '--address', f'127.0.0.1:{port}',
-          '--console-address', f'127.0.0.1:{_FreePort()}',
+          '--console-address', f'127.0.0.1:{ports.FreePort()}',
           os.path.join(self.dir, 'data'),
       ]  # fmt: skip
       self.endpoint = url
@@ -571,7 +566,7 @@ class BadInputTest(_PhaseTestCase):
 
   @parameterized.parameters(*PROVIDERS)
   def testUnreachableEndpoint(self, provider):
-    dead = f'http://127.0.0.1:{_FreePort()}'
+    dead = f'http://127.0.0.1:{ports.FreePort()}'
     if provider == 'azure':
       dead += '/ostest'
     self._Fails(
@@ -620,7 +615,7 @@ class BadInputTest(_PhaseTestCase):
   def testOtherPhasesSamplesAreKept(self):
     if not data.ResourceExists(coremark.TARBALL):
       self.skipTest(f'{coremark.TARBALL} not in the data search path')
-    dead = f'http://127.0.0.1:{_FreePort()}/ostest'
+    dead = f'http://127.0.0.1:{ports.FreePort()}/ostest'
     self.On('azure', cloud_report_object_storage_endpoint=dead)
     vm = self.Vm()
     self.enter_context(

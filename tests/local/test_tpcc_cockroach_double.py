@@ -45,6 +45,7 @@ from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import ports
 from pkb_ext_dev import procs
 
 _DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
@@ -55,16 +56,6 @@ double = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(double)
 
 CAPACITY = 40  # warehouses the double's cluster sustains
-
-
-def _FreePorts(n):
-  socks = [socket.socket() for _ in range(n)]
-  for s in socks:
-    s.bind(('127.0.0.1', 0))
-  ports = [s.getsockname()[1] for s in socks]
-  for s in socks:
-    s.close()
-  return ports
 
 
 def _Limits(soft, hard):
@@ -95,7 +86,7 @@ class CockroachDoubleTest(absltest.TestCase):
     self.enter_context(
         mock.patch.object(cockroachdb, 'BinaryPath', return_value=self.binary)
     )
-    self.ports = _FreePorts(3)
+    self.ports = ports.FreePorts(3)
     # A sudo that fails, as where the login user has no passwordless sudo.
     self.nosudo = os.path.join(self.dir, 'nosudo')
     os.makedirs(self.nosudo)

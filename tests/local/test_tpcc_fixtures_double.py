@@ -25,7 +25,6 @@ import logging
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import tempfile
 from unittest import mock
@@ -39,6 +38,7 @@ from benchmarks.cloud_report.tpcc import fixtures
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import ports
 
 _DOUBLE = pathlib.Path(__file__).resolve().parents[1] / 'doubles'
 _SPEC = importlib.util.spec_from_file_location(
@@ -51,12 +51,6 @@ WAREHOUSES = 20
 VERSION = 'v22.1.2'  # the first release line with --provider-override
 
 
-def _FreePort():
-  with socket.socket() as s:
-    s.bind(('127.0.0.1', 0))
-    return s.getsockname()[1]
-
-
 class FixturesDoubleTest(absltest.TestCase):
 
   def setUp(self):
@@ -67,7 +61,7 @@ class FixturesDoubleTest(absltest.TestCase):
     self.store = os.path.join(self.dir, 'store')
     self._Install(VERSION)
     self.enter_context(
-        mock.patch.object(cockroach_cluster, 'SQL_PORT', _FreePort())
+        mock.patch.object(cockroach_cluster, 'SQL_PORT', ports.FreePort())
     )
     self.enter_context(
         mock.patch.object(

@@ -27,7 +27,6 @@ import logging
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -41,6 +40,7 @@ from benchmarks.cloud_report.tpcc import params as tpcc_params
 from benchmarks.cloud_report.tpcc import stages as tpcc
 from pkb_ext import paths
 from pkb_ext_dev import local_vm
+from pkb_ext_dev import ports
 
 MINIO = os.path.join(paths.CacheDir(), 'bin', 'minio')
 GO_TPC = os.path.join(paths.CacheDir(), 'bin', 'go-tpc')
@@ -50,12 +50,6 @@ FAST_PG = ('fsync=off', 'synchronous_commit=off', 'full_page_writes=off',
            'shared_buffers=128MB')  # fmt: skip
 TABLES = ('warehouse', 'district', 'customer', 'history', 'new_order',
           'orders', 'order_line', 'stock', 'item')  # fmt: skip
-
-
-def _FreePort():
-  with socket.socket() as s:
-    s.bind(('127.0.0.1', 0))
-    return s.getsockname()[1]
 
 
 class PostgresFixturesTest(absltest.TestCase):
@@ -97,7 +91,7 @@ class PostgresFixturesTest(absltest.TestCase):
     )
 
   def _StartMinio(self):
-    port = _FreePort()
+    port = ports.FreePort()
     key = secrets.token_hex(12)
     env = dict(os.environ, MINIO_ROOT_USER='pkbext', MINIO_ROOT_PASSWORD=key,
                MINIO_BROWSER='off')  # fmt: skip

@@ -58,7 +58,6 @@ down.
 
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import subprocess
@@ -232,10 +231,9 @@ class TypeCloud:
     return self.Status()['static_vm_file']
 
   def Status(self) -> dict:
-    proc = self.Cli('status', '--json')
-    if proc.returncode:
-      raise RuntimeError(f'status failed: {proc.stderr[-2000:]}')
-    return json.loads(proc.stdout)
+    from pkb_ext_dev import local_cloud  # pylint: disable=g-import-not-at-top
+
+    return local_cloud.Status(self.Cli)
 
   def Down(self) -> None:
     proc = self.Cli('down')

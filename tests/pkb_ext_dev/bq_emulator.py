@@ -32,7 +32,6 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -41,6 +40,7 @@ import urllib.request
 
 from pkb_ext import errors
 from pkb_ext import paths
+from pkb_ext_dev import ports
 
 PROJECT = 'pkb-ext-test'
 _LOOPBACK = '127.0.0.1'
@@ -69,13 +69,6 @@ def _DieWithParent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
-def FreePort() -> int:
-  """Returns a loopback TCP port that was free a moment ago."""
-  with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-    s.bind((_LOOPBACK, 0))
-    return s.getsockname()[1]
-
-
 def _NoProxyForLoopback() -> None:
   """Keeps HTTP clients of this process from proxying loopback calls."""
   for name in ('NO_PROXY', 'no_proxy'):
@@ -93,8 +86,8 @@ class Emulator:
     self.project = project
     self._own_data = data_dir is None
     self.data_dir = data_dir or tempfile.mkdtemp(prefix='pkb-ext-bq-')
-    self.port = FreePort()
-    self.grpc_port = FreePort()
+    self.port = ports.FreePort()
+    self.grpc_port = ports.FreePort()
     self.log_path = os.path.join(self.data_dir, 'emulator.log')
     self._proc: subprocess.Popen | None = None
 

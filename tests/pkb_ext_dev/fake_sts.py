@@ -25,11 +25,11 @@ GetCallerIdentity was asked.
 import http.server
 import os
 import re
-import socket
 import threading
 import urllib.parse
 
 from pkb_ext import paths
+from pkb_ext_dev import ports
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'sts')
 GOOD_KEY_ID = 'AKIAIOSFODNN7EXAMPLE'
@@ -97,6 +97,4 @@ class FakeSts:
 
 def DeadUrl() -> str:
   """A 127.0.0.1 URL nothing listens on (a port just bound and closed)."""
-  with socket.socket() as s:
-    s.bind(('127.0.0.1', 0))
-    return f'http://127.0.0.1:{s.getsockname()[1]}'
+  return ports.DeadUrl()

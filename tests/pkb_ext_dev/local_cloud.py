@@ -61,6 +61,18 @@ def Unavailable() -> str | None:
   return None
 
 
+def Status(cli) -> dict:
+  """`pkb-ext local ... status --json` through cli(*args), as a dict.
+
+  Raises:
+    AssertionError: the command failed (its stderr's end).
+  """
+  proc = cli('status', '--json')
+  if proc.returncode:
+    raise AssertionError(f'status failed: {proc.stderr[-2000:]}')
+  return json.loads(proc.stdout)
+
+
 class TestCloud:
   """Drives `pkb-ext local` for one test cloud.
 
@@ -136,10 +148,7 @@ class TestCloud:
       raise AssertionError(f'down left {left}: {proc.stderr}')
 
   def Status(self) -> dict:
-    proc = self.Cli('status', '--json')
-    if proc.returncode:
-      raise AssertionError(f'status failed: {proc.stderr}')
-    return json.loads(proc.stdout)
+    return Status(self.Cli)
 
   def State(self) -> dict:
     with open(self.plan.state_file) as f:

@@ -30,6 +30,7 @@ from pkb_ext.publish import cli
 from pkb_ext.publish import ids
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
+from pkb_ext_dev import ports
 from pkb_ext_dev import synthetic
 
 _TABLE = 'my-project.pkb.samples'
@@ -122,9 +123,7 @@ class PublishCliTest(absltest.TestCase):
     self.assertIn('must be a key file that exists', err)
 
   def testFailureKeepsSpoolAndNamesTable(self):
-    with socket.socket() as s:
-      s.bind(('127.0.0.1', 0))
-      port = s.getsockname()[1]
+    port = ports.FreePort()
     before = os.path.getsize(self.path)
     rc, _, err = _Run([
         self.path, '--table', _TABLE, '--timeout', '1', '-q',

@@ -16,7 +16,6 @@
 import json
 import os
 import shutil
-import socket
 import tempfile
 from unittest import mock
 
@@ -31,15 +30,10 @@ from perfkitbenchmarker import vm_util
 from pkb_ext.publish import bigquery
 from pkb_ext.publish import publisher
 from pkb_ext.publish import spool
+from pkb_ext_dev import ports
 
 FLAGS = flags.FLAGS
 _TABLE = 'my-project.pkb.samples'
-
-
-def _ClosedPort():
-  with socket.socket() as s:
-    s.bind(('127.0.0.1', 0))
-    return s.getsockname()[1]
 
 
 class CloudReportPublisherTest(parameterized.TestCase):
@@ -150,7 +144,7 @@ class CloudReportPublisherTest(parameterized.TestCase):
 
   def testFailedPublishKeepsSpoolAndSaysHowToRetry(self):
     FLAGS.cloud_report_bq_table = _TABLE
-    FLAGS.cloud_report_bq_endpoint = f'http://127.0.0.1:{_ClosedPort()}'
+    FLAGS.cloud_report_bq_endpoint = f'http://127.0.0.1:{ports.FreePort()}'
     FLAGS.cloud_report_bq_timeout = 1.0
     with self.assertLogs(level='ERROR') as logs:
       path = self._Collect(4)
