@@ -206,11 +206,6 @@ def RunJobs(vm, params: Params, target: str, fio: str) -> list:
   The caller has checked the target with io_guard.
   """
   size_cmd = f'sudo blockdev --getsize64 {shlex.quote(target)}'
-  if params.allow_non_block_device:
-    size_cmd = (
-        f'if [ -b {shlex.quote(target)} ]; then {size_cmd};'
-        f' else stat -L -c %s {shlex.quote(target)}; fi'
-    )
   disk_bytes = int(vm.RemoteCommand(size_cmd)[0].strip())
   job_file = RenderJobFile(JobFileContext(params, disk_bytes))
   with tempfile.TemporaryDirectory(prefix='cloud-report-fio-') as tmp:
@@ -246,15 +241,13 @@ def RunOnVm(vm, params: Params) -> list:
   target, mount_point, mount_options = Target(params, vm)
   if params.unmount and mount_point:
     vm.RemoteCommand(commands.UnmountCommand(target, mount_point))
-  facts = io_guard.Check(vm, target, params.allow_non_block_device)
+  io_guard.Check(vm, target)
   try:
     return RunJobs(vm, params, target, FioPath(params, vm))
   finally:
     if not params.restore_fs:
       if mount_point:
         logging.warning('io phase: %s left unformatted', target)
-    elif facts.kind != 'block':
-      logging.info('io phase: %s is not a block device; no mkfs', target)
     else:
       vm.RemoteCommand(
           commands.MkfsCommand(target, params.fs_type, params.fs_block_size)
