@@ -18,7 +18,7 @@ one sub-package per phase (cpu, disk for the io phase, net, object_storage,
 tpcc), each with its flags, stages, pure parser and samples; and what the
 phases share: the phase registry and topology (phases, topology, runner,
 resume), remote command helpers (remote), the parser and sample indexes
-(parsers, samples), wait bounds (estimates), checks before provisioning
+(parsers, samples), wait bounds (timeouts), checks before provisioning
 (preflight) and repetition statistics (stats). It imports only
 perfkitbenchmarker and itself.
 """

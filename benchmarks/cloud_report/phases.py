@@ -31,8 +31,6 @@ and these names:
 
   Params     its settings: a frozen dataclass whose FromFlags() reads them
              from its flags (ReadParams below).
-  ESTIMATE   its package's estimate module, whose Estimate(params, context)
-             is its expected wall time (Estimate below; plan asks for it).
   PARSER, SAMPLES   its parser and samples modules (phase_modules).
 
 A standalone benchmark's Prepare is the phase's Install, then its Setup
@@ -130,17 +128,6 @@ def Load(name: str) -> types.ModuleType:
 def ReadParams(name: str):
   """A phase's settings, read from its flags (its stages module's Params)."""
   return Load(name).Params.FromFlags()
-
-
-def Estimate(name: str, context) -> list:
-  """A phase's expected wall time from its flags: estimates.Phase parts.
-
-  Args:
-    name: the phase.
-    context: an estimates.Context (what the flags do not say: the disk to
-      fill, the db nodes).
-  """
-  return Load(name).ESTIMATE.Estimate(ReadParams(name), context)
 
 
 def Validate(names: Sequence[str]) -> list[str]:

@@ -33,11 +33,11 @@ that is missing, not a regular file, too large, not YAML or not a mapping,
 an unknown benchmark or flag matrix. Flags pkb.py would not parse, and
 unusable --run_processes or --prices, are usage errors (exit 2).
 
-The expected times are the phases' own: each phase's package has an
-estimate module (e.g. cloud_report.cpu.estimate) that computes its wall
-time from its flags (their defaults are the report's), the estimates
-module's rates (the ones the run's own timeouts use) and the assumptions
-its docstring states; the plan gives it the io phase's data disk (the fill:
+The expected times are the phases' own: each phase has an estimate module
+(phase_estimates, e.g. phase_estimates.cpu) that computes its wall time
+from its flags (their defaults are the report's), the estimates module's
+rates (with the import and fill rates the run's own timeouts use) and the
+assumptions its docstring states; the plan gives it the io phase's data disk (the fill:
 its size, and the lowest known throughput ceiling of the disk and the
 machine from configs/pricing), the db VM count, and the measured rates of
 the `rates:` entry of the price table of the configuration's cloud (Static
@@ -62,6 +62,9 @@ a second db VM only where overlap runs cpu or net beside io.
 Its modules, each importing only those listed before it (an import-linter
 contract):
   errors          PlanError (exit 1) and PlanUsageError (exit 2);
+  estimates       what the phases' estimates share: RATES, Context, Phase,
+                  Fill, Hms (pure);
+  phase_estimates each phase's estimate module, by phase (pure);
   model           Group, Config, the phases' estimates, the makespan (pure);
   cost            the io phase's fill, $/hour in the zone's region, the
                   machine name check;

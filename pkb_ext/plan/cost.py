@@ -22,10 +22,10 @@ that a machine type is a name its cloud could have.
 
 from typing import Sequence
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import quota
 from pkb_ext import pricing
 from pkb_ext.plan import errors
+from pkb_ext.plan import estimates
 from pkb_ext.plan import model
 
 # The option that prices a run at another dated table (see cli).

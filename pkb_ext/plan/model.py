@@ -26,8 +26,9 @@ import dataclasses
 import math
 from typing import Any, Sequence
 
-from benchmarks.cloud_report import estimates
 from pkb_ext.plan import errors
+from pkb_ext.plan import estimates
+from pkb_ext.plan import phase_estimates
 
 # Provisioning of a configuration (create, boot, teardown), in seconds: an
 # assumption for clouds (a price table's rates may give its own).
@@ -236,7 +237,7 @@ def PhaseEstimates(
 ) -> list[estimates.Phase]:
   """Estimates a phase from its flags (read under the config's flags).
 
-  Each phase's package has an estimate module that computes its wall time.
+  Each phase's estimate module (phase_estimates) computes its wall time.
 
   Args:
     name: the phase.
@@ -249,11 +250,6 @@ def PhaseEstimates(
   Raises:
     errors.PlanError: the estimate refuses the flags.
   """
-  # phase_modules imports every phase's stages module, which phases reads.
-  # pylint: disable-next=g-import-not-at-top,unused-import
-  from benchmarks.cloud_report import phase_modules
-  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
-
   context = estimates.Context(
       fill=fill,
       db_nodes=db_nodes,
@@ -261,7 +257,7 @@ def PhaseEstimates(
       fixtures=fixtures,
   )
   try:
-    return phases.Estimate(name, context)
+    return phase_estimates.Estimate(name, context)
   except estimates.EstimateError as e:
     raise errors.PlanError(str(e)) from e
 

@@ -22,9 +22,9 @@ cloud quota.
 import datetime
 from typing import Sequence
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import quota
 from pkb_ext.plan import cost
+from pkb_ext.plan import estimates
 from pkb_ext.plan import model
 
 

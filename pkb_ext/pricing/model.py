@@ -151,7 +151,7 @@ class Rates:
   """How fast a cloud's machines do the phases' parts, where measured.
 
   values: rate name -> number, each a name the phases' estimates know
-  (benchmarks.cloud_report.estimates.RATES), in place of its default;
+  (pkb_ext.plan.estimates.RATES), in place of its default;
   machines: machine type -> its own values, over those. The table's
   `rates:` entry dates them and names the run that measured them.
   """

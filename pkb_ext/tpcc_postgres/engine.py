@@ -30,8 +30,8 @@ from typing import Any
 
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
@@ -232,7 +232,7 @@ class PostgresEngine:
           client,
           self._Command(topology, warehouses, self.params.ramp),
           f'{prefix}-ramp.txt',
-          estimates.Bound(self.params.ramp_s * self._Overrun()),
+          timeouts.Bound(self.params.ramp_s * self._Overrun()),
       )
       if status:
         logging.warning('tpcc: go-tpc ramp run exited %d: %s', status, tail)

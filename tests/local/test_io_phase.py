@@ -17,7 +17,7 @@ LocalVmTest runs the phase's own code through
 pkb_ext_dev.local_vm.LocalVm against a 1 GiB direct-I/O loop device in
 a private temp dir (pkb_ext_dev.loop_device; detached by exact name),
 with 2 s jobs, and the safety guard against a mounted loop device, the root
-disk and a regular file. The guard tests never run fio on the root disk:
+disk and a regular file (refused: the phase runs on block devices only). The guard tests never run fio on the root disk:
 they call the guard alone.
 
 LocalCloudTest brings up its own local cloud (prefix pkbio, its own subnet
@@ -158,27 +158,25 @@ class LocalVmTest(absltest.TestCase):
         io_guard.UnsafeTargetError,
         f'^refusing to run fio on {root}.*: it is the boot/root device',
     ):
-      io_guard.Check(self._Vm(), root, allow_non_block_device=True)
+      io_guard.Check(self._Vm(), root)
 
-  def testRegularFileNeedsTheOverride(self):
-    path = os.path.join(self.loop.dir, 'plain-file')
-    with open(path, 'wb') as f:
-      f.truncate(64 << 20)
+  def testRegularFileIsRefused(self):
+    # The loop device's own backing file: what a block device is made of,
+    # refused as a target all the same.
     vm = self._Vm()
     with self.assertRaisesRegex(
         io_guard.UnsafeTargetError,
-        f'^refusing to run fio on {path}: it is a regular file',
+        f'^refusing to run fio on {self.loop.image}: it is a regular file',
     ):
-      io.RunOnVm(vm, _Params(device=path))
-    self.assertFalse([c for c in vm.commands if 'fio ' in c])
+      io.RunOnVm(vm, _Params(device=self.loop.image))
+    self.assertFalse([c for c in vm.commands if 'fio ' in c or 'mke2fs' in c])
 
-    params = _Params(
-        device=path, allow_non_block_device=True, jobs=('rd-iops',), fill=False
-    )
-    samples = io.RunOnVm(vm, params)
+  def testPhaseRunsOnAnUnmountedLoopDevice(self):
+    # What a test once ran on a regular file: a loop device over the file.
+    params = _Params(device=self.loop.device, jobs=('rd-iops',), fill=False)
+    samples = io.RunOnVm(self._Vm(), params)
     self.assertEqual({s.metadata['fio_job'] for s in samples}, {'rd-iops'})
-    self.assertEqual(samples[0].metadata['fio_disk_bytes'], 64 << 20)
-    self.assertFalse([c for c in vm.commands if 'mke2fs' in c])  # no mkfs
+    self.assertEqual(samples[0].metadata['fio_disk_bytes'], 1 << 30)
 
   def testFidelityMeasurementRuns(self):
     # The >= 0.97 target is measured by `pkb-ext bench`, not asserted here.

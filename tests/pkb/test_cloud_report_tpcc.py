@@ -40,8 +40,8 @@ from perfkitbenchmarker import publisher
 
 from absl.testing import parameterized
 from benchmarks import cloud_report_tpcc_benchmark as benchmark
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
@@ -537,7 +537,7 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
     (call,) = [c for c in client.RobustRemoteCommand.call_args_list
                if 'fixtures import' in c.args[0]]  # fmt: skip
     # 4,000 warehouses on 3 nodes at 1,333 per node-hour: 1 h, + 15 min.
-    bound = estimates.Bound(estimates.ImportSeconds(4000, 3))
+    bound = timeouts.Bound(timeouts.ImportSeconds(4000, 3))
     self.assertEqual(bound, 3600 + 900)
     self.assertIn(
         f'timeout -k 30 {bound} {ROOT}/cockroach workload', call.args[0]

@@ -30,9 +30,7 @@ from absl import flags
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import estimates
-from benchmarks.cloud_report.cpu import estimate as cpu_estimate
-from benchmarks.cloud_report.tpcc import estimate as tpcc_estimate
+from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext import errors
@@ -40,9 +38,12 @@ from pkb_ext import paths
 from pkb_ext.plan import cli as plan_cli
 from pkb_ext.plan import configurations
 from pkb_ext.plan import errors as plan_errors
+from pkb_ext.plan import estimates
 from pkb_ext.plan import model
 from pkb_ext.plan import pkb_config
 from pkb_ext.plan import render
+from pkb_ext.plan.phase_estimates import cpu as cpu_estimate
+from pkb_ext.plan.phase_estimates import tpcc as tpcc_estimate
 from pkb_ext import pricing
 from pkb_ext_dev import pkb_tests
 
@@ -275,7 +276,7 @@ class PlanTellsTheTruthTest(
         '--cloud_report_tpcc_max_warehouses=8000',
     ])
     (load,) = [p for p in c.phases if p.name == 'tpcc_import']
-    self.assertEqual(load.seconds, estimates.ImportSeconds(8000, 3))
+    self.assertEqual(load.seconds, timeouts.ImportSeconds(8000, 3))
     # 8,000 / (1,333.3 warehouses per node-hour x 3 nodes) = 2 h.
     self.assertAlmostEqual(load.seconds, 2 * 3600)
 

@@ -594,7 +594,7 @@ def _MeasureTool(tool, ctx, settings, log) -> dict:
       if tool == 'coremark':
         ctx['staged'].setdefault('coremark_tree', []).append(StageCoreMark(db))
       if tool == 'fio':
-        storage_guard.Check(db, ctx['device'], False)
+        storage_guard.Check(db, ctx['device'])
     log(f'vs_pkb {tool} pair {pair + 1}/{settings.pairs}: {side} ({benchmark})')
     try:
       result = runner.Run(benchmark, files[tool], flags)

@@ -236,7 +236,7 @@ def MeasureStorage(
     runtime_s: runtime of each run.
     repeats: number of (phase, raw) pairs.
     sitting: Abba's sitting (more pairs, interference), or None.
-    **overrides: other storage.Params fields (e.g. allow_non_block_device).
+    **overrides: other storage.Params fields (e.g. install).
 
   Returns:
     The paired IOPS.
@@ -252,7 +252,7 @@ def MeasureStorage(
       install='os',
       **overrides,
   )
-  storage_guard.Check(vm, device, params.allow_non_block_device)
+  storage_guard.Check(vm, device)
   raw_command = RawRdIopsCommand(params, device, storage.FioPath(params, vm))
 
   def Phase(_):

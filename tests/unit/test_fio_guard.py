@@ -62,12 +62,12 @@ class RealProbeTest(absltest.TestCase):
 
   def testMountedLoopDeviceIsRefused(self):
     facts = _Facts('probe_loop_mounted.txt')
-    (reason,) = io_guard.Decide(facts, allow_non_block_device=True)
+    (reason,) = io_guard.Decide(facts)
     self.assertRegex(reason, r'^it is mounted on /tmp/pkb-ext-fio-probe\.')
 
   def testRootDiskIsRefused(self):
     facts = _Facts('probe_root_disk.txt')
-    reasons = io_guard.Decide(facts, allow_non_block_device=True)
+    reasons = io_guard.Decide(facts)
     self.assertEqual(reasons[0], 'it is the boot/root device (it holds /)')
     # Every mount of 254:0 in the capture: / and its bind mounts.
     mounts = sorted(
@@ -78,13 +78,15 @@ class RealProbeTest(absltest.TestCase):
     self.assertIn('/', mounts)
     self.assertEqual(reasons[1:], ['it is mounted on ' + ', '.join(mounts)])
 
-  def testRegularFileNeedsTheOverride(self):
+  def testRegularFileIsRefused(self):
     facts = _Facts('probe_regular_file.txt')
     self.assertEqual(facts.kind, 'file')
     (reason,) = io_guard.Decide(facts)
-    self.assertIn('regular file, not a block device', reason)
-    self.assertIn('--cloud_report_fio_allow_non_block_device', reason)
-    self.assertEqual(io_guard.Decide(facts, allow_non_block_device=True), [])
+    self.assertEqual(
+        reason,
+        'it is a regular file, not a block device (--cloud_report_fio_device'
+        ' takes a block device)',
+    )
 
 
 class LayoutTest(parameterized.TestCase):
@@ -191,9 +193,7 @@ class LayoutTest(parameterized.TestCase):
   )
   def testNotADevice(self, kind, message):
     text = _Probe(('resolved', '/x'), ('kind', kind))
-    (reason,) = io_guard.Decide(
-        io_guard.ParseProbe('/x', text), allow_non_block_device=True
-    )
+    (reason,) = io_guard.Decide(io_guard.ParseProbe('/x', text))
     self.assertIn(message, reason)
 
   def testBlockDeviceLsblkCannotSee(self):
@@ -231,7 +231,24 @@ class CheckTest(absltest.TestCase):
         r'^refusing to run fio on /dev/root-link \(/dev/vda\): it is the'
         r' boot/root device \(it holds /\); it is mounted on /(, \S+)*$',
     ):
-      io_guard.Check(Vm(), '/dev/root-link', allow_non_block_device=True)
+      io_guard.Check(Vm(), '/dev/root-link')
+
+  def testCheckRefusesARegularFile(self):
+    probe = (DATA / 'probe_regular_file.txt').read_text()
+
+    class Vm:
+
+      def RemoteCommand(self, command, ignore_failure=False):
+        del command, ignore_failure
+        return probe, ''
+
+    facts = io_guard.ParseProbe('/x', probe)
+    with self.assertRaisesRegex(
+        io_guard.UnsafeTargetError,
+        r'^refusing to run fio on \S+: it is a regular file, not a block'
+        r' device \(--cloud_report_fio_device takes a block device\)$',
+    ):
+      io_guard.Check(Vm(), facts.resolved)
 
 
 if __name__ == '__main__':

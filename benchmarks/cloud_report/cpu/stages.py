@@ -39,17 +39,14 @@ from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import settings
-from benchmarks.cloud_report.cpu import estimate
 from benchmarks.cloud_report.cpu import parser as coremark_parser
 from benchmarks.cloud_report.cpu import samples as cpu_samples
 from linux_packages import cloud_report_coremark as coremark_pkg
 
 PHASE = phase_table.CPU.sample
-# The phase's parser and samples modules (phase_modules pairs them), and its
-# estimate module (phases.Estimate).
+# The phase's parser and samples modules (phase_modules pairs them).
 PARSER = coremark_parser
 SAMPLES = cpu_samples
-ESTIMATE = estimate
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
 PARALLELISM = tuple(coremark_pkg.PARALLELISM)

@@ -22,15 +22,16 @@ target that
     disk);
   * is mounted (as a file system or as swap);
   * holds a mounted partition (any descendant in lsblk's tree);
-  * is missing, or is not a block device. Only this last case has an
-    override (allow_non_block_device), for tests on regular files.
+  * is missing, or is not a block device (a regular file included).
+
+Nothing can be overridden.
 
 PKB's fio_raw_device check (CheckPrerequisites) builds an error and never
 raises it, so nothing here relies on PKB.
 
 Probe(vm, path) runs one read-only shell command on the VM and ParseProbe
-turns its output into DeviceFacts; Decide(facts, ...) is pure and returns
-the reasons to refuse; Check(vm, path, ...) does both and raises.
+turns its output into DeviceFacts; Decide(facts) is pure and returns
+the reasons to refuse; Check(vm, path) does both and raises.
 """
 
 import dataclasses
@@ -148,15 +149,11 @@ def ParseProbe(path: str, text: str) -> DeviceFacts:
   )
 
 
-def Decide(
-    facts: DeviceFacts, allow_non_block_device: bool = False
-) -> list[str]:
+def Decide(facts: DeviceFacts) -> list[str]:
   """Returns why fio must not write to the target; empty if it may (pure).
 
   Args:
     facts: what the probe found.
-    allow_non_block_device: accept a regular file (tests only). Nothing
-      else can be overridden.
   """
   if facts.kind == 'missing':
     return [f'{facts.resolved} does not exist']
@@ -188,11 +185,10 @@ def Decide(
             + ', '.join(child_mounts)
         )
   elif facts.kind == 'file':
-    if not allow_non_block_device:
-      reasons.append(
-          'it is a regular file, not a block device (the override for'
-          ' tests is --cloud_report_fio_allow_non_block_device)'
-      )
+    reasons.append(
+        'it is a regular file, not a block device (--cloud_report_fio_device'
+        ' takes a block device)'
+    )
   else:
     reasons.append(f'it is not a block device or a regular file ({facts.kind})')
   return reasons
@@ -204,7 +200,7 @@ def Probe(vm, path: str) -> DeviceFacts:
   return ParseProbe(path, stdout)
 
 
-def Check(vm, path: str, allow_non_block_device: bool = False) -> DeviceFacts:
+def Check(vm, path: str) -> DeviceFacts:
   """Probes the target and raises unless fio may write to it.
 
   Returns:
@@ -214,7 +210,7 @@ def Check(vm, path: str, allow_non_block_device: bool = False) -> DeviceFacts:
     UnsafeTargetError: naming the device and every reason.
   """
   facts = Probe(vm, path)
-  reasons = Decide(facts, allow_non_block_device)
+  reasons = Decide(facts)
   if reasons:
     shown = path if facts.resolved == path else f'{path} ({facts.resolved})'
     raise UnsafeTargetError(

@@ -212,13 +212,6 @@ class Params:
       None,
       "Target path; default: the first db VM's first data disk.",
   )
-  allow_non_block_device: bool = settings.Boolean(
-      'cloud_report_fio_allow_non_block_device',
-      False,
-      'Accept a regular file as target (tests only);'
-      ' the root device, mounted devices and devices holding mounted'
-      ' partitions are always refused.',
-  )
   unmount: bool = settings.Boolean(
       'cloud_report_fio_unmount',
       True,

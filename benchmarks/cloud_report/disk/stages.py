@@ -31,7 +31,7 @@ rather than one invocation of all stonewalled sections. Stonewall already
 runs the sections one at a time with nothing shared between them, so fio
 does the same I/O either way; separate invocations add a per-job timeout
 (the fill job's: its expected time, FillSeconds, plus a margin,
-estimates.Bound; the timed jobs' runtime + ramp + margin, each enforced on
+timeouts.Bound; the timed jobs' runtime + ramp + margin, each enforced on
 the VM by `timeout`),
 keep the fill job's output out of the reported results by construction, and
 let a failed job name itself instead of losing the whole run's JSON.
@@ -51,23 +51,20 @@ import jinja2
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import remote
+from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands
-from benchmarks.cloud_report.disk import estimate
 from benchmarks.cloud_report.disk import guard as io_guard
 from benchmarks.cloud_report.disk import params as params_lib
 from benchmarks.cloud_report.disk import parser as fio_parser
 from benchmarks.cloud_report.disk import samples as io_samples
 
 PHASE = phase_table.IO.sample
-# The phase's parser and samples modules (phase_modules pairs them), and its
-# estimate module (phases.Estimate).
+# The phase's parser and samples modules (phase_modules pairs them).
 PARSER = fio_parser
 SAMPLES = io_samples
-ESTIMATE = estimate
 FILL_JOB = 'fill-disk-ignore'
 REPORTED_JOBS = params_lib.REPORTED_JOBS
 JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'
@@ -119,17 +116,17 @@ def RenderJobFile(context: dict) -> str:
 def FillSeconds(params: Params, disk_bytes: int) -> float:
   """The fill's expected seconds: the disk at the expected rate, or the job
   file's ramp + runtime, which ends the fill first on a large disk."""
-  return estimates.FillSeconds(
+  return timeouts.FillSeconds(
       disk_bytes / 1e9, limit_s=params.ramp_time_s + params.runtime_s
   )
 
 
 def FillTimeout(params: Params, disk_bytes: int) -> int:
   """Seconds the fill job may take: --..._fill_timeout_s, else the bound
-  of its expected time (FillSeconds, estimates.Bound)."""
+  of its expected time (FillSeconds, timeouts.Bound)."""
   if params.fill_timeout_s:
     return params.fill_timeout_s
-  return estimates.Bound(FillSeconds(params, disk_bytes))
+  return timeouts.Bound(FillSeconds(params, disk_bytes))
 
 
 def FioPath(params: Params, vm) -> str:
@@ -209,11 +206,6 @@ def RunJobs(vm, params: Params, target: str, fio: str) -> list:
   The caller has checked the target with io_guard.
   """
   size_cmd = f'sudo blockdev --getsize64 {shlex.quote(target)}'
-  if params.allow_non_block_device:
-    size_cmd = (
-        f'if [ -b {shlex.quote(target)} ]; then {size_cmd};'
-        f' else stat -L -c %s {shlex.quote(target)}; fi'
-    )
   disk_bytes = int(vm.RemoteCommand(size_cmd)[0].strip())
   job_file = RenderJobFile(JobFileContext(params, disk_bytes))
   with tempfile.TemporaryDirectory(prefix='cloud-report-fio-') as tmp:
@@ -249,15 +241,13 @@ def RunOnVm(vm, params: Params) -> list:
   target, mount_point, mount_options = Target(params, vm)
   if params.unmount and mount_point:
     vm.RemoteCommand(commands.UnmountCommand(target, mount_point))
-  facts = io_guard.Check(vm, target, params.allow_non_block_device)
+  io_guard.Check(vm, target)
   try:
     return RunJobs(vm, params, target, FioPath(params, vm))
   finally:
     if not params.restore_fs:
       if mount_point:
         logging.warning('io phase: %s left unformatted', target)
-    elif facts.kind != 'block':
-      logging.info('io phase: %s is not a block device; no mkfs', target)
     else:
       vm.RemoteCommand(
           commands.MkfsCommand(target, params.fs_type, params.fs_block_size)

@@ -46,18 +46,15 @@ from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import settings
-from benchmarks.cloud_report.net import estimate
 from benchmarks.cloud_report.net import netserver
 from benchmarks.cloud_report.net import parser as netperf_parser
 from benchmarks.cloud_report.net import samples as net_samples
 from linux_packages import cloud_report_netperf as netperf_pkg
 
 PHASE = phase_table.NET.sample
-# The phase's parser and samples modules (phase_modules pairs them), and its
-# estimate module (phases.Estimate).
+# The phase's parser and samples modules (phase_modules pairs them).
 PARSER = netperf_parser
 SAMPLES = net_samples
-ESTIMATE = estimate
 TESTS = ('TCP_RR', 'TCP_STREAM')
 STYLE_OPTIONS = {'keyval': '-k', 'human': '-O', 'csv': '-o'}
 # The report's TCP_RR selectors, spelled as its script did, plus P50.

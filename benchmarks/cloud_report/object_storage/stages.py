@@ -44,18 +44,15 @@ from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.object_storage import buckets
-from benchmarks.cloud_report.object_storage import estimate
 from benchmarks.cloud_report.object_storage import params as params_lib
 from benchmarks.cloud_report.object_storage import parser as ttfb_parser
 from benchmarks.cloud_report.object_storage import samples as os_samples
 from benchmarks.cloud_report.object_storage import worker
 
 PHASE = phase_table.OBJECT_STORAGE.sample
-# The phase's parser and samples modules (phase_modules pairs them), and its
-# estimate module (phases.Estimate).
+# The phase's parser and samples modules (phase_modules pairs them).
 PARSER = ttfb_parser
 SAMPLES = os_samples
-ESTIMATE = estimate
 Params = params_lib.Params
 WORK_DIR = worker.WORK_DIR
 # Tries of a bucket deletion, and seconds between them.

@@ -17,7 +17,7 @@ Each default is the report's (or the CRL repository's script where the
 report says nothing): 2,500 active warehouses by +250 up to 3,500 loaded,
 30-minute steps after a 1-minute ramp, the report's pass rule. Durations are
 written as the tools take them (90s, 30m, 1h); the load and step timeouts
-are `auto` (estimates.Bound of their expected time) unless given.
+are `auto` (timeouts.Bound of their expected time) unless given.
 """
 
 import dataclasses
@@ -25,8 +25,8 @@ import math
 
 from absl import flags
 
-from benchmarks.cloud_report import estimates
 from benchmarks.cloud_report import settings
+from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report.tpcc import cockroach
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import fixtures
@@ -273,15 +273,15 @@ class Params:
     """Seconds the warehouses' load may take on `nodes` database nodes."""
     if self.load_timeout != AUTO:
       return engines.DurationSeconds(self.load_timeout)
-    return estimates.Bound(estimates.ImportSeconds(self.max_warehouses, nodes))
+    return timeouts.Bound(timeouts.ImportSeconds(self.max_warehouses, nodes))
 
   def StepTimeout(self, overrun: float = 1.0) -> int:
     """Seconds one step may take; overrun: the tool's duration multiplier
     (a tool with think times may run past its duration)."""
     if self.step_timeout != AUTO:
       return engines.DurationSeconds(self.step_timeout)
-    return estimates.Bound(
-        estimates.StepSeconds(self.ramp_s, self.duration_s * overrun)
+    return timeouts.Bound(
+        timeouts.StepSeconds(self.ramp_s, self.duration_s * overrun)
     )
 
   @property

@@ -46,7 +46,6 @@ from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-impo
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines
-from benchmarks.cloud_report.tpcc import estimate
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
@@ -55,11 +54,9 @@ from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 PHASE = phase_table.TPCC.sample
-# The phase's parser and samples modules (phase_modules pairs them), and its
-# estimate module (phases.Estimate).
+# The phase's parser and samples modules (phase_modules pairs them).
 PARSER = tpcc_parser
 SAMPLES = tpcc_samples
-ESTIMATE = estimate
 Params = tpcc_params.Params
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
 

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -13,7 +13,7 @@
 # limitations under the License.
 """The io phase's expected wall time (pure; plan asks for it).
 
-The fill (estimates.FillSeconds) of the data disk the context names, at its
+The fill (timeouts.FillSeconds) of the data disk the context names, at its
 rate and ended by the job file's runtime + ramp if that comes first (fio
 ends every job of the report's file there; a disk of unknown size is
 planned at that bound), then each job's runtime + ramp.
@@ -24,7 +24,8 @@ per job (the fill is one) and its io_after_s once, after the jobs.
 
 import re
 
-from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import timeouts
+from pkb_ext.plan import estimates
 
 _PERCENT = re.compile(r'^(\d+(?:\.\d+)?)%$')
 
@@ -64,8 +65,8 @@ def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
   percent = _PERCENT.match(size)
   if percent:
     gb *= min(float(percent.group(1)), 100.0) / 100
-  whole = estimates.FillSeconds(gb, fill.mbps)
-  seconds_fill = estimates.FillSeconds(gb, fill.mbps, limit_s=per_job)
+  whole = timeouts.FillSeconds(gb, fill.mbps)
+  seconds_fill = timeouts.FillSeconds(gb, fill.mbps, limit_s=per_job)
   of = f' ({size} of it)' if size != '100%' else ''
   if not percent:
     of = f' (fio size={size}, planned as the whole disk)'

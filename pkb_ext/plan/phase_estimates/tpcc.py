@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -26,8 +26,9 @@ longest. A search other than linear shows linear's time beside it.
 
 import dataclasses
 
-from benchmarks.cloud_report import estimates
+from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report.tpcc import stepping
+from pkb_ext.plan import estimates
 
 # The largest grid whose search is followed decision by decision (the
 # report's has 5 levels).
@@ -122,8 +123,8 @@ def _Range(search: Search) -> str:
 
 def SearchPhase(params) -> estimates.Phase:
   """The TPC-C search, with linear's time beside a search that is not."""
-  step_s = estimates.StepSeconds(params.ramp_s, params.duration_s)
-  probe_s = estimates.StepSeconds(params.ramp_s, params.probe_duration_s)
+  step_s = timeouts.StepSeconds(params.ramp_s, params.duration_s)
+  probe_s = timeouts.StepSeconds(params.ramp_s, params.probe_duration_s)
   search = SearchBounds(params.plan, step_s, probe_s)
   steps = f'{search.fewest} to {search.most} steps'
   if search.fewest == search.most:
@@ -158,7 +159,7 @@ def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
   """
   nodes = context.db_nodes
   generate_rate = context.Rate('import_warehouses_per_node_hour')
-  generate_s = estimates.ImportSeconds(
+  generate_s = timeouts.ImportSeconds(
       params.max_warehouses, nodes, generate_rate
   )
   what = f'{params.max_warehouses:,} warehouses on {nodes} db node(s)'
@@ -180,9 +181,7 @@ def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
         once_s=generate_s,
     )
   fixture_rate = context.Rate('fixture_warehouses_per_node_hour')
-  fixture_s = estimates.ImportSeconds(
-      params.max_warehouses, nodes, fixture_rate
-  )
+  fixture_s = timeouts.ImportSeconds(params.max_warehouses, nodes, fixture_rate)
   return estimates.Phase(
       'tpcc_import',
       fixture_s,

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -17,7 +17,7 @@ The worker's request count at REQUEST_S each, plus the bytes it moves at
 MBPS.
 """
 
-from benchmarks.cloud_report import estimates
+from pkb_ext.plan import estimates
 
 REQUEST_S = 0.05
 MBPS = 100

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -18,7 +18,7 @@ CoreMark runs at least 10 s), plus cpu_build_s (default BUILD_S) for
 building its binaries once, in the install.
 """
 
-from benchmarks.cloud_report import estimates
+from pkb_ext.plan import estimates
 
 RUN_S = estimates.RATES['cpu_run_s'][0]
 BUILD_S = estimates.RATES['cpu_build_s'][0]

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -18,7 +18,7 @@ interval's maximum iterations x each iteration's duration: the longest the
 phase can take; plus the context's net_run_overhead_s per netperf run.
 """
 
-from benchmarks.cloud_report import estimates
+from pkb_ext.plan import estimates
 
 
 def Estimate(params, context: estimates.Context) -> list[estimates.Phase]:
