@@ -16,10 +16,9 @@
 Reads a regular file (or standard input, `-`) of at most MAX_INPUT_BYTES
 and prints its samples, one JSON object a line. Input it cannot read or
 parse is a one-line error naming the problem, exit 1. What the phase itself
-would refuse is refused too, by the phase's own rules: netperf -k output
-(KEY=value lines, where a cut at a line boundary leaves nothing garbled)
+would refuse is refused too, by the phase's own rules: netperf -o output
 must carry every selector the net phase asks for in its test
-(--any-selectors accepts -k output of other selectors), and with --duration
+(--any-selectors accepts -o output of other selectors), and with --duration
 a TPC-C run that ended well before it is cut short.
 """
 
@@ -63,7 +62,7 @@ def BuildParser() -> argparse.ArgumentParser:
       '--any-selectors',
       action='store_true',
       help=(
-          'netperf: accept -k output of any selectors, not only of those'
+          'netperf: accept -o output of any selectors, not only of those'
           ' the net phase asks for'
       ),
   )
@@ -103,7 +102,7 @@ def _Samples(args, text: str) -> list:
     if required and 'missing from netperf output' in str(e):
       raise parsers.ParseError(
           f'{e}; the net phase asks for every selector it reads (use'
-          ' --any-selectors for -k output of other selectors)'
+          ' --any-selectors for -o output of other selectors)'
       ) from e
     raise
   if args.tool == 'tpcc' and args.duration:

@@ -217,7 +217,7 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(md['netperf_version'], '2.7.0')
       self.assertIs(md['confidence_met'], False)
       self.assertEqual(md['repetitions'], 2)
-    self.assertEqual(stream[0].metadata['confidence_width_pct'], 496.378)
+    self.assertEqual(stream[0].metadata['confidence_width_pct'], 348.157)
     self.assertNotIn('bimodal', stream[0].metadata)  # 2 < 4 repetitions
 
   @flagsaver.flagsaver(
@@ -289,16 +289,15 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaisesRegex(ValueError, 'phase net needs a "client"'):
       benchmark.Prepare(spec)
 
-  @flagsaver.flagsaver(cloud_report_netperf_output='human')
   def testOutputLackingRequestedSelectorsIsAnError(self):
     answers = _Answers(
-        **{'-t TCP_RR': [(playback.Read('tcp_rr_human.txt'), '')]}
+        **{'-t TCP_RR': [(playback.Read('tcp_rr_csv_confidence.txt'), '')]}
     )
     spec, *_ = self._Pair(client_answers=answers)
-    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'missing'):
-      # The report's -O list lacks the phase's confidence selectors.
+    with self.assertRaisesRegex(errors.Benchmarks.RunError, 'TRANSPORT_MSS'):
+      # A capture from before the phase asked for TRANSPORT_MSS in TCP_RR.
       benchmark.Run(spec)
-    self.assertIn(' -O min_latency,', net.NetperfCommand(
+    self.assertIn(' -o min_latency,', net.NetperfCommand(
         'netperf', 'h', 'TCP_RR', net.Params.FromFlags()))  # fmt: skip
 
 
@@ -348,7 +347,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
         by_metric['netperf_throughput']['value'], STREAM.throughput_mbps
     )
     self.assertEqual(by_metric['netperf_throughput']['unit'], 'Mbit/s')
-    self.assertEqual(by_metric['netperf_latency_p99']['value'], 75.0)
+    self.assertEqual(by_metric['netperf_latency_p99']['value'], 18.0)
     labels = stock_pkb.Labels(by_metric['netperf_transaction_rate'])
     self.assertEqual(labels['netperf_test'], 'TCP_RR')
     self.assertEqual(labels['report_version'], '2021')

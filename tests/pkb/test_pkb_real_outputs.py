@@ -121,13 +121,20 @@ CATALOGUE = {
         ),
     ),
 }
-# Runs our parsers reject, and why (PKB's parser takes them silently).
+# Runs our parsers reject, and why.
 REJECTED = {
     ('netperf_results.json', i): (
         'its CSV header has 12 titles but its value row 13 values: the'
         ' fixture was edited by hand (PKB reads the 13th value under no title)'
     )
     for i in (6, 7, 8, 9)
+} | {
+    ('bidirectional_network_results.json', i): (
+        "no Local Transport Retransmissions column, which PKB's netperf"
+        ' parser (the one the net phase runs) reads for every TCP test: PKB'
+        ' refuses these runs too'
+    )
+    for i in range(8)
 }
 # Files about these tools that are not tool output.
 NOT_OUTPUTS = {
@@ -209,7 +216,12 @@ class PkbRealOutputsTest(absltest.TestCase):
       del result
     self.assertEqual(sorted(rejected), sorted(REJECTED), rejected)
     for key, error in rejected.items():
-      self.assertIn('12 titles but 13 values', error, key)
+      expected = (
+          'Local Transport Retransmissions'
+          if key[0].startswith('bidirectional')
+          else '12 titles but 13 values'
+      )
+      self.assertIn(expected, error, key)
 
   def testCoreMarkAgreesWithPkb(self):
     from perfkitbenchmarker.linux_benchmarks import coremark_benchmark  # pylint: disable=g-import-not-at-top
@@ -282,7 +294,7 @@ class PkbRealOutputsTest(absltest.TestCase):
         continue
       ours = netperf.Parse(text)
       # PKB reads retransmissions for names with "TCP", when its selectors
-      # asked for them; the bidirectional benchmark's did not.
+      # asked for them (outputs without them are REJECTED).
       retrans = ours.Field('LOCAL_TRANSPORT_RETRANS') is not None
       try:
         throughput, latencies, _ = netperf_benchmark.ParseNetperfOutput(
@@ -311,7 +323,7 @@ class PkbRealOutputsTest(absltest.TestCase):
         stat = s.metric.rsplit('_', 1)[-1]
         self.assertEqual(getattr(ours.latency_us, stat), s.value, (name, i))
       compared += 1
-    self.assertGreater(compared, 40)
+    self.assertGreater(compared, 30)
     self.assertGreaterEqual(rate_only_as_throughput, 5)
 
 

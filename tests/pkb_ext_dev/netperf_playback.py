@@ -24,8 +24,8 @@ import os
 from pkb_ext import paths
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'netperf')
-RR_FILE = 'tcp_rr_keyval_confidence.txt'
-STREAM_FILE = 'tcp_stream_keyval_confidence.txt'
+RR_FILE = 'tcp_rr_csv_phase.txt'
+STREAM_FILE = 'tcp_stream_csv_confidence.txt'
 NETSERVER_PID = 4242
 PROBE = (
     'netperf=/usr/bin/netperf\nnetserver=/usr/bin/netserver\n'

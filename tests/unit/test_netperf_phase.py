@@ -50,7 +50,6 @@ class ParamsTest(parameterized.TestCase):
       cloud_report_netperf_streams=['1', '8'],
       cloud_report_netperf_control_port=23900,
       cloud_report_netperf_data_port=23901,
-      cloud_report_netperf_output='human',
       cloud_report_netperf_install='distro',
       cloud_report_netperf_repetitions=4,
   )
@@ -66,7 +65,6 @@ class ParamsTest(parameterized.TestCase):
             streams=(1, 8),
             control_port=23900,
             data_port=23901,
-            output_style='human',
             install='distro',
         ),
     )
@@ -113,21 +111,21 @@ class ParamsTest(parameterized.TestCase):
 
 class CommandTest(absltest.TestCase):
 
-  def testRrCommandIsTheReportsPlusP50(self):
+  def testRrCommandIsTheReportsPlusP50AndPkbsColumns(self):
     command = net.NetperfCommand('netperf', '10.0.0.2', 'TCP_RR', net.Params())
     self.assertEqual(
         command,
         'netperf -H 10.0.0.2 -p 20000 -t TCP_RR -l 60 -I 99,5 -i 10,3 --'
-        ' -P ,20001 -k min_latency,mean_latency,P50_LATENCY,P90_LATENCY,'
+        ' -P ,20001 -o min_latency,mean_latency,P50_LATENCY,P90_LATENCY,'
         'P99_LATENCY,max_latency,stddev_latency,transaction_rate,'
         'CONFIDENCE_LEVEL,CONFIDENCE_INTERVAL,CONFIDENCE_ITERATION,'
         'THROUGHPUT_CONFID,THROUGHPUT,THROUGHPUT_UNITS,ELAPSED_TIME,PROTOCOL,'
         'DIRECTION,LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS,'
-        'REQUEST_SIZE,RESPONSE_SIZE',
+        'REQUEST_SIZE,RESPONSE_SIZE,TRANSPORT_MSS',
     )
 
   def testStreamCommand(self):
-    params = net.Params(confidence='off', output_style='csv', data_port=30000)
+    params = net.Params(confidence='off', data_port=30000)
     command = net.NetperfCommand('/nb/netperf', 'h', 'TCP_STREAM', params, 3)
     self.assertStartsWith(
         command,

@@ -32,18 +32,18 @@ def _Parse(name: str) -> netperf.Result:
 class FromResultTest(absltest.TestCase):
 
   def testRrSamples(self):
-    out = net.FromResult(_Parse('tcp_rr_keyval_confidence.txt'), {'x': 1}, 3)
+    out = net.FromResult(_Parse('tcp_rr_csv_phase.txt'), {'x': 1}, 3)
     self.assertEqual(
         [(s.metric, s.value, s.unit) for s in out],
         [
             ('netperf_latency_min', 13.0, 'us'),
-            ('netperf_latency_mean', 18.85, 'us'),
-            ('netperf_latency_p50', 17.0, 'us'),
-            ('netperf_latency_p90', 19.0, 'us'),
-            ('netperf_latency_p99', 75.0, 'us'),
-            ('netperf_latency_max', 9997.0, 'us'),
-            ('netperf_latency_stddev', 49.35, 'us'),
-            ('netperf_transaction_rate', 54698.659, 'transactions/s'),
+            ('netperf_latency_mean', 20.83, 'us'),
+            ('netperf_latency_p50', 14.0, 'us'),
+            ('netperf_latency_p90', 14.0, 'us'),
+            ('netperf_latency_p99', 18.0, 'us'),
+            ('netperf_latency_max', 11247.0, 'us'),
+            ('netperf_latency_stddev', 162.56, 'us'),
+            ('netperf_transaction_rate', 47776.04, 'transactions/s'),
         ],
     )
     md = out[0].metadata
@@ -51,42 +51,45 @@ class FromResultTest(absltest.TestCase):
     self.assertEqual(md['iteration'], 3)
     self.assertEqual(md['streams'], 1)
     self.assertEqual(md['netperf_test'], 'TCP_RR')
-    self.assertEqual(md['output_style'], 'keyval')
+    self.assertEqual(md['output_style'], 'csv')
     self.assertIs(md['confidence_requested'], True)
     self.assertIs(md['confidence_met'], False)
-    self.assertEqual(md['confidence_width_pct'], 199.428)
+    self.assertEqual(md['confidence_width_pct'], 7.4)
     self.assertEqual(md['confidence_width_target_pct'], 5.0)
     self.assertEqual(md['confidence_level_pct'], 99.0)
     self.assertEqual(md['confidence_iterations'], 3)
-    self.assertEqual(md['transaction_rate_mean_over_iterations'], 52896.83)
+    self.assertEqual(md['transaction_rate_mean_over_iterations'], 47905.29)
+    self.assertEqual(md['transport_mss_bytes'], 32768)
     self.assertEqual(md['request_size_bytes'], 1)
     self.assertEqual(md['netperf_warnings'], [])
 
   def testStreamSample(self):
-    (s,) = net.FromResult(_Parse('tcp_stream_keyval.txt'))
+    (s,) = net.FromResult(_Parse('tcp_stream_csv.txt'))
     self.assertEqual((s.metric, s.value, s.unit),
-                     ('netperf_throughput', 6879.84, 'Mbit/s'))  # fmt: skip
+                     ('netperf_throughput', 12118.34, 'Mbit/s'))  # fmt: skip
     self.assertIs(s.metadata['confidence_requested'], False)
     self.assertNotIn('confidence_met', s.metadata)
-    self.assertEqual(s.metadata['local_retransmissions'], 65)
+    self.assertEqual(s.metadata['local_retransmissions'], 30)
     self.assertEqual(s.metadata['transport_mss_bytes'], 65483)
     self.assertEqual(s.metadata['iteration'], 1)
 
   def testUnknownConfidenceLeavesMetOut(self):
-    out = net.FromResult(_Parse('tcp_rr_human_confidence.txt'))
+    # netperf prints -1 for a width it did not measure.
+    text = (DATA / 'tcp_rr_csv_phase.txt').read_text()
+    out = net.FromResult(netperf.Parse(text.replace(',7.400,', ',-1.000,')))
     self.assertIs(out[0].metadata['confidence_requested'], True)
     self.assertNotIn('confidence_met', out[0].metadata)
 
   def testEveryMetricIsInTheCatalog(self):
     self.assertEqual(phase_modules.Catalog()['netperf_throughput'], 'Mbit/s')
-    for s in net.FromResult(_Parse('tcp_rr_human.txt')):
+    for s in net.FromResult(_Parse('tcp_rr_csv.txt')):
       self.assertEqual(phase_modules.Catalog()[s.metric], s.unit)
 
 
 class FromStreamsTest(absltest.TestCase):
 
   def testOneStreamIsFromResult(self):
-    result = _Parse('tcp_stream_keyval.txt')
+    result = _Parse('tcp_stream_csv.txt')
     (a,) = net.FromStreams([result], {'a': 1}, 2)
     (b,) = net.FromResult(result, {'a': 1}, 2)
     self.assertEqual(
@@ -96,24 +99,21 @@ class FromStreamsTest(absltest.TestCase):
 
   def testSumsConcurrentStreams(self):
     results = [
-        _Parse('tcp_stream_keyval_confidence.txt'),
         _Parse('tcp_stream_csv_confidence.txt'),
-        _Parse('tcp_stream_human.txt'),
+        _Parse('tcp_stream_csv.txt'),
     ]
     (s,) = net.FromStreams(results, {'a': 1}, 2)
     self.assertEqual(s.metric, 'netperf_throughput')
-    self.assertAlmostEqual(s.value, 10673.35 + 7064.50 + 11407.21)
-    self.assertEqual(s.metadata['streams'], 3)
+    self.assertAlmostEqual(s.value, 7064.50 + 12118.34)
+    self.assertEqual(s.metadata['streams'], 2)
     self.assertEqual(s.metadata['iteration'], 2)
-    self.assertEqual(
-        s.metadata['stream_throughputs_mbps'], [10673.35, 7064.50, 11407.21]
-    )
-    # The human run asked for no confidence: the streams disagree.
+    self.assertEqual(s.metadata['stream_throughputs_mbps'], [7064.50, 12118.34])
+    # The second run asked for no confidence: the streams disagree.
     self.assertNotIn('confidence_met', s.metadata)
-    self.assertEqual(s.metadata['confidence_width_pct_max'], 496.378)
+    self.assertEqual(s.metadata['confidence_width_pct_max'], 348.157)
 
   def testAllStreamsMustMeetConfidence(self):
-    results = [_Parse('tcp_stream_keyval_confidence.txt')] * 2
+    results = [_Parse('tcp_stream_csv_confidence.txt')] * 2
     (s,) = net.FromStreams(results)
     self.assertIs(s.metadata['confidence_met'], False)
 
@@ -121,7 +121,7 @@ class FromStreamsTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, 'no netperf stream results'):
       net.FromStreams([])
     with self.assertRaisesRegex(ValueError, 'no stream throughput'):
-      net.FromStreams([_Parse('tcp_rr_keyval.txt')] * 2)
+      net.FromStreams([_Parse('tcp_rr_csv.txt')] * 2)
 
 
 def _Samples(metric, values, test='TCP_STREAM', streams=1):

@@ -15,8 +15,8 @@
 
 Its modules:
   netserver      the shell commands that start and stop a netserver (pure);
-  parser         netperf's output -> a result (pure), with parser_styles
-                 for the output styles netperf prints;
+  parser         netperf's -o output -> a result through PKB's netperf
+                 parser (pure);
   samples        the metric catalog and the samples of one test;
   stages         the flags (read once into Params) and the phase's functions
                  (see phases.py).

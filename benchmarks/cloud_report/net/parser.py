@@ -11,38 +11,39 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Parses the stdout of one netperf (2.6+) run; pure.
+"""A netperf run's -o output through PKB's netperf parser (pure).
 
-netperf's omni output selectors print in three styles, all handled here:
-
-  -O  human-readable columns (what the 2021 report's script used),
-  -o  CSV (a title row and a value row),
-  -k  key=value lines,
-
-plus the classic tables netperf prints with no selector, the only style in
-which netperf prints its own "!!! WARNING ... Desired confidence was not
-achieved" block. The optional banner ("MIGRATED TCP STREAM TEST from ...")
-names the test and, with -I, the requested confidence.
+The net phase asks netperf for -o output (a banner, a title row and a value
+row), the format PKB's netperf_benchmark.ParseNetperfOutput reads; the
+throughput (or transaction rate) and the latency percentiles, minimum,
+maximum and standard deviation are PKB's. PKB's parser indexes columns it
+expects and raises KnownIntermittentError (or KeyError, ValueError) on
+output that lacks them, so this module first checks what the phase asked
+for and says what is wrong in one ParseError line: a netperf error message,
+a missing banner or row, a column without its value (output cut short), a
+value that is not a number, a negative or contradicting latency. It also
+reads the report's columns PKB's parser leaves out: the mean latency, the
+TRANSACTION_RATE column, the confidence level and target, the elapsed time,
+the protocol and direction.
 
 Semantics worth knowing (netperf 2.7.0 nettest_omni.c/netlib.c): with -I,
 THROUGHPUT is the mean over the confidence iterations, TRANSACTION_RATE is the
 last iteration's rate, the latency statistics cover all iterations, and
 THROUGHPUT_CONFID is the achieved full width of the interval in percent of the
-mean (netperf's target is the -I width, e.g. 5 for +/-2.5%).
-
-A request/response test's rate is TRANSACTION_RATE; output that carries only
-THROUGHPUT in Trans/s (e.g. PKB's netperf selectors) gives its rate from
-THROUGHPUT. The latency histogram netperf prints with -v 2 and its
-"catcher: timer popped" diagnostic are set aside. Latencies, rates,
-throughput and the elapsed time are never negative.
+mean (netperf's target is the -I width, e.g. 5 for +/-2.5%). The latency
+histogram netperf prints with -v 2 is set aside, and its "catcher: timer
+popped" diagnostic kept as a warning.
 """
 
+import csv
 import dataclasses
 import math
 import re
 from typing import Sequence
 
-from benchmarks.cloud_report.net import parser_styles as styles
+from perfkitbenchmarker import errors
+from perfkitbenchmarker.linux_benchmarks import netperf_benchmark
+
 from benchmarks.cloud_report.parsers import ParseError
 
 LATENCY_SELECTORS = {
@@ -54,52 +55,62 @@ LATENCY_SELECTORS = {
     'max': 'MAX_LATENCY',
     'stddev': 'STDDEV_LATENCY',
 }
-_NUMERIC = set(LATENCY_SELECTORS.values()) | {
+# The -o column titles of the selectors the phase asks for -> selector.
+TITLES = {
+    'Minimum Latency Microseconds': 'MIN_LATENCY',
+    'Mean Latency Microseconds': 'MEAN_LATENCY',
+    '50th Percentile Latency Microseconds': 'P50_LATENCY',
+    '90th Percentile Latency Microseconds': 'P90_LATENCY',
+    '99th Percentile Latency Microseconds': 'P99_LATENCY',
+    'Maximum Latency Microseconds': 'MAX_LATENCY',
+    'Stddev Latency Microseconds': 'STDDEV_LATENCY',
+    'Transaction Rate Tran/s': 'TRANSACTION_RATE',
+    'Throughput': 'THROUGHPUT',
+    'Throughput Units': 'THROUGHPUT_UNITS',
+    'Confidence Level Percent': 'CONFIDENCE_LEVEL',
+    'Confidence Width Target': 'CONFIDENCE_INTERVAL',
+    'Confidence Iterations Run': 'CONFIDENCE_ITERATION',
+    'Throughput Confidence Width (%)': 'THROUGHPUT_CONFID',
+    'Elapsed Time (sec)': 'ELAPSED_TIME',
+    'Protocol': 'PROTOCOL',
+    'Direction': 'DIRECTION',
+    'Request Size Bytes': 'REQUEST_SIZE',
+    'Response Size Bytes': 'RESPONSE_SIZE',
+    'Local Send Size': 'LOCAL_SEND_SIZE',
+    'Remote Recv Size': 'REMOTE_RECV_SIZE',
+    'Transport MSS bytes': 'TRANSPORT_MSS',
+    'Local Transport Retransmissions': 'LOCAL_TRANSPORT_RETRANS',
+    'Remote Transport Retransmissions': 'REMOTE_TRANSPORT_RETRANS',
+}
+_TEXT = {'THROUGHPUT_UNITS', 'PROTOCOL', 'DIRECTION'}
+# Values that are never negative (netperf prints -1 for others, such as
+# retransmissions and the confidence width where it measured none).
+_NONNEGATIVE = set(LATENCY_SELECTORS.values()) | {
     'TRANSACTION_RATE',
-    'RT_LATENCY',
     'THROUGHPUT',
-    'CONFIDENCE_LEVEL',
-    'CONFIDENCE_INTERVAL',
-    'CONFIDENCE_ITERATION',
-    'THROUGHPUT_CONFID',
     'ELAPSED_TIME',
-    'REQUEST_SIZE',
-    'RESPONSE_SIZE',
-    'LOCAL_SEND_SIZE',
-    'REMOTE_RECV_SIZE',
-    'TRANSPORT_MSS',
-    'LOCAL_TRANSPORT_RETRANS',
-    'REMOTE_TRANSPORT_RETRANS',
 }
-# netperf -f units -> Mbit/s (lower case = powers of 10 of bits, upper case =
-# powers of 2 of bytes, as netlib.c calc_thruput_interval divides).
-UNITS_TO_MBPS = {
-    '10^3bits/s': 1e-3,
-    '10^6bits/s': 1.0,
-    '10^9bits/s': 1e3,
-    'KBytes/s': 1024 * 8 / 1e6,
-    'MBytes/s': 1024**2 * 8 / 1e6,
-    'GBytes/s': 1024**3 * 8 / 1e6,
+# PKB's sample names of the latency statistics it reads -> ours.
+_PKB_LATENCY = {
+    'p50': 'p50',
+    'p90': 'p90',
+    'p99': 'p99',
+    'min': 'min',
+    'max': 'max',
+    'stddev': 'stddev',
 }
+# netperf -f units -> Mbit/s; the phase asks for -f m (what PKB's parser
+# reads as Mbits/sec).
+UNITS_TO_MBPS = {'10^6bits/s': 1.0}
+_DIRECTION_TESTS = {'Send|Recv': 'RR', 'Send': 'STREAM', 'Recv': 'MAERTS'}
+_BANNER = re.compile(
+    r'^(?:MIGRATED |OMNI )?(?P<name>.+?) TEST from \S+ \(.*?\) port \d+ \S+'
+    r' to .*'
+)
 _BANNER_TESTS = {
     'TCP REQUEST/RESPONSE': 'TCP_RR',
     'TCP STREAM': 'TCP_STREAM',
-    'TCP MAERTS': 'TCP_MAERTS',
-    'TCP Connect/Request/Response': 'TCP_CRR',
-    'UDP REQUEST/RESPONSE': 'UDP_RR',
-    'UDP STREAM': 'UDP_STREAM',
 }
-_DIRECTION_TESTS = {'Send|Recv': 'RR', 'Send': 'STREAM', 'Recv': 'MAERTS'}
-
-_BANNER = re.compile(
-    r'^(?:MIGRATED )?(?P<name>.+?) TEST from \S+ \(.*?\) port \d+ \S+ to .*'
-)
-_BANNER_CONFIDENCE = re.compile(
-    r': \+/-(?P<half>\d{1,9}(?:\.\d{1,9})?)% @ (?P<level>\d{1,3})% conf\.'
-)
-_WARNING_WIDTH = re.compile(
-    r'Confidence intervals: Throughput\s*:\s*(\d{1,9}(?:\.\d{1,9})?)%'
-)
 # netperf -v 2 prints a latency histogram after the results.
 _HISTOGRAM = re.compile(
     r'^(?:Histogram of .*|(?:UNIT|TEN|HUNDRED)_(?:USEC|MSEC|SEC)\s*:[\s\d:]*'
@@ -107,21 +118,12 @@ _HISTOGRAM = re.compile(
 )
 # netlib.c's catcher() diagnostic: the timer fired late; the run is valid.
 _CATCHER = re.compile(r'^catcher: timer popped with times_up != 0$')
-_NOT_ACHIEVED = 'Desired confidence was not achieved'
 _FAILURE = re.compile(
     r'establish.control|could not|refused|unable|failed|error|errno|timed out'
     r'|partial response|no response|reset by peer|broken pipe|not found'
     r'|invalid|unknown|usage:',
     re.IGNORECASE,
 )
-# Values that are never negative (netperf prints -1 only for others, such as
-# retransmissions and the confidence width where it measured none).
-_NONNEGATIVE = set(LATENCY_SELECTORS.values()) | {
-    'TRANSACTION_RATE',
-    'RT_LATENCY',
-    'THROUGHPUT',
-    'ELAPSED_TIME',
-}
 # How far below MIN_LATENCY (a fraction of it) a percentile read off
 # netperf's histogram may lie.
 PERCENTILE_SLACK = 0.1
@@ -149,7 +151,7 @@ class Confidence:
 
   level_pct: float
   width_target_pct: float
-  width_pct: float | None  # achieved; None when the output does not say
+  width_pct: float | None  # achieved; None when netperf measured none
   iterations: int | None
   met: bool | None  # None when the output does not say
 
@@ -158,18 +160,18 @@ class Confidence:
 class Result:
   """One netperf run."""
 
-  style: str  # human (-O), csv (-o), keyval (-k) or classic
+  style: str  # always csv (-o), the output PKB's parser reads
   test: str  # e.g. TCP_RR, TCP_STREAM; 'unknown' if the output does not say
   fields: tuple[tuple[str, str], ...]  # selector (or unknown title), raw
   latency_us: Latency | None
   # transactions/s: TRANSACTION_RATE (the last iteration with -I), else
-  # THROUGHPUT when its unit is Trans/s (the mean over -I iterations).
+  # PKB's rate, THROUGHPUT in Trans/s (the mean over -I iterations).
   transaction_rate: float | None
   throughput: float | None  # in throughput_units; mean over -I iterations
   throughput_units: str | None
   elapsed_s: float | None
   confidence: Confidence | None  # None when no confidence was requested
-  warnings: tuple[str, ...]  # netperf's own "!!!" lines
+  warnings: tuple[str, ...]  # netperf's diagnostics that keep the run
 
   def Field(self, name: str) -> str | None:
     return dict(self.fields).get(name)
@@ -192,91 +194,35 @@ def _Number(name: str, raw: str) -> float:
   return value
 
 
-def _FailureLine(lines: Sequence[str]) -> str | None:
-  """The first line that reads as a netperf error message, if any.
-
-  Result lines never do: they are KEY=value, padded columns, or carry the
-  quoted command line.
-  """
-  for line in lines:
-    if (
-        _FAILURE.search(line)
-        and not styles.KEYVAL.match(line)
-        and '  ' not in line.strip()
-        and '"' not in line
-    ):
-      return line.strip()
-  return None
-
-
-def _Warnings(lines: Sequence[str]) -> tuple[str, ...]:
-  """netperf's "!!!" blocks, one message per block, blanks squeezed."""
-  blocks, current = [], []
-  for line in lines + ['']:
-    if line[:3] == '!!!':
-      current.append(' '.join(line.lstrip('!').split()))
-    elif current:
-      blocks.append(current)
-      current = []
-  messages = []
-  for block in blocks:
-    if block[0] == 'WARNING' and len(block) > 1:
-      block = ['WARNING: ' + block[1]] + block[2:]
-    messages.append(' '.join(block))
-  return tuple(messages)
-
-
-def _Test(banner_name: str | None, fields: dict[str, str]) -> str:
-  if banner_name:
-    return _BANNER_TESTS.get(banner_name, banner_name.replace(' ', '_'))
-  kind = _DIRECTION_TESTS.get(fields.get('DIRECTION', ''))
-  protocol = fields.get('PROTOCOL')
-  if kind and protocol:
-    return f'{protocol}_{kind}'
-  return 'unknown'
-
-
-def _Confidence(banner, fields, warnings, style) -> Confidence | None:
-  """Reads the -I confidence result, or None when none was requested."""
-  level = fields.get('CONFIDENCE_LEVEL')
-  requested = banner is not None or (level is not None and float(level) > 0)
-  if not requested:
-    return None
-  target = fields.get('CONFIDENCE_INTERVAL')
-  width = fields.get('THROUGHPUT_CONFID')
-  iterations = fields.get('CONFIDENCE_ITERATION')
-  if level:
-    level = float(level)
-  elif banner:
-    level = float(banner.group('level'))
-  else:
-    raise ParseError('confidence requested but its level is missing')
-  if target:
-    target = float(target)
-  elif banner:
-    target = 2 * float(banner.group('half'))
-  else:
-    raise ParseError('CONFIDENCE_LEVEL without CONFIDENCE_INTERVAL')
-  width = float(width) if width is not None and float(width) >= 0 else None
-  not_achieved = any(_NOT_ACHIEVED in w for w in warnings)
-  for w in warnings:
-    m = _WARNING_WIDTH.search(w)
-    if m and width is None:
-      width = float(m.group(1))
-  if not_achieved:
-    met = False
-  elif width is not None:
-    met = width <= target
-  else:
-    # Classic output always warns when missing the target; -O/-o/-k do not.
-    met = True if style == 'classic' else None
-  return Confidence(
-      level_pct=level,
-      width_target_pct=target,
-      width_pct=width,
-      iterations=int(float(iterations)) if iterations else None,
-      met=met,
-  )
+def _Rows(text: str) -> tuple:
+  """(banner, its two rows, titles, values, warnings) of -o output."""
+  if not text or not text.strip():
+    raise ParseError('empty netperf output')
+  lines = [line.strip() for line in text.splitlines() if line.strip()]
+  lines = [line for line in lines if not _HISTOGRAM.match(line)]
+  warnings = [line for line in lines if _CATCHER.match(line)]
+  lines = [line for line in lines if not _CATCHER.match(line)]
+  banner = _BANNER.match(lines[0]) if lines else None
+  body = lines[1:] if banner else lines
+  for line in body:
+    if _FAILURE.search(line) and line.count(',') < 2:
+      raise ParseError(f'netperf failed: {line}')
+  if not banner:
+    raise ParseError(
+        f'no netperf test banner before the -o rows: {lines[0][:200]!r}'
+    )
+  if len(body) != 2:
+    raise ParseError(
+        f'-o output needs a title row and a value row, got {len(body)} rows'
+        ' (truncated output?)'
+    )
+  titles, values = (next(csv.reader([row])) for row in body)
+  if len(titles) != len(values):
+    raise ParseError(
+        f'-o output has {len(titles)} titles but {len(values)} values'
+        ' (truncated output?)'
+    )
+  return banner, body, titles, values, warnings
 
 
 def _CheckLatencyOrder(latency: Latency) -> None:
@@ -288,11 +234,11 @@ def _CheckLatencyOrder(latency: Latency) -> None:
   the minimum) below MIN_LATENCY; the mean, printed with two decimals, may
   be 0.01 off.
   """
-  named = [
-      (selector, getattr(latency, field))
-      for field, selector in LATENCY_SELECTORS.items()
-  ]
-  values = {s: v for s, v in named if v is not None}
+  values = {
+      s: getattr(latency, f)
+      for f, s in LATENCY_SELECTORS.items()
+      if getattr(latency, f) is not None
+  }
   percentiles = [
       (s, values[s])
       for s in ('P50_LATENCY', 'P90_LATENCY', 'P99_LATENCY')
@@ -326,13 +272,61 @@ def _CheckLatencyOrder(latency: Latency) -> None:
     )
 
 
-def Parse(text: str, required: Sequence[str] = ()) -> Result:
-  """Parses one netperf run's stdout.
+def _Test(banner_name: str, fields: dict[str, str]) -> str:
+  kind = _DIRECTION_TESTS.get(fields.get('DIRECTION', ''))
+  protocol = fields.get('PROTOCOL')
+  if kind and protocol:
+    return f'{protocol}_{kind}'
+  return _BANNER_TESTS.get(banner_name, 'unknown')
+
+
+def _Pkb(text: str, test: str):
+  """PKB's ParseNetperfOutput: (rate or throughput, {stat: latency}).
 
   Args:
-    text: netperf's stdout (any of -O, -o, -k or classic output).
+    text: the banner, the title row and the value row (no diagnostics).
+    test: the netperf test, e.g. TCP_RR.
+  """
+  try:
+    throughput, latencies, _ = netperf_benchmark.ParseNetperfOutput(
+        text, {}, test, enable_latency_histograms=False
+    )
+  except (errors.Benchmarks.KnownIntermittentError, KeyError, ValueError) as e:
+    raise ParseError(
+        f"PKB's netperf parser refused the output: {str(e)[:300]}"
+    ) from None
+  prefix = f'{test}_Latency_'
+  stats = {s.metric[len(prefix) :]: s.value for s in latencies}
+  return throughput.value, stats
+
+
+def _Confidence(numbers: dict[str, float]) -> Confidence | None:
+  """The -I confidence result, or None when none was requested."""
+  level = numbers.get('CONFIDENCE_LEVEL')
+  if not level or level <= 0:
+    return None
+  target = numbers.get('CONFIDENCE_INTERVAL')
+  if target is None or target <= 0:
+    raise ParseError('CONFIDENCE_LEVEL without CONFIDENCE_INTERVAL')
+  width = numbers.get('THROUGHPUT_CONFID')
+  width = width if width is not None and width >= 0 else None
+  iterations = numbers.get('CONFIDENCE_ITERATION')
+  return Confidence(
+      level_pct=level,
+      width_target_pct=target,
+      width_pct=width,
+      iterations=int(iterations) if iterations is not None else None,
+      met=None if width is None else width <= target,
+  )
+
+
+def Parse(text: str, required: Sequence[str] = ()) -> Result:
+  """Parses one netperf run's -o stdout.
+
+  Args:
+    text: netperf's stdout: a banner, a title row and a value row.
     required: selectors that must be present (the ones the caller asked
-      for), which catches output truncated at a line boundary.
+      for), which catches output truncated at a column.
 
   Returns:
     A Result.
@@ -340,27 +334,9 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
   Raises:
     ParseError: empty, truncated, garbled or failed output.
   """
-  if not text or not text.strip():
-    raise ParseError('empty netperf output')
-  lines = [line.rstrip('\n') for line in text.splitlines()]
-  lines = [line for line in lines if line.strip()]
-  banner = banner_name = None
-  if lines and _BANNER.match(lines[0]):
-    banner_name = _BANNER.match(lines[0]).group('name')
-    banner = _BANNER_CONFIDENCE.search(lines[0])
-    lines = lines[1:]
-  lines = [line for line in lines if not _HISTOGRAM.match(line.strip())]
-  catcher = [line.strip() for line in lines if _CATCHER.match(line.strip())]
-  lines = [line for line in lines if not _CATCHER.match(line.strip())]
-  warnings = _Warnings(lines) + tuple(catcher)
-  body = [line for line in lines if line[:3] != '!!!']
-  failure = _FailureLine(body)
-  if failure:
-    raise ParseError(f'netperf failed: {failure}')
-  if not body:
-    raise ParseError('no results after the banner (truncated output?)')
-  style = styles.Style(body)
-  pairs = styles.Pairs(style, body)
+  banner, rows, titles, values, warnings = _Rows(text)
+  pairs = [(TITLES.get(t.strip(), t.strip()), v.strip()) for t, v in
+           zip(titles, values)]  # fmt: skip
   fields = dict(pairs)
   if len(fields) != len(pairs):
     raise ParseError(f'a selector appears twice in {[k for k, _ in pairs]}')
@@ -369,41 +345,38 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
       raise ParseError(f'{name.upper()} missing from netperf output')
   numbers = {}
   for name, raw in fields.items():
-    if name in _NUMERIC:
+    if name in TITLES.values() and name not in _TEXT:
       if not raw:
         raise ParseError(f'{name} has no value (truncated output?)')
       numbers[name] = _Number(name, raw)
       if name in _NONNEGATIVE and numbers[name] < 0:
         raise ParseError(f'{name} is negative: {raw!r}')
+  if 'THROUGHPUT' not in numbers:
+    raise ParseError('THROUGHPUT missing from netperf output')
   units = fields.get('THROUGHPUT_UNITS')
-  if units is not None and units != 'Trans/s' and units not in UNITS_TO_MBPS:
-    raise ParseError(f'unknown THROUGHPUT_UNITS {units!r}')
-  if 'THROUGHPUT' in numbers and units is None:
-    raise ParseError('THROUGHPUT without THROUGHPUT_UNITS')
+  if units != 'Trans/s' and units not in UNITS_TO_MBPS:
+    raise ParseError(f'unknown THROUGHPUT_UNITS {units!r} (not -f m?)')
+  test = _Test(banner.group('name'), fields)
+  pkb_value, pkb_latency = _Pkb('\n'.join([banner.group(0)] + rows), test)
   latency = None
   if any(s in numbers for s in LATENCY_SELECTORS.values()):
-    latency = Latency(
-        **{k: numbers.get(s) for k, s in LATENCY_SELECTORS.items()}
-    )
-  if latency is not None:
+    stats = {k: numbers.get(s) for k, s in LATENCY_SELECTORS.items()}
+    stats |= {ours: pkb_latency[pkb] for pkb, ours in _PKB_LATENCY.items()
+              if pkb in pkb_latency}  # fmt: skip
+    latency = Latency(**stats)
     _CheckLatencyOrder(latency)
   rate = numbers.get('TRANSACTION_RATE')
-  if rate is None and units == 'Trans/s' and 'THROUGHPUT' in numbers:
-    rate = numbers['THROUGHPUT']  # e.g. PKB's selectors: no TRANSACTION_RATE
-  if rate is None and latency is None and 'THROUGHPUT' not in numbers:
-    raise ParseError(
-        'no result in netperf output: none of TRANSACTION_RATE, THROUGHPUT or'
-        ' latency'
-    )
+  if rate is None and units == 'Trans/s':
+    rate = pkb_value
   return Result(
-      style=style,
-      test=_Test(banner_name, fields),
+      style='csv',
+      test=test,
       fields=tuple(pairs),
       latency_us=latency,
       transaction_rate=rate,
-      throughput=numbers.get('THROUGHPUT'),
-      throughput_units=units if 'THROUGHPUT' in numbers else None,
+      throughput=pkb_value,
+      throughput_units=units,
       elapsed_s=numbers.get('ELAPSED_TIME'),
-      confidence=_Confidence(banner, fields, warnings, style),
-      warnings=warnings,
+      confidence=_Confidence(numbers),
+      warnings=tuple(warnings),
   )

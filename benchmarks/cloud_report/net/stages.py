@@ -19,20 +19,26 @@ one netperf process on the client VM against a netserver on the first db VM
 `-I 99,5`:
 
 - TCP_RR with the report's output selectors (min, mean, P90, P99, max and
-  stddev latency, transaction rate) plus P50;
+  stddev latency, transaction rate) plus P50 and the columns PKB's netperf
+  parser reads;
 - TCP_STREAM (an omni send test), one stream; optionally N concurrent
   netperf processes whose throughputs are summed.
 
 With -I netperf repeats each test 3 to 10 times (-i 10,3, netperf's default
 with -I) until the interval is met, so a 60 s test takes 3 to 10 minutes.
 The output selectors also ask for netperf's confidence result, which only
-netperf's classic tables would otherwise warn about. The report saw bimodal
+netperf's classic tables would otherwise warn about. netperf prints them as
+-o CSV, which PKB's netperf_benchmark.ParseNetperfOutput reads (see
+net/parser.py). The report saw bimodal
 throughput, so --cloud_report_netperf_repetitions repeats the tests and the
 samples say whether the repetitions look bimodal.
 
 netserver is started on --cloud_report_netperf_control_port, its PID kept in a
 pidfile on the server, and it is stopped by that PID and no other (PKB's
-netperf benchmark runs `killall netserver`; this phase never does).
+netperf benchmark at the pin runs `killall netserver` in its cleanup, so its
+PrepareServerVM and Cleanup are not used here until the series' patch
+"Stop netperf's netservers by their PIDs" is in PKB; this phase never runs
+killall).
 """
 
 import dataclasses
@@ -56,7 +62,6 @@ PHASE = phase_table.NET.sample
 PARSER = netperf_parser
 SAMPLES = net_samples
 TESTS = ('TCP_RR', 'TCP_STREAM')
-STYLE_OPTIONS = {'keyval': '-k', 'human': '-O', 'csv': '-o'}
 # The report's TCP_RR selectors, spelled as its script did, plus P50.
 REPORT_RR_SELECTORS = (
     'min_latency', 'mean_latency', 'P50_LATENCY', 'P90_LATENCY',
@@ -75,7 +80,7 @@ SELECTORS = {
         REPORT_RR_SELECTORS
         + CONFIDENCE_SELECTORS
         + COMMON_SELECTORS
-        + ('REQUEST_SIZE', 'RESPONSE_SIZE')
+        + ('REQUEST_SIZE', 'RESPONSE_SIZE', 'TRANSPORT_MSS')
     ),
     'TCP_STREAM': (
         CONFIDENCE_SELECTORS
@@ -100,21 +105,18 @@ def RequiredSelectors(test: str) -> list[str]:
 def ArchivedRequiredSelectors(text: str) -> list[str]:
   """The selectors the phase would require of an archived netperf output.
 
-  Only -k output (KEY=value lines) needs them: cut at a line boundary it
-  leaves nothing garbled, so each selector the phase asks for in its test
-  must be there. A cut -O, -o or classic table shows itself: none needed.
+  A cut -o output shows itself (a row or value missing); every selector
+  the phase asks for in its test must be there, as in the phase's Run.
 
   Raises:
-    parsers.ParseError: -k output of a test the phase does not run.
+    parsers.ParseError: output of a test the phase does not run.
   """
   result = netperf_parser.Parse(text)
-  if result.style != 'keyval':
-    return []
   if result.test not in TESTS:
     raise parsers.ParseError(
         f'netperf test {result.test!r} is not one the net phase runs'
-        f' ({", ".join(TESTS)}): no banner and no PROTOCOL/DIRECTION'
-        ' (truncated?)'
+        f' ({", ".join(TESTS)}): its PROTOCOL/DIRECTION or banner say'
+        ' another'
     )
   return RequiredSelectors(result.test)
 
@@ -247,13 +249,6 @@ class Params:
       lower_bound=1,
       upper_bound=65535,
   )
-  output_style: str = settings.Enum(
-      'cloud_report_netperf_output',
-      'keyval',
-      STYLE_OPTIONS,
-      "netperf output style: keyval (-k), human (-O, as the report's"
-      ' script) or csv (-o); all carry the same selectors.',
-  )
   install: str = settings.Enum(
       'cloud_report_netperf_install',
       'auto',
@@ -315,7 +310,7 @@ def NetperfCommand(
   parts += [
       '--',
       f'-P ,{params.data_port + stream}',
-      STYLE_OPTIONS[params.output_style],
+      '-o',  # CSV, the output PKB's ParseNetperfOutput reads
       ','.join(SELECTORS[test]),
   ]
   return ' '.join(parts)

@@ -37,6 +37,11 @@ run tcp_rr_keyval -t TCP_RR -l $len -- -k $rr -P ,$data
 run tcp_rr_keyval_confidence -t TCP_RR -l $len -I 99,5 -i 3,3 -- -k $rr -P ,$data
 run tcp_rr_keyval_confidence_met -t TCP_RR -l $len -I 95,50 -i 10,3 -- -k $rr -P ,$data
 run tcp_rr_classic -t TCP_RR -l $len -- -P ,$data
+# The net phase's runs: -o with its selectors (TCP_RR's with TRANSPORT_MSS,
+# which PKB's netperf parser reads for TCP tests).
+run tcp_rr_csv -t TCP_RR -l $len -- -o $rr,TRANSPORT_MSS -P ,$data
+run tcp_rr_csv_phase -t TCP_RR -l $len -I 99,5 -i 3,3 -- -o $rr,TRANSPORT_MSS -P ,$data
+run tcp_stream_csv -t TCP_STREAM -l $len -f m -- -o $stream -P ,$data
 # TCP_STREAM, single stream.
 run tcp_stream_human -t TCP_STREAM -l $len -f m -- -O THROUGHPUT,THROUGHPUT_UNITS,$conf -P ,$data
 run tcp_stream_csv_confidence -t TCP_STREAM -l $len -f m -I 99,5 -i 3,3 -- -o $stream -P ,$data

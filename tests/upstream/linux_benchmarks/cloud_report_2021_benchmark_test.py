@@ -134,7 +134,7 @@ class ParseTextTest(pkb_common_test_case.PkbCommonTestCase):
   _OUTPUTS = {
       phase_table.CPU: 'single_core.txt',
       phase_table.IO: 'job_rd-iops.json',
-      phase_table.NET: 'tcp_rr_keyval.txt',
+      phase_table.NET: 'tcp_rr_csv.txt',
       phase_table.TPCC: 'cockroach_v20.2.3_resinfra_8node_100wh_30m.txt',
   }
 

@@ -39,8 +39,8 @@ def _Read(name):
     return f.read()
 
 
-RR = _Read('tcp_rr_keyval_confidence.txt')
-STREAM = _Read('tcp_stream_keyval_confidence.txt')
+RR = _Read('tcp_rr_csv_phase.txt')
+STREAM = _Read('tcp_stream_csv_confidence.txt')
 PROBE = (
     'netperf=/usr/bin/netperf\nnetserver=/usr/bin/netserver\n'
     'version=Netperf version 2.7.0\n'

@@ -33,23 +33,23 @@ def _Read(tool, name):
 
 
 class NetperfTest(pkb_common_test_case.PkbCommonTestCase):
-  """netperf outputs in each report style."""
+  """The net phase's -o netperf outputs, read with PKB's netperf parser."""
 
-  def testHumanRequestResponse(self):
-    result = netperf.Parse(_Read('netperf', 'tcp_rr_human.txt'))
-    self.assertEqual(result.style, 'human')
-    self.assertEqual(result.transaction_rate, 56218.227)
+  def testRequestResponse(self):
+    result = netperf.Parse(_Read('netperf', 'tcp_rr_csv.txt'))
+    self.assertEqual(result.style, 'csv')
+    self.assertEqual(result.transaction_rate, 51131.017)
+    self.assertEqual(result.latency_us.mean, 19.52)
     self.assertEqual(result.warnings, ())
 
-  def testKeyvalWithConfidence(self):
-    text = _Read('netperf', 'tcp_rr_keyval_confidence.txt')
-    fields = dict(
-        line.split('=', 1) for line in text.splitlines() if '=' in line
-    )
-    result = netperf.Parse(text)
-    self.assertEqual(result.style, 'keyval')
-    self.assertEqual(result.latency_us.p90, float(fields['P90_LATENCY']))
-    self.assertEqual(result.latency_us.p50, float(fields['P50_LATENCY']))
+  def testStreamWithConfidence(self):
+    result = netperf.Parse(_Read('netperf', 'tcp_stream_csv_confidence.txt'))
+    self.assertEqual(result.throughput_mbps, 7064.50)
+    self.assertIs(result.confidence.met, False)
+
+  def testMissingColumnOfPkbsParserIsRejected(self):
+    with self.assertRaises(parsers.ParseError):
+      netperf.Parse(_Read('netperf', 'tcp_rr_csv_confidence.txt'))
 
   def testConnectionRefusedIsRejected(self):
     with self.assertRaises(parsers.ParseError):
@@ -60,7 +60,7 @@ class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
 
   def testSamplesAreInThePhasesCatalog(self):
     samples = phase_samples.FromResult(
-        netperf.Parse(_Read('netperf', 'tcp_rr_keyval.txt'))
+        netperf.Parse(_Read('netperf', 'tcp_rr_csv_phase.txt'))
     )
     self.assertNotEmpty(samples)
     for s in samples:
