@@ -35,7 +35,6 @@ _KNOWN = sorted(
         'disk/params',
         'errors',
         'net/netserver',
-        'net/parser_styles',
         'net/stages',
         'object_storage/buckets',
         'object_storage/params',
