@@ -112,9 +112,12 @@ class LocalVmTest(absltest.TestCase):
     with open(
         os.path.join(self.work, storage_commands.OutputFile(io.FILL_JOB))
     ) as f:
-      (fill,) = fio_parser.Parse(f.read()).jobs
-    self.assertEqual(fill.directions[0].name, 'write')
-    self.assertBetween(fill.directions[0].io_bytes, 1, 1 << 30)
+      text = f.read()
+    (fill,) = fio_parser.Parse(text).jobs
+    self.assertEqual([d.name for d in fill.directions], ['write'])
+    self.assertBetween(
+        json.loads(text)['jobs'][0]['write']['io_bytes'], 1, 1 << 30
+    )
     self.assertEqual(
         (fill.Option('size'), fill.Option('time_based')), ('100%', '0')
     )

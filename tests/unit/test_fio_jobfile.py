@@ -22,6 +22,7 @@ import configparser
 import dataclasses
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -31,6 +32,7 @@ from absl import flags
 from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
+from perfkitbenchmarker.linux_benchmarks.fio import fio_benchmark
 
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import stages as io
@@ -40,6 +42,9 @@ GLOBAL = {
     'thread': '1', 'ioengine': 'libaio', 'direct': '1', 'fadvise_hint': '0',
     'group_reporting': '1', 'randrepeat': '0', 'verify': '0',
     'time_based': '1', 'runtime': '120s', 'ramp_time': '2s', 'size': '100%',
+    # Not the report's: PKB's list, which its fio parser reads (see below).
+    'percentile_list': '1:5:10:20:25:30:40:50:60:70:75:80:90:95:99:99.5:99.9'
+                       ':99.95:99.99',
 }  # fmt: skip
 
 
@@ -91,6 +96,15 @@ class JobFileTest(parameterized.TestCase):
     self.assertEqual(list(sections), ['global'] + list(_Report()))
     self.assertEqual(sections.pop('global'), GLOBAL)
     self.assertEqual(sections, _Report())
+
+  def testPercentileListIsPkbs(self):
+    """The one line not the report's is PKB's fio_benchmark's own."""
+    pkb = re.search(
+        r'^percentile_list=(\S+)$', fio_benchmark.JOB_FILE_TEMPLATE, re.M
+    )
+    self.assertEqual(
+        _Sections(_Render())['global']['percentile_list'], pkb.group(1)
+    )
 
   def testLocalSsdMultipliesDepthsAndTightensTheTarget(self):
     sections = _Sections(_Render(local_ssd=True))

@@ -28,6 +28,7 @@ from absl.testing import parameterized
 import perfkitbenchmarker
 from absl import flags
 from perfkitbenchmarker.linux_benchmarks.fio import result_parser
+from perfkitbenchmarker.linux_packages import fio as pkb_fio
 
 from pkb_ext import cli
 from benchmarks.cloud_report.disk import parser as fio
@@ -75,7 +76,6 @@ class ParseRealOutputTest(parameterized.TestCase):
     doc = _Json(name)
     result = fio.Parse(_Read(name))
     self.assertEqual(result.fio_version, 'fio-3.33')
-    self.assertEqual(result.timestamp, doc['timestamp'])
     self.assertEqual([j.name for j in result.jobs],
                      [j['jobname'] for j in doc['jobs']])  # fmt: skip
     for job, raw in zip(result.jobs, doc['jobs']):
@@ -83,11 +83,10 @@ class ParseRealOutputTest(parameterized.TestCase):
       for d in job.directions:
         stats = raw[d.name]
         self.assertGreater(stats['io_bytes'], 0)
-        self.assertEqual(d.io_bytes, stats['io_bytes'])
-        self.assertEqual(d.total_ios, stats['total_ios'])
         self.assertAlmostEqual(d.iops, stats['iops'])
-        self.assertAlmostEqual(d.bw_kib, stats['bw_bytes'] / 1024)
-        self.assertAlmostEqual(d.bw_mb, stats['bw_bytes'] / 1e6)
+        # PKB's KB/s is fio's bw: whole KiB/s, under 1 KiB/s below bw_bytes.
+        self.assertEqual(d.bw_kib, stats['bw'])
+        self.assertBetween(stats['bw_bytes'] - d.bw_mb * 1e6, 0, 1024)
         self.assertAlmostEqual(d.clat_mean_us, stats['clat_ns']['mean'] / 1e3)
         self.assertAlmostEqual(d.clat_max_us, stats['clat_ns']['max'] / 1e3)
         if stats['clat_ns']['N']:
@@ -161,17 +160,59 @@ class ParseRealOutputTest(parameterized.TestCase):
     doc = json.loads(PKB_SAMPLE.read_text())
     result = fio.Parse(PKB_SAMPLE.read_text())
     self.assertEqual(result.fio_version, 'fio-2.1.4')
-    self.assertIsNone(result.timestamp)
     oracle = _PkbOracle(doc)
     for job in result.jobs:
       for d in job.directions:
-        self.assertIsNone(d.total_ios)
         # fio 2 printed microseconds under "clat": no conversion.
         raw = doc['jobs'][[j.name for j in result.jobs].index(job.name)]
         self.assertEqual(d.clat_mean_us, raw[d.name]['clat']['mean'])
         self.assertAlmostEqual(
             d.Percentile(99), oracle[(job.name, d.name, 'latency:p99')]
         )
+
+
+class PkbPercentilesTest(parameterized.TestCase):
+  """Outputs of the job file with PKB's percentile_list, and without it."""
+
+  def setUp(self):
+    super().setUp()
+    if not flags.FLAGS.is_parsed():
+      flags.FLAGS.mark_as_parsed()  # PKB's parser reads two fio flags
+
+  @parameterized.parameters('wr-iops', 'rd-latency')
+  def testPkbsWholeParserReadsThem(self, job):
+    name = f'pkb_percentiles_{job}.json'
+    doc = _Json(name)
+    theirs = {s.metric: s.value for s in pkb_fio.ParseResults('', doc)}
+    (ours,) = fio.Parse(_Read(name)).jobs
+    (d,) = ours.directions
+    self.assertLen(d.clat_percentiles_us, len(fio.PKB_PERCENTILES))
+    for pct, value in d.clat_percentiles_us:
+      self.assertEqual(value, theirs[f'{job}:{d.name}:latency:p{pct:g}'])
+    self.assertEqual(d.Percentile(25), theirs[f'{job}:{d.name}:latency:p25'])
+    self.assertEqual(ours.Option('percentile_list'), fio.PERCENTILE_LIST)
+
+  def testAJobsOwnOptionWinsOverTheGlobalOne(self):
+    """PKB's ParseJobFile would give the fill [global]'s time_based=1."""
+    (fill,) = fio.Parse(_Read('job_fill-disk-ignore.json')).jobs
+    self.assertEqual(_Json('job_fill-disk-ignore.json')['global options']
+                     ['time_based'], '1')  # fmt: skip
+    self.assertEqual(fill.Option('time_based'), '0')
+    self.assertEqual(fill.Option('ioengine'), 'libaio')  # a global one
+
+  def testOutputWithoutThemTakesWhatFioPrinted(self):
+    """Until patch 0002, PKB's parser raises KeyError on fio's default list."""
+    doc = _Json('job_rd-latency.json')
+    with self.assertRaises(KeyError):
+      pkb_fio.ParseResults('', doc)
+    (job,) = fio.Parse(_Read('job_rd-latency.json')).jobs
+    (d,) = job.directions
+    printed = doc['jobs'][0]['read']['clat_ns']['percentile']
+    self.assertEqual(
+        d.clat_percentiles_us,
+        tuple(sorted((float(k), v / 1e3) for k, v in printed.items())),
+    )
+    self.assertIsNone(d.Percentile(25))
 
 
 def _Mutated(name, mutate):
@@ -228,14 +269,14 @@ class BadInputTest(parameterized.TestCase):
        """job 'rd-iops': missing "read\""""),
       ('missing_clat',
        _Mutated('job_rd-iops.json', _Del(['jobs', 0, 'read', 'clat_ns'])),
-       'rd-iops.* read: missing "clat"'),
+       'rd-iops.* read: missing "clat_ns"'),
       ('string_iops',
        _Mutated('job_rd-iops.json', _Set(['jobs', 0, 'read', 'iops'], 'x')),
        '"iops" is \'x\', expected int or float'),
       ('negative_bw',
        _Mutated('job_rd-iops.json',
-                _Set(['jobs', 0, 'read', 'bw_bytes'], -1)),
-       '"bw_bytes" is -1.0, expected >= 0'),
+                _Set(['jobs', 0, 'read', 'bw'], -1)),
+       '"bw" is -1.0, expected >= 0'),
       ('no_io',
        _Mutated('job_rd-iops.json', lambda d: d['jobs'][0]['read'].update(
            io_bytes=0, total_ios=0)),

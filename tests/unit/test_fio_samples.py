@@ -94,9 +94,9 @@ class FromResultTest(absltest.TestCase):
       if s.metric == 'fio_iops':
         self.assertAlmostEqual(s.value, stats['iops'])
       elif s.metric == 'fio_bandwidth':
-        self.assertAlmostEqual(s.value, stats['bw_bytes'] / 1e6)
+        self.assertAlmostEqual(s.value, stats['bw'] * 1024 / 1e6)
       elif s.metric == 'fio_bandwidth_kib':
-        self.assertAlmostEqual(s.value, stats['bw_bytes'] / 1024)
+        self.assertEqual(s.value, stats['bw'])
       elif s.metric == 'fio_clat_mean':
         self.assertAlmostEqual(s.value, stats['clat_ns']['mean'] / 1000)
       elif s.metric == 'fio_clat_percentile':

@@ -11,34 +11,50 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Parses fio's --output-format=json (pure).
+"""fio's --output-format=json through PKB's fio parser (pure).
 
-Why not PKB's parser (linux_packages/fio.ParseResults): it reads
-percentiles (p25, p75) that fio prints only when a job file asks for them,
-as PKB's do, so on the report's job file's output it raises KeyError; it
-bakes the job and direction into metric names ('rd-iops:read:iops'),
-reports bandwidth only in KB/s, stamps PKB's pinned GIT_TAG as the fio
-version whatever fio actually ran, and raises KeyError on output cut short
-instead of saying what is wrong. The report needs the job and direction as
-metadata, MB/s and KiB/s, the version fio printed, and clear errors, so this
-module reads the same JSON fields (clat_ns, iops, bw_bytes, percentiles)
-into a frozen result.
+PKB's linux_packages.fio.ParseResults turns each job and data direction
+into samples (bandwidth in KiB/s, iops, completion latency statistics and
+percentiles in microseconds); this module reads them back into a frozen
+result that keeps the job and direction as fields, so the report's samples
+carry them as metadata. The job's options are PKB's fio.ParseJobFile
+metadata of the job file fio printed (its "global options" and "job
+options"). What PKB does not read is read here: the version fio printed (PKB
+stamps its pinned GIT_TAG), fio's latency_target results, and fio's error
+field; what PKB's parser would raise KeyError on is one ParseError line.
+
+PKB's parser at the pin needs all 19 percentiles of PKB's percentile_list;
+the report's job file lists them (fio only reports more of them), so a
+phase run takes PKB's whole path. Output without them (fio's default list
+lacks p25 and p75) is parsed without PKB's individual latency statistics
+and with the percentiles fio printed, as PKB's parser does once the series'
+patch 0002 (fio.ParseResults without every percentile) is in.
 
 Accepted input: one fio JSON document, optionally preceded by the warning or
 note lines fio prints on stdout before it (e.g. "note: both iodepth >= 1 and
 synchronous I/O engine are selected ...") and followed by "fio: ..." lines.
 """
 
+import configparser
 import dataclasses
 import json
 import math
 import os
 from typing import Any
 
+from perfkitbenchmarker.linux_packages import fio as pkb_fio
+
 from benchmarks.cloud_report.parsers import ParseError
 
-DIRECTIONS = ('read', 'write', 'trim')
+DIRECTIONS = tuple(pkb_fio.DATA_DIRECTION.values())  # read, write, trim
 _TRAILER_PREFIXES = ('fio:', 'fio ', 'note:')
+# The percentiles PKB's parser reads (its percentile_list), as fio keys them.
+PKB_PERCENTILES = (
+    1, 5, 10, 20, 25, 30, 40, 50, 60, 70, 75, 80, 90, 95, 99, 99.5, 99.9,
+    99.95, 99.99,
+)  # fmt: skip
+PERCENTILE_LIST = ':'.join(f'{p:g}' for p in PKB_PERCENTILES)
+_STATS = ('min', 'max', 'mean', 'stddev')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,11 +62,8 @@ class Direction:
   """One data direction of one job; latencies in microseconds."""
 
   name: str  # read, write or trim
-  io_bytes: int
-  total_ios: int | None  # None from fio 2.x, which did not print it
-  runtime_ms: int
   iops: float
-  bw_bytes: float  # bytes per second
+  bw_kib: float  # KiB/s, fio's "bw" (PKB's KB/s)
   clat_min_us: float
   clat_max_us: float
   clat_mean_us: float
@@ -59,12 +72,8 @@ class Direction:
   clat_percentiles_us: tuple[tuple[float, float], ...]
 
   @property
-  def bw_kib(self) -> float:
-    return self.bw_bytes / 1024
-
-  @property
   def bw_mb(self) -> float:
-    return self.bw_bytes / 1e6
+    return self.bw_kib * 1024 / 1e6
 
   def Percentile(self, p: float) -> float | None:
     for pct, value in self.clat_percentiles_us:
@@ -88,7 +97,7 @@ class Job:
   """One fio job (numjobs clones merged by group_reporting)."""
 
   name: str
-  # The job's options over the global options, as fio printed them.
+  # PKB's job file metadata of the job: its options over the global ones.
   options: tuple[tuple[str, str], ...]
   directions: tuple[Direction, ...]  # only directions that did I/O
   latency_target: LatencyTarget | None
@@ -100,7 +109,6 @@ class Job:
 @dataclasses.dataclass(frozen=True)
 class Result:
   fio_version: str
-  timestamp: int | None  # seconds since the epoch; fio 2.x printed none
   jobs: tuple[Job, ...]
   warnings: tuple[str, ...]  # non-JSON lines around the document
 
@@ -176,54 +184,114 @@ def _Number(obj: Any, key: str, where: str) -> float:
   return value
 
 
-def _ParseDirection(name: str, stats: Any, where: str) -> Direction | None:
-  """Returns the direction's stats, or None if it did no I/O."""
-  where = f'{where} {name}'
-  io_bytes = int(_Number(stats, 'io_bytes', where))
-  total_ios = None
-  if 'total_ios' in stats:
-    total_ios = int(_Number(stats, 'total_ios', where))
-  if io_bytes == 0 and not total_ios:
-    return None
-  if 'clat_ns' in stats:
-    clat, scale = _Get(stats, 'clat_ns', dict, where), 1e-3
-  else:  # fio < 3.0 printed microseconds under "clat"
-    clat, scale = _Get(stats, 'clat', dict, where), 1.0
-  percentiles = []
-  raw_percentiles = clat.get('percentile') or {}
-  if not isinstance(raw_percentiles, dict):
+def _Options(raw: Any, where: str) -> dict[str, str]:
+  """fio's printed options, as lines a job file can hold."""
+  if not isinstance(raw, dict):
+    raise ParseError(f'{where} is not an object')
+  out = {}
+  for key, value in raw.items():
+    key, value = str(key), str(value)
+    if not key.isprintable() or not value.isprintable() or '=' in key:
+      raise ParseError(f'{where}: option {key[:40]!r} is not a fio option')
+    out[key] = value
+  return out
+
+
+def JobFile(doc: dict) -> str:
+  """The job file fio ran, from the options its JSON printed.
+
+  Each section holds the global options under its own, and there is no
+  [global] section: PKB's ParseJobFile lets [global] override a job's own
+  option (the fill job's time_based=0 would read 1).
+  """
+  global_options = _Options(doc.get('global options') or {}, 'global options')
+  lines = []
+  for job in doc['jobs']:
+    own = _Options(job.get('job options') or {}, f'job {job["jobname"]!r}')
+    options = global_options | own
+    lines += [f'[{job["jobname"]}]'] + [f'{k}={v}' for k, v in options.items()]
+  return '\n'.join(lines) + '\n'
+
+
+def _CheckJobs(doc: Any) -> None:
+  """Refuses what PKB's parser would take for results or fail on."""
+  if not isinstance(doc, dict):
+    raise ParseError(f'fio JSON is a {type(doc).__name__}, not an object')
+  _Get(doc, 'fio version', str, 'fio JSON')
+  raw_jobs = _Get(doc, 'jobs', list, 'fio JSON')
+  if not raw_jobs:
+    raise ParseError('fio JSON has no jobs')
+  seen = set()
+  for i, raw in enumerate(raw_jobs):
+    name = _Get(raw, 'jobname', str, f'jobs[{i}]')
+    if not name or not name.isprintable() or set(name) & set('[]'):
+      raise ParseError(f'jobs[{i}]: {name[:40]!r} is not a fio job name')
+    where = f'job {name!r}'
+    error = int(_Number(raw, 'error', where))
+    if error:
+      reason = os.strerror(error) if error < 1 << 16 else 'unknown'
+      raise ParseError(f'fio {where} failed with error {error} ({reason})')
+    if name.split('.')[0] in seen:
+      # Clones without group_reporting, or two files joined: either way
+      # one job's figures would be counted as two.
+      raise ParseError(
+          f'fio job {name!r} is listed twice (numjobs without'
+          ' group_reporting, or two outputs joined?)'
+      )
+    seen.add(name.split('.')[0])
+    for direction in DIRECTIONS:
+      stats = _Get(raw, direction, dict, where)
+      here = f'{where} {direction}'
+      if _Number(stats, 'io_bytes', here):
+        for key in ('iops', 'bw'):
+          _Number(stats, key, here)
+        key = 'clat' if 'clat' in stats else 'clat_ns'
+        clat = _Get(stats, key, dict, here)
+        for key in _STATS:
+          _Number(clat, key, f'{here} clat')
+
+
+def _Clat(stats: dict) -> tuple[dict, float]:
+  """(latencies, their unit in us): fio >= 3 prints ns under clat_ns, older
+  fio us under clat."""
+  if 'clat' in stats:
+    return stats['clat'], 1.0
+  return stats.get('clat_ns') or {}, 1e3
+
+
+def _HasPkbPercentiles(doc: dict) -> bool:
+  for job in doc['jobs']:
+    for direction in DIRECTIONS:
+      if job[direction]['io_bytes']:
+        printed = _Clat(job[direction])[0].get('percentile')
+        if not isinstance(printed, dict) or any(
+            f'{p:f}' not in printed for p in PKB_PERCENTILES
+        ):
+          return False
+  return True
+
+
+def _PrintedPercentiles(stats: dict, where: str) -> tuple:
+  """The percentiles fio printed (until patch 0002 lets PKB's parser)."""
+  clat, scale = _Clat(stats)
+  raw = clat.get('percentile') or {}
+  if not isinstance(raw, dict):
     raise ParseError(
-        f'{where}: "percentile" is a {type(raw_percentiles).__name__}, not'
-        ' an object'
+        f'{where}: "percentile" is a {type(raw).__name__}, not an object'
     )
-  for key, value in raw_percentiles.items():
+  out = []
+  for key in raw:
     try:
       pct = float(key)
     except ValueError as e:
       raise ParseError(f'{where}: bad percentile key {key[:40]!r}') from e
     if not 0 <= pct <= 100:
       raise ParseError(f'{where}: percentile key {key[:40]!r} not in 0..100')
-    percentiles.append((pct, _Number({key: value}, key, where) * scale))
-  if 'bw_bytes' in stats:
-    bw_bytes = _Number(stats, 'bw_bytes', where)
-  else:  # older fio: KiB/s only
-    bw_bytes = _Number(stats, 'bw', where) * 1024
-  return Direction(
-      name=name,
-      io_bytes=io_bytes,
-      total_ios=total_ios,
-      runtime_ms=int(_Number(stats, 'runtime', where)),
-      iops=_Number(stats, 'iops', where),
-      bw_bytes=bw_bytes,
-      clat_min_us=_Number(clat, 'min', f'{where} clat') * scale,
-      clat_max_us=_Number(clat, 'max', f'{where} clat') * scale,
-      clat_mean_us=_Number(clat, 'mean', f'{where} clat') * scale,
-      clat_stddev_us=_Number(clat, 'stddev', f'{where} clat') * scale,
-      clat_percentiles_us=tuple(sorted(percentiles)),
-  )
+    out.append((pct, _Number(raw, key, where) / scale))
+  return tuple(sorted(out))
 
 
-def _ParseLatencyTarget(job: dict, clat_ns: bool) -> LatencyTarget | None:
+def _LatencyTarget(job: dict, clat_ns: bool) -> LatencyTarget | None:
   """fio prints latency_target in ns (fio >= 3) and the window in us."""
   if not job.get('latency_target') and not job.get('latency_target_ns'):
     return None
@@ -233,7 +301,7 @@ def _ParseLatencyTarget(job: dict, clat_ns: bool) -> LatencyTarget | None:
   else:
     target_us = _Number(job, 'latency_target', where) / (1000 if clat_ns else 1)
   window_key = (
-      'latency_window_us' if 'latency_window_us' in job else ('latency_window')
+      'latency_window_us' if 'latency_window_us' in job else 'latency_window'
   )
   return LatencyTarget(
       depth=int(_Number(job, 'latency_depth', where)),
@@ -243,40 +311,25 @@ def _ParseLatencyTarget(job: dict, clat_ns: bool) -> LatencyTarget | None:
   )
 
 
-def _ParseJob(raw: Any, index: int, global_options: dict) -> Job:
-  """Reads one entry of fio's "jobs" list."""
-  name = _Get(raw, 'jobname', str, f'jobs[{index}]')
-  where = f'job {name!r}'
-  error = int(_Number(raw, 'error', where))
-  if error:
-    reason = os.strerror(error)
-    raise ParseError(f'fio {where} failed with error {error} ({reason})')
-  own = raw.get('job options') or {}
-  if not isinstance(own, dict):
-    raise ParseError(f'{where}: "job options" is not an object')
-  options = {str(k): str(v) for k, v in (global_options | own).items()}
-  directions = []
-  clat_ns = False
-  for name_ in DIRECTIONS:
-    if name_ not in raw and name_ == 'trim':
-      continue
-    stats = _Get(raw, name_, dict, where)
-    clat_ns = clat_ns or 'clat_ns' in stats
-    direction = _ParseDirection(name_, stats, where)
-    if direction:
-      directions.append(direction)
-  if not directions:
-    raise ParseError(f'fio {where} did no I/O (io_bytes and total_ios are 0)')
-  return Job(
-      name=name,
-      options=tuple(sorted(options.items())),
-      directions=tuple(directions),
-      latency_target=_ParseLatencyTarget(raw, clat_ns),
-  )
+def _PkbSamples(doc: dict, job_file: str, full: bool) -> list:
+  try:
+    return pkb_fio.ParseResults(
+        job_file, doc, skip_latency_individual_stats=not full
+    )
+  except KeyError as e:
+    raise ParseError(f'fio JSON lacks {e} (truncated output?)') from e
+  except (TypeError, ValueError, AttributeError, configparser.Error) as e:
+    raise ParseError(f'fio JSON is not fio output: {e}') from e
+
+
+def _Value(values: dict, key: str, where: str) -> float:
+  if key not in values:
+    raise ParseError(f"{where}: PKB's fio parser gave no {key}")
+  return _Number(values, key, where)
 
 
 def Parse(text: str) -> Result:
-  """Parses fio's JSON output.
+  """Parses fio's JSON output with PKB's fio parser.
 
   Args:
     text: what fio printed with --output-format=json (json+ also works),
@@ -290,35 +343,54 @@ def Parse(text: str) -> Result:
       fields, or a job reports an error or did no I/O.
   """
   doc, warnings = _SplitDocument(text)
-  if not isinstance(doc, dict):
-    raise ParseError(f'fio JSON is a {type(doc).__name__}, not an object')
-  version = _Get(doc, 'fio version', str, 'fio JSON')
-  raw_jobs = _Get(doc, 'jobs', list, 'fio JSON')
-  if not raw_jobs:
-    raise ParseError('fio JSON has no jobs')
-  global_options = doc.get('global options') or {}
-  if not isinstance(global_options, dict):
-    raise ParseError('fio JSON: "global options" is not an object')
-  jobs = tuple(
-      _ParseJob(raw, i, global_options) for i, raw in enumerate(raw_jobs)
-  )
-  seen = set()
-  for job in jobs:
-    if job.name in seen:
-      # Clones without group_reporting, or two files joined: either way
-      # one job's figures would be counted as two.
-      raise ParseError(
-          f'fio job {job.name!r} is listed twice (numjobs without'
-          ' group_reporting, or two outputs joined?)'
-      )
-    seen.add(job.name)
-  return Result(
-      fio_version=version,
-      timestamp=(
-          int(_Number(doc, 'timestamp', 'fio JSON'))
-          if 'timestamp' in doc
-          else None
-      ),
-      jobs=jobs,
-      warnings=warnings,
-  )
+  _CheckJobs(doc)
+  full = _HasPkbPercentiles(doc)
+  # PKB's metric names: <job>:<direction>:<stat>.
+  values: dict[tuple[str, str], dict[str, Any]] = {}
+  options: dict[str, dict] = {}
+  for s in _PkbSamples(doc, JobFile(doc), full):
+    job, direction, stat = s.metric.split(':', 2)
+    values.setdefault((job, direction), {})[stat] = s.value
+    options[job] = s.metadata
+  jobs = []
+  for raw in doc['jobs']:
+    name = raw['jobname'].split('.')[0]
+    where = f'job {name!r}'
+    directions = []
+    for d in DIRECTIONS:
+      if (name, d) not in values:
+        continue
+      v, here = values[name, d], f'{where} {d}'
+      if full:
+        percentiles = tuple(
+            (float(p), _Value(v, f'latency:p{p:g}', here))
+            for p in PKB_PERCENTILES
+        )
+      else:
+        percentiles = _PrintedPercentiles(raw[d], here)
+      directions.append(
+          Direction(
+              d,
+              iops=_Value(v, 'iops', here),
+              bw_kib=_Value(v, 'bandwidth', here),
+              clat_percentiles_us=percentiles,
+              **{f'clat_{k}_us': _Value(v, f'latency:{k}', here)
+                 for k in _STATS},
+          )
+      )  # fmt: skip
+    if not directions:
+      raise ParseError(f'fio {where} did no I/O (io_bytes are 0)')
+    job_options = {
+        k: str(v)
+        for k, v in options[name].items()
+        if k not in ('fio_job', 'fio_version')
+    }
+    jobs.append(
+        Job(
+            name=name,
+            options=tuple(sorted(job_options.items())),
+            directions=tuple(directions),
+            latency_target=_LatencyTarget(raw, 'clat' not in raw['read']),
+        )
+    )
+  return Result(doc['fio version'], tuple(jobs), warnings)

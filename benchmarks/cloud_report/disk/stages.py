@@ -50,6 +50,7 @@ import tempfile
 import jinja2
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
+from perfkitbenchmarker.linux_packages import fio as pkb_fio
 
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import remote
@@ -70,7 +71,7 @@ REPORTED_JOBS = params_lib.REPORTED_JOBS
 JOB_FILE_TEMPLATE = 'fio/cloud_report_2021.fio.j2'
 REMOTE_JOB_FILE = 'cloud_report_2021.fio'
 OS_FIO = 'fio'
-PKB_FIO = '/opt/pkb/fio/fio'  # perfkitbenchmarker.linux_packages.fio.FIO_PATH
+PKB_FIO = pkb_fio.FIO_PATH  # where PKB's fio package builds fio
 
 
 Params = params_lib.Params
@@ -103,6 +104,7 @@ def JobFileContext(params: Params, disk_bytes: int) -> dict:
       'latency_target_ms': target_ms,
       'latency_window_ms': target_ms * params.latency_window_factor,
       'latency_percentile': f'{percentile:g}',
+      'percentile_list': fio_parser.PERCENTILE_LIST,
   }
 
 
