@@ -172,7 +172,10 @@ def OurFlags(tool: str, settings: Settings, iterations: int) -> list:
     return ['--cloud_report_coremark_modes=all',
             '--cloud_report_coremark_runs=1',
             '--cloud_report_coremark_threads=0',
-            '--cloud_report_coremark_parallelism=pthread',
+            # PKB's flag, as on PKB's side (the benchmark's config says so
+            # too); the hosts reach no GitHub: the data path's tarball.
+            '--coremark_parallelism_method=PTHREAD',
+            '--cloud_report_coremark_install=data',
             f'--cloud_report_coremark_iterations={iterations}']  # fmt: skip
   if tool == 'fio':
     return [f'--cloud_report_fio_jobs={FIO_JOB}',
@@ -410,14 +413,14 @@ def StageCoreMark(db) -> dict:
   """A fresh CoreMark v1.01 tree where PKB's coremark benchmark builds it.
 
   PKB's Prepare edits the tree's makefile and its Cleanup deletes the tree,
-  so each PKB run gets a fresh one, extracted from the tarball our cpu phase
-  verifies and builds.
+  so each PKB run gets a fresh one, extracted from the tarball pkb_ext's
+  offline install verifies (our side's --cloud_report_coremark_install=data).
   """
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from perfkitbenchmarker import data
   from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-  from linux_packages import cloud_report_coremark as cm
+  from pkb_ext import coremark as cm
 
   tree = coremark_benchmark.COREMARK_DIR
   remote_tar = f'vs_pkb_{cm.TARBALL}'
