@@ -21,12 +21,14 @@ naming only them), with the same settings:
 
   coremark  db1; all vCPUs, pthreads; PKB's fixed iterations per thread
             (coremark_benchmark.ITERATIONS_PER_CPU, which PKB passes to
-            make) for our run too. Both build CoreMark v1.01 from the same
-            tarball with the port's -O2: PKB with its own make line in
-            INSTALL_DIR/coremark-1.01 (staged here, since PKB's install
-            would wget it), we with our package's recipe. PKB's make runs
-            the performance run and then CoreMark's validation run; both
-            are tool time.
+            make) for our run too. Both run PKB's RunCoremark (its make
+            line) in INSTALL_DIR/coremark-1.01, the v1.01 tree from the
+            same verified tarball (staged here for PKB's run, by pkb_ext's
+            --cloud_report_coremark_install=data for ours, since PKB's
+            install would wget it); ours through the cpu phase (its tracked
+            remote_command, its parse and samples). PKB's make runs the
+            performance run and then CoreMark's validation run; both are
+            tool time.
   fio       db1; the report's rd-iops job (the io phase's template, its
             [global] and [rd-iops] sections) with the same runtime and
             ramp, against the same device (a filled loop device over
