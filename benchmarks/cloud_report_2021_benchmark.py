@@ -67,6 +67,9 @@ BENCHMARK_CONFIG = standalone.Config(
     db_vms=3,
     client=True,
     data_disks=True,
+    # PKB's flags the phases' PKB modules read (the cpu phase's CoreMark
+    # method), at the report's values.
+    config_flags=phase_modules.BY_PHASE['cpu'].stages.CONFIG_FLAGS,
 )
 
 NO_PHASES = 'none'

@@ -26,6 +26,8 @@ import argparse
 import json
 from typing import Sequence
 
+from absl import flags
+
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phase_table
 from pkb_ext import command
@@ -127,6 +129,10 @@ def _Print(args, text: str) -> int:
 
 def _Parse(argv: Sequence[str]) -> int:
   args = BuildParser().parse_args(argv)
+  # PKB's parsers may read PKB's flags (CoreMark's its method, into its
+  # metadata): here they keep their defaults.
+  if not flags.FLAGS.is_parsed():
+    flags.FLAGS.mark_as_parsed()
   try:
     text = inputs.ReadText(args.file)
   except inputs.InputError as e:

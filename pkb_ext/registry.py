@@ -280,7 +280,12 @@ def _LoadConfigStaticVms(sender, benchmark_spec=None, **_) -> None:
 def _ConnectStaticVmPools() -> None:
   from perfkitbenchmarker import events
 
+  from pkb_ext import coremark
+
   events.before_phase.connect(_LoadConfigStaticVms, weak=False)
+  # --cloud_report_coremark_install=data: PKB's coremark tree from the data
+  # search path's verified tarball, before a CoreMark benchmark's Prepare.
+  events.before_phase.connect(coremark.BeforePhase, weak=False)
 
 
 def RegisterTools() -> None:

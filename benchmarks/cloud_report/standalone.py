@@ -63,6 +63,7 @@ def Config(
     client: bool = False,
     data_disks: bool = False,
     mount_point: str | None = None,
+    config_flags: dict | None = None,
 ) -> str:
   """Returns a benchmark's BENCHMARK_CONFIG (YAML) on the report's VMs.
 
@@ -74,6 +75,8 @@ def Config(
     data_disks: whether each db VM gets the report's data disk.
     mount_point: where PKB mounts the data disks; None leaves them
       unmounted, for the benchmark to use raw.
+    config_flags: the benchmark's `flags` (PKB flag values the run uses
+      where the command line sets none).
   """
   groups = {}
   if db_vms:
@@ -89,7 +92,11 @@ def Config(
   # PKB adds the run's flags to every user config under `flags`; naming the
   # key here keeps PKB from warning that the user config adds a key.
   config = {
-      name: {'description': description, 'flags': None, 'vm_groups': groups}
+      name: {
+          'description': description,
+          'flags': dict(config_flags) if config_flags else None,
+          'vm_groups': groups,
+      }
   }
   return yaml.safe_dump(config, sort_keys=False)
 

@@ -24,6 +24,7 @@ A flag is passed only if a phase defines it.
 from absl import flags
 
 from benchmarks.cloud_report import phase_modules
+from pkb_ext import coremark  # pylint: disable=unused-import
 from pkb_ext import local
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
 from pkb_ext.local import images
@@ -120,10 +121,12 @@ def LocalCloudFlags(
       out.append(f'--machine_type={machine_type}')
   # What differs from a cloud VM's installs (docs/local_cloud.md): the OS's
   # fio and netperf (PKB builds them from GitHub, which the hosts cannot
-  # reach), and PostgreSQL (CockroachDB cannot be installed here). On an
+  # reach; CoreMark comes from the data path's tarball), and PostgreSQL
+  # (CockroachDB cannot be installed here). On an
   # image, PKB pushes go-tpc from its data path; on this machine's software
   # the hosts run the setup cache's.
   tools = {
+      'cloud_report_coremark_install': coremark.INSTALL_DATA,
       'cloud_report_fio_install': 'os',
       'cloud_report_tpcc_engine': 'postgres',
   }

@@ -13,9 +13,10 @@
 # limitations under the License.
 """The cpu phase for real: CoreMark built and run on this machine.
 
-LocalVmTest runs the phase's own code (install with the sha256, commit and
-tree checks, one build per mode, runs, parser, samples) through
-pkb_ext_dev.local_vm.LocalVm, with short iteration counts.
+LocalVmTest runs the phase's own code (pkb_ext's offline install of PKB's
+tree with its sha256, commit and tree checks; PKB's PrepareCoremark and
+RunCoremark through the phase's remote_command; the parse; the samples)
+through pkb_ext_dev.local_vm.LocalVm, with short iteration counts.
 Through stock pkb.py on a local cloud it runs in
 tests/local/test_local_cloud.py (the suite smoke run's cpu samples).
 """
@@ -28,15 +29,17 @@ import tempfile
 from unittest import mock
 
 from absl.testing import absltest
+from absl.testing import flagsaver
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.cpu import stages as cpu
-from linux_packages import cloud_report_coremark as pkg
-from pkb_ext_dev import local_vm
+from pkb_ext import coremark as offline
 from pkb_ext_dev import fidelity as fidelity_lib
+from pkb_ext_dev import local_vm
 
 _TOOLS = ('gcc', 'make', 'sha256sum', 'gzip', 'tar')
 
@@ -51,23 +54,34 @@ class LocalVmTest(absltest.TestCase):
     super().setUp()
     if _MissingTools():
       self.skipTest(f'needs {", ".join(_MissingTools())} on this machine')
-    if not data.ResourceExists(pkg.TARBALL):
-      self.skipTest(f'{pkg.TARBALL} not in the data search path: run setup')
+    if not data.ResourceExists(offline.TARBALL):
+      self.skipTest(f'{offline.TARBALL} not in the data search path: run setup')
     self.dir = tempfile.mkdtemp(prefix='pkb-ext-cpu-test-')
     self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
-    # The phase installs under PKB's INSTALL_DIR; keep it private here.
+    # PKB's tree under a private INSTALL_DIR here.
+    self.tree = os.path.join(self.dir, 'coremark-1.01')
     self.enter_context(
         mock.patch.object(linux_packages, 'INSTALL_DIR', self.dir)
+    )
+    self.enter_context(
+        mock.patch.object(coremark_benchmark, 'COREMARK_DIR', self.tree)
+    )
+    # What the cloud_report benchmarks' configs set.
+    self.enter_context(
+        flagsaver.flagsaver(coremark_parallelism_method='PTHREAD')
     )
     self.vm = local_vm.LocalVm(work_dir=self.dir)
 
   def testPhaseRunsCoreMarkForReal(self):
     params = cpu.Params(runs=2, iterations=2000)
-    cpu.PrepareVm(self.vm, params)
+    offline.InstallFromData(self.vm)
+    self.assertTrue(os.path.isfile(os.path.join(self.tree, 'core_main.c')))
+    cpu.InstallVm(self.vm)
+    self.assertEqual(self.vm.installed, ['build_tools', 'coremark'])
     samples = cpu.RunVm(self.vm, params)
 
-    builds = [c for c in self.vm.commands if ' link ' in c]
-    self.assertLen(builds, 2)
+    makes = [c for c in self.vm.commands if 'make PORT_DIR=linux64 ' in c]
+    self.assertLen(makes, 4)  # PKB's make per run
     per_run = [s for s in samples if s.metric == 'coremark_score']
     self.assertEqual(
         [(s.metadata['mode'], s.metadata['iteration']) for s in per_run],
@@ -76,16 +90,16 @@ class LocalVmTest(absltest.TestCase):
     threads = os.cpu_count()
     for s in per_run:
       self.assertGreater(s.value, 0)
-      self.assertEqual(float(s.metadata['score_text']), s.value)
       want = threads if s.metadata['mode'] == 'all' else 1
       self.assertEqual(s.metadata['threads'], want)
-      self.assertEqual(s.metadata['iterations_per_thread'], 2000)
+      self.assertEqual(s.metadata['iterations'], 2000 * want)
+      self.assertEqual(s.metadata['iterations_per_cpu'], 2000)
       # 2000 iterations take well under 10 s: kept, and marked.
       self.assertIs(s.metadata['valid_for_reporting'], False)
       self.assertIn('< 10 s', s.metadata['invalid_reason'])
     if threads > 1:
       self.assertEqual(per_run[-1].metadata['parallelism'], 'pthread')
-      self.assertIn('-DUSE_PTHREAD', per_run[-1].metadata['compiler_flags'])
+      self.assertIn('-DUSE_PTHREAD', makes[-1])
     means = [s for s in samples if s.metric == 'coremark_score_mean']
     self.assertEqual([s.metadata['mode'] for s in means], ['single', 'all'])
     for s in samples:
@@ -94,30 +108,27 @@ class LocalVmTest(absltest.TestCase):
     cpu.Cleanup(
         phases.Topology(db_vms=(self.vm,), client_vm=None, run_metadata=None)
     )
-    self.assertFalse(os.path.exists(pkg.RootDir()))
+    self.assertFalse(os.path.exists(self.tree))
 
   def testTamperedSourceIsRefused(self):
     # Same pax header (commit id), one changed byte in a file's content.
-    with open(data.ResourcePath(pkg.TARBALL), 'rb') as f:
+    with open(data.ResourcePath(offline.TARBALL), 'rb') as f:
       tar = gzip.decompress(f.read())
     needle = b'Shay Gal-On'
     self.assertIn(needle, tar)
     bad = gzip.compress(tar.replace(needle, b'Shay Gal-Xn', 1))
-    os.makedirs(pkg.RootDir())
-    path = os.path.join(pkg.RootDir(), pkg.TARBALL)
+    path = os.path.join(self.dir, offline.TARBALL)
     with open(path, 'wb') as f:
       f.write(bad)
     with self.assertRaisesRegex(
-        errors.Setup.BadPreprovisionedDataError, 'file tree sha256'
-    ):
-      pkg.Verify(self.vm, path, pkg.SOURCE_GITHUB)
-    with self.assertRaisesRegex(
         errors.Setup.BadPreprovisionedDataError, 'sha256 is'
     ):
-      pkg.Verify(self.vm, path, pkg.SOURCE_DATA_PATH)
+      offline.Verify(self.vm, path)
+    self.assertFalse(os.path.exists(self.tree))  # nothing extracted
 
   def testFidelityMeasurementRuns(self):
     # The >= 0.97 target is measured by `pkb-ext bench`, not asserted here.
+    offline.InstallFromData(self.vm)
     fidelity = fidelity_lib.MeasureCpu(
         self.vm,
         pairs=2,

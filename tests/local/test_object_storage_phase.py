@@ -50,6 +50,7 @@ from google.cloud import storage as gcs
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from pkb_ext import paths
 from benchmarks import cloud_report_object_storage_benchmark as benchmark
@@ -60,8 +61,8 @@ from benchmarks.cloud_report.object_storage import params as os_params
 from benchmarks.cloud_report.object_storage import parser as ttfb
 from benchmarks.cloud_report.object_storage import stages as object_storage
 from benchmarks.cloud_report.object_storage import worker as os_worker
+from pkb_ext import coremark as offline_coremark
 from pkb_ext import object_storage_endpoints as endpoints
-from linux_packages import cloud_report_coremark as coremark
 from pkb_ext.local import services
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import ports
@@ -613,18 +614,28 @@ class BadInputTest(_PhaseTestCase):
     )
 
   def testOtherPhasesSamplesAreKept(self):
-    if not data.ResourceExists(coremark.TARBALL):
-      self.skipTest(f'{coremark.TARBALL} not in the data search path')
+    if not data.ResourceExists(offline_coremark.TARBALL):
+      self.skipTest(f'{offline_coremark.TARBALL} not in the data search path')
     dead = f'http://127.0.0.1:{ports.FreePort()}/ostest'
     self.On('azure', cloud_report_object_storage_endpoint=dead)
     vm = self.Vm()
     self.enter_context(
         mock.patch.object(linux_packages, 'INSTALL_DIR', vm.work_dir)
     )
+    self.enter_context(
+        mock.patch.object(
+            coremark_benchmark,
+            'COREMARK_DIR',
+            os.path.join(vm.work_dir, 'coremark-1.01'),
+        )
+    )
+    offline_coremark.InstallFromData(vm)  # PKB's tree, offline
     topology = self.Topology(vm, _RunMetadata(vm))
     kept = {}
     with flagsaver.flagsaver(
-        cloud_report_coremark_runs=1, cloud_report_coremark_iterations=2000
+        cloud_report_coremark_runs=1,
+        cloud_report_coremark_iterations=2000,
+        coremark_parallelism_method='PTHREAD',
     ):
       with self.assertRaises(phases.PhaseError) as cm:
         runner.RunAll(

@@ -234,7 +234,7 @@ class StageModelTest(absltest.TestCase):
     clean = _Phases(_Spool(self.clean_dir))
     self.assertEqual(_Phases(_Spool(tmp)), {'cpu': clean['cpu']})
     coremark_runs = sum(
-        'coremark-single 0x0' in c for c in killed.command_texts
+        'coremark-single.pid' in c for c in killed.command_texts
     )
     self.assertGreater(coremark_runs, 0)
     resumed = self._Run(tmp, run_stage='run,cleanup,teardown')
@@ -245,7 +245,7 @@ class StageModelTest(absltest.TestCase):
     self.assertLen({r['sample_uri'] for r in rows}, len(rows))
     # cpu did not run again; Prepare's installs were not repeated.
     self.assertEqual(
-        sum('coremark-single 0x0' in c for c in resumed.command_texts),
+        sum('coremark-single.pid' in c for c in resumed.command_texts),
         coremark_runs,
     )
     log = resumed.proc.stderr  # PKB logs this attempt there too
@@ -318,7 +318,7 @@ class CloudReport2021MainTest(absltest.TestCase):
     shapes = {}
     for overlap, (pkb_log, commands, samples) in runs.items():
       fio_vm = VmOf(commands, 'blockdev --getsize64')
-      coremark_vm = VmOf(commands, '/bin/coremark-single')
+      coremark_vm = VmOf(commands, 'coremark-single.pid')
       self.assertEqual(VmOf(commands, 'netserver -p'), coremark_vm)
       placed = {}
       for s in samples:

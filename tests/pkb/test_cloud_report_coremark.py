@@ -13,11 +13,11 @@
 # limitations under the License.
 """cloud_report_coremark through PKB, with mocked VMs (PKB's test style).
 
-The VMs answer the phase's commands with real CoreMark outputs from
-tests/data/coremark. Three levels: the install package's commands and
-checks; the benchmark module's Prepare/Run/Cleanup on a mocked PKB VM; and
-stock PKB's real Main (pkb_ext_dev.stock_pkb, run in a subprocess) on a
-fake static VM.
+The VMs answer the log PKB's RunCoremark reads with real CoreMark outputs
+from tests/data/coremark. Three levels: pkb_ext's offline install of PKB's
+tree (its checks); the benchmark module's Prepare/Run/Cleanup on a mocked
+PKB VM; and stock PKB's real Main (pkb_ext_dev.stock_pkb, run in a
+subprocess) on a fake static VM.
 """
 
 import pathlib
@@ -28,130 +28,141 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
+from perfkitbenchmarker import stages as pkb_stages
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks import cloud_report_coremark_benchmark as benchmark
+from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report.cpu import parser
 from benchmarks.cloud_report.cpu import stages as cpu
-from linux_packages import cloud_report_coremark as pkg
+from pkb_ext import coremark as offline
+from pkb_ext_dev import coremark_playback
+from pkb_ext_dev import fidelity as fidelity_lib
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
-from pkb_ext_dev import fidelity as fidelity_lib
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
 SINGLE = (DATA / 'single_core.txt').read_text()
 ALL_2 = (DATA / 'all_core_pthread_2.txt').read_text()
-ALL_16 = (DATA / 'all_core_pthread_16_short.txt').read_text()
-TAR = '/opt/pkb/cloud_report_coremark/coremark-v1.01.tar.gz'
+TREE = coremark_benchmark.COREMARK_DIR
+TAR = f'/opt/pkb/{offline.TARBALL}'
+LOG = coremark_playback.LOG
 
 
-def _Answers(tar_sha=pkg.TARBALL_SHA256, commit=pkg.COMMIT,
-             tree=pkg.TREE_SHA256, all_output=ALL_2, threads=2):  # fmt: skip
-  """Command fragment -> [(stdout, stderr)] for MockRemoteCommand."""
+def _Checks(tar_sha=offline.TARBALL_SHA256, commit=offline.COMMIT,
+            tree=offline.TREE_SHA256):  # fmt: skip
+  """The offline install's two check commands -> [(stdout, stderr)]."""
   return {
       'xargs -0 sha256sum': [(f'{tree}  -\n', '')],
       # One command prints the tarball's sha256 and its pax commit.
       'sha256sum /opt': [(f'{tar_sha}  {TAR}\ncomment={commit}\n', '')],
-      'coremark-single 0x0': [(SINGLE, '')],
-      f'coremark-all-pthread-{threads} 0x0': [(all_output, '')],
   }
+
+
+def _Logs(single=SINGLE, all_output=ALL_2, runs=1):
+  """PKB's `cat run1.log` after each make: single runs, then all-core."""
+  return {LOG: [(single, '')] * runs + [(all_output, '')] * runs}
 
 
 def _Vm(test, answers, cpus=2):
   vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
   vm.NumCpusForBenchmark.return_value = cpus
+  vm.name = 'db-0'
   vm.CLOUD = 'AWS'
   vm.zone = 'us-east-1a'
   vm.machine_type = 'c5a.4xlarge'
   vm.scratch_disks = []
+  vm._installed_packages = set()  # pylint: disable=protected-access
   vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7R32'}
   cmd = test.MockRemoteCommand(answers, vm).RemoteCommand.mock_command
   return vm, cmd
 
 
-class PackageTest(pkb_common_test_case.PkbCommonTestCase):
-
-  def testCompileFlags(self):
-    self.assertEqual(pkg.CompileFlags(1, 'pthread'), ('', '-lrt'))
-    self.assertEqual(
-        pkg.CompileFlags(16, 'pthread'),
-        ('-DMULTITHREAD=16 -DUSE_PTHREAD', '-lrt -lpthread'),
-    )
-    self.assertEqual(
-        pkg.CompileFlags(4, 'fork'), ('-DMULTITHREAD=4 -DUSE_FORK', '-lrt')
-    )
-    self.assertEqual(
-        pkg.CompileFlags(4, 'socket'), ('-DMULTITHREAD=4 -DUSE_SOCKET', '-lrt')
-    )
-    with self.assertRaisesRegex(ValueError, 'unknown CoreMark parallelism'):
-      pkg.CompileFlags(4, 'openmp')
-    with self.assertRaisesRegex(ValueError, 'at least one thread'):
-      pkg.CompileFlags(0, 'pthread')
-
-  def testBuildAndRunCommands(self):
-    build = pkg.BuildCommand('coremark-all-pthread-16', 16, 'pthread')
-    self.assertIn('make PORT_DIR=linux64 XCFLAGS="-DMULTITHREAD=16', build)
-    self.assertIn('LFLAGS_END="-lrt -lpthread" link', build)
-    self.assertIn('/opt/pkb/cloud_report_coremark/bin/coremark-all', build)
-    self.assertEqual(
-        pkg.RunCommand('coremark-single', 0),
-        '/opt/pkb/cloud_report_coremark/bin/coremark-single'
-        ' 0x0 0x0 0x66 0 7 1 2000',
-    )
-    with self.assertRaises(ValueError):
-      pkg.RunCommand('coremark-single', -1)
+class OfflineInstallTest(pkb_common_test_case.PkbCommonTestCase):
+  """pkb_ext.coremark: PKB's tree from the data search path's tarball."""
 
   @mock.patch.object(data, 'ResourceExists', return_value=True)
-  def testInstallsTheDataSearchPathTarball(self, _):
-    vm, cmd = _Vm(self, _Answers())
-    pkg.Install(vm)
+  def testStagesTheVerifiedTreeWherePkbsPackagePutsIt(self, _):
+    vm, cmd = _Vm(self, _Checks())
+    offline.InstallFromData(vm)
     vm.Install.assert_called_once_with('build_tools')
-    vm.PushDataFile.assert_called_once_with(pkg.TARBALL, TAR)
+    vm.PushDataFile.assert_called_once_with(offline.TARBALL, TAR)
+    self.assertIn(
+        f'tar -xzf {TAR} -C {TREE} --strip-components=1', cmd.all_commands
+    )
     self.assertNotIn('wget', cmd.all_commands)
-    self.assertIn('--strip-components=1', cmd.all_commands)
+    # PKB's package then counts as installed: vm.Install('coremark') skips.
+    self.assertIn('coremark', vm._installed_packages)  # pylint: disable=protected-access
 
   @mock.patch.object(data, 'ResourceExists', return_value=True)
-  def testRefusesAnotherLocalTarball(self, _):
-    vm, cmd = _Vm(self, _Answers(tar_sha='0' * 64))
+  def testRefusesATarballOfOtherBytes(self, _):
+    vm, cmd = _Vm(self, _Checks(tar_sha='0' * 64))
     with self.assertRaisesRegex(
         errors.Setup.BadPreprovisionedDataError,
         'from the data search path: sha256 is 0{64}, expected b49f82',
     ):
-      pkg.Install(vm)
+      offline.InstallFromData(vm)
     self.assertNotIn('tar -xzf', cmd.all_commands)
 
-  @mock.patch.object(data, 'ResourceExists', return_value=False)
-  def testGithubArchiveWithOtherBytesButSameCommitAndTree(self, _):
-    vm, cmd = _Vm(self, _Answers(tar_sha='1' * 64))
-    self.assertEqual(pkg.InstallSource(vm), pkg.SOURCE_GITHUB)
-    vm.Install.assert_called_once_with('wget')
-    self.assertIn(f'wget -q -O {TAR} {pkg.GITHUB_URL}', cmd.all_commands)
-    vm.PushDataFile.assert_not_called()
-
-  @mock.patch.object(data, 'ResourceExists', return_value=False)
-  def testGithubArchiveOfAnotherCommitIsRefused(self, _):
-    vm, _ = _Vm(self, _Answers(commit='a' * 40))
+  @mock.patch.object(data, 'ResourceExists', return_value=True)
+  def testRefusesAnotherCommitOrOtherFiles(self, _):
+    vm, _ = _Vm(self, _Checks(commit='a' * 40))
     with self.assertRaisesRegex(
         errors.Setup.BadPreprovisionedDataError, 'git commit'
     ):
-      pkg.InstallSource(vm)
-
-  @mock.patch.object(data, 'ResourceExists', return_value=False)
-  def testGithubArchiveWithOtherFilesIsRefused(self, _):
-    vm, _ = _Vm(self, _Answers(tree='f' * 64))
+      offline.InstallFromData(vm)
+    vm, _ = _Vm(self, _Checks(tree='f' * 64))
     with self.assertRaisesRegex(
         errors.Setup.BadPreprovisionedDataError, 'file tree sha256 is f{64}'
     ):
-      pkg.InstallSource(vm)
+      offline.InstallFromData(vm)
+
+  @mock.patch.object(data, 'ResourceExists', return_value=False)
+  def testNoTarballIsOneLine(self, _):
+    vm, _ = _Vm(self, _Checks())
+    with self.assertRaisesRegex(
+        errors.Setup.BadPreprovisionedDataError,
+        r'^--cloud_report_coremark_install=data: coremark-v1.01.tar.gz is not'
+        r' in PKB.s data search path \(put it there, or use =pkb on hosts'
+        r' with internet\)$',
+    ):
+      offline.InstallFromData(vm)
+
+  @mock.patch.object(data, 'ResourceExists', return_value=True)
+  def testBeforePrepareOnlyWithTheFlagAndACoreMarkBenchmark(self, _):
+    vm, cmd = _Vm(self, _Checks())
+    spec = mock.Mock(vms=[vm])
+    spec.name = 'cloud_report_coremark'
+    offline.BeforePhase(pkb_stages.PREPARE, benchmark_spec=spec)
+    self.assertEqual(
+        cmd.all_commands, ''
+    )  # --cloud_report_coremark_install=pkb
+    with flagsaver.flagsaver(cloud_report_coremark_install='data'):
+      offline.BeforePhase(pkb_stages.RUN, benchmark_spec=spec)
+      spec.name = 'fio'
+      offline.BeforePhase(pkb_stages.PREPARE, benchmark_spec=spec)
+      self.assertEqual(cmd.all_commands, '')
+      spec.name = 'coremark'  # PKB's own benchmark builds in the same tree
+      offline.BeforePhase(pkb_stages.PREPARE, benchmark_spec=spec)
+    self.assertIn('--strip-components=1', cmd.all_commands)
+
+  def testRetiredParallelismFlagNamesPkbsFlag(self):
+    with self.assertRaisesRegex(
+        Exception, 'use PKB.s --coremark_parallelism_method=PTHREAD'
+    ):
+      with flagsaver.flagsaver(cloud_report_coremark_parallelism='fork'):
+        pass
 
 
 class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
 
   def setUp(self):
     super().setUp()
+    # What the benchmark's config sets (flags the command line sets win).
     self.enter_context(
-        mock.patch.object(data, 'ResourceExists', return_value=True)
+        flagsaver.flagsaver(coremark_parallelism_method='PTHREAD')
     )
 
   def _Spec(self, vm):
@@ -163,25 +174,26 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn(benchmark, linux_benchmarks.BENCHMARKS)
     config = benchmark.GetConfig({})
     self.assertEqual(config['vm_groups']['db']['vm_count'], 1)
+    self.assertEqual(config['flags']['coremark_parallelism_method'], 'PTHREAD')
 
   @flagsaver.flagsaver(cloud_report_coremark_runs=3)
   def testPrepareRunCleanup(self):
-    vm, cmd = _Vm(self, _Answers())
+    vm, cmd = _Vm(self, _Logs(runs=3))
     spec = self._Spec(vm)
     benchmark.Prepare(spec)
     samples = benchmark.Run(spec)
     benchmark.Cleanup(spec)
 
+    vm.Install.assert_called_once_with('coremark')
     commands = cmd.all_commands.splitlines()
-    builds = [c for c in commands if ' link ' in c]
-    self.assertLen(builds, 2)  # once per mode
-    self.assertIn('XCFLAGS=""', builds[0])
-    self.assertIn('-DMULTITHREAD=2 -DUSE_PTHREAD', builds[1])
-    runs = [c for c in commands if ' 0x0 0x0 0x66 ' in c]
-    self.assertLen(runs, 6)
-    self.assertTrue(all(c.endswith(' 0x0 0x0 0x66 0 7 1 2000') for c in runs))
-    self.assertLess(commands.index(builds[1]), commands.index(runs[0]))
-    self.assertEqual(commands[-1], 'rm -rf /opt/pkb/cloud_report_coremark')
+    makes = [c for c in commands if 'make PORT_DIR=linux64 ITERATIONS=' in c]
+    self.assertLen(makes, 6)  # PKB's make per run: build and run
+    self.assertTrue(all(' ITERATIONS=0 ' in c for c in makes))
+    self.assertIn('-DMULTITHREAD=1 -DUSE_PTHREAD', makes[0])
+    self.assertIn('-DMULTITHREAD=2 -DUSE_PTHREAD', makes[-1])
+    (sed,) = [c for c in commands if 'sed -i' in c]
+    self.assertLess(commands.index(sed), commands.index(makes[0]))
+    self.assertIn(f'rm -rf {TREE}', commands)
 
     per_run = [s for s in samples if s.metric == 'coremark_score']
     self.assertEqual(
@@ -210,31 +222,34 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
       cloud_report_coremark_runs=1, cloud_report_coremark_modes=['all']
   )
   def testWrongThreadCountIsAnError(self):
-    # The VM reports 16 vCPUs, so the phase builds 16 threads, but the binary
+    # The VM reports 16 vCPUs, so the phase builds 16 threads, but the run
     # printed 2 contexts.
-    vm, _ = _Vm(self, _Answers(threads=16), cpus=16)
+    vm, _ = _Vm(self, {LOG: [(ALL_2, '')]}, cpus=16)
     spec = self._Spec(vm)
     benchmark.Prepare(spec)
-    with self.assertRaisesRegex(
-        errors.Benchmarks.RunError, 'ran 2 context.*expected 16'
-    ):
+    with self.assertRaisesRegex(parsers.ParseError, 'ran 2 context.*for 16'):
       benchmark.Run(spec)
 
   @flagsaver.flagsaver(
       cloud_report_coremark_runs=1,
       cloud_report_coremark_modes=['all'],
-      cloud_report_coremark_parallelism='socket',
+      coremark_parallelism_method='SOCKET',
       cloud_report_coremark_threads=8,
+      cloud_report_coremark_iterations=5000,
   )
   def testFlagsReachTheBuild(self):
     self.assertEqual(
         cpu.Params.FromFlags(),
-        cpu.Params(runs=1, threads=8, parallelism='socket', modes=('all',)),
+        cpu.Params(runs=1, threads=8, iterations=5000, modes=('all',)),
     )
-    vm, cmd = _Vm(self, _Answers())
+    vm, cmd = _Vm(self, _Logs())
     benchmark.Prepare(self._Spec(vm))
+    self.assertNotIn('sed -i', cmd.all_commands)  # no -lpthread for sockets
+    with self.assertRaises(parsers.ParseError):  # the log is not 8 contexts
+      benchmark.Run(self._Spec(vm))
     self.assertIn('-DMULTITHREAD=8 -DUSE_SOCKET', cmd.all_commands)
-    self.assertIn('bin/coremark-all-socket-8', cmd.all_commands)
+    self.assertIn(' ITERATIONS=5000 ', cmd.all_commands)
+    self.assertIn('cloud_report_running.coremark-all-8.pid', cmd.all_commands)
 
   def testFlagValidation(self):
     with self.assertRaisesRegex(Exception, 'cloud_report_coremark_modes'):
@@ -247,12 +262,12 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
 
 class FidelityTest(pkb_common_test_case.PkbCommonTestCase):
 
-  @mock.patch.object(data, 'ResourceExists', return_value=True)
-  def testPairsInAbbaOrder(self, _):
-    vm, cmd = _Vm(self, _Answers())
+  @flagsaver.flagsaver(coremark_parallelism_method='PTHREAD')
+  def testPairsInAbbaOrder(self):
+    vm, cmd = _Vm(self, {LOG: [(ALL_2, '')]})
     order = []
     phase_score = parser.Parse(ALL_2).score
-    raw_16 = ALL_2.replace(parser.Parse(ALL_2).score_text, '16000.000000')
+    raw_16 = ALL_2.replace('13380.367352', '16000.000000')
 
     def Raw(command):
       order.append(('raw', command))
@@ -269,13 +284,17 @@ class FidelityTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(
         [o[0] for o in order], ['phase', 'raw', 'raw', 'phase', 'phase', 'raw']
     )
-    # With iterations 0 the raw run is the bare binary, CoreMark's defaults.
-    self.assertEqual(order[1][1], pkg.BinaryPath('coremark-all-pthread-2'))
+    # With iterations 0 the raw run is the bare binary PKB's make built.
+    self.assertEqual(order[1][1], f'{TREE}/coremark.exe')
     self.assertEqual(fidelity.phase, (phase_score,) * 3)
     self.assertEqual(fidelity.raw, (16000.0,) * 3)
     self.assertAlmostEqual(fidelity.ratio, phase_score / 16000)
     self.assertAlmostEqual(fidelity.median_pair_ratio, fidelity.ratio)
-    self.assertNotIn('coremark-single', cmd.all_commands)  # all-core only
+    self.assertNotIn('-DMULTITHREAD=1 ', cmd.all_commands)  # all-core only
+    self.assertEqual(
+        fidelity_lib.RawCoreMarkCommand(20000),
+        f'{TREE}/coremark.exe 0x0 0x0 0x66 20000 7 1 2000',
+    )
 
   def testRawRunWithCrcErrorsIsRefused(self):
     bad = ALL_2.replace('[1]crcfinal', '[1]ERROR! list crc 0x1 - should be'
@@ -291,22 +310,22 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
   """pkb.py --benchmarks=cloud_report_coremark on a fake 16-vCPU VM."""
 
   def testSamplesThroughPkb(self):
-    playback = _Answers(all_output=ALL_16, threads=16)
-    answers = [(frag, out) for frag, ((out, _),) in playback.items()]
     result = stock_pkb.RunMain(
         self.create_tempdir().full_path,
         'cloud_report_coremark',
         stock_pkb.StaticVms(1),
-        answers=answers,
+        answers=coremark_playback.Answers(),
         flags={'cloud_report_coremark_runs': 2},
         run_uri='cmfake1',
     )
     self.assertEqual(result.proc.returncode, 0, result.proc.stderr[-3000:])
     commands, samples = result.command_texts, result.samples
 
+    # The config's PTHREAD reached PKB's make and its makefile edit.
     self.assertTrue(any('-DMULTITHREAD=16 -DUSE_PTHREAD' in c
                         for c in commands))  # fmt: skip
-    self.assertIn('rm -rf /opt/pkb/cloud_report_coremark', commands)
+    self.assertTrue(any('-lrt -lpthread' in c for c in commands))
+    self.assertIn(f'rm -rf {TREE}', commands)
     per_run = [s for s in samples if s['metric'] == 'coremark_score']
     self.assertEqual(
         [
@@ -315,19 +334,21 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
         ],
         [('single', '1'), ('single', '2'), ('all', '1'), ('all', '2')],
     )
+    all_16 = coremark_playback.Read('all_core_pthread_16_short.txt')
     self.assertEqual(
         [s['value'] for s in per_run],
-        [parser.Parse(SINGLE).score] * 2 + [parser.Parse(ALL_16).score] * 2,
+        [parser.Parse(SINGLE).score] * 2 + [parser.Parse(all_16).score] * 2,
     )
     all_labels = stock_pkb.Labels(per_run[-1])
     self.assertEqual(all_labels['threads'], '16')
+    self.assertEqual(all_labels['parallelism'], 'pthread')
     self.assertEqual(all_labels['valid_for_reporting'], 'False')
     self.assertEqual(all_labels['phase'], 'cpu')
     self.assertEqual(all_labels['vcpus'], '16')
     per_vcpu = [s for s in samples if s['metric'] == 'coremark_score_per_vcpu']
     self.assertLen(per_vcpu, 1)
     self.assertAlmostEqual(
-        per_vcpu[0]['value'], parser.Parse(ALL_16).score / 16, places=4
+        per_vcpu[0]['value'], parser.Parse(all_16).score / 16, places=4
     )
 
 

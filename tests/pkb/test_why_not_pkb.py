@@ -11,7 +11,8 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Why the suite has its own CoreMark, fio and netperf pieces: PKB's, run.
+"""Why the suite has its own fio and netperf pieces, and what its CoreMark
+adds to PKB's: PKB's code, run.
 
 The upstream unit reuses PKB's installers and services where they give
 what the report needs (PKB's netperf package, fio's installer, the object
@@ -47,6 +48,9 @@ class CoreMarkParserTest(absltest.TestCase):
   """PKB's coremark_benchmark._ParseOutputForSamples."""
 
   def testItRefusesTheShortRunsTheSuiteKeeps(self):
+    # The cpu phase runs PKB's parser; only a run shorter than CoreMark's
+    # 10 s rule (a fixed iteration count), which PKB's refuses, is kept by
+    # the phase (marked valid_for_reporting False).
     from perfkitbenchmarker.linux_benchmarks import coremark_benchmark  # pylint: disable=g-import-not-at-top
 
     shorts = sorted((DATA / 'coremark').glob('*_short.txt'))
@@ -61,7 +65,7 @@ class CoreMarkParserTest(absltest.TestCase):
           coremark_benchmark._ParseOutputForSamples(text, 2)  # pylint: disable=protected-access
         continue
       kept += 1
-      self.assertFalse(ours.validated, path.name)
+      self.assertFalse(ours.valid_for_reporting, path.name)
       self.assertGreater(ours.score, 0, path.name)
       with self.assertRaisesRegex(
           errors.Benchmarks.RunError, 'not validated', msg=path.name
@@ -75,7 +79,10 @@ class CoreMarkParserTest(absltest.TestCase):
     text = (DATA / 'coremark' / 'all_core_pthread_2.txt').read_text()
     (theirs,) = coremark_benchmark._ParseOutputForSamples(text, 64)  # pylint: disable=protected-access
     self.assertEqual(theirs.metadata['thread_count'], 64)  # not what ran
-    self.assertEqual(coremark.Parse(text).threads, 2)  # what CoreMark said
+    # The phase checks what CoreMark said against what it built.
+    self.assertEqual(coremark.Parse(text).threads, 2)
+    with self.assertRaisesRegex(parsers.ParseError, 'ran 2 context'):
+      coremark.Parse(text, threads=64)
 
 
 class FioParserTest(absltest.TestCase):

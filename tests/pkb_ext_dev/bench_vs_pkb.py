@@ -21,12 +21,14 @@ naming only them), with the same settings:
 
   coremark  db1; all vCPUs, pthreads; PKB's fixed iterations per thread
             (coremark_benchmark.ITERATIONS_PER_CPU, which PKB passes to
-            make) for our run too. Both build CoreMark v1.01 from the same
-            tarball with the port's -O2: PKB with its own make line in
-            INSTALL_DIR/coremark-1.01 (staged here, since PKB's install
-            would wget it), we with our package's recipe. PKB's make runs
-            the performance run and then CoreMark's validation run; both
-            are tool time.
+            make) for our run too. Both run PKB's RunCoremark (its make
+            line) in INSTALL_DIR/coremark-1.01, the v1.01 tree from the
+            same verified tarball (staged here for PKB's run, by pkb_ext's
+            --cloud_report_coremark_install=data for ours, since PKB's
+            install would wget it); ours through the cpu phase (its tracked
+            remote_command, its parse and samples). PKB's make runs the
+            performance run and then CoreMark's validation run; both are
+            tool time.
   fio       db1; the report's rd-iops job (the io phase's template, its
             [global] and [rd-iops] sections) with the same runtime and
             ramp, against the same device (a filled loop device over
@@ -172,7 +174,10 @@ def OurFlags(tool: str, settings: Settings, iterations: int) -> list:
     return ['--cloud_report_coremark_modes=all',
             '--cloud_report_coremark_runs=1',
             '--cloud_report_coremark_threads=0',
-            '--cloud_report_coremark_parallelism=pthread',
+            # PKB's flag, as on PKB's side (the benchmark's config says so
+            # too); the hosts reach no GitHub: the data path's tarball.
+            '--coremark_parallelism_method=PTHREAD',
+            '--cloud_report_coremark_install=data',
             f'--cloud_report_coremark_iterations={iterations}']  # fmt: skip
   if tool == 'fio':
     return [f'--cloud_report_fio_jobs={FIO_JOB}',
@@ -410,14 +415,14 @@ def StageCoreMark(db) -> dict:
   """A fresh CoreMark v1.01 tree where PKB's coremark benchmark builds it.
 
   PKB's Prepare edits the tree's makefile and its Cleanup deletes the tree,
-  so each PKB run gets a fresh one, extracted from the tarball our cpu phase
-  verifies and builds.
+  so each PKB run gets a fresh one, extracted from the tarball pkb_ext's
+  offline install verifies (our side's --cloud_report_coremark_install=data).
   """
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
   from perfkitbenchmarker import data
   from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-  from linux_packages import cloud_report_coremark as cm
+  from pkb_ext import coremark as cm
 
   tree = coremark_benchmark.COREMARK_DIR
   remote_tar = f'vs_pkb_{cm.TARBALL}'

@@ -13,19 +13,21 @@
 # limitations under the License.
 """Plays back the cpu phase's remote commands from captured CoreMark outputs.
 
-Answers() gives (command fragment, stdout) pairs, first match wins, in the
-shape of fake_vm_main.py's answers, for a 16-vCPU VM: the package's
-three checks (tarball sha256, tar commit header, extracted tree) and the real
+Answers() gives (command fragment, stdout, previous command's fragment)
+triples, first match wins, in the shape of fake_vm_main.py's answers, for a
+16-vCPU VM: the log PKB's RunCoremark reads after each build, the real
 single-core and 16-thread pthread outputs in tests/data/coremark.
 """
 
 import os
 
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
+
 from pkb_ext import paths
-from linux_packages import cloud_report_coremark as pkg
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'coremark')
 THREADS = 16
+LOG = f'cat {coremark_benchmark.COREMARK_DIR}/run1.log'
 
 
 def Read(name: str) -> str:
@@ -33,20 +35,8 @@ def Read(name: str) -> str:
     return f.read()
 
 
-def Answers() -> list[tuple[str, str]]:
+def Answers() -> list[tuple[str, str, str]]:
   return [
-      ('xargs -0 sha256sum', f'{pkg.TREE_SHA256}  -\n'),
-      # One command prints the tarball's sha256 and its pax commit.
-      (
-          'sha256sum /opt',
-          (
-              f'{pkg.TARBALL_SHA256} '
-              f' coremark-v1.01.tar.gz\ncomment={pkg.COMMIT}\n'
-          ),
-      ),
-      ('coremark-single 0x0', Read('single_core.txt')),
-      (
-          f'coremark-all-pthread-{THREADS} 0x0',
-          Read('all_core_pthread_16_short.txt'),
-      ),
+      (LOG, Read('single_core.txt'), '-DMULTITHREAD=1 '),
+      (LOG, Read('all_core_pthread_16_short.txt'), f'-DMULTITHREAD={THREADS} '),
   ]

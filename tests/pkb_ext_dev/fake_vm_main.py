@@ -18,7 +18,9 @@ Usage: python -m pkb_ext_dev.fake_vm_main COMMAND_LOG [PKB FLAGS...]
 
 If the environment variable PKB_EXT_FAKE_ANSWERS names a JSON file of
 [fragment, stdout] pairs (e.g. from pkb_ext_dev.fio_playback.Answers()),
-they are tried before the built-in answers.
+they are tried before the built-in answers. A third element, when given, is
+a fragment the VM's previous command must contain (e.g. CoreMark's log,
+read with the same command after each build, answered per build).
 
 Every remote command PKB or pkb_ext sends is answered by FakeShell and
 appended, one JSON line each, to COMMAND_LOG, so a test can check what ran.
@@ -80,10 +82,11 @@ class FakeShell:
     self._log_path = log_path
     self._answers = tuple(answers)
     self._robust = {}  # --stdout file -> the started command's answer
+    self._previous = {}  # VM name -> its previous command
 
-  def _Answer(self, command):
-    for fragment, stdout in self._answers:
-      if fragment in command:
+  def _Answer(self, command, previous=''):
+    for fragment, stdout, *after in self._answers:
+      if fragment in command and all(a in previous for a in after):
         return stdout
     return ''
 
@@ -91,6 +94,8 @@ class FakeShell:
     del args, kwargs
     with open(self._log_path, 'a') as f:
       f.write(json.dumps({'vm': vm.name, 'command': command}) + '\n')
+    previous = self._previous.get(vm.name, '')
+    self._previous[vm.name] = command
     if 'execute_command.py' in command:
       self._robust[_StdoutFile(command)] = self._Answer(command)
       return '', '', 0
@@ -98,7 +103,7 @@ class FakeShell:
       if '--delete' in command.split():
         return self._robust.pop(_StdoutFile(command), ''), '', 0
       return 'Command finished.\n', '', 0
-    return self._Answer(command), '', 0
+    return self._Answer(command, previous), '', 0
 
 
 def main(argv):

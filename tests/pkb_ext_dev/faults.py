@@ -96,6 +96,40 @@ def TruncateScript(real: str, keep: float = 0.5, when: str = '*') -> str:
   )
 
 
+def LogTruncateScript(
+    real: str, log: str, when: str, unless: str = '', keep: float = 0.5
+) -> str:
+  """A stand-in that runs the real tool, then cuts the log file it wrote.
+
+  For a tool whose output a phase reads from a file afterwards (PKB's
+  coremark make writes CoreMark's output to run1.log, which RunCoremark
+  then reads with cat).
+
+  Args:
+    real: the real tool (RealPath of the shimmed path).
+    log: the file, relative to the working directory, that is cut.
+    when: a bash case pattern on the arguments ("$*") of the calls whose log
+      is cut; other calls run the real tool unchanged.
+    unless: a pattern of calls run unchanged even if `when` matches.
+    keep: the fraction of the log's bytes kept.
+  """
+  q = shlex.quote
+  return (
+      '#!/bin/bash\n'
+      + (
+          f'case "$*" in {unless}) exec {q(real)} "$@" ;; esac\n'
+          if unless
+          else ''
+      )
+      + f'case "$*" in {when}) ;; *) exec {q(real)} "$@" ;; esac\n'
+      f'{q(real)} "$@"; rc=$?\n'
+      f'if [ -f {q(log)} ]; then n=$(wc -c < {q(log)});'
+      f' head -c $(( n * {int(keep * 100)} / 100 )) {q(log)} > {q(log)}.cut'
+      f' && mv {q(log)}.cut {q(log)}; fi\n'
+      'exit $rc\n'
+  )
+
+
 def RealPath(path: str) -> str:
   return f'{FAULT_DIR}/real/{path.strip("/").replace("/", "__")}'
 

@@ -24,6 +24,7 @@ the phase's parser.
 import dataclasses
 import json
 import logging
+import posixpath
 import re
 import shlex
 import statistics
@@ -31,6 +32,7 @@ import subprocess
 from typing import Callable
 
 from perfkitbenchmarker import errors
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks.cloud_report.cpu import samples as cpu_samples
 from benchmarks.cloud_report.cpu import stages as cpu
@@ -38,7 +40,6 @@ from benchmarks.cloud_report.disk import guard as storage_guard
 from benchmarks.cloud_report.disk import stages as storage
 from benchmarks.cloud_report.net import netserver
 from benchmarks.cloud_report.net import stages as network
-from linux_packages import cloud_report_coremark as coremark_pkg
 from linux_packages import cloud_report_netperf as netperf_pkg
 
 
@@ -137,6 +138,14 @@ def SubprocessRunner(command: str) -> str:
   ).stdout
 
 
+def RawCoreMarkCommand(iterations: int) -> str:
+  """The binary PKB's make built, run as make's performance run (run1.log)."""
+  binary = posixpath.join(coremark_benchmark.COREMARK_DIR, 'coremark.exe')
+  if not iterations:
+    return binary
+  return f'{binary} 0x0 0x0 0x66 {int(iterations)} 7 1 2000'
+
+
 def RawCoreMarkScore(stdout: str) -> float:
   """Iterations/Sec of a raw run, read without the phase's parser."""
   m = _RAW_SCORE.search(stdout)
@@ -155,9 +164,11 @@ def MeasureCpu(
 ) -> Pairs:
   """The cpu phase's all-core score against raw CoreMark runs.
 
-  Builds the phase's all-core (pthread) binary on `vm`; the raw run starts
-  the same binary with CoreMark's own defaults (no arguments) when
-  iterations is 0.
+  The phase's run is PKB's make (build, performance run, validation run);
+  the raw run starts the binary that make left in PKB's tree
+  (coremark.exe) with the performance run's arguments, or with CoreMark's
+  own defaults (no arguments, the same run) when iterations is 0. The tree
+  must be installed (cpu.InstallVm's package, or pkb_ext.coremark's).
 
   Args:
     vm: a VM (a LocalVm, a local-cloud host or a cloud VM).
@@ -174,11 +185,9 @@ def MeasureCpu(
   params = cpu.Params(
       runs=1, threads=threads, iterations=iterations, modes=('all',)
   )
-  cpu.PrepareVm(vm, params)
+  cpu.InstallVm(vm)
   (build,) = cpu.Builds(vm, params)
-  raw_command = coremark_pkg.BinaryPath(build.name)
-  if iterations:
-    raw_command = coremark_pkg.RunCommand(build.name, iterations)
+  raw_command = RawCoreMarkCommand(iterations)
   run_raw = raw_runner or (lambda cmd: vm.RemoteCommand(cmd)[0])
 
   def Phase(_):

@@ -55,6 +55,8 @@ class LocalVm:
     self.scratch_disks = list(scratch_disks)
     self.commands = []
     self.installed = []
+    # PKB's record of installed packages (pkb_ext.coremark adds to it).
+    self._installed_packages = set()
     self._installer = installer
 
   def NumCpusForBenchmark(self, report_only_physical_cpus=False):

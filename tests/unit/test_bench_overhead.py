@@ -38,9 +38,7 @@ class ClassifyTest(parameterized.TestCase):
        ' --section=fill-disk-ignore cloud_report_2021.fio', '', ('fio', _X)),
       ('netperf', '/usr/bin/netperf -H 10.247.83.11 -p 20000 -t TCP_RR -l 5',
        '', ('netperf', _M)),
-      ('coremark-all-pt', '/opt/pkb/cloud_report_coremark/bin/coremark-all-'
-       'pthread-2 0x0 0x0 0x66 0 7 1 2000', '', ('coremark', _M)),
-      # PKB's coremark benchmark: its make runs ./coremark.exe.
+      # PKB's make runs ./coremark.exe (the cpu phase's runs, PKB's coremark).
       ('coremark.exe', './coremark.exe 0x0 0x0 0x66 1000000 7 1 2000', '',
        ('coremark', _M)),
       ('python3', '/usr/bin/python3 ttfb_worker.py --config worker.json --out'
@@ -60,7 +58,7 @@ class ClassifyTest(parameterized.TestCase):
   @parameterized.parameters(
       ('netserver', '/usr/bin/netserver -p 20000 -D'),
       ('sudo', 'sudo fio --output-format=json --section=rd-iops x.fio'),
-      ('bash', 'bash -c cd /opt/pkb/cloud_report_coremark/bin/coremark-single'),
+      ('make', 'make PORT_DIR=linux64 ITERATIONS=0 XCFLAGS=-DMULTITHREAD=2'),
       ('python3', 'python3 /tmp/pkb/wait_for_command.py --status x'),
       ('minio', '/opt/pkb-ext/bin/minio server --quiet'),
       ('postgres', 'postgres: postgres tpcc 10.247.83.10(51570) SELECT'),

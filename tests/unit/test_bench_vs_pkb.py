@@ -56,7 +56,8 @@ class FlagsTest(parameterized.TestCase):
     self.assertIn('--cloud_report_fio_install=pkb', ours)  # PKB's fio path
     ours = vp.OurFlags('coremark', s, 12345)
     self.assertIn('--cloud_report_coremark_iterations=12345', ours)
-    self.assertIn('--cloud_report_coremark_parallelism=pthread', ours)
+    self.assertIn('--coremark_parallelism_method=PTHREAD', ours)
+    self.assertIn('--cloud_report_coremark_install=data', ours)
     pkb = vp.PkbFlags('coremark', s, None)
     self.assertIn('--coremark_parallelism_method=PTHREAD', pkb)
     self.assertIn('--coremark_thread_counts=0', pkb)  # all vCPUs, as ours

@@ -29,7 +29,7 @@ from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import stages as io
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from linux_packages import cloud_report_coremark as coremark
+from pkb_ext import coremark
 from pkb_ext.tpcc_postgres import engine as tpcc_postgres
 from pkb_ext.tpcc_postgres import params as pg_params
 
@@ -116,7 +116,7 @@ class IoRoundTripsTest(absltest.TestCase):
 
 class CoreMarkRoundTripsTest(absltest.TestCase):
 
-  TAR = '/opt/pkb/cloud_report_coremark/coremark-v1.01.tar.gz'
+  TAR = '/opt/pkb/coremark-v1.01.tar.gz'
 
   def _Vm(self, tar_sha=coremark.TARBALL_SHA256):
     return RecordingVm([
@@ -129,7 +129,7 @@ class CoreMarkRoundTripsTest(absltest.TestCase):
 
   def testVerifyIsTwoCommands(self):
     vm = self._Vm()
-    coremark.Verify(vm, self.TAR, coremark.SOURCE_DATA_PATH)
+    coremark.Verify(vm, self.TAR)
     checks, extract = vm.remote
     self.assertIn(f'sha256sum {self.TAR} && ', checks)
     self.assertIn("grep -ao 'comment=[0-9a-f]*'", checks)
@@ -142,7 +142,7 @@ class CoreMarkRoundTripsTest(absltest.TestCase):
     with self.assertRaisesRegex(
         errors.Setup.BadPreprovisionedDataError, 'sha256 is 0{64}'
     ):
-      coremark.Verify(vm, self.TAR, coremark.SOURCE_DATA_PATH)
+      coremark.Verify(vm, self.TAR)
     self.assertLen(vm.remote, 1)
 
 

@@ -11,11 +11,12 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The cpu phase: CoreMark on one core and on every core.
+"""The cpu phase: CoreMark on one core and on every core, run by PKB's
+coremark modules.
 
 Its modules:
   stages    the flags (read once into Params) and the phase's functions
             (see phases.py);
-  parser    CoreMark's output -> its iterations per second (pure);
+  parser    CoreMark's output through PKB's coremark parser (pure);
   samples   the metric catalog and the samples of one run and of a mode.
 """

@@ -11,328 +11,159 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Parses what CoreMark 1.0 (v1.01 and later) prints on stdout (pure).
+"""A CoreMark run's output through PKB's coremark parser.
 
-Why not PKB's parser (coremark_benchmark._ParseOutputForSamples): it reads
-the score from the "CoreMark 1.0 :" line, which CoreMark prints only for a
-validated 2K performance run, so it cannot keep a short run; it takes the
-thread count from its caller rather than from CoreMark, and it accepts output
-whose seeds CoreMark could not check.
-
-CoreMark's own rules, which this parser follows:
-- It checks its CRCs only for known seed sets, announced by a first line such
-  as "2K performance run parameters for coremark."; with unknown seeds it
-  checks nothing. Output without that line is rejected.
-- It counts a run shorter than 10 s ("ERROR! Must execute for at least 10 secs
-  for a valid result!") as an error, so such a run prints "Errors detected"
-  instead of "Correct operation validated". A run whose only error is that
-  rule is kept, with valid_for_reporting False and the reason; any other
-  error (a CRC mismatch, a data type check) is rejected. Otherwise output
-  without "Correct operation validated" is rejected.
-- Only the 2K performance run (seeds 0, 0, 0x66; what `make` writes to
-  run1.log) gives a reportable score.
-
-v1.01 says "Correct operation validated. See readme.txt for run and
-reporting rules."; later versions name README.md instead. Both are accepted.
-Numbers are bounded (at most 18 digits, contexts at most MAX_CONTEXTS) so
-that garbled output is a ParseError, never an overflow.
+PKB's coremark_benchmark._ParseOutputForSamples reads the score; this module
+says which line is missing when it cannot, as one ParseError line, and keeps
+a performance run shorter than CoreMark's 10 s run rule (possible only with
+a fixed iteration count), which CoreMark does not validate and PKB's parser
+therefore refuses: its score is CoreMark's Iterations/Sec line, and it is
+marked valid_for_reporting False.
 """
 
 import dataclasses
-import math
 import re
+from typing import Any
+
+from perfkitbenchmarker import errors
+from perfkitbenchmarker import regex_util
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks.cloud_report.parsers import ParseError
 
-# EEMBC run rule: a reportable run lasts at least this long.
-MIN_SECONDS = 10.0
-REPORTABLE_RUN_TYPE = '2K performance'
-
-_RUN_TYPE = re.compile(
-    r'^(?P<type>2K performance|2K validation|6k performance|6k validation'
-    r'|Profile generation) run parameters for coremark\.$'
-)
-_KEY_VALUE = re.compile(r'^(?P<key>[A-Za-z\[][^:]*?)\s*:(?P<value>.*)$')
-_CRC_KEY = re.compile(
-    r'^\[(?P<ctx>\d{1,9})\](?P<name>crclist|crcmatrix|crcstate|crcfinal)$'
-)
-_PARALLEL_KEY = re.compile(r'^Parallel (?P<method>\S+)$')
-_INT = re.compile(r'^\d{1,18}$')
-_FLOAT = re.compile(r'^\d{1,18}(?:\.\d{1,18})?$')
-_HEX = re.compile(r'^0x[0-9a-f]{4}$')
-_VALIDATED = re.compile(
-    r'^Correct operation validated\. See (?:readme\.txt|README\.md) for run'
-    r' and reporting rules\.$'
-)
+MIN_SECONDS = 10.0  # EEMBC run rule: a reportable run lasts this long
+SHORT_RUN = 'ERROR! Must execute for at least 10 secs for a valid result!'
+VALIDATED = 'Correct operation validated'
+# The seeds of the performance run (make's run1.log), the one with a score.
+PERFORMANCE_RUN = '2K performance run parameters for coremark.'
+# The lines PKB's parser reads, in its order; the score line is printed only
+# for a validated performance run.
+_NEEDED = {
+    'Correct operation validated': VALIDATED,
+    'CoreMark 1.0 :': r'CoreMark 1.0 : [0-9]*\.[0-9]*',
+    'CoreMark Size': r'CoreMark Size\s*:\s*[0-9]',
+    'Total ticks': r'Total ticks\s*:\s*[0-9]',
+    'Total time (secs)': r'Total time \(secs\)\s*:\s*[0-9]*\.[0-9]',
+    'Iterations': r'Iterations\s*:\s*[0-9]',
+}
+_PARALLEL = re.compile(r'^Parallel (\S+)\s*:\s*(\d+)\s*$', re.M)
 # More contexts than any machine runs: a larger count is garbled output.
 MAX_CONTEXTS = 1 << 16
-_ERRORS_DETECTED = 'Errors detected'
-_SHORT_RUN = 'ERROR! Must execute for at least 10 secs for a valid result!'
-_CANNOT_VALIDATE = 'Cannot validate operation for these seed values'
-_SUMMARY_KEY = 'CoreMark 1.0'
-# Printed name of each CoreMark parallelism method -> our flag value.
+# Integers a sample's metadata may hold (BigQuery's INT64).
+_MAX_INT = (1 << 63) - 1
+# CoreMark's printed name of each parallelism method -> the report's word.
 PARALLEL_METHODS = {'PThreads': 'pthread', 'Fork': 'fork', 'Sockets': 'socket'}
-_SINGLE_KEYS = (
-    'CoreMark Size',
-    'Total ticks',
-    'Total time (secs)',
-    'Iterations/Sec',
-    'Iterations',
-    'Compiler version',
-    'Compiler flags',
-    'Memory location',
-    'seedcrc',
-)
+_SCORE = re.compile(r'^Iterations/Sec\s*:\s*(\d+\.\d+)\s*$', re.M)
+_ERROR = re.compile(r'ERROR', re.M)
 
 
 @dataclasses.dataclass(frozen=True)
 class Result:
-  """One CoreMark run, as CoreMark reported it."""
+  """One CoreMark run: PKB's sample value and metadata, and its validity."""
 
-  score: float  # Iterations/Sec, the value printed
-  score_text: str  # the Iterations/Sec value exactly as printed
-  iterations: int  # all contexts together
-  total_ticks: int
-  total_time_sec: float
-  coremark_size: int  # data size per algorithm (666 for the 2K runs)
-  run_type: str  # e.g. '2K performance', from the seed set CoreMark saw
-  compiler_version: str
-  compiler_flags: str
-  memory_location: str
-  threads: int  # contexts run in parallel (1 without a Parallel line)
+  score: float
+  threads: int  # contexts CoreMark ran
   parallelism: str | None  # pthread, fork, socket; None for one context
-  seedcrc: str
-  crcfinal: tuple[str, ...]  # one per context, e.g. ('0xcc42',)
-  validated: bool  # CoreMark printed "Correct operation validated"
-  summary_line: str | None  # the "CoreMark 1.0 : ..." line, if printed
-
-  @property
-  def iterations_per_thread(self) -> int:
-    return self.iterations // self.threads
-
-  @property
-  def invalid_reasons(self) -> tuple[str, ...]:
-    """Why the score may not be reported under EEMBC's rules (empty if ok)."""
-    reasons = []
-    if self.total_time_sec < MIN_SECONDS:
-      reasons.append(
-          f'total time {self.total_time_sec:g} s < {MIN_SECONDS:g} s'
-          ' (EEMBC run rule)'
-      )
-    if self.run_type != REPORTABLE_RUN_TYPE:
-      reasons.append(
-          f'{self.run_type} run parameters, not the {REPORTABLE_RUN_TYPE} run'
-      )
-    return tuple(reasons)
-
-  @property
-  def valid_for_reporting(self) -> bool:
-    return not self.invalid_reasons
+  metadata: dict[str, Any]  # PKB's sample metadata
+  valid_for_reporting: bool = True
+  invalid_reason: str = ''
 
 
-def _Lines(text: str) -> list[tuple[str, str | None, str]]:
-  """Returns (line, key, value) per line; continuation lines join the key's."""
-  out = []
-  for raw in text.replace('\r\n', '\n').split('\n'):
-    if not raw.strip():
-      continue
-    if raw[0] in ' \t' and out and out[-1][1] is not None:
-      line, key, value = out[-1]
-      out[-1] = (line + '\n' + raw, key, f'{value} {raw.strip()}'.strip())
-      continue
-    line = raw.rstrip()
-    m = _KEY_VALUE.match(line)
-    if m:
-      out.append((line, m.group('key'), m.group('value').strip()))
-    else:
-      out.append((line, None, line.strip()))
-  return out
+def Contexts(text: str) -> tuple[int, str | None]:
+  """CoreMark's "Parallel <method> : N" line: (N, method), else (1, None)."""
+  m = _PARALLEL.search(text)
+  if not m:
+    return 1, None
+  if m.group(1) not in PARALLEL_METHODS:
+    raise ParseError(f'unknown CoreMark parallelism {m.group(1)!r}')
+  count = m.group(2)
+  if len(count) > 6 or not 1 <= int(count) <= MAX_CONTEXTS:
+    raise ParseError(
+        f'"Parallel {m.group(1)}" says {count} contexts; expected 1 to'
+        f' {MAX_CONTEXTS}'
+    )
+  return int(count), PARALLEL_METHODS[m.group(1)]
 
 
-def _Number(fields, key, pattern, convert):
-  value = fields.get(key)
-  if value is None:
-    raise ParseError(f'no "{key}" line: truncated CoreMark output?')
-  if not pattern.match(value):
-    raise ParseError(f'garbled "{key}" value {value!r}')
-  return convert(value)
-
-
-def _Contexts(crcs: dict[str, dict[int, str]], threads: int) -> tuple[str, ...]:
-  finals = crcs.get('crcfinal', {})
-  if not finals:
-    raise ParseError('no "[0]crcfinal" line: truncated CoreMark output?')
-  for name, by_ctx in crcs.items():
-    if len(by_ctx) != threads or sorted(by_ctx) != list(range(threads)):
+def _CheckNumbers(result: 'Result') -> 'Result':
+  """Refuses numbers no run prints (garbled output), before they are kept."""
+  for key, value in result.metadata.items():
+    if isinstance(value, int) and not 0 <= value <= _MAX_INT:
       raise ParseError(
-          f'expected [0]..[{threads - 1}]{name} lines for {threads}'
-          f' context(s), got contexts {sorted(by_ctx)}: truncated or garbled'
+          f'garbled CoreMark {key}: {len(str(value))} digits, out of range'
       )
-  return tuple(finals[i] for i in range(threads))
+  return result
 
 
-def _CheckStatus(plain: list[str], run_type, total_time: float) -> bool:
-  """Applies CoreMark's validation rules; returns the validated flag."""
-  crc_errors = [l for l in plain if re.match(r'^\[\d+\]ERROR!', l)]
-  if crc_errors:
-    raise ParseError('CoreMark CRC check failed: ' + '; '.join(crc_errors))
-  short_lines = plain.count(_SHORT_RUN)
-  other_errors = [l for l in plain if 'ERROR' in l and l != _SHORT_RUN]
-  if other_errors:
-    raise ParseError('CoreMark reported errors: ' + '; '.join(other_errors))
-  if run_type is None:
-    why = (
-        ' (it printed "Cannot validate operation for these seed values")'
-        if any(l.startswith(_CANNOT_VALIDATE) for l in plain)
-        else ''
+def _Missing(text: str) -> list[str]:
+  return [name for name, regex in _NEEDED.items() if not re.search(regex, text)]
+
+
+def _ShortRun(text: str, threads: int, method: str | None) -> Result | None:
+  """A performance run whose only error is the 10 s rule, kept as not
+  reportable."""
+  if PERFORMANCE_RUN not in text.splitlines() or VALIDATED in text:
+    return None
+  if SHORT_RUN not in text or len(_ERROR.findall(text)) != 1:
+    return None
+  try:
+    seconds = regex_util.ExtractFloat(
+        r'Total time \(secs\)\s*:\s*([0-9]*\.[0-9]*)', text
     )
-    raise ParseError(
-        'no "... run parameters for coremark." line: the output is truncated'
-        ' or the seeds are not a known CoreMark set, so CoreMark checked no'
-        f' CRCs{why}'
-    )
-  if short_lines > 1:
-    raise ParseError('the 10 s rule line appears twice: concatenated outputs?')
-  if (total_time < MIN_SECONDS) != bool(short_lines):
-    raise ParseError(
-        f'total time {total_time:g} s disagrees with the presence of'
-        f' "{_SHORT_RUN}": garbled output'
-    )
-  validated = sum(1 for l in plain if _VALIDATED.match(l))
-  detected = plain.count(_ERRORS_DETECTED)
-  if validated > 1:
-    raise ParseError(
-        '"Correct operation validated" appears twice: concatenated outputs?'
-    )
-  if validated and detected:
-    raise ParseError(
-        'CoreMark printed both "Correct operation validated" and'
-        ' "Errors detected": garbled output'
-    )
-  if validated:
-    return True
-  if detected and short_lines:
-    return False  # the only error is the 10 s rule: kept, not reportable
-  raise ParseError(
-      'no "Correct operation validated" line: CoreMark did not validate the'
-      ' run, or the output is truncated'
+    iterations = regex_util.ExtractInt(r'Iterations\s*:\s*([0-9]*)', text)
+  except regex_util.NoMatchError:
+    return None
+  m = _SCORE.search(text)
+  if not m or seconds >= MIN_SECONDS:
+    return None
+  return Result(
+      score=float(m.group(1)),
+      threads=threads,
+      parallelism=method,
+      metadata={'total_time_sec': seconds, 'iterations': iterations},
+      valid_for_reporting=False,
+      invalid_reason=(
+          f'total time {seconds:g} s < {MIN_SECONDS:g} s (EEMBC run rule)'
+      ),
   )
 
 
-def Parse(text: str) -> Result:
-  """Parses one CoreMark run's stdout.
+def Parse(text: str, threads: int | None = None) -> Result:
+  """Parses one CoreMark run's output (its run1.log) with PKB's parser.
 
   Args:
-    text: what the coremark binary printed.
-
-  Returns:
-    A Result.
+    text: what CoreMark printed.
+    threads: the contexts it was built for (checked against CoreMark's own
+      count); None takes CoreMark's.
 
   Raises:
-    ParseError: empty, truncated, garbled or failed output (the message says
-      which).
+    ParseError: empty, truncated or failed output; the message names the
+      missing line.
   """
   if not text or not text.strip():
     raise ParseError('empty CoreMark output')
-  lines = _Lines(text)
-  fields, crcs, parallel, plain = {}, {}, [], []
-  summary = None
-  for line, key, value in lines:
-    if key is None:
-      plain.append(value)
-      continue
-    crc = _CRC_KEY.match(key)
-    par = _PARALLEL_KEY.match(key)
-    if crc:
-      by_ctx = crcs.setdefault(crc.group('name'), {})
-      ctx = int(crc.group('ctx'))
-      if ctx in by_ctx:
-        raise ParseError(f'"{key}" appears twice: concatenated outputs?')
-      if not _HEX.match(value):
-        raise ParseError(f'garbled "{key}" value {value!r}')
-      by_ctx[ctx] = value
-    elif par:
-      parallel.append((par.group('method'), value))
-    elif key == _SUMMARY_KEY:
-      summary = line
-    elif key in _SINGLE_KEYS:
-      if key in fields:
-        raise ParseError(f'"{key}" appears twice: concatenated outputs?')
-      fields[key] = value
-    else:
-      plain.append(line.strip())
-  run_types = [m.group('type') for m in map(_RUN_TYPE.match, plain) if m]
-  if len(run_types) > 1:
-    raise ParseError('two run-parameter lines: concatenated outputs?')
-  run_type = run_types[0] if run_types else None
-
-  score_text = fields.get('Iterations/Sec')
-  score = _Number(fields, 'Iterations/Sec', _FLOAT, float)
-  total_time = _Number(fields, 'Total time (secs)', _FLOAT, float)
-  iterations = _Number(fields, 'Iterations', _INT, int)
-  ticks = _Number(fields, 'Total ticks', _INT, int)
-  size = _Number(fields, 'CoreMark Size', _INT, int)
-  for key in ('Compiler version', 'Compiler flags', 'Memory location'):
-    if key not in fields:
-      raise ParseError(f'no "{key}" line: truncated CoreMark output?')
-  seedcrc = fields.get('seedcrc')
-  if seedcrc is None or not _HEX.match(seedcrc):
-    raise ParseError(f'missing or garbled "seedcrc" value {seedcrc!r}')
-
-  if len(parallel) > 1:
-    raise ParseError('two "Parallel ..." lines: concatenated outputs?')
-  threads, parallelism = 1, None
-  if parallel:
-    method, count = parallel[0]
-    if method not in PARALLEL_METHODS or not _INT.match(count):
-      raise ParseError(f'garbled "Parallel {method} : {count}" line')
-    threads, parallelism = int(count), PARALLEL_METHODS[method]
-    if not 1 <= threads <= MAX_CONTEXTS:
-      raise ParseError(
-          f'"Parallel {method}" says {threads} contexts; expected 1 to'
-          f' {MAX_CONTEXTS}'
-      )
-  crcfinal = _Contexts(crcs, threads)
-
-  if not all(map(math.isfinite, (total_time, score))):
-    raise ParseError(f'time {total_time} or score {score} is not finite')
-  if total_time <= 0 or score <= 0 or iterations <= 0:
+  contexts, method = Contexts(text)
+  if threads is not None and threads != contexts:
     raise ParseError(
-        f'non-positive time {total_time}, score {score} or iterations'
-        f' {iterations}: garbled output'
+        f'CoreMark ran {contexts} context(s), built for {threads}: wrong'
+        ' build or garbled output'
     )
-  if iterations % threads:
+  threads = contexts
+  try:
+    (pkb_sample,) = coremark_benchmark._ParseOutputForSamples(  # pylint: disable=protected-access
+        text, threads
+    )
+  except (errors.Benchmarks.RunError, regex_util.NoMatchError) as e:
+    short = _ShortRun(text, threads, method)
+    if short:
+      return _CheckNumbers(short)
+    missing = _Missing(text)
     raise ParseError(
-        f'{iterations} iterations do not divide among {threads} contexts'
-    )
-  if not math.isclose(score, iterations / total_time, rel_tol=1e-4):
-    raise ParseError(
-        f'Iterations/Sec {score_text} != Iterations {iterations} / total time'
-        f' {total_time}: garbled output'
-    )
-  validated = _CheckStatus(plain, run_type, total_time)
-  if summary is not None:
-    summary_score = summary.split(':', 1)[1].split('/', 1)[0].strip()
-    if summary_score != score_text:
-      raise ParseError(
-          f'"CoreMark 1.0 : {summary_score}" disagrees with Iterations/Sec'
-          f' {score_text}: garbled output'
-      )
-  return Result(
-      score=score,
-      score_text=score_text,
-      iterations=iterations,
-      total_ticks=ticks,
-      total_time_sec=total_time,
-      coremark_size=size,
-      run_type=run_type,
-      compiler_version=fields['Compiler version'],
-      compiler_flags=fields['Compiler flags'],
-      memory_location=fields['Memory location'],
-      threads=threads,
-      parallelism=parallelism,
-      seedcrc=seedcrc,
-      crcfinal=crcfinal,
-      validated=validated,
-      summary_line=summary,
+        f'CoreMark output has no {" / ".join(repr(m) for m in missing)}'
+        ' line: truncated, or CoreMark reported errors'
+        if missing
+        else f"PKB's coremark parser refused the output: {e}"
+    ) from e
+  return _CheckNumbers(
+      Result(pkb_sample.value, threads, method, dict(pkb_sample.metadata))
   )

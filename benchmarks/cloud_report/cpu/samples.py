@@ -42,15 +42,10 @@ METRICS = {
 MODES = ('single', 'all')
 
 
-def ModeOf(result: coremark_parser.Result) -> str:
-  """The mode a run was in, from CoreMark's own context count."""
-  return 'all' if result.threads > 1 else 'single'
-
-
 def RunMetadata(
     result: coremark_parser.Result, mode: str, run: int
 ) -> dict[str, Any]:
-  """The metadata of one run's sample."""
+  """The run's own keys of its sample's metadata."""
   if mode not in MODES:
     raise ValueError(f'unknown CoreMark mode {mode!r}; expected {MODES}')
   return {
@@ -58,16 +53,8 @@ def RunMetadata(
       'iteration': run,
       'threads': result.threads,
       'parallelism': result.parallelism or 'none',
-      'coremark_iterations': result.iterations,
-      'iterations_per_thread': result.iterations_per_thread,
-      'total_time_sec': result.total_time_sec,
-      'total_ticks': result.total_ticks,
-      'run_type': result.run_type,
-      'compiler_version': result.compiler_version,
-      'compiler_flags': result.compiler_flags,
       'valid_for_reporting': result.valid_for_reporting,
-      'invalid_reason': '; '.join(result.invalid_reasons),
-      'score_text': result.score_text,
+      'invalid_reason': result.invalid_reason,
   }
 
 
@@ -81,11 +68,16 @@ def FromResult(
 
   Args:
     result: a parsed CoreMark output.
-    metadata: extra metadata (the phase's settings).
+    metadata: the phase's settings, over PKB's sample metadata.
     mode: single or all; by default inferred from CoreMark's context count.
     run: the run's number within its mode, 1-based.
   """
-  md = dict(metadata or {}) | RunMetadata(result, mode or ModeOf(result), run)
+  mode = mode or ('all' if result.threads > 1 else 'single')
+  md = (
+      dict(result.metadata)
+      | dict(metadata or {})
+      | RunMetadata(result, mode, run)
+  )
   return [samples_lib.Make(METRICS, 'coremark_score', result.score, md)]
 
 

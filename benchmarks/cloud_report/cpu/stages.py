@@ -15,25 +15,35 @@
 
 As the report's scripts (cockroachlabs/cloud-report scripts/gen/cpu.sh) did,
 on the first db node (under the suite's overlap, on the second: see
-phases): build CoreMark once per mode, run the single-core
-binary N times, then the all-core one N times. All-core is built with
-`-DMULTITHREAD=$(nproc) -DUSE_PTHREAD` and linked with -lpthread; PKB's own
-coremark benchmark defaults to the fork + socket method instead
-(--cloud_report_coremark_parallelism picks either).
+phases): run CoreMark single-core N times, then on every vCPU N times, with
+PKB's coremark modules: its package installs the v1.01 tree
+(coremark_benchmark.COREMARK_DIR), its PrepareCoremark edits the makefile
+for pthreads, and each run is one RunCoremark (`make` builds CoreMark with
+-DMULTITHREAD=threads -DUSE_<method>, runs its performance run, then its
+validation run) whose output PKB's parser reads (see parser).
 
-Each run is CoreMark's performance run (the Makefile's run1.log arguments).
-With --cloud_report_coremark_iterations=0 (the default) CoreMark calibrates
-every run to last at least 10 s, the EEMBC run rule, as `./coremark.exe`
-without arguments did in the report's scripts; a positive value fixes the
-iterations per thread (PKB's coremark uses 1,000,000). A run shorter than
-10 s is kept and marked valid_for_reporting False.
+PKB's --coremark_parallelism_method picks the method; the cloud_report
+benchmarks' configs set it to PTHREAD, the report's (PKB's coremark
+benchmark defaults to SOCKET). With --cloud_report_coremark_iterations=0
+(the default) CoreMark calibrates every run to last at least 10 s, the EEMBC
+run rule, as `./coremark.exe` without arguments did in the report's
+scripts; a positive value fixes the iterations per thread. A run shorter
+than 10 s is kept and marked valid_for_reporting False.
+
+PKB's functions take the remote_command they run their commands with; the
+phase's (RemoteCommands) runs each make tracked (remote.Tracked), so that a
+run an earlier attempt left is ended before the phase starts its own.
 """
 
 import dataclasses
 import logging
+import re
+import shlex
 
 from absl import flags
 from perfkitbenchmarker import errors
+from perfkitbenchmarker import regex_util
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
@@ -41,7 +51,6 @@ from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import settings
 from benchmarks.cloud_report.cpu import parser as coremark_parser
 from benchmarks.cloud_report.cpu import samples as cpu_samples
-from linux_packages import cloud_report_coremark as coremark_pkg
 
 PHASE = phase_table.CPU.sample
 # The phase's parser and samples modules (phase_modules pairs them).
@@ -49,7 +58,14 @@ PARSER = coremark_parser
 SAMPLES = cpu_samples
 TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
 MODES = cpu_samples.MODES
-PARALLELISM = tuple(coremark_pkg.PARALLELISM)
+VERSION = 'v1.01'  # the tag PKB's coremark package installs
+PACKAGE = 'coremark'  # PKB's
+# The method the report used; the cloud_report benchmarks' configs set PKB's
+# --coremark_parallelism_method to it.
+PARALLELISM = coremark_benchmark.PARALLELISM_PTHREAD
+CONFIG_FLAGS = {'coremark_parallelism_method': PARALLELISM}
+# PKB's make command's iteration count (its ITERATIONS_PER_CPU at the pin).
+_ITERATIONS_ARG = re.compile(r'\bITERATIONS=\d+ ')
 
 
 def _CheckModes(modes) -> bool:
@@ -79,13 +95,6 @@ class Params:
       ' vCPU count, like $(nproc) in the report.',
       lower_bound=0,
   )
-  parallelism: str = settings.Enum(
-      'cloud_report_coremark_parallelism',
-      'pthread',
-      PARALLELISM,
-      'How all-core CoreMark runs its contexts: pthread (the report:'
-      " -DUSE_PTHREAD, -lpthread), fork or socket (PKB coremark's default).",
-  )
   iterations: int = settings.Integer(
       'cloud_report_coremark_iterations',
       0,
@@ -110,79 +119,109 @@ class Params:
 
 @dataclasses.dataclass(frozen=True)
 class Build:
-  """One CoreMark binary: a mode's build on one VM."""
+  """One mode's CoreMark build on one VM."""
 
   mode: str
   threads: int
-  parallelism: str | None  # None for the single-core build
 
   @property
   def name(self) -> str:
     if self.mode == 'single':
       return 'coremark-single'
-    return f'coremark-all-{self.parallelism}-{self.threads}'
+    return f'coremark-all-{self.threads}'
 
 
 def Builds(vm, params: Params) -> list[Build]:
-  """The builds a VM needs, in run order."""
+  """The builds a VM runs, in run order."""
   out = []
   for mode in params.modes:
     if mode == 'single':
-      out.append(Build('single', 1, None))
+      out.append(Build('single', 1))
     else:
-      threads = params.threads or int(vm.NumCpusForBenchmark())
-      out.append(Build('all', threads, params.parallelism))
+      out.append(Build('all', params.threads or int(vm.NumCpusForBenchmark())))
   return out
 
 
-def PrepareVm(vm, params: Params) -> None:
-  """Installs CoreMark on a VM and builds each mode's binary once.
+def WithIterations(command: str, iterations: int) -> str:
+  """PKB's make command with `iterations` per thread.
 
-  The verified source goes in directly rather than through vm.Install(), so
-  it is there even with PKB's --install_packages=false (hosts whose packages
-  are managed elsewhere, which then bring their own compiler).
+  PKB's RunCoremark at the pin builds with its fixed ITERATIONS_PER_CPU.
+  Rewriting that one argument of the command the phase's remote_command
+  is given changes this phase's runs only: no PKB module constant or flag
+  that another benchmark of the same pkb.py run would read. Waits for
+  PKB's --coremark_iterations_per_cpu (the series' coremark repetitions
+  patch); the phase then sets that flag instead.
+
+  Raises:
+    errors.Benchmarks.RunError: the command has no single ITERATIONS=N.
   """
-  vm.Install('build_tools')
-  coremark_pkg.InstallSource(vm)
-  for build in Builds(vm, params):
-    logging.info('cloud_report cpu: building %s', build.name)
-    vm.RemoteCommand(
-        coremark_pkg.BuildCommand(build.name, build.threads, build.parallelism)
+  new, count = _ITERATIONS_ARG.subn(f'ITERATIONS={int(iterations)} ', command)
+  if count != 1:
+    raise errors.Benchmarks.RunError(
+        "PKB's coremark make command has no single ITERATIONS=N argument:"
+        f' {command!r}'
     )
+  return new
 
 
-def _CheckRun(result, build: Build, params: Params) -> None:
-  expected = build.parallelism if build.threads > 1 else None
-  if (result.threads, result.parallelism) != (build.threads, expected):
-    raise errors.Benchmarks.RunError(
-        f'CoreMark {build.name} ran {result.threads} context(s) with'
-        f' {result.parallelism}, expected {build.threads} with {expected}'
-    )
-  if params.iterations and result.iterations_per_thread != params.iterations:
-    raise errors.Benchmarks.RunError(
-        f'CoreMark {build.name} ran {result.iterations_per_thread} iterations'
-        f' per thread, expected {params.iterations}'
-    )
+class RemoteCommands:
+  """The remote_command the phase gives PKB's coremark functions.
+
+  Runs each command on the VM; CoreMark's make runs tracked under the
+  build's tag (remote.Tracked: its own process group, ended by the next
+  attempt's remote.EndLeftovers), with the phase's iteration count. Keeps
+  the last output of `cat`, the run's log PKB parses.
+  """
+
+  def __init__(self, vm, tag: str, iterations: int):
+    self.vm = vm
+    self.tag = tag
+    self.iterations = iterations
+    self.output = None
+
+  def __call__(self, command: str, **kwargs):
+    is_make = ' make PORT_DIR=' in command and 'ITERATIONS=' in command
+    if is_make:
+      command = WithIterations(command, self.iterations)
+      command = remote.Tracked(f'sh -c {shlex.quote(command)}', self.tag)
+    stdout, stderr = self.vm.RemoteCommand(command, **kwargs)
+    if command.startswith('cat '):
+      self.output = stdout
+    return stdout, stderr
+
+
+def InstallVm(vm) -> None:
+  """PKB's coremark package, then PKB's makefile edit for the method.
+
+  vm.Install() does nothing on a host whose install_packages is False: the
+  tree must be there already.
+  """
+  vm.Install(PACKAGE)
+  coremark_benchmark.PrepareCoremark(vm.RemoteCommand)
 
 
 def RunBuild(vm, build: Build, params: Params) -> list:
-  """Runs one build params.runs times; returns the parsed results."""
+  """Runs one build params.runs times; returns the parsed results.
+
+  PKB's coremark runs each thread count once (its --coremark_repetitions
+  waits for the series' coremark repetitions patch): the phase calls
+  RunCoremark params.runs times.
+  """
   results = []
   for run in range(1, params.runs + 1):
-    stdout, _ = vm.RemoteCommand(
-        remote.Tracked(
-            coremark_pkg.RunCommand(build.name, params.iterations),
-            build.name,
-        )
-    )
-    result = coremark_parser.Parse(stdout)
-    _CheckRun(result, build, params)
+    commands = RemoteCommands(vm, build.name, params.iterations)
+    try:
+      coremark_benchmark.RunCoremark(commands, build.threads)
+    except (errors.Benchmarks.RunError, regex_util.NoMatchError):
+      if commands.output is None:
+        raise
+    # PKB's parser, with the missing line named and short runs kept.
+    result = coremark_parser.Parse(commands.output or '', build.threads)
     logging.info(
-        'cloud_report cpu: %s run %d/%d: %s iterations/s in %g s%s',
-        build.mode, run, params.runs, result.score_text,
-        result.total_time_sec,
+        'cloud_report cpu: %s run %d/%d: %s iterations/s%s',
+        build.mode, run, params.runs, result.score,
         '' if result.valid_for_reporting
-        else ' (not valid: ' + '; '.join(result.invalid_reasons) + ')',
+        else f' (not valid: {result.invalid_reason})',
     )  # fmt: skip
     results.append(result)
   return results
@@ -195,9 +234,10 @@ def RunVm(vm, params: Params) -> list:
   """
   remote.EndLeftovers([vm], TAG_PREFIX, 'cloud_report cpu')
   metadata = {
-      'coremark_version': coremark_pkg.VERSION,
-      'coremark_commit': coremark_pkg.COMMIT,
+      'coremark_version': VERSION,
       'iterations_requested': params.iterations,  # 0: CoreMark calibrated
+      # PKB's key: the iterations per thread its make was given.
+      'iterations_per_cpu': params.iterations,
       'runs_requested': params.runs,
   }
   out = []
@@ -210,8 +250,8 @@ def RunVm(vm, params: Params) -> list:
 
 
 def Install(topology: phases.Topology) -> None:
-  """Installs CoreMark on the phase's db VM and builds its binaries."""
-  PrepareVm(topology.DbFor(PHASE), Params.FromFlags())
+  """Installs CoreMark on the phase's db VM."""
+  InstallVm(topology.DbFor(PHASE))
 
 
 def Run(topology: phases.Topology) -> list:
@@ -219,4 +259,4 @@ def Run(topology: phases.Topology) -> list:
 
 
 def Cleanup(topology: phases.Topology) -> None:
-  coremark_pkg.Uninstall(topology.DbFor(PHASE))
+  coremark_benchmark.CleanupCoremark(topology.DbFor(PHASE).RemoteCommand)

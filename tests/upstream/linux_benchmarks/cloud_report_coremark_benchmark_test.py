@@ -13,7 +13,8 @@
 # limitations under the License.
 """Tests for cloud_report_coremark_benchmark on a mocked VM.
 
-The VM answers CoreMark's runs with real CoreMark 1.0 outputs.
+The phase runs PKB's coremark functions; the VM answers each run's log with
+a real CoreMark 1.0 output.
 """
 
 import os
@@ -21,14 +22,12 @@ import unittest
 from unittest import mock
 
 from absl.testing import flagsaver
-from perfkitbenchmarker import data
-from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 from benchmarks import cloud_report_coremark_benchmark
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.cpu import parser
-from linux_packages import cloud_report_coremark as coremark
+from benchmarks.cloud_report.cpu import stages
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(
@@ -43,22 +42,15 @@ def _Read(name):
 
 SINGLE = _Read('single_core.txt')
 ALL_CORE = _Read('all_core_pthread_2.txt')  # 2 threads, pthreads
-ROOT = '/opt/pkb/cloud_report_coremark'
-TARBALL = f'{ROOT}/coremark-v1.01.tar.gz'
+TREE = coremark_benchmark.COREMARK_DIR
 
 
-def _Answers(single=SINGLE, all_core=ALL_CORE, threads=2):
-  """Command fragment -> responses, for PkbCommonTestCase.MockRemoteCommand."""
-  return {
-      # The tarball's sha256 and the commit of its pax header, in one.
-      'sha256sum /opt': [(
-          f'{coremark.TARBALL_SHA256}  {TARBALL}\ncomment={coremark.COMMIT}\n',
-          '',
-      )],
-      'xargs -0 sha256sum': [(f'{coremark.TREE_SHA256}  -\n', '')],
-      'coremark-single 0x0': [(single, '')],
-      f'coremark-all-pthread-{threads} 0x0': [(all_core, '')],
-  }
+def _Answers(single=SINGLE, all_core=ALL_CORE):
+  """Command fragment -> responses, for PkbCommonTestCase.MockRemoteCommand.
+
+  Two runs per mode read the same log file: single, single, all, all.
+  """
+  return {f'cat {TREE}/run1.log': [(single, '')] * 2 + [(all_core, '')] * 2}
 
 
 class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
@@ -67,9 +59,11 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   def setUp(self):
     super().setUp()
     self.enter_context(
-        mock.patch.object(data, 'ResourceExists', return_value=True)
+        flagsaver.flagsaver(
+            cloud_report_coremark_runs=2,
+            coremark_parallelism_method='PTHREAD',
+        )
     )
-    self.enter_context(flagsaver.flagsaver(cloud_report_coremark_runs=2))
 
   def _Spec(self, answers, cpus=2):
     """Returns a spec whose db VM answers with answers."""
@@ -90,90 +84,95 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   def _Commands(self, fragment):
     return [c for c in self.cmd.all_commands.splitlines() if fragment in c]
 
-  def testRegisteredWithOneDbVm(self):
+  def testRegisteredWithOneDbVmAndPthreads(self):
     self.assertIn(cloud_report_coremark_benchmark, linux_benchmarks.BENCHMARKS)
     config = cloud_report_coremark_benchmark.GetConfig({})
     self.assertEqual(list(config['vm_groups']), ['db'])
     self.assertEqual(config['vm_groups']['db']['vm_count'], 1)
+    self.assertEqual(
+        config['flags'], {'coremark_parallelism_method': 'PTHREAD'}
+    )
 
-  def testPrepareInstallsVerifiedSourceAndBuildsEachModeOnce(self):
+  def testPrepareInstallsPkbsPackageAndLinksPthreads(self):
     cloud_report_coremark_benchmark.Prepare(self._Spec(_Answers()))
-    self.vm.Install.assert_called_once_with('build_tools')
-    self.vm.PushDataFile.assert_called_once_with(coremark.TARBALL, TARBALL)
-    builds = self._Commands(' link ')
-    self.assertLen(builds, 2)
-    self.assertIn('XCFLAGS="" LFLAGS_END="-lrt"', builds[0])
-    self.assertIn('-DMULTITHREAD=2 -DUSE_PTHREAD', builds[1])
-    self.assertIn('-lrt -lpthread', builds[1])
-    self.assertEmpty(self._Commands(' 0x0 0x0 0x66 '))  # nothing run yet
+    self.vm.Install.assert_called_once_with('coremark')
+    (sed,) = self._Commands('sed -i')
+    self.assertIn('-lrt -lpthread', sed)
+    self.assertIn(f'{TREE}/linux64/core_portme.mak', sed)
+    self.assertEmpty(self._Commands('make'))  # nothing run yet
 
-  def testPrepareRefusesATarballOfOtherBytes(self):
-    answers = _Answers()
-    answers['sha256sum /opt'] = [('0' * 64 + f'  {TARBALL}\n', '')]
-    with self.assertRaisesRegex(
-        errors.Setup.BadPreprovisionedDataError, 'sha256 is 0{64}'
-    ):
-      cloud_report_coremark_benchmark.Prepare(self._Spec(answers))
-    self.assertEmpty(self._Commands('tar -xzf'))
-
-  def testRunTurnsEachOutputIntoSamples(self):
-    """Each run is one sample of its output; the means follow."""
+  def testRunTracksPkbsMakeAndTurnsEachLogIntoSamples(self):
+    """Each run is PKB's make, tracked; each log it leaves is one sample."""
     spec = self._Spec(_Answers())
     samples = cloud_report_coremark_benchmark.Run(spec)
-    runs = self._Commands(' 0x0 0x0 0x66 ')
+    makes = self._Commands(' make PORT_DIR=linux64 ITERATIONS=')
+    self.assertLen(makes, 4)
     # First, a run an earlier attempt left is ended.
     self.assertLess(
         self.cmd.all_commands.index('/tmp/cloud_report_running.coremark-*.pid'),
-        self.cmd.all_commands.index(runs[0]),
+        self.cmd.all_commands.index(makes[0]),
     )
-    # Each run is tracked (a PID file while it runs) under its build's tag.
-    for run, build in zip(runs, ['single'] * 2 + ['all-pthread-2'] * 2):
-      self.assertStartsWith(run, "sh -c '")
-      self.assertIn(' setsid "$@" & ', run)
-      self.assertIn(f'/tmp/cloud_report_running.coremark-{build}.pid', run)
-    self.assertEqual(
-        [run[run.index(f' sh {ROOT}/') + 4 :] for run in runs],
-        [f'{ROOT}/bin/coremark-single 0x0 0x0 0x66 0 7 1 2000'] * 2
-        + [f'{ROOT}/bin/coremark-all-pthread-2 0x0 0x0 0x66 0 7 1 2000'] * 2,
-    )
+    # Each make is tracked under its build's tag, with CoreMark calibrating
+    # its iterations (ITERATIONS=0) instead of PKB's fixed count.
+    for make, (tag, threads) in zip(
+        makes, [('single', 1)] * 2 + [('all-2', 2)] * 2
+    ):
+      self.assertStartsWith(make, "sh -c '")
+      self.assertIn(' setsid "$@" & ', make)
+      self.assertIn(f'/tmp/cloud_report_running.coremark-{tag}.pid', make)
+      self.assertIn(' ITERATIONS=0 ', make)
+      self.assertIn(f'-DMULTITHREAD={threads} -DUSE_PTHREAD', make)
     per_run = [s for s in samples if s.metric == 'coremark_score']
     self.assertEqual(
         [(s.metadata['mode'], s.metadata['iteration'], s.value)
          for s in per_run],
         [('single', 1, 10946.508064), ('single', 2, 10946.508064),
-         ('all', 1, parser.Parse(ALL_CORE).score),
-         ('all', 2, parser.Parse(ALL_CORE).score)],
+         ('all', 1, 13380.367352), ('all', 2, 13380.367352)],
     )  # fmt: skip
+    self.assertEqual(per_run[-1].metadata['parallelism'], 'pthread')
+    self.assertEqual(per_run[-1].metadata['iterations_per_cpu'], 0)
     (mean,) = [
         s for s in samples
         if s.metric == 'coremark_score_mean' and s.metadata['mode'] == 'all'
     ]  # fmt: skip
-    self.assertEqual(mean.value, parser.Parse(ALL_CORE).score)
+    self.assertEqual(mean.value, 13380.367352)
     for s in samples:
       self.assertEqual(s.metadata['phase'], 'cpu')
       self.assertEqual(s.metadata['cloud'], 'AWS')
-      self.assertEqual(s.metadata['region'], 'us-east-1')
       self.assertEqual(s.metadata['machine_type'], 'c5a.4xlarge')
-      self.assertEqual(s.metadata['cpu_platform'], 'AMD EPYC 7R32')
       self.assertEqual(s.metadata['coremark_version'], 'v1.01')
 
-  def testAnotherThreadCountThanBuiltIsARunError(self):
+  @flagsaver.flagsaver(cloud_report_coremark_iterations=20000)
+  def testFixedIterations(self):
+    cloud_report_coremark_benchmark.Run(self._Spec(_Answers()))
+    for make in self._Commands(' make PORT_DIR=linux64 '):
+      self.assertIn(' ITERATIONS=20000 ', make)
+
+  def testAnotherThreadCountThanBuiltIsAParseError(self):
     # 16 vCPUs build 16 threads; the captured run has 2.
-    spec = self._Spec(_Answers(threads=16), cpus=16)
+    spec = self._Spec({f'cat {TREE}/run1.log': [(ALL_CORE, '')]}, cpus=16)
     with flagsaver.flagsaver(cloud_report_coremark_modes=['all']):
-      with self.assertRaisesRegex(
-          errors.Benchmarks.RunError, r'ran 2 context.*expected 16'
-      ):
+      with self.assertRaisesRegex(parsers.ParseError, r'ran 2 context.*16'):
         cloud_report_coremark_benchmark.Run(spec)
 
-  def testTruncatedOutputIsAParseError(self):
+  def testTruncatedOutputIsAParseErrorNamingTheLine(self):
     spec = self._Spec(_Answers(single=SINGLE[: len(SINGLE) // 3]))
-    with self.assertRaises(parsers.ParseError):
+    with self.assertRaisesRegex(
+        parsers.ParseError, 'no .Correct operation validated.'
+    ):
       cloud_report_coremark_benchmark.Run(spec)
 
-  def testCleanupRemovesTheInstall(self):
+  def testCleanupRemovesTheTree(self):
     cloud_report_coremark_benchmark.Cleanup(self._Spec(_Answers()))
-    self.assertEqual(self.cmd.all_commands.splitlines(), [f'rm -rf {ROOT}'])
+    self.assertIn(f'rm -rf {TREE}', self.cmd.all_commands.splitlines())
+
+  def testWithIterationsNeedsOneArgument(self):
+    self.assertEqual(
+        stages.WithIterations('make ITERATIONS=1000000 XCFLAGS=""', 0),
+        'make ITERATIONS=0 XCFLAGS=""',
+    )
+    with self.assertRaisesRegex(Exception, 'no single ITERATIONS'):
+      stages.WithIterations('make XCFLAGS=""', 0)
 
 
 if __name__ == '__main__':
