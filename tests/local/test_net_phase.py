@@ -167,7 +167,6 @@ class LoopbackTest(_PhaseAsserts):
       cloud_report_netperf_confidence_iterations='3,3',
       cloud_report_netperf_control_port=CONTROL_PORT,
       cloud_report_netperf_data_port=DATA_PORT,
-      cloud_report_netperf_output='csv',
   )
   def testPhaseModuleWithConfidence(self):
     net.Install(self.topology)
