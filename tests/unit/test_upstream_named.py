@@ -30,7 +30,6 @@ _P = 'perfkitbenchmarker.linux_benchmarks'
 _KNOWN = sorted(
     f'{_B}/cloud_report/{m}.py'
     for m in (
-        'cpu/stages',
         'disk/commands',
         'disk/params',
         'errors',
