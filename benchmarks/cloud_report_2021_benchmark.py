@@ -153,7 +153,8 @@ def SkippedPhases(benchmark_config) -> dict[str, str]:
   return preflight.Skips(_Selected(), benchmark_config)
 
 
-def _Runnable(spec) -> list[str]:
+def RunnablePhases(spec) -> list[str]:
+  """The selected phases this spec's configuration runs, in order."""
   skipped = SkippedPhases(getattr(spec, 'config', None))
   return [n for n in _Selected() if n not in skipped]
 
@@ -224,7 +225,7 @@ def Prepare(spec):
   store.Clear()
   runner.PrepareAll(
       topology,
-      _Runnable(spec),
+      RunnablePhases(spec),
       overlap=OVERLAP.value,
       store=store,
       keep_going=_KEEP_GOING.value,
@@ -266,7 +267,7 @@ def Run(spec):
     )
   runner.RunAll(
       topology,
-      _Runnable(spec),
+      RunnablePhases(spec),
       on_samples=lambda _, samples: topology_lib.Publish(
           spec, samples, run_number
       ),
@@ -289,6 +290,6 @@ def Cleanup(spec):
   _Store(topology).ForgetInstalled()
   runner.CleanupAll(
       topology,
-      _Runnable(spec),
+      RunnablePhases(spec),
       overlap=OVERLAP.value,
   )

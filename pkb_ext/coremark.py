@@ -18,8 +18,9 @@ coremark_benchmark.COREMARK_DIR; hosts without internet (the local cloud)
 cannot, and with --install_packages=false vm.Install() does nothing. With
 --cloud_report_coremark_install=data (the local cloud's presets pass it),
 before a CoreMark benchmark's Prepare (the cpu phase's suite and standalone
-benchmark, and PKB's own coremark) every VM gets that same tree from the
-tarball in PKB's data search path, and PKB's package counts as installed.
+benchmark, and PKB's own coremark) the VM that will run CoreMark
+(CoreMarkVms) gets that same tree from the tarball in PKB's data search
+path, and PKB's package counts as installed there.
 
 The tarball is checked at three levels before anything is extracted, and a
 bad one is refused with one line (errors.Setup.BadPreprovisionedDataError):
@@ -163,6 +164,36 @@ def InstallFromData(vm) -> None:
   vm._installed_packages.add(PACKAGE)  # pylint: disable=protected-access
 
 
+def CoreMarkVms(spec) -> list:
+  """The VMs a benchmark of BENCHMARKS builds and runs CoreMark on.
+
+  PKB's coremark: its first VM. The cloud_report benchmarks: the cpu
+  phase's db VM, where the suite places it (the second db VM beside the io
+  phase under overlap); none when the suite's cpu phase does not run.
+  """
+  if spec.name == PACKAGE:
+    return list(spec.vms[:1])
+  from benchmarks import cloud_report_2021_benchmark as suite
+  from benchmarks.cloud_report import phase_table
+  from benchmarks.cloud_report import phases
+
+  cpu = phase_table.CPU.sample
+  clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
+  topology = phases.Topology(
+      db_vms=tuple(spec.vm_groups.get(phases.DB_GROUP, ())),
+      client_vm=clients[0] if clients else None,
+      run_metadata=None,
+  )
+  if not topology.db_vms:
+    return []
+  if spec.name == suite.BENCHMARK_NAME:
+    names = suite.RunnablePhases(spec)
+    if cpu not in names:
+      return []
+    _, topology = phases.Arrange(topology, names, suite.OVERLAP.value)
+  return [topology.DbFor(cpu)]
+
+
 def BeforePhase(sender, benchmark_spec=None, **_) -> None:
   """PKB's before_phase handler: stages the tree before a Prepare.
 
@@ -175,6 +206,6 @@ def BeforePhase(sender, benchmark_spec=None, **_) -> None:
     return
   if _INSTALL.value != INSTALL_DATA or benchmark_spec.name not in BENCHMARKS:
     return
-  for vm in benchmark_spec.vms:
+  for vm in CoreMarkVms(benchmark_spec):
     logging.info('CoreMark %s from %s on %s', VERSION, TARBALL, vm.name)
     InstallFromData(vm)

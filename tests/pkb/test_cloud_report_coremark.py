@@ -133,7 +133,7 @@ class OfflineInstallTest(pkb_common_test_case.PkbCommonTestCase):
   @mock.patch.object(data, 'ResourceExists', return_value=True)
   def testBeforePrepareOnlyWithTheFlagAndACoreMarkBenchmark(self, _):
     vm, cmd = _Vm(self, _Checks())
-    spec = mock.Mock(vms=[vm])
+    spec = mock.Mock(vms=[vm], vm_groups={'db': [vm]})
     spec.name = 'cloud_report_coremark'
     offline.BeforePhase(pkb_stages.PREPARE, benchmark_spec=spec)
     self.assertEqual(
@@ -147,6 +147,32 @@ class OfflineInstallTest(pkb_common_test_case.PkbCommonTestCase):
       spec.name = 'coremark'  # PKB's own benchmark builds in the same tree
       offline.BeforePhase(pkb_stages.PREPARE, benchmark_spec=spec)
     self.assertIn('--strip-components=1', cmd.all_commands)
+
+  def testOnlyTheVmThatRunsCoreMarkGetsTheTree(self):
+    db = [mock.Mock(name=f'db{i}') for i in range(1, 4)]
+    client = mock.Mock(name='client')
+    spec = mock.Mock(
+        vms=[client, *db],
+        vm_groups={'client': [client], 'db': db},
+        config=None,  # no configuration: no phase skipped for it
+    )
+    spec.name = 'coremark'  # PKB's own: its first VM
+    self.assertEqual(offline.CoreMarkVms(spec), [client])
+    spec.name = 'cloud_report_coremark'
+    self.assertEqual(offline.CoreMarkVms(spec), [db[0]])
+    spec.name = 'cloud_report_2021'
+    # With overlap CoreMark runs on the second db VM, beside the io phase's
+    # fill on the first; without, on the first.
+    with flagsaver.flagsaver(
+        cloud_report_phases=['cpu', 'io', 'net'], cloud_report_overlap=True
+    ):
+      self.assertEqual(offline.CoreMarkVms(spec), [db[1]])
+    with flagsaver.flagsaver(
+        cloud_report_phases=['cpu', 'io', 'net'], cloud_report_overlap=False
+    ):
+      self.assertEqual(offline.CoreMarkVms(spec), [db[0]])
+    with flagsaver.flagsaver(cloud_report_phases=['io', 'net']):
+      self.assertEqual(offline.CoreMarkVms(spec), [])
 
   def testRetiredParallelismFlagNamesPkbsFlag(self):
     with self.assertRaisesRegex(
