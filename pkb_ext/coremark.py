@@ -173,7 +173,7 @@ def CoreMarkVms(spec) -> list:
   """
   if spec.name == PACKAGE:
     return list(spec.vms[:1])
-  from benchmarks import cloud_report_2021_benchmark as suite
+  from pkb_ext.suite import cloud_report_2021_benchmark as suite
   from benchmarks.cloud_report import phase_table
   from benchmarks.cloud_report import phases
 

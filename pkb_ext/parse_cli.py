@@ -83,7 +83,7 @@ def _Required(args, text: str) -> list[str]:
   """The netperf selectors the net phase would require of this output."""
   if args.tool != 'netperf' or args.any_selectors:
     return []
-  from benchmarks.cloud_report.net import stages  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite.net import stages  # pylint: disable=g-import-not-at-top
 
   try:
     return stages.ArchivedRequiredSelectors(text)
@@ -96,7 +96,7 @@ def _Samples(args, text: str) -> list:
   required = _Required(args, text)
   kwargs = {'required': required} if required else {}
   # Imported here: it imports every phase, which only parse needs.
-  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite import phase_modules  # pylint: disable=g-import-not-at-top
 
   try:
     out = phase_modules.ParseText(args.tool, text, **kwargs)

@@ -51,6 +51,9 @@ from pkb_ext import paths
 # pylint: disable=g-import-not-at-top
 
 BENCHMARKS_PACKAGE = 'benchmarks'
+# pkb_ext's own benchmark modules: the suite and the standalone cpu, io and
+# net phases, which are not exported to PKB.
+SUITE_PACKAGE = 'pkb_ext.suite'
 PACKAGES_PACKAGE = 'linux_packages'
 CONFIGS_PACKAGE = 'pkb_ext.configs'
 PUBLISH_PACKAGE = 'pkb_ext.publish'
@@ -94,7 +97,8 @@ def BenchmarkModules() -> list[types.ModuleType]:
   """Returns our benchmark modules (names ending in _benchmark)."""
   return [
       m
-      for m in _Modules(BENCHMARKS_PACKAGE)
+      for package in (BENCHMARKS_PACKAGE, SUITE_PACKAGE)
+      for m in _Modules(package)
       if m.__name__.endswith('_benchmark')
   ]
 

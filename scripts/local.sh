@@ -69,7 +69,7 @@ up_done=$(date +%s)
 
 if [ -z "$EXPECT" ]; then
   EXPECT=$("$VENV/bin/python" -c \
-    'from benchmarks.cloud_report import phase_modules
+    'from pkb_ext.suite import phase_modules
 print(",".join(phase_modules.LoadAll()))' 2>/dev/null)
 fi
 [ "$EXPECT" = none ] && EXPECT=  # --cloud_report_phases=none: no phase runs

@@ -2,7 +2,7 @@
 # Copyright 2026 The pkb_ext Authors. Licensed under the Apache License 2.0.
 #
 # Runs the style check, the import contracts and every test tier (unit, pkb,
-# upstream, matrix, local, emulator): without arguments as three pytest
+# upstream, suite, matrix, local, emulator): without arguments as three pytest
 # processes at once (see below); extra arguments go to one pytest run of
 # tests/, e.g.
 # `scripts/test.sh -m unit`.
@@ -34,7 +34,7 @@ else
   #    two processes), then the preflight tests that need that AWS CLI;
   # 2. the local tier's second half, on a test cloud of its own (prefix,
   #    subnet and state dir: pkb_ext_dev.local_cloud's overrides);
-  # 3. the unit, pkb and upstream tiers (mostly CPU), then the matrix tier
+  # 3. the unit, pkb, upstream and suite tiers (mostly CPU), then the matrix tier
   #    (the local machine types, whose hosts' CPU weight holds their quotas
   #    under that load) and the emulator tier.
   # The local tier's CPU hog (one, in the first process) starts once the
@@ -54,9 +54,9 @@ else
   side= local_pid=
   trap 'for p in $side $local_pid; do kill "$p" 2>/dev/null; done
     rm -rf "$side_dir" "$local_dir"' EXIT
-  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix tests/emulator (at the same time; output below)"
+  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/suite tests/matrix tests/emulator (at the same time; output below)"
   TEST_TMPDIR="$side_dir" .venv/bin/python -m pytest tests/unit tests/pkb \
-    tests/upstream tests/matrix tests/emulator --ignore="$setup_test" \
+    tests/upstream tests/suite tests/matrix tests/emulator --ignore="$setup_test" \
     "${aws_tests[@]/#/--ignore=}" \
     --durations=15 \
     -p no:cacheprovider >"$side_dir/log" 2>&1 &
@@ -86,7 +86,7 @@ else
   setup_rc=$?
   echo "[test] pytest ${local_b[*]}: its output"
   cat "$local_dir/log"
-  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/matrix tests/emulator: its output"
+  echo "[test] pytest tests/unit tests/pkb tests/upstream tests/suite tests/matrix tests/emulator: its output"
   cat "$side_dir/log"
   for r in $local_rc $setup_rc; do
     [ "$r" -ne 5 ] || rc=5

@@ -11,16 +11,18 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The 2021 Cloud Report suite: what its PKB benchmark modules need.
+"""The 2021 Cloud Report's exported pieces: what its PKB benchmarks need.
 
-This package holds the pieces behind the thin benchmark modules beside it:
-one sub-package per phase (cpu, disk for the io phase, net, object_storage,
-tpcc), each with its flags, stages, pure parser and samples; and what the
-phases share: the phase registry and topology (phases, topology, runner,
-resume), remote command helpers (remote), the parser and sample indexes
-(parsers, samples), wait bounds (timeouts), checks before provisioning
-(preflight) and repetition statistics (stats). It imports only
-perfkitbenchmarker and itself.
+The tpcc and object storage phases, one sub-package each with its flags,
+stages, pure parser and samples, behind the thin benchmark modules beside
+this package; the raw-disk guard and commands the tpcc phase uses (disk);
+and what the phases share: the phase registry and topology (phases,
+phase_table, topology, resume), remote command helpers (remote), the parser
+and sample indexes (parsers, samples), wait bounds (timeouts), settings, and
+checks before provisioning (preflight, quota). It imports only
+perfkitbenchmarker and itself. The phase table also names the cpu, io and
+net phases: they run PKB's own coremark, fio and netperf benchmarks, and
+their stages modules live outside this package (phases.Load finds them).
 """
 
 REPORT_VERSION = '2021'

@@ -101,10 +101,31 @@ class PhaseFailure(report_errors.Error):
     self.samples = list(samples)
 
 
+def _Imported(name: str) -> types.ModuleType | None:
+  """The imported stages module of a phase, wherever its package lives.
+
+  A phase's stages module is `<package>.stages` under this package, or under
+  the package of a benchmark module that runs the phase from outside it; it
+  names its phase in PHASE.
+  """
+  entry = phase_table.Get(name)
+  suffix = f'.{entry.package}.stages'
+  for module_name, module in list(sys.modules.items()):
+    if module_name.endswith(suffix) and (
+        getattr(module, 'PHASE', None) == entry.sample
+    ):
+      return module
+  return None
+
+
 def ModuleName(name: str) -> str:
-  """The dotted name of a phase's stages module."""
+  """The dotted name of a phase's stages module (this package's if none is
+  imported yet)."""
   if name not in ORDER:
     raise ValueError(f'unknown phase {name!r}; expected one of {ORDER}')
+  module = _Imported(name)
+  if module is not None:
+    return module.__name__
   return f'{_PACKAGE}.{phase_table.Get(name).package}.stages'
 
 
@@ -116,7 +137,7 @@ def Load(name: str) -> types.ModuleType:
       module (a benchmark module imports the phases it runs; phase_modules
       imports them all).
   """
-  module = sys.modules.get(ModuleName(name))
+  module = _Imported(name) if name in ORDER else None
   if module is None:
     raise ValueError(
         f'phase {name}: {ModuleName(name)} is not imported; import it, or'

@@ -23,7 +23,7 @@ A flag is passed only if a phase defines it.
 
 from absl import flags
 
-from benchmarks.cloud_report import phase_modules
+from pkb_ext.suite import phase_modules
 from pkb_ext import coremark  # pylint: disable=unused-import
 from pkb_ext import local
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import

@@ -30,7 +30,6 @@ import shutil
 import tempfile
 
 from pkb_ext import paths
-from pkb_ext import registry
 from pkb_ext.upstream import errors
 from pkb_ext.upstream import git
 from pkb_ext.upstream import layout
@@ -69,11 +68,6 @@ class _Unit:
   texts: dict[str, str]  # the same as text
   sources: dict[str, str]  # PKB path -> its source file, in plan order
   names: dict[str, str]  # benchmark module's PKB path -> BENCHMARK_NAME
-
-  def PhaseBenchmarks(self) -> list[str]:
-    return sorted(
-        n for n in self.names.values() if n != registry.SUITE_BENCHMARK
-    )
 
 
 def Write(
@@ -142,7 +136,7 @@ def UntestedModules(source_root: str | None = None) -> list[str]:
       item.dest: rewrite.Transform(source_root, item).decode('utf-8', 'replace')
       for item in layout.Plan(source_root)
   }
-  return named.Unnamed(texts, layout.SeriesLayout(registry.SUITE_BENCHMARK))
+  return named.Unnamed(texts, layout.SeriesLayout())
 
 
 def _Written(out_dir: str, f: git.PatchFile) -> Patch:
@@ -195,10 +189,6 @@ def _Rewrite(source_root: str, plan: list[layout.ExportFile]) -> _Unit:
       if name is None:
         raise errors.ExportError(f'{item.source}: no BENCHMARK_NAME = "..."')
       names[item.dest] = name
-  if registry.SUITE_BENCHMARK not in names.values():
-    raise errors.ExportError(
-        f'no benchmark module named {registry.SUITE_BENCHMARK}'
-    )
   rewrite.Format(contents)
   return _Unit(
       contents=contents,
@@ -210,7 +200,7 @@ def _Rewrite(source_root: str, plan: list[layout.ExportFile]) -> _Unit:
 
 def _Cut(unit: _Unit, limit: int) -> list[series.Part]:
   """The series' parts (see series), in order."""
-  cut_by = layout.SeriesLayout(registry.SUITE_BENCHMARK)
+  cut_by = layout.SeriesLayout()
   try:
     groups, home = series.Group(
         {d: unit.texts[d] for d in unit.sources},
@@ -300,15 +290,6 @@ def _CommitPart(
     edits.append(_ChangesEdit(tree, changes, pkb_edits.CHANGES_SECTION))
   if first_data:
     edits.append((pkb_edits.DATA_INIT_FILE, pkb_edits.DataInitSource))
-  if (
-      unit.names.get(part.anchor) == registry.SUITE_BENCHMARK
-      and part.anchor in part.files
-  ):
-    edits.append((
-        pkb_edits.BENCHMARK_SETS_FILE,
-        lambda t: pkb_edits.BenchmarkSetsSource(t, unit.PhaseBenchmarks()),
-    ))
-    edits.append((pkb_edits.AWS_DISK_FILE, pkb_edits.AwsDiskSource))
   tree.Commit(edits, message)
 
 

@@ -21,8 +21,8 @@
                               captured outputs an exported test names
 
 The __init__.py of the two package roots stays behind (PKB has its own), and
-so do configs/pricing/ and configs/baselines/ (only pkb_ext's analysis
-prices results and compares them with published figures).
+so do the configs/ entries only pkb_ext uses (CONFIGS_LEFT_OUT). The suite
+and its cpu, io and net phases live in pkb_ext/suite, outside the unit.
 """
 
 import dataclasses
@@ -42,12 +42,18 @@ TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
 # directory per phase's tool); a file is exported only when an exported test
 # names it.
 TEST_DATA_DIRS = tuple(sorted(phase_table.TOOLS))
-# configs/ entries that only pkb_ext uses (the analysis' price tables and
-# published baselines, the postgres engine's go-tpc build module) or that
-# only make configs/ a package of ours.
-CONFIGS_LEFT_OUT = ('baselines', 'go_tpc', 'pricing', '__init__.py')
-# ... and single files: the local cloud's machine matrix.
-CONFIGS_FILES_LEFT_OUT = ('machines/local.yaml',)
+# configs/ entries that only pkb_ext uses: the analysis' price tables and
+# published baselines, the postgres engine's go-tpc build module, and the
+# suite's (pkb_ext.suite) machine matrices and fio job file; and what only
+# makes configs/ a package of ours.
+CONFIGS_LEFT_OUT = (
+    'baselines',
+    'fio',
+    'go_tpc',
+    'machines',
+    'pricing',
+    '__init__.py',
+)
 # Files of ours that are not exported: capture scripts need this repo's venv
 # and tooling; the conftest only keeps pytest away from the exported tests.
 _SKIPPED_NAMES = ('conftest.py',)
@@ -95,7 +101,7 @@ def Plan(source_root: str) -> list[ExportFile]:
       )
   Add('benchmarks', BENCHMARKS_DEST, ('__init__.py',))
   Add('linux_packages', PACKAGES_DEST, ('__init__.py',))
-  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT + CONFIGS_FILES_LEFT_OUT)
+  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT)
   Add(TESTS_SOURCE, 'tests')
   tests = {}
   for item in plan:
@@ -130,13 +136,12 @@ def IsTopLevelBenchmark(dest: str) -> bool:
   return '/' not in dest[len(BENCHMARKS_DEST) + 1 :]
 
 
-def SeriesLayout(suite: str) -> series.Layout:
-  """The layout series cuts by, with suite the suite's BENCHMARK_NAME."""
+def SeriesLayout() -> series.Layout:
+  """The layout series cuts by."""
   return series.Layout(
       benchmarks=BENCHMARKS_DEST,
       packages=PACKAGES_DEST,
       data=DATA_DEST,
       tests='tests',
       test_data=TEST_DATA_DEST,
-      suite=suite,
   )

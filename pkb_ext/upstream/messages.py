@@ -15,20 +15,16 @@
 
 The first patch fixes PKB's PackageCleanup, the next ones fix PKB's own
 modules (pkb_fixes, which holds their words); then shared helpers, one patch
-per benchmark (its leading parts named as its helpers) and the suite with
-the benchmark sets last. A benchmark's message is its module's docstring's
-first line.
+per benchmark (its leading parts named as its helpers). A benchmark's
+message is its module's docstring's first line.
 
 CHANGES.next.md gains one line per change a PKB user sees: each fix's, and
-the suite's, which names its phases too (they are its parts, and the
-cloud_report_phases set runs them one by one). Helpers and the phases'
-own patches add none.
+each new benchmark's (in its last patch). Helpers add none.
 """
 
 import ast
 import textwrap
 
-from pkb_ext import registry
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import series
@@ -46,7 +42,17 @@ _CLEANUP_SUMMARY = (
 CLEANUP_CHANGES = (
     'Fix PackageCleanup on Debian-based static VMs stopping after one package.'
 )
-SUITE_CHANGES = f'Add {registry.SUITE_BENCHMARK}, the {REPORT}, and its phases.'
+# Each exported benchmark's CHANGES.next.md line, for PKB's users (one line
+# of CHANGES.next.md each: at most 76 characters).
+BENCHMARK_CHANGES = {
+    'cloud_report_object_storage': (
+        'Add cloud_report_object_storage: object storage time to first byte.'
+    ),
+    'cloud_report_tpcc': (
+        'Add cloud_report_tpcc: CockroachDB TPC-C stepped up to its latency'
+        ' limit.'
+    ),
+}
 
 
 def CleanupMessage() -> str:
@@ -101,15 +107,13 @@ def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str | None]:
     changes = None
   else:
     what = _Summary(texts[part.anchor])
-    if part.group == registry.SUITE_BENCHMARK:
-      subject = (
-          f'Add the {part.group} benchmark and the'
-          f' {registry.BENCHMARK_SET} benchmark sets.'
+    subject = f'Add the {part.group} benchmark.'
+    changes = BENCHMARK_CHANGES.get(part.group)
+    if changes is None:
+      raise series.SeriesError(
+          f'{part.group}: no CHANGES.next.md line; add one to'
+          ' messages.BENCHMARK_CHANGES'
       )
-      changes = SUITE_CHANGES
-    else:
-      subject = f'Add the {part.group} benchmark.'
-      changes = None
     summary = f'{what}.'
     if part.count > 1:
       summary += (

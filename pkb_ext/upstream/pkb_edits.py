@@ -16,21 +16,17 @@
 What pkb_ext/registry.py does at run time becomes source changes, written in
 PKB's style (PKB's own files are never reformatted):
 
-  benchmarks and packages   found by PKB's own module scan of their packages;
-  benchmark sets            cloud_report and cloud_report_phases are added to
-                            perfkitbenchmarker/benchmark_sets.py (the patch
-                            holding the suite);
+  benchmarks and packages   found by PKB's own module scan of their packages
+                            (pkb_ext.suite's, the suite and its cpu, io and
+                            net phases, are pkb_ext's and not exported);
+  benchmark sets            left out: both name the suite;
   data loader for configs/  'cloud_report' joins DATA_SUBDIRECTORIES in
                             perfkitbenchmarker/data/__init__.py (the first
                             patch with a data file), so the names the modules
                             use (e.g. fio/cloud_report_2021.fio.j2) resolve
                             to perfkitbenchmarker/data/cloud_report/;
-  AWS local volumes         registry.AWS_LOCAL_VOLUMES (instance-store counts
-                            of the report's machines that PKB's table lacks)
-                            join NUM_LOCAL_VOLUMES in
-                            perfkitbenchmarker/providers/aws/aws_disk.py (the
-                            patch holding the suite, whose machine matrices
-                            name them);
+  AWS local volumes         left out: only the suite's machine matrices
+                            (pkb_ext's) name those machines;
   data loader for the cache left out: it holds what setup fetched (CoreMark's
                             tarball); on PKB, --data_search_paths or PKB's
                             preprovisioned data serve that;
@@ -55,7 +51,6 @@ patches before it. The text these edits add is kept in edits/.
 
 import difflib
 import re
-import string
 import textwrap
 
 from pkb_ext import registry
@@ -64,9 +59,7 @@ from pkb_ext.upstream import errors
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_fixes
 
-BENCHMARK_SETS_FILE = 'perfkitbenchmarker/benchmark_sets.py'
 DATA_INIT_FILE = 'perfkitbenchmarker/data/__init__.py'
-AWS_DISK_FILE = 'perfkitbenchmarker/providers/aws/aws_disk.py'
 LINUX_VM_FILE = 'perfkitbenchmarker/linux_virtual_machine.py'
 LINUX_VM_TEST_FILE = 'tests/linux_virtual_machine_test.py'
 CHANGES_FILE = 'CHANGES.next.md'
@@ -77,9 +70,7 @@ MODIFIED = (
     LINUX_VM_FILE,
     LINUX_VM_TEST_FILE,
     *pkb_fixes.MODIFIED,
-    BENCHMARK_SETS_FILE,
     DATA_INIT_FILE,
-    AWS_DISK_FILE,
     CHANGES_FILE,
 )
 # PackageCleanup's loop over the set that Uninstall discards from, and the
@@ -90,14 +81,19 @@ _CLEANUP_FIXED = _CLEANUP_LOOP.replace(
 )
 # What each step of registry.Register() becomes in PKB's tree.
 REGISTRY_STEPS = {
-    '_RegisterBenchmarks': 'modules in linux_benchmarks/ (PKB scans it)',
+    '_RegisterBenchmarks': (
+        'modules in linux_benchmarks/ (PKB scans it); pkb_ext.suite (the suite'
+        ' and its cpu, io and net phases) is left out'
+    ),
     '_RegisterPackages': 'modules in linux_packages/ (PKB scans it)',
-    '_RegisterBenchmarkSets': f'entries in {BENCHMARK_SETS_FILE}',
+    '_RegisterBenchmarkSets': 'left out: both sets name the suite',
     '_RegisterDataLoaders': (
         f'configs/ under {layout.DATA_DEST}, a DATA_SUBDIRECTORIES entry; the'
         ' setup cache is left out (--data_search_paths serves it)'
     ),
-    '_RegisterLocalDisks': f'entries in {AWS_DISK_FILE}',
+    '_RegisterLocalDisks': (
+        "left out: only the suite's machine matrices name those machines"
+    ),
     '_RegisterPublishers': (
         "left out: upstream, PKB's own publishers (--bigquery_table, ...)"
     ),
@@ -112,25 +108,6 @@ REGISTRY_STEPS = {
         ' cloud_report in its name, which --helpmatch=cloud_report matches'
     ),
 }
-
-
-def BenchmarkSetsSource(text: str, phase_benchmarks: list[str]) -> str:
-  """Adds the cloud_report sets to benchmark_sets.py's BENCHMARK_SETS."""
-  lines = text.splitlines(keepends=True)
-  try:
-    start = lines.index('BENCHMARK_SETS = {\n')
-    end = lines.index('}\n', start)
-  except ValueError as e:
-    raise errors.ExportError(
-        f'{BENCHMARK_SETS_FILE}: no "BENCHMARK_SETS = {{" ... "}}" block'
-    ) from e
-  entries = string.Template(edits.Read('benchmark_sets.py.txt')).substitute(
-      benchmark_set=registry.BENCHMARK_SET,
-      suite=registry.SUITE_BENCHMARK,
-      phases_benchmark_set=registry.PHASES_BENCHMARK_SET,
-      phase_list='\n'.join(f"            '{n}'," for n in phase_benchmarks),
-  )
-  return ''.join(lines[:end]) + entries + ''.join(lines[end:])
 
 
 def DataInitSource(text: str) -> str:
@@ -155,23 +132,6 @@ def DataInitSource(text: str) -> str:
   )
   entries.insert(at, f"    '{name}',\n")
   return text[: match.start(1)] + ''.join(entries) + text[match.end(1) :]
-
-
-def AwsDiskSource(text: str) -> str:
-  """Adds registry.AWS_LOCAL_VOLUMES that PKB lacks to NUM_LOCAL_VOLUMES."""
-  match = re.search(r'^NUM_LOCAL_VOLUMES = \{\n(.*?)^\}\n', text, re.M | re.S)
-  if not match:
-    raise errors.ExportError(f'{AWS_DISK_FILE}: no NUM_LOCAL_VOLUMES dict')
-  known = set(re.findall(r"^    '([^']+)':", match.group(1), re.M))
-  missing = {
-      m: n for m, n in registry.AWS_LOCAL_VOLUMES.items() if m not in known
-  }
-  if not missing:
-    return text
-  entries = "    # The 2021 Cloud Report's Appendix II machines.\n" + ''.join(
-      f"    '{m}': {n},\n" for m, n in sorted(missing.items())
-  )
-  return text[: match.end(1)] + entries + text[match.end(1) :]
 
 
 def PackageCleanupSource(text: str) -> str:

@@ -15,9 +15,9 @@
 
 The grouping is computed from the files, never listed by hand:
 
-  anchors      every benchmark module (linux_benchmarks/*_benchmark.py);
-               the suite's is the last group, the others one group each in
-               name order, after a first group of shared helpers;
+  anchors      every benchmark module (linux_benchmarks/*_benchmark.py):
+               one group each in name order, after a first group of shared
+               helpers;
   modules      each module joins the anchor that reaches it through the
                fewest imports (its own group for an anchor); a module two
                anchors reach equally near is a shared helper; a module no
@@ -158,7 +158,6 @@ class Layout:
   data: str  # the data subdirectory configs/ lands in
   tests: str  # tests/ (exported tests)
   test_data: str  # tests/data/<subdir> (captured outputs)
-  suite: str  # BENCHMARK_NAME of the suite
 
 
 def _Kind(dest: str, layout: Layout) -> str:
@@ -258,10 +257,6 @@ def Group(
       (d for d in modules if _IsAnchor(d, layout)),
       key=lambda d: benchmark_names[d],
   )
-  suite = [d for d in anchors if benchmark_names[d] == layout.suite]
-  if not suite:
-    raise SeriesError(f'no benchmark module named {layout.suite}')
-  anchors = [d for d in anchors if d not in suite] + suite
   groups = [SHARED] + [benchmark_names[d] for d in anchors]
   rank = {g: i for i, g in enumerate(groups)}
   distances = {a: graph.Distances(a) for a in anchors}

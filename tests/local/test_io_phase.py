@@ -39,15 +39,15 @@ import types
 from absl import flags
 from absl.testing import absltest
 
-from pkb_ext import paths
-from pkb_ext.local import images
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import guard as io_guard
-from benchmarks.cloud_report.disk import parser as fio_parser
-from benchmarks.cloud_report.disk import stages as io
+from pkb_ext.local import images
+from pkb_ext import paths
+from pkb_ext.suite.disk import parser as fio_parser
+from pkb_ext.suite.disk import stages as io
+from pkb_ext_dev import fidelity as fidelity_lib
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import loop_device
-from pkb_ext_dev import fidelity as fidelity_lib
 
 _REASON = loop_device.Unavailable()
 JOBS = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',

@@ -54,9 +54,9 @@ import tempfile
 
 from absl.testing import absltest
 
-from pkb_ext import paths
 from pkb_ext.local import presets
-from benchmarks.cloud_report import phase_modules
+from pkb_ext import paths
+from pkb_ext.suite import phase_modules
 from pkb_ext_dev import local_cloud
 from pkb_ext_dev import stock_pkb
 

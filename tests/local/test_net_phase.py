@@ -37,13 +37,13 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
-from pkb_ext import paths
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report.net import netserver
-from benchmarks.cloud_report.net import stages as net
-from pkb_ext_dev import local_vm
+from pkb_ext import paths
+from pkb_ext.suite.net import netserver
+from pkb_ext.suite.net import stages as net
 from pkb_ext_dev import fidelity as fidelity_lib
 from pkb_ext_dev import load
+from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS
 CONTROL_PORT = 23941  # unusual ports, ours alone

@@ -35,7 +35,7 @@ import tempfile
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phase_modules
+from pkb_ext.suite import phase_modules
 from pkb_ext_dev import coremark_playback
 from pkb_ext_dev import fio_playback
 from pkb_ext_dev import netperf_playback

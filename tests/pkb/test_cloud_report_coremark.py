@@ -31,11 +31,11 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import stages as pkb_stages
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks import cloud_report_coremark_benchmark as benchmark
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.cpu import parser
-from benchmarks.cloud_report.cpu import stages as cpu
 from pkb_ext import coremark as offline
+from pkb_ext.suite import cloud_report_coremark_benchmark as benchmark
+from pkb_ext.suite.cpu import parser
+from pkb_ext.suite.cpu import stages as cpu
 from pkb_ext_dev import coremark_playback
 from pkb_ext_dev import fidelity as fidelity_lib
 from pkb_ext_dev import pkb_tests

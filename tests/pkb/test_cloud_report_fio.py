@@ -30,12 +30,12 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
 
-from benchmarks import cloud_report_fio_benchmark as benchmark
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import guard as io_guard
-from benchmarks.cloud_report.disk import parser
-from benchmarks.cloud_report.disk import stages as io
 from benchmarks.cloud_report.parsers import ParseError
+from pkb_ext.suite import cloud_report_fio_benchmark as benchmark
+from pkb_ext.suite.disk import parser
+from pkb_ext.suite.disk import stages as io
 from pkb_ext_dev import fio_playback as playback
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb

@@ -29,10 +29,10 @@ from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-from benchmarks import cloud_report_netperf_benchmark as benchmark
-from benchmarks.cloud_report.net import parser
-from benchmarks.cloud_report.net import stages as net
-from linux_packages import cloud_report_netperf as pkg
+from pkb_ext.suite import cloud_report_netperf_benchmark as benchmark
+from pkb_ext.suite.net import install as pkg
+from pkb_ext.suite.net import parser
+from pkb_ext.suite.net import stages as net
 from pkb_ext_dev import netperf_playback as playback
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb

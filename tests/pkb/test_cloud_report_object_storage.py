@@ -41,9 +41,9 @@ if _PKB_TESTS not in list(_tests_namespace.__path__):
   _tests_namespace.__path__.append(_PKB_TESTS)
 from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
-from benchmarks.cloud_report import phase_modules
-from benchmarks import cloud_report_object_storage_benchmark as benchmark
 from benchmarks.cloud_report.object_storage import worker
+from benchmarks import cloud_report_object_storage_benchmark as benchmark
+from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 OUTPUT = (DATA / 's3_boto3_complete.jsonl').read_text()

@@ -36,10 +36,10 @@ from absl.testing import absltest
 import perfkitbenchmarker
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_modules
-from benchmarks.cloud_report.cpu import parser as coremark
-from benchmarks.cloud_report.disk import parser as fio
-from benchmarks.cloud_report.net import parser as netperf
+from pkb_ext.suite.cpu import parser as coremark
+from pkb_ext.suite.disk import parser as fio
+from pkb_ext.suite.net import parser as netperf
+from pkb_ext.suite import phase_modules
 
 PKB_DATA = (
     pathlib.Path(perfkitbenchmarker.__file__).resolve().parent.parent

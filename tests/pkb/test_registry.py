@@ -40,7 +40,7 @@ class RegistryTest(absltest.TestCase):
     module = linux_benchmarks.VALID_BENCHMARKS['cloud_report_2021']
     self.assertEqual(
         module.__name__,
-        'benchmarks.cloud_report_2021_benchmark',
+        'pkb_ext.suite.cloud_report_2021_benchmark',
     )
     self.assertIn(module, linux_benchmarks.BENCHMARKS)
 
@@ -127,7 +127,7 @@ class RegistryTest(absltest.TestCase):
         registry.ResolveBenchmarks(['--benchmarks=cloud_report']),
         [(
             'cloud_report_2021',
-            'benchmarks.cloud_report_2021_benchmark',
+            'pkb_ext.suite.cloud_report_2021_benchmark',
         )],
     )
 

@@ -47,7 +47,7 @@ class StockPkbTest(absltest.TestCase):
         sys.executable, os.path.join(_BIN, 'pkb.py'), '--helpmatch=cloud_report'
     )
     self.assertEqual(rc, 0, err[-2000:])
-    self.assertIn('benchmarks.cloud_report_2021_benchmark', out)
+    self.assertIn('pkb_ext.suite.cloud_report_2021_benchmark', out)
     self.assertIn('--cloud_report_phases', out)
     # Every cloud_report_ flag that pkb_ext defines, wherever it is defined.
     listed = set(
@@ -78,7 +78,7 @@ class StockPkbTest(absltest.TestCase):
         out.split(),
         [
             'cloud_report_2021',
-            'benchmarks.cloud_report_2021_benchmark',
+            'pkb_ext.suite.cloud_report_2021_benchmark',
         ],
     )
 

@@ -108,9 +108,7 @@ def testIsolationCheckCatchesAnImportablePkbExt(tmp_path):
 
 # PKB's own tests of the PKB files the series edits.
 PKB_FILE_TESTS = {
-    pkb_edits.BENCHMARK_SETS_FILE: 'tests/benchmark_sets_test.py',
     pkb_edits.DATA_INIT_FILE: 'tests/data_test.py',
-    pkb_edits.AWS_DISK_FILE: 'tests/providers/aws/aws_disk_test.py',
     pkb_edits.LINUX_VM_FILE: pkb_edits.LINUX_VM_TEST_FILE,
     pkb_edits.LINUX_VM_TEST_FILE: pkb_edits.LINUX_VM_TEST_FILE,
     **{f: fix.test_file for fix in pkb_fixes.FIXES for f in fix.Files()},
@@ -254,15 +252,20 @@ def _ChangesAdded(patch_path):
   ]
 
 
-def testChangesGainsAtMostSixLinesOneForEachFixAndTheSuite(patched):
+def _AddsABenchmark(patch) -> bool:
+  return any(layout.IsTopLevelBenchmark(rel) for rel in patch.added)
+
+
+def testChangesGainsAtMostSixLinesOneForEachFixAndBenchmark(patched):
   export, _, _ = patched
   added = {p.path: _ChangesAdded(p.path) for p in export.patches}
   lines = [line for patch_lines in added.values() for line in patch_lines]
   assert len(lines) <= 6, lines
   fixes = export.patches[: 1 + len(pkb_fixes.FIXES)]
-  suite = export.patches[-1]
+  benchmarks = [p for p in export.patches if _AddsABenchmark(p)]
+  assert len(benchmarks) == len(export.benchmarks)
   for patch in export.patches:
-    expected = 1 if patch in fixes or patch is suite else 0
+    expected = 1 if patch in fixes or patch in benchmarks else 0
     assert len(added[patch.path]) == expected, (patch.path, added[patch.path])
   for line in lines:  # for PKB's users: no module, helper or pkb_ext name
     assert line.startswith('-   ') and len(line) <= 80, line
@@ -515,7 +518,14 @@ def testHelpmatchListsEveryCloudReportFlag(patched):
 
 
 def testBenchmarksFlagResolves(patched):
+  """Each exported benchmark resolves by name to its module in PKB's tree."""
   export, tree, _ = patched
+  ours = sorted(
+      m.BENCHMARK_NAME
+      for m in registry.BenchmarkModules()
+      if m.__name__.startswith(registry.BENCHMARKS_PACKAGE + '.')
+  )
+  assert sorted(export.benchmarks) == ours
   result = _Isolated(
       tree,
       'import json\n'
@@ -528,29 +538,14 @@ def testBenchmarksFlagResolves(patched):
       ' for m, _ in benchmark_sets.GetBenchmarksFromFlags()]\n'
       '  flags.FLAGS.unparse_flags()\n'
       'print(json.dumps(out))\n',
-      registry.BENCHMARK_SET,
-      registry.PHASES_BENCHMARK_SET,
+      *ours,
   )
   assert result.returncode == 0, result.stderr[-4000:]
   resolved = json.loads(result.stdout)
-  assert resolved[registry.BENCHMARK_SET] == [[
-      registry.SUITE_BENCHMARK,
-      'perfkitbenchmarker.linux_benchmarks.cloud_report_2021_benchmark',
-  ]]
-  phases = resolved[registry.PHASES_BENCHMARK_SET]
-  ours = sorted(
-      m.BENCHMARK_NAME
-      for m in registry.BenchmarkModules()
-      if m.BENCHMARK_NAME != registry.SUITE_BENCHMARK
-  )
-  assert sorted(name for name, _ in phases) == ours
-  assert sorted(name for name, _ in phases) == sorted(
-      n for n in export.benchmarks if n != registry.SUITE_BENCHMARK
-  )
-  for _, module in phases:
-    assert module.startswith(
-        'perfkitbenchmarker.linux_benchmarks.cloud_report_'
-    )
+  for name in ours:
+    assert resolved[name] == [
+        [name, f'perfkitbenchmarker.linux_benchmarks.{name}_benchmark']
+    ], resolved
 
 
 def _AddedLines(patch_text: str) -> dict[str, set[int]]:
@@ -649,13 +644,13 @@ def testEachPhaseModulesPatchCarriesItsMockedVmTest(patched):
           + r'/(cloud_report_\w+_benchmark)\.py',
           rel,
       )
-      if not match or match.group(1) == f'{registry.SUITE_BENCHMARK}_benchmark':
+      if not match:
         continue
       phase_modules += 1
       test = f'tests/linux_benchmarks/{match.group(1)}_test.py'
       assert test in patch.added, f'{name} adds {rel} but not {test}'
       assert ran > 0, name
-  assert phase_modules == len(export.benchmarks) - 1
+  assert phase_modules == len(export.benchmarks)
 
 
 # What only this repository has: the local cloud and its emulators, the

@@ -32,9 +32,9 @@ import perfkitbenchmarker
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_modules
-from benchmarks.cloud_report.cpu import parser as coremark
-from benchmarks.cloud_report.disk import parser as fio
+from pkb_ext.suite.cpu import parser as coremark
+from pkb_ext.suite.disk import parser as fio
+from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 PKB_DATA = (

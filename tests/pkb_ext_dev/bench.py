@@ -542,7 +542,7 @@ class _PartError(pkb_errors.Error):
 
 def _Overhead(cloud_, args, figures, details, log) -> None:
   from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite import phase_modules  # pylint: disable=g-import-not-at-top
 
   cloud_.EnsureUp(log)
   work = tempfile.mkdtemp(prefix='pkb-ext-bench-overhead-', dir=args.work_dir)
@@ -582,7 +582,7 @@ def ReportSettings() -> tuple[dict[str, str], dict[str, str]]:
   defaults and the smoke preset's values."""
   from absl import flags  # pylint: disable=g-import-not-at-top
 
-  from benchmarks.cloud_report import phase_modules  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite import phase_modules  # pylint: disable=g-import-not-at-top
   from pkb_ext.local import presets  # pylint: disable=g-import-not-at-top
   from pkb_ext_dev import bench_overhead  # pylint: disable=g-import-not-at-top
 

@@ -564,7 +564,7 @@ def _StaticVmFile(path: str, entries) -> str:
 def _FioJobFile(db, device: str, settings: Settings, path: str) -> str:
   """Renders the io phase's job file for the device; keeps rd-iops."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
-  from benchmarks.cloud_report.disk import stages as storage
+  from pkb_ext.suite.disk import stages as storage
 
   params = dataclasses.replace(
       storage.Params(), runtime_s=settings.seconds,

@@ -34,13 +34,13 @@ from typing import Callable
 from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks.cloud_report.cpu import samples as cpu_samples
-from benchmarks.cloud_report.cpu import stages as cpu
 from benchmarks.cloud_report.disk import guard as storage_guard
-from benchmarks.cloud_report.disk import stages as storage
-from benchmarks.cloud_report.net import netserver
-from benchmarks.cloud_report.net import stages as network
-from linux_packages import cloud_report_netperf as netperf_pkg
+from pkb_ext.suite.cpu import samples as cpu_samples
+from pkb_ext.suite.cpu import stages as cpu
+from pkb_ext.suite.disk import stages as storage
+from pkb_ext.suite.net import install as netperf_pkg
+from pkb_ext.suite.net import netserver
+from pkb_ext.suite.net import stages as network
 
 
 @dataclasses.dataclass(frozen=True)

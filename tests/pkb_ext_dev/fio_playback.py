@@ -26,9 +26,9 @@ as PKB's wait script returns the command's stdout).
 
 import os
 
-from pkb_ext import paths
 from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report.disk import stages as io
+from pkb_ext import paths
+from pkb_ext.suite.disk import stages as io
 
 DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'fio')
 DISK_BYTES = 1 << 30  # the captures ran on a 1 GiB loop device

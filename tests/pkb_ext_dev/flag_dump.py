@@ -11,10 +11,11 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""A JSON dump of the cloud_report_* flags of the upstream unit and its engine.
+"""A JSON dump of the cloud_report_* flags of the benchmarks and phases.
 
-The upstream unit's modules, and the postgres TPC-C engine that pkb_ext
-plugs into it (pkb_ext.tpcc_postgres: its flags were the unit's before).
+The upstream unit's modules, pkb_ext's suite and its cpu, io and net phases
+(pkb_ext.suite: their flags were the unit's before), and the postgres TPC-C
+engine that pkb_ext plugs into the unit (pkb_ext.tpcc_postgres: likewise).
 
 For each flag: its class, parser, default, help text, bounds, enum values,
 and what its parser and its single-flag validators say about a fixed set of
@@ -30,7 +31,12 @@ import sys
 from absl import flags
 
 PREFIX = 'cloud_report_'
-UNIT_PACKAGE = ('benchmarks.', 'linux_packages.', 'pkb_ext.tpcc_postgres.')
+UNIT_PACKAGE = (
+    'benchmarks.',
+    'linux_packages.',
+    'pkb_ext.suite.',
+    'pkb_ext.tpcc_postgres.',
+)
 # Strings every flag's parser and validators are asked about.
 PROBES = (
     '', '0', '-1', '1', '3', '0.5', '1e999', 'nan', '99999999', 'x', 'a,b',

@@ -27,7 +27,6 @@ from unittest import mock
 from absl.testing import absltest
 from matplotlib import pyplot
 
-from benchmarks.cloud_report import stats
 from benchmarks.cloud_report.object_storage import parser
 from benchmarks.cloud_report.object_storage import samples as os_samples
 from pkb_ext.analysis import backends
@@ -36,6 +35,7 @@ from pkb_ext.analysis import object_storage_report
 from pkb_ext.analysis import report
 from pkb_ext.analysis import runner
 from pkb_ext import paths
+from pkb_ext.suite import stats
 
 PROVIDERS = {'s3': 1.0, 'gcs': 2.0, 'azure': 3.0}
 RUN_SCALES = (1.0, 1.02, 0.98)  # mean 1: the means are the values

@@ -25,11 +25,11 @@ from unittest import mock
 from absl.testing import absltest
 import sqlglot
 
-from pkb_ext import paths
-from pkb_ext import pricing
-from benchmarks.cloud_report import stats
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import runner
+from pkb_ext import paths
+from pkb_ext import pricing
+from pkb_ext.suite import stats
 from pkb_ext_dev import analysis_fixture as fx
 
 FIXTURE = os.path.join(

@@ -672,7 +672,7 @@ class RawNetperfTest(absltest.TestCase):
 
   def testTheRawCommandAsksForTheReportsSelectors(self):
     # pylint: disable=g-import-not-at-top,import-outside-toplevel
-    from benchmarks.cloud_report.net import stages as network
+    from pkb_ext.suite.net import stages as network
     from pkb_ext_dev import fidelity
 
     command = fidelity.RawRrCommand('netperf', '10.0.0.2', network.Params())

@@ -17,7 +17,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-from benchmarks.cloud_report.disk import stages as storage
+from pkb_ext.suite.disk import stages as storage
 from pkb_ext_dev import bench_overhead
 from pkb_ext_dev import bench_vs_pkb as vp
 

@@ -23,11 +23,11 @@ from unittest import mock
 
 from absl.testing import absltest
 
+from benchmarks.cloud_report import parsers
+from benchmarks.cloud_report import phase_table
 from pkb_ext import cli
 from pkb_ext import run_cli
-from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_modules
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_modules
 
 
 def _Main(argv):

@@ -27,9 +27,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import perfkitbenchmarker
 
-from pkb_ext import cli
-from benchmarks.cloud_report.cpu import parser as coremark
 from benchmarks.cloud_report.parsers import ParseError
+from pkb_ext import cli
+from pkb_ext.suite.cpu import parser as coremark
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
 PKB_SAMPLE = (

@@ -22,10 +22,10 @@ from absl import flags
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import phase_modules
-from benchmarks.cloud_report import stats
-from benchmarks.cloud_report.cpu import parser as coremark
-from benchmarks.cloud_report.cpu import samples as cpu
+from pkb_ext.suite.cpu import parser as coremark
+from pkb_ext.suite.cpu import samples as cpu
+from pkb_ext.suite import phase_modules
+from pkb_ext.suite import stats
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'coremark'
 

@@ -35,7 +35,7 @@ from absl.testing import parameterized
 from perfkitbenchmarker.linux_benchmarks.fio import fio_benchmark
 
 from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report.disk import stages as io
+from pkb_ext.suite.disk import stages as io
 
 DISK_2500_GB = 2500 * 2**30
 GLOBAL = {

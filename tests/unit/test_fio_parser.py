@@ -30,9 +30,9 @@ from absl import flags
 from perfkitbenchmarker.linux_benchmarks.fio import result_parser
 from perfkitbenchmarker.linux_packages import fio as pkb_fio
 
-from pkb_ext import cli
-from benchmarks.cloud_report.disk import parser as fio
 from benchmarks.cloud_report.parsers import ParseError
+from pkb_ext import cli
+from pkb_ext.suite.disk import parser as fio
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 PKB_SAMPLE = (

@@ -19,9 +19,9 @@ import pathlib
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phase_modules
-from benchmarks.cloud_report.disk import parser as fio
-from benchmarks.cloud_report.disk import samples as io_samples
+from pkb_ext.suite.disk import parser as fio
+from pkb_ext.suite.disk import samples as io_samples
+from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 REPORTED = ('wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops',

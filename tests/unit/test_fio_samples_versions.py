@@ -27,8 +27,8 @@ import pathlib
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from benchmarks.cloud_report.disk import parser as fio
-from benchmarks.cloud_report.disk import samples as io_samples
+from pkb_ext.suite.disk import parser as fio
+from pkb_ext.suite.disk import samples as io_samples
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 CAPTURES = sorted(

@@ -28,9 +28,9 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import settings
+from pkb_ext.suite import phase_modules
 from pkb_ext.tpcc_postgres import params as pg_params
 from pkb_ext_dev import flag_dump
 

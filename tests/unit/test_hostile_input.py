@@ -28,15 +28,15 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from benchmarks.cloud_report.object_storage import parser as ttfb
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report.cpu import parser as coremark
-from benchmarks.cloud_report.disk import parser as fio
-from benchmarks.cloud_report.net import parser as netperf
-from benchmarks.cloud_report.net import samples as net_samples
-from benchmarks.cloud_report.net import stages as net
-from benchmarks.cloud_report.object_storage import parser as ttfb
 from benchmarks.cloud_report.tpcc import parser as tpcc
+from pkb_ext.suite.cpu import parser as coremark
+from pkb_ext.suite.disk import parser as fio
+from pkb_ext.suite.net import parser as netperf
+from pkb_ext.suite.net import samples as net_samples
+from pkb_ext.suite.net import stages as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 _ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -27,10 +27,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from perfkitbenchmarker.linux_benchmarks import netperf_benchmark
 
-from pkb_ext import cli
-from benchmarks.cloud_report.net import parser as netperf
-from benchmarks.cloud_report.net import stages as net
 from benchmarks.cloud_report.parsers import ParseError
+from pkb_ext import cli
+from pkb_ext.suite.net import parser as netperf
+from pkb_ext.suite.net import stages as net
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 # The phase's runs: its selectors in -o output.

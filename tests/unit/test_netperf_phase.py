@@ -19,9 +19,9 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report.net import netserver
-from benchmarks.cloud_report.net import stages as net
-from linux_packages import cloud_report_netperf as pkg
+from pkb_ext.suite.net import install as pkg
+from pkb_ext.suite.net import netserver
+from pkb_ext.suite.net import stages as net
 
 FLAGS = flags.FLAGS
 

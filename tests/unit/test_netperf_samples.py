@@ -18,9 +18,9 @@ import pathlib
 from absl.testing import absltest
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import phase_modules
-from benchmarks.cloud_report.net import parser as netperf
-from benchmarks.cloud_report.net import samples as net
+from pkb_ext.suite.net import parser as netperf
+from pkb_ext.suite.net import samples as net
+from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'netperf'
 

@@ -18,9 +18,9 @@ import pathlib
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report.object_storage import parser as ttfb
 from benchmarks.cloud_report.object_storage import samples as object_storage
+from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 

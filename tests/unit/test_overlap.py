@@ -24,7 +24,7 @@ from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import runner
+from pkb_ext.suite import runner
 
 EVERY = list(phases.ORDER)
 _WAIT_S = 10  # a bound on every wait: a scheduling bug fails, never hangs

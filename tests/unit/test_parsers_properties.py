@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 import pytest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_modules
+from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 # The captured outputs of each tool (scripts, job files and notes excluded).

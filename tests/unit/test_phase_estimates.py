@@ -13,7 +13,6 @@
 # limitations under the License.
 """Tests for each phase's estimate module (pkb_ext.plan.phase_estimates)."""
 
-import importlib
 import pathlib
 
 from absl.testing import absltest
@@ -22,6 +21,7 @@ from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from pkb_ext.plan import estimates
 from pkb_ext.plan import phase_estimates
+from pkb_ext.suite import phase_modules
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -63,12 +63,11 @@ class PhaseEstimatesTest(absltest.TestCase):
       estimates.Context().Rate('cpu_run_seconds')
 
   def testNoEstimateIsLeftInTheExportedCode(self):
+    phase_modules.LoadAll()
     for row in phase_table.TABLE:
-      package = ROOT / 'benchmarks' / 'cloud_report' / row.package
+      stages = phases.Load(row.sample)
+      package = pathlib.Path(stages.__file__).parent
       self.assertFalse((package / 'estimate.py').exists(), row.package)
-      stages = importlib.import_module(
-          f'benchmarks.cloud_report.{row.package}.stages'
-      )
       self.assertFalse(hasattr(stages, 'ESTIMATE'), row.package)
     self.assertFalse(hasattr(phases, 'Estimate'))
     self.assertFalse(

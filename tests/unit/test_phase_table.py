@@ -22,15 +22,25 @@ from unittest import mock
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
+from pkb_ext.suite import phase_modules
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # The product's sources: what ships, exported or ours.
 PRODUCT = ('benchmarks', 'linux_packages', 'pkb_ext', 'configs')
 TABLE_MODULE = pathlib.Path('benchmarks', 'cloud_report', 'phase_table.py')
 CLOUD_REPORT = 'benchmarks.cloud_report'
+# Where a phase's package lives: the exported unit (tpcc, object storage) or
+# pkb_ext's suite (cpu, io, net: they run PKB's own benchmarks).
+PHASE_HOMES = (CLOUD_REPORT, 'pkb_ext.suite')
+# Where benchmark modules live: the exported unit's and pkb_ext's suite's.
+BENCHMARK_HOMES = ('benchmarks', 'pkb_ext.suite')
+
+
+def _Home(row) -> str:
+  """The package that holds a row's phase package."""
+  return phase_modules.BY_PHASE[row.sample].stages.__name__.rsplit('.', 2)[0]
 
 
 def PhaseNames() -> set[str]:
@@ -153,12 +163,21 @@ class TableTest(absltest.TestCase):
       phase_table.Get('gpu')
 
 
+def _BenchmarkModule(home: str, benchmark: str) -> list:
+  """[the benchmark's module] if home holds it, else []."""
+  path = ROOT.joinpath(*home.split('.'), f'{benchmark}_benchmark.py')
+  if not path.is_file():
+    return []
+  return [importlib.import_module(f'{home}.{benchmark}_benchmark')]
+
+
 class RowsAreTrueTest(absltest.TestCase):
   """Each row names what the phase's package and benchmark really are."""
 
   def testEachPackageHasItsModules(self):
     for row in phase_table.TABLE:
-      package = ROOT / 'benchmarks' / 'cloud_report' / row.package
+      self.assertIn(_Home(row), PHASE_HOMES, row.sample)
+      package = ROOT.joinpath(*_Home(row).split('.'), row.package)
       for module in ('__init__', 'stages', 'parser', 'samples'):
         self.assertTrue(
             (package / f'{module}.py').is_file(), f'{row.package}/{module}'
@@ -169,7 +188,8 @@ class RowsAreTrueTest(absltest.TestCase):
     for name, modules in phase_modules.BY_PHASE.items():
       row = phase_table.Get(name)
       self.assertIs(modules.phase, row)
-      prefix = f'{CLOUD_REPORT}.{row.package}.'
+      prefix = f'{_Home(row)}.{row.package}.'
+      self.assertIn(_Home(row), PHASE_HOMES, name)
       self.assertEqual(modules.stages.__name__, prefix + 'stages')
       self.assertEqual(modules.parser.__name__, prefix + 'parser')
       self.assertEqual(modules.samples.__name__, prefix + 'samples')
@@ -199,7 +219,11 @@ class RowsAreTrueTest(absltest.TestCase):
 
   def testEachBenchmarkModuleRunsItsRow(self):
     for row in phase_table.TABLE:
-      module = importlib.import_module(f'benchmarks.{row.benchmark}_benchmark')
+      (module,) = [
+          m
+          for home in BENCHMARK_HOMES
+          for m in _BenchmarkModule(home, row.benchmark)
+      ]
       self.assertEqual(module.BENCHMARK_NAME, row.benchmark)
       self.assertEqual(module.PHASE, row.sample)
       self.assertIn(row.benchmark + ':', module.BENCHMARK_CONFIG)
@@ -207,7 +231,8 @@ class RowsAreTrueTest(absltest.TestCase):
   def testEveryBenchmarkModuleIsTheSuiteOrARow(self):
     names = {
         p.name[: -len('_benchmark.py')]
-        for p in (ROOT / 'benchmarks').glob('*_benchmark.py')
+        for home in BENCHMARK_HOMES
+        for p in ROOT.joinpath(*home.split('.')).glob('*_benchmark.py')
     }
     self.assertEqual(names, {'cloud_report_2021', *phase_table.BENCHMARKS})
 

@@ -21,11 +21,11 @@ from absl.testing import absltest
 from absl.testing import parameterized
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import phase_modules
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import runner
 from benchmarks.cloud_report import topology
+from pkb_ext.suite import phase_modules
+from pkb_ext.suite import runner
 
 
 class RegionTest(parameterized.TestCase):

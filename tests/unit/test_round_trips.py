@@ -25,11 +25,11 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report.disk import stages as io
+from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from pkb_ext import coremark
+from pkb_ext.suite.disk import stages as io
 from pkb_ext.tpcc_postgres import engine as tpcc_postgres
 from pkb_ext.tpcc_postgres import params as pg_params
 

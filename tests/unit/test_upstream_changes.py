@@ -40,29 +40,46 @@ def _Doc(what: str) -> str:
 
 class MessageTest(absltest.TestCase):
 
-  def testOnlyTheSuiteOfTheAddedPatchesHasAChangesLine(self):
-    phase = f'{_BENCHMARKS}/cloud_report_x_benchmark.py'
-    suite = f'{_BENCHMARKS}/{registry.SUITE_BENCHMARK}_benchmark.py'
+  def testOnlyEachBenchmarksLastPatchHasAChangesLine(self):
+    name = 'cloud_report_tpcc'
+    phase = f'{_BENCHMARKS}/{name}_benchmark.py'
     helper = f'{_BENCHMARKS}/cloud_report/h.py'
-    texts = {phase: _Doc('X alone'), suite: _Doc('The report'), helper: ''}
+    texts = {phase: _Doc('X alone'), helper: ''}
     parts = [
         series.Part(series.SHARED, None, [helper]),
         series.Part(series.SHARED, None, [helper], 1, 2),
-        series.Part('cloud_report_x', phase, [helper], 1, 2),
-        series.Part('cloud_report_x', phase, [phase], 2, 2),
-        series.Part('cloud_report_x', phase, [phase]),
+        series.Part(name, phase, [helper], 1, 2),
     ]
     for part in parts:
       message, changes = messages.Message(part, texts)
       self.assertIsNone(changes, message)
-    _, changes = messages.Message(
-        series.Part(registry.SUITE_BENCHMARK, suite, [suite]), texts
-    )
-    self.assertEqual(changes, messages.SUITE_CHANGES)
+    for part in (
+        series.Part(name, phase, [phase], 2, 2),
+        series.Part(name, phase, [phase]),
+    ):
+      _, changes = messages.Message(part, texts)
+      self.assertEqual(changes, messages.BENCHMARK_CHANGES[name])
+
+  def testABenchmarkWithoutAChangesLineIsRefused(self):
+    phase = f'{_BENCHMARKS}/cloud_report_x_benchmark.py'
+    with self.assertRaisesRegex(series.SeriesError, 'cloud_report_x: no CHA'):
+      messages.Message(
+          series.Part('cloud_report_x', phase, [phase]), {phase: _Doc('X')}
+      )
+
+  def testEveryExportedBenchmarkHasAChangesLine(self):
+    exported = {
+        m.BENCHMARK_NAME
+        for m in registry.BenchmarkModules()
+        if m.__name__.startswith(registry.BENCHMARKS_PACKAGE + '.')
+    }
+    self.assertEqual(set(messages.BENCHMARK_CHANGES), exported)
 
   def testAtMostSixOneLineEntriesWrittenForPkbsUsers(self):
-    entries = [messages.CLEANUP_CHANGES, messages.SUITE_CHANGES] + [
-        f.changes for f in pkb_fixes.FIXES
+    entries = [
+        messages.CLEANUP_CHANGES,
+        *messages.BENCHMARK_CHANGES.values(),
+        *(f.changes for f in pkb_fixes.FIXES),
     ]
     lines = ''.join(pkb_edits.ChangesEntry(e) for e in entries).splitlines()
     self.assertLessEqual(len(lines), 6, lines)

@@ -113,18 +113,6 @@ class TextTest(absltest.TestCase):
 
 class SourceChangesTest(absltest.TestCase):
 
-  def testBenchmarkSetsAppendsBothSets(self):
-    text = "X = 1\nBENCHMARK_SETS = {\n    'a': {},\n}\n\n\ndef F():\n  pass\n"
-    out = pkb_edits.BenchmarkSetsSource(text, ['cloud_report_fio'])
-    namespace = {'MESSAGE': 'm', 'BENCHMARK_LIST': 'l'}
-    exec(out.split('\n\ndef F')[0], namespace)  # pylint: disable=exec-used
-    sets = namespace['BENCHMARK_SETS']
-    self.assertEqual(list(sets), ['a', 'cloud_report', 'cloud_report_phases'])
-    self.assertEqual(sets['cloud_report']['l'], ['cloud_report_2021'])
-    self.assertEqual(sets['cloud_report_phases']['l'], ['cloud_report_fio'])
-    with self.assertRaisesRegex(errors.ExportError, 'BENCHMARK_SETS'):
-      pkb_edits.BenchmarkSetsSource('X = {}\n', [])
-
   def testDataSubdirectoriesGainOneLineOnly(self):
     """PKB's entries stay as they are, even out of order or commented."""
     text = (
@@ -143,27 +131,6 @@ class SourceChangesTest(absltest.TestCase):
         pkb_edits.DataInitSource(last),
         "A = 1\nDATA_SUBDIRECTORIES = [\n    'abc',\n    'cloud_report',\n]\n",
     )
-
-  def testAwsLocalVolumesPkbLacks(self):
-    text = (
-        "A = 1\nNUM_LOCAL_VOLUMES = {\n    'c1.medium': 1,\n    'm5dn.4xlarge':"
-        ' 9,\n}\n'
-    )
-    out = pkb_edits.AwsDiskSource(text)
-    added = {
-        m: n
-        for m, n in registry.AWS_LOCAL_VOLUMES.items()
-        if m != 'm5dn.4xlarge'
-    }
-    self.assertNotEmpty(added)
-    self.assertEqual(
-        out,
-        text[:-2]
-        + "    # The 2021 Cloud Report's Appendix II machines.\n"
-        + ''.join(f"    '{m}': {n},\n" for m, n in sorted(added.items()))
-        + '}\n',
-    )
-    self.assertEqual(pkb_edits.AwsDiskSource(out), out)
 
   def testChangesEntryEndsItsSection(self):
     text = (
@@ -250,6 +217,7 @@ class PlanTest(absltest.TestCase):
         'configs/pricing/aws.yaml',
         'configs/baselines/report2021.yaml',
         'configs/fio/job.fio.j2',
+        'configs/object_storage/w.py',
         'tests/upstream/conftest.py',
         'tests/upstream/linux_benchmarks/x_test.py',
         'tests/data/fio/out.json',
@@ -275,8 +243,8 @@ class PlanTest(absltest.TestCase):
                 'perfkitbenchmarker/linux_benchmarks/cloud_report/__init__.py'
             ),
             'linux_packages/p.py': 'perfkitbenchmarker/linux_packages/p.py',
-            'configs/fio/job.fio.j2': (
-                'perfkitbenchmarker/data/cloud_report/fio/job.fio.j2'
+            'configs/object_storage/w.py': (
+                'perfkitbenchmarker/data/cloud_report/object_storage/w.py'
             ),
             'tests/upstream/linux_benchmarks/x_test.py': (
                 'tests/linux_benchmarks/x_test.py'

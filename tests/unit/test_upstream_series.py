@@ -26,7 +26,6 @@ LAYOUT = series.Layout(
     data=D,
     tests='tests',
     test_data='tests/data/cr',
-    suite='suite',
 )
 
 
@@ -116,12 +115,6 @@ class GroupTest(absltest.TestCase):
       with self.subTest(extra=extra):
         with self.assertRaisesRegex(series.SeriesError, message):
           series.Group(texts, names, LAYOUT)
-
-  def testNoSuiteIsAnError(self):
-    texts, names = _Tree()
-    names[f'{B}/suite_benchmark.py'] = 'c'
-    with self.assertRaisesRegex(series.SeriesError, 'no benchmark module'):
-      series.Group(texts, names, LAYOUT)
 
   def testPatternsOfLiteralsAndFStrings(self):
     patterns = series.Patterns(

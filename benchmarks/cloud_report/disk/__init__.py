@@ -11,16 +11,9 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The io phase: the report's fio job file on a db VM's raw disk.
-
-Its samples say phase io; the package is named disk, because a package named
-io would shadow the standard library's.
+"""The raw-disk pieces the tpcc and io phases share.
 
 Its modules:
-  params    the flags (cloud_report_fio_*), read once into Params;
   guard     the check that the target is a raw, unmounted, non-boot disk;
-  commands  the phase's shell commands and error text (pure);
-  parser    fio's JSON output -> per-job results (pure);
-  samples   the metric catalog and the samples of one job;
-  stages    the phase's functions (see phases.py).
+  commands  the disk's shell commands and error text (pure).
 """

@@ -68,7 +68,7 @@ def Estimate(name: str, context: estimates.Context) -> list[estimates.Phase]:
   # phase_modules imports every phase's stages module (defining their
   # flags), which phases.ReadParams reads.
   # pylint: disable-next=g-import-not-at-top,unused-import
-  from benchmarks.cloud_report import phase_modules
+  from pkb_ext.suite import phase_modules
   from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
 
   if name not in BY_PHASE:

@@ -1,0 +1,25 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""The 2021 Cloud Report suite as pkb_ext runs it (not exported to PKB).
+
+The suite's PKB benchmark module (cloud_report_2021) and the standalone
+benchmarks of the cpu, io and net phases, which pkb_ext registers with PKB
+(pkb_ext/registry.py), and what only they need: the runner that runs the
+phases in order or overlapped (runner), the phase-module table
+(phase_modules), repetition statistics (stats), and the cpu, io (disk) and
+net phases, each of which runs PKB's own coremark, fio and netperf modules
+and packages. The tpcc and object storage phases and the modules the phases
+share live in the exported unit (benchmarks/cloud_report), which this
+package imports and which never imports it.
+"""
