@@ -34,6 +34,7 @@ bad one is refused with one line (errors.Setup.BadPreprovisionedDataError):
 coremark functions, whose --coremark_parallelism_method says the method.
 """
 
+import dataclasses
 import logging
 import posixpath
 import re
@@ -91,6 +92,16 @@ def TreeDir() -> str:
   return coremark_benchmark.COREMARK_DIR
 
 
+@dataclasses.dataclass(frozen=True)
+class Staged:
+  """What Verify read on the VM, each equal to its expected value."""
+
+  tree: str  # TreeDir(): the extracted tree
+  tarball_sha256: str
+  commit: str  # of the tarball's pax header
+  tree_sha256: str
+
+
 def _Check(what: str, actual: str | None, expected: str) -> None:
   if actual != expected:
     from perfkitbenchmarker import errors
@@ -101,8 +112,11 @@ def _Check(what: str, actual: str | None, expected: str) -> None:
     )
 
 
-def Verify(vm, tar_path: str) -> None:
+def Verify(vm, tar_path: str) -> Staged:
   """Checks the tarball on the VM, then extracts it into TreeDir().
+
+  Returns:
+    What it read (the checks passed: the expected values).
 
   Raises:
     errors.Setup.BadPreprovisionedDataError: a check failed.
@@ -114,9 +128,11 @@ def Verify(vm, tar_path: str) -> None:
       " tr -d '\\000' | grep -ao 'comment=[0-9a-f]*' || true; }"
   )
   m = _SHA256.search(out)
-  _Check('sha256', m.group(1) if m else None, TARBALL_SHA256)
+  tar_sha256 = m.group(1) if m else None
+  _Check('sha256', tar_sha256, TARBALL_SHA256)
   m = _PAX_COMMIT.search(out)
-  _Check('git commit (pax header)', m.group(1) if m else None, COMMIT)
+  commit = m.group(1) if m else None
+  _Check('git commit (pax header)', commit, COMMIT)
   tree = TreeDir()
   # Extracted only after the checks above; the tree hashed in the same
   # command.
@@ -127,11 +143,19 @@ def Verify(vm, tar_path: str) -> None:
       'xargs -0 sha256sum | sha256sum'
   )
   m = _SHA256.search(out)
-  _Check('file tree sha256', m.group(1) if m else None, TREE_SHA256)
+  tree_sha256 = m.group(1) if m else None
+  _Check('file tree sha256', tree_sha256, TREE_SHA256)
+  return Staged(tree, tar_sha256, commit, tree_sha256)
 
 
-def StageTree(vm) -> None:
+def StageTree(vm) -> Staged:
   """Puts the verified tree where PKB's coremark package puts it.
+
+  Replaces a tree already there (PKB's coremark Prepare edits its makefile).
+  The bench's PKB side stages its tree with it too.
+
+  Returns:
+    What Verify read.
 
   Raises:
     errors.Setup.BadPreprovisionedDataError: the tarball is not in the data
@@ -148,8 +172,9 @@ def StageTree(vm) -> None:
   tar_path = posixpath.join(posixpath.dirname(TreeDir()), TARBALL)
   vm.RemoteCommand(f'mkdir -p {posixpath.dirname(tar_path)}')
   vm.PushDataFile(TARBALL, tar_path)
-  Verify(vm, tar_path)
+  staged = Verify(vm, tar_path)
   vm.RemoteCommand(f'rm -f {tar_path}')
+  return staged
 
 
 def InstallFromData(vm) -> None:

@@ -23,12 +23,12 @@ naming only them), with the same settings:
             (coremark_benchmark.ITERATIONS_PER_CPU, which PKB passes to
             make) for our run too. Both run PKB's RunCoremark (its make
             line) in INSTALL_DIR/coremark-1.01, the v1.01 tree from the
-            same verified tarball (staged here for PKB's run, by pkb_ext's
-            --cloud_report_coremark_install=data for ours, since PKB's
-            install would wget it); ours through the cpu phase (its tracked
-            remote_command, its parse and samples). PKB's make runs the
-            performance run and then CoreMark's validation run; both are
-            tool time.
+            same verified tarball, staged by pkb_ext.coremark.StageTree
+            (here before PKB's run, by --cloud_report_coremark_install=data
+            for ours, since PKB's install would wget it); ours through the
+            cpu phase (its tracked and bounded remote_command, its samples).
+            PKB's make runs the performance run and then CoreMark's
+            validation run; both are tool time.
   fio       db1; the report's rd-iops job (the io phase's template, its
             [global] and [rd-iops] sections) with the same runtime and
             ramp, against the same device (a filled loop device over
@@ -415,38 +415,19 @@ def StageCoreMark(db) -> dict:
   """A fresh CoreMark v1.01 tree where PKB's coremark benchmark builds it.
 
   PKB's Prepare edits the tree's makefile and its Cleanup deletes the tree,
-  so each PKB run gets a fresh one, extracted from the tarball pkb_ext's
-  offline install verifies (our side's --cloud_report_coremark_install=data).
+  so each PKB run gets a fresh one, staged as our side's
+  --cloud_report_coremark_install=data stages it (pkb_ext.coremark's
+  StageTree: the tarball's sha256 and commit, then the extracted tree's
+  sha256, checked).
   """
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
-  from perfkitbenchmarker import data
-  from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
-
   from pkb_ext import coremark as cm
 
-  tree = coremark_benchmark.COREMARK_DIR
-  remote_tar = f'vs_pkb_{cm.TARBALL}'
-  db.PushFile(data.ResourcePath(cm.TARBALL), remote_tar)
-  parent = shlex.quote(os.path.dirname(tree))
-  q = shlex.quote(tree)
-  out = _Sh(
-      db,
-      f'sudo rm -rf {q} && sudo mkdir -p {parent} && sudo tar xzf'
-      f' {remote_tar} -C {parent} && sudo chown -R "$(id -u):$(id -g)" {q}'
-      f' && test -f {q}/{coremark_benchmark.COREMARK_BUILDFILE} &&'
-      f' sha256sum {remote_tar} && rm -f {remote_tar} && cd {q} &&'
-      ' find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum |'
-      ' sha256sum',
-  )
-  tar_sha, tree_sha = out.split()[0], out.split()[-2]
-  if tree_sha != cm.TREE_SHA256:
-    raise RuntimeError(
-        f'{tree} on {db.ip_address}: file tree sha256 {tree_sha}, expected'
-        f' {cm.TREE_SHA256} (CoreMark {cm.VERSION})'
-    )
-  return {'host': db.ip_address, 'path': tree, 'tarball': cm.TARBALL,
-          'tarball_sha256': tar_sha, 'expected_sha256': cm.TARBALL_SHA256,
-          'tree_sha256': tree_sha}  # fmt: skip
+  staged = cm.StageTree(db)
+  return {'host': db.ip_address, 'path': staged.tree, 'tarball': cm.TARBALL,
+          'tarball_sha256': staged.tarball_sha256,
+          'expected_sha256': cm.TARBALL_SHA256, 'commit': staged.commit,
+          'tree_sha256': staged.tree_sha256}  # fmt: skip
 
 
 def PkbNetservers(ps_output: str, path: str, ports) -> list[int]:

@@ -112,13 +112,15 @@ class CloudReportCoremarkBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         self.cmd.all_commands.index('/tmp/cloud_report_running.coremark-*.pid'),
         self.cmd.all_commands.index(makes[0]),
     )
-    # Each make is tracked under its build's tag, with CoreMark calibrating
-    # its iterations (ITERATIONS=0) instead of PKB's fixed count.
+    # Each make is tracked under its build's tag and bounded (GNU timeout:
+    # 2 calibrated runs of at most 12 + 22 s and 120 s of builds, plus 600
+    # s), with CoreMark calibrating its iterations (ITERATIONS=0) instead of
+    # PKB's fixed count.
     for make, (tag, threads) in zip(
         makes, [('single', 1)] * 2 + [('all-2', 2)] * 2
     ):
       self.assertStartsWith(make, "sh -c '")
-      self.assertIn(' setsid "$@" & ', make)
+      self.assertIn(' timeout -k 30 788 sh -c ', make)
       self.assertIn(f'/tmp/cloud_report_running.coremark-{tag}.pid', make)
       self.assertIn(' ITERATIONS=0 ', make)
       self.assertIn(f'-DMULTITHREAD={threads} -DUSE_PTHREAD', make)

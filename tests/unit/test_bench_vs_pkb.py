@@ -13,13 +13,23 @@
 # limitations under the License.
 """Tests for the vs_pkb bench part's pure pieces (the local tier runs it)."""
 
+import gzip
+import os
+import shutil
+from unittest import mock
+
 from absl.testing import absltest
 from absl.testing import parameterized
+from perfkitbenchmarker import data
+from perfkitbenchmarker import errors
+from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
+from pkb_ext import coremark as offline
 from pkb_ext.suite.disk import stages as storage
 from pkb_ext_dev import bench_overhead
 from pkb_ext_dev import bench_vs_pkb as vp
+from pkb_ext_dev import local_vm
 
 
 def _Row(metric, value, **labels):
@@ -223,6 +233,55 @@ class NetserverTest(absltest.TestCase):
         f'  421 /bin/sh -c {path} -p 20000 &',
     ])
     self.assertEqual(vp.PkbNetservers(ps, path, [20000]), [417])
+
+
+class StageCoreMarkTest(absltest.TestCase):
+  """PKB's side's tree, staged by the offline install's StageTree for real.
+
+  On this machine (pkb_ext_dev.local_vm.LocalVm), into a private tree.
+  """
+
+  def setUp(self):
+    super().setUp()
+    missing = [t for t in ('sha256sum', 'gzip', 'tar') if not shutil.which(t)]
+    if missing:
+      self.skipTest(f'needs {", ".join(missing)} on this machine')
+    if not data.ResourceExists(offline.TARBALL):
+      self.skipTest(f'{offline.TARBALL} not in the data search path')
+    self.dir = self.create_tempdir().full_path
+    self.tree = os.path.join(self.dir, 'coremark-1.01')
+    self.enter_context(
+        mock.patch.object(coremark_benchmark, 'COREMARK_DIR', self.tree)
+    )
+    self.vm = local_vm.LocalVm(work_dir=self.dir)
+
+  def testAFreshVerifiedTree(self):
+    os.makedirs(self.tree)
+    with open(os.path.join(self.tree, 'left.c'), 'w') as f:
+      f.write('from an earlier run')
+    record = vp.StageCoreMark(self.vm)
+    self.assertEqual(record['path'], self.tree)
+    self.assertEqual(record['tarball_sha256'], offline.TARBALL_SHA256)
+    self.assertEqual(record['expected_sha256'], offline.TARBALL_SHA256)
+    self.assertEqual(record['commit'], offline.COMMIT)
+    self.assertEqual(record['tree_sha256'], offline.TREE_SHA256)
+    self.assertTrue(os.path.isfile(os.path.join(self.tree, 'core_main.c')))
+    self.assertFalse(os.path.exists(os.path.join(self.tree, 'left.c')))
+    self.assertEqual(sorted(os.listdir(self.dir)), ['coremark-1.01'])
+
+  def testAnotherTarballOfTheSameTreeIsRefused(self):
+    # The same tar, compressed again: another sha256, the same file tree.
+    with open(data.ResourcePath(offline.TARBALL), 'rb') as f:
+      tar = gzip.decompress(f.read())
+    other = os.path.join(self.dir, 'other.tar.gz')
+    with open(other, 'wb') as f:
+      f.write(gzip.compress(tar, compresslevel=1))
+    with mock.patch.object(data, 'ResourcePath', return_value=other):
+      with self.assertRaisesRegex(
+          errors.Setup.BadPreprovisionedDataError, 'sha256 is [0-9a-f]{64},'
+      ):
+        vp.StageCoreMark(self.vm)
+    self.assertFalse(os.path.exists(self.tree))  # nothing extracted
 
 
 if __name__ == '__main__':

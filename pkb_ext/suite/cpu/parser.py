@@ -13,12 +13,15 @@
 # limitations under the License.
 """A CoreMark run's output through PKB's coremark parser.
 
-PKB's coremark_benchmark._ParseOutputForSamples reads the score; this module
-says which line is missing when it cannot, as one ParseError line, and keeps
-a performance run shorter than CoreMark's 10 s run rule (possible only with
-a fixed iteration count), which CoreMark does not validate and PKB's parser
-therefore refuses: its score is CoreMark's Iterations/Sec line, and it is
-marked valid_for_reporting False.
+PKB's coremark_benchmark._ParseOutputForSamples reads the score (the phase
+takes the sample PKB's RunCoremark returns: FromPkb); this module reads
+only what PKB's sample lacks (CoreMark's context count and method), and what
+PKB's parser refuses (Refused): it says which line is missing, as one
+ParseError line, and keeps a performance run shorter than CoreMark's 10 s
+run rule (possible only with a fixed iteration count), which CoreMark does
+not validate and PKB's parser therefore refuses: its score is CoreMark's
+Iterations/Sec line, and it is marked valid_for_reporting False. Parse is
+both for output read from a file: PKB's parser once, then one of them.
 """
 
 import dataclasses
@@ -128,6 +131,76 @@ def _ShortRun(text: str, threads: int, method: str | None) -> Result | None:
   )
 
 
+def _Contexts(text: str, threads: int | None) -> tuple[int, str | None]:
+  """CoreMark's contexts and method, checked against the contexts built."""
+  if not text or not text.strip():
+    raise ParseError('empty CoreMark output')
+  contexts, method = Contexts(text)
+  if threads is not None and threads != contexts:
+    raise ParseError(
+        f'CoreMark ran {contexts} context(s), built for {threads}: wrong'
+        ' build or garbled output'
+    )
+  return contexts, method
+
+
+def _FromPkb(pkb_samples, contexts: int, method: str | None) -> Result:
+  (pkb_sample,) = pkb_samples
+  return _CheckNumbers(
+      Result(pkb_sample.value, contexts, method, dict(pkb_sample.metadata))
+  )
+
+
+def _Refused(
+    text: str, contexts: int, method: str | None, error: Exception
+) -> Result:
+  short = _ShortRun(text, contexts, method)
+  if short:
+    return _CheckNumbers(short)
+  missing = _Missing(text)
+  raise ParseError(
+      f'CoreMark output has no {" / ".join(repr(m) for m in missing)}'
+      ' line: truncated, or CoreMark reported errors'
+      if missing
+      else f"PKB's coremark parser refused the output: {error}"
+  ) from error
+
+
+def FromPkb(pkb_samples, text: str, threads: int | None = None) -> Result:
+  """The Result of the sample PKB's coremark parser made of text.
+
+  Args:
+    pkb_samples: what PKB's RunCoremark (its _ParseOutputForSamples)
+      returned for text: one sample.
+    text: the output it parsed, for CoreMark's context count and method.
+    threads: the contexts it was built for (checked against CoreMark's own
+      count); None takes CoreMark's.
+
+  Raises:
+    ParseError: empty or garbled output, or another context count.
+  """
+  contexts, method = _Contexts(text, threads)
+  return _FromPkb(pkb_samples, contexts, method)
+
+
+def Refused(text: str, threads: int | None, error: Exception) -> Result:
+  """What the phase makes of output PKB's coremark parser refused.
+
+  Args:
+    text: the output.
+    threads: as FromPkb's.
+    error: PKB's parser's error.
+
+  Returns:
+    A performance run shorter than 10 s, marked not valid for reporting.
+
+  Raises:
+    ParseError: anything else; the message names the missing line.
+  """
+  contexts, method = _Contexts(text, threads)
+  return _Refused(text, contexts, method, error)
+
+
 def Parse(text: str, threads: int | None = None) -> Result:
   """Parses one CoreMark run's output (its run1.log) with PKB's parser.
 
@@ -140,30 +213,11 @@ def Parse(text: str, threads: int | None = None) -> Result:
     ParseError: empty, truncated or failed output; the message names the
       missing line.
   """
-  if not text or not text.strip():
-    raise ParseError('empty CoreMark output')
-  contexts, method = Contexts(text)
-  if threads is not None and threads != contexts:
-    raise ParseError(
-        f'CoreMark ran {contexts} context(s), built for {threads}: wrong'
-        ' build or garbled output'
-    )
-  threads = contexts
+  contexts, method = _Contexts(text, threads)
   try:
-    (pkb_sample,) = coremark_benchmark._ParseOutputForSamples(  # pylint: disable=protected-access
-        text, threads
+    pkb_samples = coremark_benchmark._ParseOutputForSamples(  # pylint: disable=protected-access
+        text, contexts
     )
   except (errors.Benchmarks.RunError, regex_util.NoMatchError) as e:
-    short = _ShortRun(text, threads, method)
-    if short:
-      return _CheckNumbers(short)
-    missing = _Missing(text)
-    raise ParseError(
-        f'CoreMark output has no {" / ".join(repr(m) for m in missing)}'
-        ' line: truncated, or CoreMark reported errors'
-        if missing
-        else f"PKB's coremark parser refused the output: {e}"
-    ) from e
-  return _CheckNumbers(
-      Result(pkb_sample.value, threads, method, dict(pkb_sample.metadata))
-  )
+    return _Refused(text, contexts, method, e)
+  return _FromPkb(pkb_samples, contexts, method)

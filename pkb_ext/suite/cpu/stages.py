@@ -31,8 +31,12 @@ scripts; a positive value fixes the iterations per thread. A run shorter
 than 10 s is kept and marked valid_for_reporting False.
 
 PKB's functions take the remote_command they run their commands with; the
-phase's (RemoteCommands) runs each make tracked (remote.Tracked), so that a
-run an earlier attempt left is ended before the phase starts its own.
+phase's (RemoteCommands) runs each make tracked, so that a run an earlier
+attempt left is ended before the phase starts its own, and bounded
+(remote.Bounded: MakeBound, from the run's expected time): a make still
+running then is ended on the VM with its process group, and the run fails
+with one line. It recognises PKB's make by its shape (MAKE_SHAPE) and
+refuses one of another shape rather than run it unbounded.
 """
 
 import dataclasses
@@ -49,6 +53,7 @@ from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import settings
+from benchmarks.cloud_report import timeouts
 from pkb_ext.suite.cpu import parser as coremark_parser
 from pkb_ext.suite.cpu import samples as cpu_samples
 
@@ -66,6 +71,19 @@ PARALLELISM = coremark_benchmark.PARALLELISM_PTHREAD
 CONFIG_FLAGS = {'coremark_parallelism_method': PARALLELISM}
 # PKB's make command's iteration count (its ITERATIONS_PER_CPU at the pin).
 _ITERATIONS_ARG = re.compile(r'\bITERATIONS=\d+ ')
+# PKB's RunCoremark's make at the pin, which RemoteCommands rewrites, bounds
+# and tracks: a command naming make that lacks the part _PKB_MAKE matches
+# is refused (PKB's command changed shape).
+MAKE_SHAPE = (
+    'cd <COREMARK_DIR>;make PORT_DIR=linux64 clean; make PORT_DIR=linux64'
+    ' ITERATIONS=<n> XCFLAGS="-DMULTITHREAD=<threads> -DUSE_<method>'
+    ' -DPERFORMANCE_RUN=1"'
+)
+_MAKE_WORD = re.compile(r'\bmake\b')
+_PKB_MAKE = re.compile(r'(?:^|;)\s*make PORT_DIR=\S+ ITERATIONS=\d+ ')
+# What the bounded make prints when its bound ended it, with the status.
+_TIMED_OUT = 'cloud_report_cpu_make_timed_out='
+_TIMED_OUT_LINE = re.compile(rf'^{_TIMED_OUT}(\d+)$', re.M)
 
 
 def _CheckModes(modes) -> bool:
@@ -164,29 +182,96 @@ def WithIterations(command: str, iterations: int) -> str:
   return new
 
 
-class RemoteCommands:
-  """The remote_command the phase gives PKB's coremark functions.
+def MakeBound(vm, build: Build, params: Params) -> int:
+  """Seconds one make of build may run: timeouts.Bound of its expected
+  time (timeouts.CoreMarkSeconds on the VM's vCPUs)."""
+  return timeouts.Bound(
+      timeouts.CoreMarkSeconds(
+          params.iterations, build.threads, int(vm.NumCpusForBenchmark())
+      )
+  )
 
-  Runs each command on the VM; CoreMark's make runs tracked under the
-  build's tag (remote.Tracked: its own process group, ended by the next
-  attempt's remote.EndLeftovers), with the phase's iteration count. Keeps
-  the last output of `cat`, the run's log PKB parses.
+
+def _UnknownMake(command: str) -> str:
+  return (
+      "cloud_report cpu: PKB's CoreMark make has a shape the phase does not"
+      ' know, so it cannot set its iterations, bound or track it:'
+      f' {command!r}; expected {MAKE_SHAPE} (run the PKB version this suite'
+      ' supports)'
+  )
+
+
+class RemoteCommands:
+  """The remote_command the phase gives PKB's RunCoremark.
+
+  Runs each command on the VM. CoreMark's make (the one command that names
+  make) must have PKB's shape (MAKE_SHAPE); it runs with the phase's
+  iteration count, tracked under the build's tag and bounded by bound_s
+  (remote.Bounded: its own process group, ended by its bound or by the next
+  attempt's remote.EndLeftovers). Keeps the last output of `cat`, the run's
+  log PKB parses.
+
+  Raises (from a call):
+    errors.Benchmarks.RunError: a make of another shape; a log read before
+      any make; a make its bound ended.
   """
 
-  def __init__(self, vm, tag: str, iterations: int):
+  def __init__(
+      self,
+      vm,
+      tag: str,
+      iterations: int,
+      bound_s: int,
+      running_dir: str = remote.RUNNING_DIR,
+  ):
     self.vm = vm
     self.tag = tag
     self.iterations = iterations
+    self.bound_s = bound_s
+    self.running_dir = running_dir  # the PID file's (tests)
+    self.made = False
     self.output = None
 
   def __call__(self, command: str, **kwargs):
-    is_make = ' make PORT_DIR=' in command and 'ITERATIONS=' in command
-    if is_make:
-      command = WithIterations(command, self.iterations)
-      command = remote.Tracked(f'sh -c {shlex.quote(command)}', self.tag)
+    if _MAKE_WORD.search(command):
+      return self._Make(command, **kwargs)
+    if command.startswith('cat ') and not self.made:
+      raise errors.Benchmarks.RunError(
+          f'cloud_report cpu: PKB read the CoreMark log ({command!r}) before'
+          f' any make the phase ran; expected {MAKE_SHAPE} first (the PKB'
+          ' version this suite supports)'
+      )
     stdout, stderr = self.vm.RemoteCommand(command, **kwargs)
     if command.startswith('cat '):
       self.output = stdout
+    return stdout, stderr
+
+  def _Make(self, command: str, **kwargs):
+    if not _PKB_MAKE.search(command):
+      raise errors.Benchmarks.RunError(_UnknownMake(command))
+    command = WithIterations(command, self.iterations)
+    bounded = remote.Bounded(
+        f'sh -c {shlex.quote(command)}', self.bound_s, self.tag,
+        self.running_dir,
+    )  # fmt: skip
+    ended = '|'.join(str(s) for s in remote.TIMED_OUT)
+    kwargs['timeout'] = self.bound_s + remote.SSH_MARGIN_S
+    stdout, stderr = self.vm.RemoteCommand(
+        f'{bounded}; s=$?; case $s in {ended}) echo {_TIMED_OUT}$s; s=0;;'
+        ' esac; exit $s',
+        **kwargs,
+    )
+    m = _TIMED_OUT_LINE.search(stdout)
+    if m:
+      raise errors.Benchmarks.RunError(
+          f'cloud_report cpu: CoreMark make {self.tag} on {self.vm.name} did'
+          f' not end within its bound of {self.bound_s} s and was ended with'
+          f' its process group (exit status {m.group(1)}): a hung build or'
+          ' run, or a CPU under'
+          f' {timeouts.COREMARK_MIN_ITERATIONS_PER_S:,.0f} iterations/s per'
+          ' thread (lower --cloud_report_coremark_iterations)'
+      )
+    self.made = True
     return stdout, stderr
 
 
@@ -205,18 +290,25 @@ def RunBuild(vm, build: Build, params: Params) -> list:
 
   PKB's coremark runs each thread count once (its --coremark_repetitions
   waits for the series' coremark repetitions patch): the phase calls
-  RunCoremark params.runs times.
+  RunCoremark params.runs times, and keeps the sample RunCoremark parsed;
+  only a log PKB's parser refuses is read again (coremark_parser.Refused).
   """
+  bound_s = MakeBound(vm, build, params)
   results = []
   for run in range(1, params.runs + 1):
-    commands = RemoteCommands(vm, build.name, params.iterations)
+    commands = RemoteCommands(vm, build.name, params.iterations, bound_s)
     try:
-      coremark_benchmark.RunCoremark(commands, build.threads)
-    except (errors.Benchmarks.RunError, regex_util.NoMatchError):
+      pkb_samples = coremark_benchmark.RunCoremark(commands, build.threads)
+    except (errors.Benchmarks.RunError, regex_util.NoMatchError) as e:
       if commands.output is None:
         raise
-    # PKB's parser, with the missing line named and short runs kept.
-    result = coremark_parser.Parse(commands.output or '', build.threads)
+      # PKB's parser refused the log: the missing line named, a short run
+      # kept.
+      result = coremark_parser.Refused(commands.output, build.threads, e)
+    else:
+      result = coremark_parser.FromPkb(
+          pkb_samples, commands.output, build.threads
+      )
     logging.info(
         'cloud_report cpu: %s run %d/%d: %s iterations/s%s',
         build.mode, run, params.runs, result.score,
