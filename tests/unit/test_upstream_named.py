@@ -48,7 +48,7 @@ _KNOWN = sorted(
         'tpcc/params',
         'tpcc/stages',
     )
-) + ['perfkitbenchmarker/linux_packages/cloud_report_netperf.py']
+)
 
 
 class UnnamedTest(absltest.TestCase):
