@@ -66,9 +66,16 @@ RR_METRICS = [
 
 
 def _NetserversOn(port: int) -> list[str]:
-  """Processes on this machine running `netserver -p PORT`."""
+  """Processes on this machine running `netserver -p PORT`.
+
+  -ww: never cut a long command line (ps cuts at $COLUMNS, which a test
+  runner may set).
+  """
   out = subprocess.run(
-      ['ps', '-eo', 'pid=,args='], capture_output=True, text=True, check=True
+      ['ps', '-ww', '-eo', 'pid=,args='],
+      capture_output=True,
+      text=True,
+      check=True,
   ).stdout
   return [l for l in out.splitlines() if f'netserver -p {port} ' in l + ' ']
 
