@@ -285,11 +285,15 @@ def _ConnectStaticVmPools() -> None:
   from perfkitbenchmarker import events
 
   from pkb_ext import coremark
+  from pkb_ext import netperf
 
   events.before_phase.connect(_LoadConfigStaticVms, weak=False)
   # --cloud_report_coremark_install=data: PKB's coremark tree from the data
   # search path's verified tarball, before a CoreMark benchmark's Prepare.
   events.before_phase.connect(coremark.BeforePhase, weak=False)
+  # --cloud_report_netperf_install=distro: the OS's netperf at PKB's paths,
+  # before a netperf benchmark's Prepare.
+  events.before_phase.connect(netperf.BeforePhase, weak=False)
 
 
 def RegisterTools() -> None:

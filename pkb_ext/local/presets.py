@@ -26,6 +26,7 @@ from absl import flags
 from pkb_ext.suite import phase_modules
 from pkb_ext import coremark  # pylint: disable=unused-import
 from pkb_ext import local
+from pkb_ext import netperf
 from pkb_ext import object_storage_endpoints  # pylint: disable=unused-import
 from pkb_ext.local import images
 from pkb_ext.publish import publisher  # pylint: disable=unused-import
@@ -128,12 +129,11 @@ def LocalCloudFlags(
   tools = {
       'cloud_report_coremark_install': coremark.INSTALL_DATA,
       'cloud_report_fio_install': 'os',
+      'cloud_report_netperf_install': netperf.INSTALL_DISTRO,
       'cloud_report_tpcc_engine': 'postgres',
   }
   if state.get('plan', {}).get('image', images.HOST_IMAGE) == images.HOST_IMAGE:
     tools['cloud_report_go_tpc_path'] = local.BinaryPath('go-tpc')
-  else:
-    tools['cloud_report_netperf_install'] = 'distro'
   out += _Defined(tools)
   running = state.get('services', {})
   if provider not in services.BY_PROVIDER:

@@ -227,6 +227,7 @@ class PresetsTest(absltest.TestCase):
     # Product code has cloud defaults; the hosts' tools come as flags.
     for flag in (
         '--cloud_report_fio_install=os',
+        '--cloud_report_netperf_install=distro',
         '--cloud_report_tpcc_engine=postgres',
         '--cloud_report_go_tpc_path=/opt/pkb-ext/bin/go-tpc',
     ):

@@ -14,10 +14,13 @@
 """The net phase for real: netperf and netserver, short durations.
 
 LoopbackTest runs the phase with two LocalVms (pkb_ext_dev.local_vm) on
-this machine's loopback: no root needed, only Debian's netperf. LocalCloudTest
-runs it between two namespace hosts of a local cloud of its own (prefix
-pkbnet, subnet 10.247.79.0/24, no MinIO), directly over ssh and through stock
-pkb.py, then takes it down. Fidelity is measured and logged, never asserted
+this machine's loopback, with Debian's netperf linked by pkb_ext.netperf at
+PKB's NETPERF_PATH and NETSERVER_PATH, which point into a temporary
+directory. LocalCloudTest runs it between two namespace hosts of a local
+cloud of its own (prefix pkbnet, subnet 10.247.79.0/24, no MinIO), directly
+over ssh (their netperf linked at PKB's paths as
+--cloud_report_netperf_install=distro does) and through stock pkb.py (with
+the local cloud's flags), then takes it down. Fidelity is measured and logged, never asserted
 (a loaded machine makes timed thresholds flaky; see pkb_ext_dev.fidelity).
 """
 
@@ -31,13 +34,16 @@ import sys
 import tempfile
 import threading
 import time
+from unittest import mock
 
 from absl import flags
 from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
+from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
 from benchmarks.cloud_report import phases
+from pkb_ext import netperf as os_netperf
 from pkb_ext import paths
 from pkb_ext.suite.net import netserver
 from pkb_ext.suite.net import stages as net
@@ -60,9 +66,16 @@ RR_METRICS = [
 
 
 def _NetserversOn(port: int) -> list[str]:
-  """Processes on this machine running `netserver -p PORT`."""
+  """Processes on this machine running `netserver -p PORT`.
+
+  -ww: never cut a long command line (ps cuts at $COLUMNS, which a test
+  runner may set).
+  """
   out = subprocess.run(
-      ['ps', '-eo', 'pid=,args='], capture_output=True, text=True, check=True
+      ['ps', '-ww', '-eo', 'pid=,args='],
+      capture_output=True,
+      text=True,
+      check=True,
   ).stdout
   return [l for l in out.splitlines() if f'netserver -p {port} ' in l + ' ']
 
@@ -126,6 +139,16 @@ class LoopbackTest(_PhaseAsserts):
     )
     os.makedirs(self.server.work_dir)
     os.makedirs(self.client.work_dir)
+    # PKB's paths, in this test's directory, linked to this machine's netperf.
+    src = os.path.join(work, 'pkb', 'netperf-netperf-2.7.0', 'src')
+    self.enter_context(
+        mock.patch.object(pkb_netperf, 'NETPERF_PATH', f'{src}/netperf')
+    )
+    self.enter_context(
+        mock.patch.object(pkb_netperf, 'NETSERVER_PATH', f'{src}/netserver')
+    )
+    for vm in (self.server, self.client):
+      self.assertEqual(os_netperf.LinkOsNetperf(vm), '2.7.0')
     self.topology = phases.Topology(
         db_vms=(self.server,), client_vm=self.client, run_metadata=None
     )
@@ -203,7 +226,7 @@ class LoopbackTest(_PhaseAsserts):
     )
     self.addCleanup(other.wait)
     self.addCleanup(other.kill)
-    binaries = net.netperf_pkg.Locate(self.server)
+    binaries = net.Locate(self.server)
     pid = net.StartNetserver(self.server, binaries, CONTROL_PORT)
     self.assertTrue(any(l.split()[0] == str(pid)
                         for l in _NetserversOn(CONTROL_PORT)))  # fmt: skip
@@ -230,7 +253,7 @@ class LoopbackTest(_PhaseAsserts):
 
   def testNetserverOnATakenPortFails(self):
     other = self._OtherNetserver()
-    binaries = net.netperf_pkg.Locate(self.server)
+    binaries = net.Locate(self.server)
     with self.assertRaisesRegex(
         errors.VirtualMachine.RemoteCommandError, 'Unable to start netserver'
     ) as raised:
@@ -250,7 +273,7 @@ class LoopbackTest(_PhaseAsserts):
     freed = threading.Timer(1.0, other.kill)
     freed.start()
     self.addCleanup(freed.cancel)
-    binaries = net.netperf_pkg.Locate(self.server)
+    binaries = net.Locate(self.server)
     pid = net.StartNetserver(self.server, binaries, CONTROL_PORT)
     self.assertNotEqual(pid, other.pid)
     (line,) = _NetserversOn(CONTROL_PORT)
@@ -285,7 +308,7 @@ class LoopbackTest(_PhaseAsserts):
   def testAStaleLogOfAnEarlierStartIsNotRead(self):
     # The log of an earlier start says 'Starting netserver'; a start that
     # read it would report a netserver before it listens.
-    binaries = net.netperf_pkg.Locate(self.server)
+    binaries = net.Locate(self.server)
     work = os.path.join(self.server.work_dir, netserver.WORK_DIR)
     os.makedirs(work, exist_ok=True)
     tool_dir = self.create_tempdir().full_path
@@ -312,7 +335,7 @@ class LoopbackTest(_PhaseAsserts):
   def testStopFreesThePortHeldByATestChild(self):
     # netserver forks a child per test that inherits the listening socket;
     # stopping must stop it too, or the next start finds the port held.
-    binaries = net.netperf_pkg.Locate(self.server)
+    binaries = net.Locate(self.server)
     pid = net.StartNetserver(self.server, binaries, CONTROL_PORT)
     netperf = subprocess.Popen(
         ['netperf', '-H', '127.0.0.1', '-p', str(CONTROL_PORT), '-t',
@@ -447,6 +470,12 @@ class LocalCloudTest(_PhaseAsserts):
       raise AssertionError(f'up failed: {proc.stdout}\n{proc.stderr}')
     cls.client = HostVm(cls.cloud.plan, 'client')
     cls.server = HostVm(cls.cloud.plan, 'db1')
+    try:
+      for vm in (cls.client, cls.server):
+        os_netperf.LinkOsNetperf(vm)
+    except Exception:
+      cls.cloud.Cli('down')
+      raise
     cls.work = tempfile.mkdtemp(prefix='pkb-ext-net-test-')
 
   @classmethod
@@ -495,6 +524,12 @@ class LocalCloudTest(_PhaseAsserts):
     self.assertTrue(math.isfinite(fidelity.ratio))
 
   def test_3_stock_pkb(self):
+    # The local cloud's flags say --cloud_report_netperf_install=distro:
+    # pkb_ext links the hosts' netperf again before Prepare.
+    links = f'{pkb_netperf.NETPERF_PATH} {pkb_netperf.NETSERVER_PATH}'
+    for host in ('client', 'db1'):
+      proc = self.cloud.Ssh(host, f'sudo rm -f {links}')
+      self.assertEqual(proc.returncode, 0, proc.stderr)
     proc = self.cloud.Cli('flags', '--preset=smoke')
     self.assertEqual(proc.returncode, 0, proc.stderr)
     flagfile = os.path.join(self.work, 'flags')
@@ -525,6 +560,11 @@ class LocalCloudTest(_PhaseAsserts):
         'db1', f'pgrep -af "[n]etserver -p {CONTROL_PORT}" || true'
     )
     self.assertEqual(proc.stdout.strip(), '')
+    for host in ('client', 'db1'):
+      proc = self.cloud.Ssh(host, f'readlink {links}')
+      self.assertEqual(
+          proc.stdout.split(), ['/usr/bin/netperf', '/usr/bin/netserver']
+      )
 
   def test_4_down_leaves_nothing(self):
     proc = self.cloud.Cli('down')

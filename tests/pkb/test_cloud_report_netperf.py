@@ -14,10 +14,11 @@
 """cloud_report_netperf through PKB, with mocked VMs (PKB's test style).
 
 The VMs answer the phase's commands with real netperf outputs from
-tests/data/netperf (pkb_ext_dev.netperf_playback). Three levels: the
-install package's choices; the benchmark module's Prepare/Run/Cleanup on
-mocked PKB VMs (a db server and a client); and stock PKB's real Main
-(pkb_ext_dev.stock_pkb, in a subprocess) on two fake static VMs.
+tests/data/netperf (pkb_ext_dev.netperf_playback). Two levels: the
+benchmark module's Prepare/Run/Cleanup on mocked PKB VMs (a db server and a
+client); and stock PKB's real Main (pkb_ext_dev.stock_pkb, in a subprocess)
+on two fake static VMs. pkb_ext.netperf's install is tested in
+tests/unit/test_netperf_install.py.
 """
 
 from unittest import mock
@@ -25,12 +26,10 @@ from unittest import mock
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
-from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
 from pkb_ext.suite import cloud_report_netperf_benchmark as benchmark
-from pkb_ext.suite.net import install as pkg
 from pkb_ext.suite.net import parser
 from pkb_ext.suite.net import stages as net
 from pkb_ext_dev import netperf_playback as playback
@@ -41,11 +40,6 @@ pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 RR = parser.Parse(playback.Read(playback.RR_FILE))
 STREAM = parser.Parse(playback.Read(playback.STREAM_FILE))
-NOT_FOUND = 'netperf=\nnetserver=\n'
-PKB_BUILD = (
-    f'netperf={pkb_netperf.NETPERF_PATH}\n'
-    f'netserver={pkb_netperf.NETSERVER_PATH}\nversion=Netperf version 2.7.0\n'
-)
 
 
 def _Vm(test, answers, name, machine_type, ip):
@@ -66,74 +60,6 @@ def _Answers(streams=1, **overrides):
   answers = {k: [(v, '')] for k, v in playback.Answers(streams)}
   answers.update(overrides)
   return answers
-
-
-class PackageTest(pkb_common_test_case.PkbCommonTestCase):
-
-  def testRegisteredWithPkb(self):
-    self.assertIs(linux_packages.PACKAGES[pkg.PACKAGE_NAME], pkg)
-
-  def testAutoUsesTheNetperfOnThePath(self):
-    vm, _ = _Vm(self, {'command -v': [(playback.PROBE, '')]}, 'c', 'm', 'i')
-    self.assertEqual(
-        pkg.Install(vm, 'auto'),
-        pkg.Binaries('/usr/bin/netperf', '/usr/bin/netserver', '2.7.0'),
-    )
-    vm.Install.assert_not_called()
-    vm.InstallPackages.assert_not_called()
-
-  def testAutoFallsBackToPkbsPackage(self):
-    vm, cmd = _Vm(
-        self,
-        {'command -v': [(NOT_FOUND, '')], 'ls /opt': [(PKB_BUILD, '')]},
-        'c', 'm', 'i',
-    )  # fmt: skip
-    binaries = pkg.Install(vm, 'auto')
-    vm.Install.assert_called_once_with('netperf')
-    self.assertEqual(binaries.netperf, pkb_netperf.NETPERF_PATH)
-    self.assertEqual(binaries.netserver, pkb_netperf.NETSERVER_PATH)
-    self.assertIn(f'ls {pkb_netperf.NETPERF_PATH}', cmd.all_commands)
-
-  def testAutoRefusesNetperfOlderThan26(self):
-    old = playback.PROBE.replace('2.7.0', '2.5.0')
-    vm, _ = _Vm(
-        self,
-        {'command -v': [(old, '')], 'ls /opt': [(PKB_BUILD, '')]},
-        'c', 'm', 'i',
-    )  # fmt: skip
-    self.assertEqual(pkg.Install(vm).version, '2.7.0')
-    vm.Install.assert_called_once_with('netperf')
-
-  def testDistroInstallsTheOsPackage(self):
-    vm, _ = _Vm(
-        self, {'command -v': [(NOT_FOUND, ''), (playback.PROBE, '')]},
-        'c', 'm', 'i',
-    )  # fmt: skip
-    self.assertEqual(pkg.Install(vm, 'distro').netperf, '/usr/bin/netperf')
-    vm.InstallPackages.assert_called_once_with('netperf')
-    vm.Install.assert_not_called()
-
-  def testDistroFailsWhenTheOsHasNoNetperf(self):
-    vm, _ = _Vm(self, {'command -v': [(NOT_FOUND, '')]}, 'c1', 'm', 'i')
-    with self.assertRaisesRegex(
-        errors.Setup.InvalidSetupError, 'no netperf >= 2.6 on c1'
-    ):
-      pkg.Install(vm, 'distro')
-
-  def testPkbAlwaysUsesPkbsPackage(self):
-    vm, cmd = _Vm(
-        self,
-        {'command -v': [(playback.PROBE, '')], 'ls /opt': [(PKB_BUILD, '')]},
-        'c', 'm', 'i',
-    )  # fmt: skip
-    self.assertEqual(pkg.Install(vm, 'pkb').netperf, pkb_netperf.NETPERF_PATH)
-    vm.Install.assert_called_once_with('netperf')
-    self.assertNotIn('command -v', cmd.all_commands)
-
-  def testUnknownMode(self):
-    vm, _ = _Vm(self, {}, 'c', 'm', 'i')
-    with self.assertRaisesRegex(ValueError, 'unknown netperf install mode'):
-      pkg.Install(vm, 'brew')
 
 
 class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
@@ -167,7 +93,7 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     server_commands = server_cmd.all_commands.splitlines()
     starts = [c for c in server_commands if 'nohup' in c]
     self.assertLen(starts, 1)
-    self.assertIn('/usr/bin/netserver -p 20000 -D', starts[0])
+    self.assertIn(f'{pkb_netperf.NETSERVER_PATH} -p 20000 -D', starts[0])
     stops = [c for c in server_commands if c.startswith('if [ -f ')]
     self.assertLen(stops, 2)  # after Run, and again (a no-op) in Cleanup
     # Cleanup's stop removes the work dir in the same command.
@@ -175,9 +101,16 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertTrue(
         server_commands[-1].endswith('; rm -rf cloud_report_netperf')
     )
-    # netperf is probed once per VM, in Prepare; Run uses what it found.
+    # PKB's package on both VMs; its netperf is probed once per VM, in
+    # Prepare, and Run uses what it found.
+    for vm in (server, client):
+      vm.Install.assert_called_once_with('netperf')
     for commands in (server_commands, client_cmd.all_commands.splitlines()):
-      self.assertLen([c for c in commands if 'command -v netperf' in c], 1)
+      self.assertEqual(
+          [c for c in commands if ' -V' in c],
+          [f'test -x {pkb_netperf.NETSERVER_PATH} &&'
+           f' {pkb_netperf.NETPERF_PATH} -V'],
+      )  # fmt: skip
     self.assertNotIn('killall', server_cmd.all_commands)
     self.assertNotIn('netperf -H', server_cmd.all_commands)
 
@@ -188,7 +121,9 @@ class BenchmarkModuleTest(pkb_common_test_case.PkbCommonTestCase):
         ['TCP_RR', 'TCP_STREAM'] * 2,
     )
     for c in runs:
-      self.assertStartsWith(c, '/usr/bin/netperf -H 10.128.0.2 -p 20000 ')
+      self.assertStartsWith(
+          c, f'{pkb_netperf.NETPERF_PATH} -H 10.128.0.2 -p 20000 '
+      )
       self.assertIn(' -l 60 -I 99,5 -i 10,3 -', c)
     client.RemoteCommand.assert_any_call(runs[0], timeout=60 * 10 + 300)
 
@@ -328,7 +263,8 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotEqual(server, client)
     runs = [c for c in by_vm[client] if ' -H ' in c]
     self.assertLen(runs, 2)
-    for c in runs:
+    for c in runs:  # PKB's netperf, built by its package's Install
+      self.assertStartsWith(c, f'{pkb_netperf.NETPERF_PATH} -H 192.0.2.2 ')
       self.assertIn(' -H 192.0.2.2 -p 20000 ', c)
       self.assertIn(' -l 2 -I 99,5 -i 3,3 ', c)
     self.assertFalse(any('killall' in c for c in by_vm[server]))

@@ -253,7 +253,10 @@ def _ChangesAdded(patch_path):
 
 
 def _AddsABenchmark(patch) -> bool:
-  return any(layout.IsTopLevelBenchmark(rel) for rel in patch.added)
+  return any(
+      layout.IsBenchmarkModule(rel) and layout.IsTopLevelBenchmark(rel)
+      for rel in patch.added
+  )
 
 
 def testChangesGainsAtMostSixLinesOneForEachFixAndBenchmark(patched):

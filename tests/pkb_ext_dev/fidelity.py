@@ -35,10 +35,10 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks.cloud_report.disk import guard as storage_guard
+from pkb_ext import netperf as os_netperf
 from pkb_ext.suite.cpu import samples as cpu_samples
 from pkb_ext.suite.cpu import stages as cpu
 from pkb_ext.suite.disk import stages as storage
-from pkb_ext.suite.net import install as netperf_pkg
 from pkb_ext.suite.net import netserver
 from pkb_ext.suite.net import stages as network
 
@@ -320,8 +320,9 @@ def MeasureNetwork(
 ) -> Pairs:
   """The net phase's TCP_RR transaction rate against raw netperf.
 
-  Starts the phase's netserver on `server`; no confidence intervals (one
-  iteration each), so both runs last `duration_s`. On a busy machine single
+  Links the OS's netperf and netserver at PKB's paths on both VMs
+  (pkb_ext.netperf), then starts the phase's netserver on `server`; no
+  confidence intervals (one iteration each), so both runs last `duration_s`. On a busy machine single
   pairs scatter widely, so use many pairs and look at median_pair_ratio.
 
   Args:
@@ -329,7 +330,7 @@ def MeasureNetwork(
     server: the VM that runs netserver.
     duration_s: seconds per run.
     pairs: phase/raw pairs.
-    params: ports and install mode (default: network.Params()).
+    params: the ports (default: network.Params()).
     raw_runner: runs a command line on the client, returns stdout; default
       client.RemoteCommand.
     sitting: Abba's sitting (more pairs, interference), or None.
@@ -345,8 +346,12 @@ def MeasureNetwork(
       tests=('TCP_RR',),
       streams=(1,),
   )
-  client_bin = netperf_pkg.Install(client, params.install)
-  server_bin = netperf_pkg.Install(server, params.install)
+  # Both run the OS's netperf, linked at PKB's paths as the local cloud's
+  # --cloud_report_netperf_install=distro does.
+  for vm in (client, server):
+    os_netperf.LinkOsNetperf(vm)
+  client_bin = network.Locate(client)
+  server_bin = network.Locate(server)
   run_raw = raw_runner or (lambda cmd: client.RemoteCommand(cmd)[0])
   raw_command = RawRrCommand(client_bin.netperf, server.internal_ip, params)
 

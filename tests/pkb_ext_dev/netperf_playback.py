@@ -27,10 +27,7 @@ DATA_DIR = os.path.join(paths.RepoRoot(), 'tests', 'data', 'netperf')
 RR_FILE = 'tcp_rr_csv_phase.txt'
 STREAM_FILE = 'tcp_stream_csv_confidence.txt'
 NETSERVER_PID = 4242
-PROBE = (
-    'netperf=/usr/bin/netperf\nnetserver=/usr/bin/netserver\n'
-    'version=Netperf version 2.7.0\n'
-)
+VERSION_FILE = 'netperf_version.txt'
 
 
 def Read(name: str) -> str:
@@ -57,7 +54,8 @@ def Answers(streams: int = 1) -> list[tuple[str, str]]:
       # StartNetserverCommand also holds the stop command: match it first.
       ('nohup ', f'{NETSERVER_PID}\n'),
       ('kill "$pid"', f'stopped {NETSERVER_PID}\n'),
-      ('command -v netperf', PROBE),
+      # The phase's Locate: `netperf -V` at PKB's path.
+      ('netperf -V', Read(VERSION_FILE)),
       ('mktemp -d', ConcurrentOutput([stream] * streams)),
       ('-t TCP_RR', Read(RR_FILE)),
       ('-t TCP_STREAM', stream),

@@ -24,6 +24,7 @@ from unittest import mock
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
+from perfkitbenchmarker.linux_packages import netperf
 from perfkitbenchmarker import linux_virtual_machine
 from pkb_ext.suite import cloud_report_netperf_benchmark
 from pkb_ext.suite.net import parser
@@ -41,10 +42,7 @@ def _Read(name):
 
 RR = _Read('tcp_rr_csv_phase.txt')
 STREAM = _Read('tcp_stream_csv_confidence.txt')
-PROBE = (
-    'netperf=/usr/bin/netperf\nnetserver=/usr/bin/netserver\n'
-    'version=Netperf version 2.7.0\n'
-)
+VERSION = _Read('netperf_version.txt')
 
 
 def _Answers(rr=RR):
@@ -52,7 +50,7 @@ def _Answers(rr=RR):
       # The netserver start command also holds its stop: matched first.
       'nohup ': [('4242\n', '')],
       'kill "$pid"': [('stopped 4242\n', '')],
-      'command -v netperf': [(PROBE, '')],
+      'netperf -V': [(VERSION, '')],
       '-t TCP_RR': [(rr, '')],
       '-t TCP_STREAM': [(STREAM, '')],
   }
@@ -94,12 +92,22 @@ class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         {'db': 1, 'client': 1},
     )
 
-  def testPrepareFindsNetperfOnBothVms(self):
+  def testPrepareInstallsPkbsNetperfOnBothVms(self):
     cloud_report_netperf_benchmark.Prepare(self._Spec())
     for cmd in (self.server_cmd, self.client_cmd):
-      self.assertIn('command -v netperf', cmd.all_commands)
+      self.assertIn(f'{netperf.NETPERF_PATH} -V', cmd.all_commands)
     for vm in (self.server, self.client):
-      vm.Install.assert_not_called()  # the OS's netperf 2.7.0 is enough
+      vm.Install.assert_called_once_with('netperf')
+
+  def testPrepareWithoutNetperfAtPkbsPathIsASetupError(self):
+    answers = _Answers()
+    answers['netperf -V'] = [('', 'netperf: No such file or directory')]
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidSetupError,
+        f'no netperf at {netperf.NETPERF_PATH} or no netserver at'
+        f' {netperf.NETSERVER_PATH} on client-0',
+    ):
+      cloud_report_netperf_benchmark.Prepare(self._Spec(answers))
 
   @flagsaver.flagsaver(cloud_report_netperf_repetitions=2)
   def testRunTurnsOutputsIntoSamples(self):
@@ -112,14 +120,14 @@ class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         c for c in self.server_cmd.all_commands.splitlines() if 'nohup' in c
     ]
     self.assertLen(starts, 1)
-    self.assertIn('/usr/bin/netserver -p 20000 -D', starts[0])
+    self.assertIn(f'{netperf.NETSERVER_PATH} -p 20000 -D', starts[0])
     runs = [c for c in self.client_cmd.all_commands.splitlines() if ' -H ' in c]
     self.assertEqual(
         [c.split(' -t ')[1].split()[0] for c in runs],
         ['TCP_RR', 'TCP_STREAM'] * 2,
     )
     for c in runs:
-      self.assertStartsWith(c, '/usr/bin/netperf -H 10.128.0.2 -p 20000 ')
+      self.assertStartsWith(c, f'{netperf.NETPERF_PATH} -H 10.128.0.2 ')
       self.assertIn(' -l 60 -I 99,5 ', c)
 
     rr, stream = parser.Parse(RR), parser.Parse(STREAM)

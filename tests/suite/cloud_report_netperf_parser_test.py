@@ -53,6 +53,13 @@ class NetperfTest(pkb_common_test_case.PkbCommonTestCase):
     with self.assertRaises(parsers.ParseError):
       netperf.Parse(_Read('netperf', 'bad_connection_refused.txt'))
 
+  def testVersion(self):
+    self.assertEqual(
+        netperf.ParseVersion(_Read('netperf', 'netperf_version.txt')),
+        (2, 7, 0),
+    )
+    self.assertIsNone(netperf.ParseVersion('sh: 1: netperf: not found'))
+
 
 class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
 

@@ -19,7 +19,6 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
-from pkb_ext.suite.net import install as pkg
 from pkb_ext.suite.net import netserver
 from pkb_ext.suite.net import stages as net
 
@@ -50,7 +49,6 @@ class ParamsTest(parameterized.TestCase):
       cloud_report_netperf_streams=['1', '8'],
       cloud_report_netperf_control_port=23900,
       cloud_report_netperf_data_port=23901,
-      cloud_report_netperf_install='distro',
       cloud_report_netperf_repetitions=4,
   )
   def testFromFlags(self):
@@ -65,7 +63,6 @@ class ParamsTest(parameterized.TestCase):
             streams=(1, 8),
             control_port=23900,
             data_port=23901,
-            install='distro',
         ),
     )
     self.assertEqual(params.max_iterations, 1)
@@ -176,17 +173,6 @@ class CommandTest(absltest.TestCase):
         ),
         [(-1, '')],
     )
-
-
-class PackageTest(absltest.TestCase):
-
-  def testParseVersion(self):
-    self.assertEqual(pkg.ParseVersion('Netperf version 2.7.0\n'), (2, 7, 0))
-    self.assertEqual(pkg.ParseVersion('Netperf version 2.6'), (2, 6, 0))
-    self.assertIsNone(pkg.ParseVersion('bash: netperf: command not found'))
-    self.assertGreaterEqual(pkg.ParseVersion('Netperf version 2.6.0'),
-                            pkg.MIN_VERSION)  # fmt: skip
-    self.assertLess(pkg.ParseVersion('Netperf version 2.5.0'), pkg.MIN_VERSION)
 
 
 if __name__ == '__main__':

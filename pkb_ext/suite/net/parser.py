@@ -33,6 +33,8 @@ THROUGHPUT_CONFID is the achieved full width of the interval in percent of the
 mean (netperf's target is the -I width, e.g. 5 for +/-2.5%). The latency
 histogram netperf prints with -v 2 is set aside, and its "catcher: timer
 popped" diagnostic kept as a warning.
+
+ParseVersion reads the version `netperf -V` prints.
 """
 
 import csv
@@ -118,6 +120,7 @@ _HISTOGRAM = re.compile(
 )
 # netlib.c's catcher() diagnostic: the timer fired late; the run is valid.
 _CATCHER = re.compile(r'^catcher: timer popped with times_up != 0$')
+_VERSION = re.compile(r'Netperf version (\d+)\.(\d+)(?:\.(\d+))?')
 _FAILURE = re.compile(
     r'establish.control|could not|refused|unable|failed|error|errno|timed out'
     r'|partial response|no response|reset by peer|broken pipe|not found'
@@ -380,3 +383,11 @@ def Parse(text: str, required: Sequence[str] = ()) -> Result:
       confidence=_Confidence(numbers),
       warnings=tuple(warnings),
   )
+
+
+def ParseVersion(text: str) -> tuple[int, int, int] | None:
+  """(major, minor, patch) from `netperf -V` output, or None if it has none."""
+  m = _VERSION.search(text or '')
+  if not m:
+    return None
+  return tuple(int(g or 0) for g in m.groups())

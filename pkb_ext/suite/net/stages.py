@@ -13,6 +13,9 @@
 # limitations under the License.
 """The net phase: netperf TCP_RR latency and TCP_STREAM throughput.
 
+netperf is PKB's `netperf` package (vm.Install('netperf'): netperf 2.7.0
+built from its tarball), run at PKB's NETPERF_PATH and NETSERVER_PATH.
+
 As the report: netperf 2.6+ between two nodes of one zone over internal IPs,
 one netperf process on the client VM against a netserver on the first db VM
 (under the suite's overlap, the second: see phases), 60 s per iteration with
@@ -47,12 +50,12 @@ import re
 
 from absl import flags
 from perfkitbenchmarker import errors
+from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import settings
-from pkb_ext.suite.net import install as netperf_pkg
 from pkb_ext.suite.net import netserver
 from pkb_ext.suite.net import parser as netperf_parser
 from pkb_ext.suite.net import samples as net_samples
@@ -89,6 +92,16 @@ SELECTORS = {
     ),
 }
 _BINARIES_ATTR = 'cloud_report_netperf_binaries'
+PACKAGE = 'netperf'  # PKB's netperf package
+
+
+@dataclasses.dataclass(frozen=True)
+class Binaries:
+  """Where netperf is on a VM, and its version."""
+
+  netperf: str
+  netserver: str
+  version: str  # e.g. 2.7.0
 
 
 def RequiredSelectors(test: str) -> list[str]:
@@ -249,14 +262,6 @@ class Params:
       lower_bound=1,
       upper_bound=65535,
   )
-  install: str = settings.Enum(
-      'cloud_report_netperf_install',
-      'auto',
-      netperf_pkg.INSTALL_MODES,
-      "auto: a netperf >= 2.6 already on the PATH (no download), else PKB's"
-      ' netperf package; distro: the OS package;'
-      " pkb: PKB's netperf package (builds 2.7.0 from its tarball).",
-  )
 
   @classmethod
   def FromFlags(cls) -> 'Params':
@@ -316,7 +321,7 @@ def NetperfCommand(
   return ' '.join(parts)
 
 
-def StartNetserver(vm, binaries: netperf_pkg.Binaries, port: int) -> int:
+def StartNetserver(vm, binaries: Binaries, port: int) -> int:
   """Starts the phase's netserver on `vm`; returns its PID."""
   stdout, _ = vm.RemoteCommand(
       netserver.StartNetserverCommand(binaries.netserver, port)
@@ -397,18 +402,39 @@ def RunTest(client, server, binaries, params, test, streams, iteration):
   return net_samples.FromStreams(results, md, iteration)
 
 
-def _Binaries(vm, params: Params) -> netperf_pkg.Binaries:
-  """The netperf Prepare installed on vm (kept on the VM), else Locate's."""
+def Locate(vm) -> Binaries:
+  """PKB's netperf and netserver on `vm`, with netperf's version.
+
+  Raises:
+    errors.Setup.InvalidSetupError: either is missing, or `netperf -V` names
+      no version.
+  """
+  netperf, netserver_path = pkb_netperf.NETPERF_PATH, pkb_netperf.NETSERVER_PATH
+  stdout, _ = vm.RemoteCommand(
+      f'test -x {netserver_path} && {netperf} -V', ignore_failure=True
+  )
+  version = netperf_parser.ParseVersion(stdout)
+  if version is None:
+    raise errors.Setup.InvalidSetupError(
+        f'no netperf at {netperf} or no netserver at {netserver_path} on'
+        f" {vm.name} (`netperf -V` said {stdout.strip()[:200]!r}): PKB's"
+        ' netperf package installs them; was the net phase prepared?'
+    )
+  return Binaries(netperf, netserver_path, '.'.join(map(str, version)))
+
+
+def _Binaries(vm) -> Binaries:
+  """The netperf Prepare found on vm (kept on the VM), else Locate's."""
   found = getattr(vm, _BINARIES_ATTR, None)
-  if isinstance(found, netperf_pkg.Binaries):
+  if isinstance(found, Binaries):
     return found
-  return netperf_pkg.Locate(vm, params.install)
+  return Locate(vm)
 
 
 def RunPair(client, server, params: Params) -> list:
   """Runs every test and repetition from `client` to `server`'s netserver."""
-  client_bin = _Binaries(client, params)
-  server_bin = _Binaries(server, params)
+  client_bin = _Binaries(client)
+  server_bin = _Binaries(server)
   StartNetserver(server, server_bin, params.control_port)
   out = []
   try:
@@ -431,11 +457,15 @@ def RunPair(client, server, params: Params) -> list:
 
 
 def Install(topology: phases.Topology) -> None:
-  """Installs netperf on the phase's db VM and the client (no netserver)."""
-  params = Params.FromFlags()
+  """Installs PKB's netperf on the phase's db VM and the client.
+
+  No netserver runs until Run. vm.Install() does nothing on a host whose
+  install_packages is False: netperf must be at PKB's paths already.
+  """
   client = topology.RequireClient(PHASE)
   for vm in (topology.DbFor(PHASE), client):
-    binaries = netperf_pkg.Install(vm, params.install)
+    vm.Install(PACKAGE)
+    binaries = Locate(vm)
     setattr(vm, _BINARIES_ATTR, binaries)  # Run needs no second probe
     logging.info('cloud_report net: %s: netperf %s at %s', vm.name,
                  binaries.version, binaries.netperf)  # fmt: skip

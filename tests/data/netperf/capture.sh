@@ -61,3 +61,8 @@ bad bad_connection_refused -p $((ctl + 7)) -t TCP_RR -l 1 -- -k $rr
 bad bad_unknown_selector -p $ctl -t TCP_RR -l 1 -- -k NOT_A_SELECTOR
 # netperf stopped (SIGTERM) 1 s into a 10 s run.
 BAD_TIMEOUT=1 bad bad_killed_midrun -p $ctl -t TCP_RR -l 10 -- -k $rr -P ,$data
+# netperf's version line, as pkb_ext.netperf and the net phase read it.
+if [ "$only" = "  " ] || [[ "$only" == *" netperf_version "* ]]; then
+  netperf -V >"$out/netperf_version.txt" 2>&1
+  echo "netperf_version: exit $?" >>"$out/exit_codes.log"
+fi
