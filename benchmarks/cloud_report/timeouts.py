@@ -24,19 +24,6 @@ The rates of the expected times, and where they come from:
       issue report): 1,333 warehouses per node-hour.
   FILL_MBPS  the fill writes at up to 250 MB/s, the per-volume throughput
       limit of the report's gp2 and Azure Premium P50 disks.
-  COREMARK_MIN_ITERATIONS_PER_S  an assumed floor of 1,000 CoreMark
-      iterations/s per context for a run of fixed iterations, an order of
-      magnitude under a current server core: a run slower than that is
-      taken as hung.
-  COREMARK_CALIBRATION_S, COREMARK_CALIBRATED_RUN_S  a run CoreMark
-      calibrates (iterations 0): CoreMark's core_main.c runs 10, 100, ...
-      iterations on one context until one batch takes s >= 1 s (the last
-      batch then takes under 10 s, each earlier one under a tenth of the
-      next: all under 12 s), then times 1 + 10 // int(s) times the last
-      batch's iterations on each context: under 22 s (the longest when s is
-      just under 2 s) on a context with a vCPU of its own.
-  COREMARK_MAKE_S  what PKB's make spends besides the runs: building
-      CoreMark's six C files twice (performance, then validation build).
 
 The fill ends at the disk's end or at the job file's runtime, whichever
 comes first: the report's file sets runtime in [global], and fio ends every
@@ -48,10 +35,6 @@ import math
 
 IMPORT_WAREHOUSES_PER_NODE_HOUR = 20000 / 2.5 / 6
 FILL_MBPS = 250.0
-COREMARK_MIN_ITERATIONS_PER_S = 1000.0
-COREMARK_CALIBRATION_S = 12.0
-COREMARK_CALIBRATED_RUN_S = 22.0
-COREMARK_MAKE_S = 120.0
 BOUND_MIN_MARGIN_S = 600
 BOUND_MAX_MARGIN_S = 3600
 BOUND_MARGIN_FRACTION = 0.25
@@ -114,27 +97,3 @@ def FillSeconds(
 def StepSeconds(ramp_s: float, duration_s: float) -> float:
   """Expected seconds of one TPC-C step: its ramp, then its duration."""
   return float(ramp_s + duration_s)
-
-
-def CoreMarkSeconds(iterations: int, threads: int, vcpus: int) -> float:
-  """Expected seconds, at most, of one make of PKB's coremark benchmark.
-
-  The make builds CoreMark, then runs its performance run and its
-  validation run, each on `threads` contexts; contexts beyond the vCPUs
-  share them, so each run takes ceil(threads / vcpus) times as long.
-
-  Args:
-    iterations: per context; 0: CoreMark calibrates each run.
-    threads: the contexts of each run.
-    vcpus: the VM's vCPUs.
-  """
-  if iterations < 0 or threads < 1 or vcpus < 1:
-    raise ValueError(
-        f'{iterations} iterations on {threads} context(s), {vcpus} vCPU(s)'
-    )
-  rounds = math.ceil(threads / vcpus)
-  if iterations:
-    run_s = iterations * rounds / COREMARK_MIN_ITERATIONS_PER_S
-  else:
-    run_s = COREMARK_CALIBRATION_S + COREMARK_CALIBRATED_RUN_S * rounds
-  return COREMARK_MAKE_S + 2 * run_s

@@ -31,7 +31,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import timeouts
+from pkb_ext.suite.cpu import bounds
 from pkb_ext.suite.cpu import parser as coremark_parser
 from pkb_ext.suite.cpu import stages as cpu
 from pkb_ext_dev import local_vm
@@ -152,8 +152,18 @@ class MakeBoundTest(absltest.TestCase):
         cpu.MakeBound(AnsweringVm(''), cpu.Build('all', 2), params),
         120 + 2 * 4000 + 2030,
     )
-    with self.assertRaises(ValueError):
-      timeouts.CoreMarkSeconds(1, 0, 1)
+
+  def testACoreMarkMakeIsItsBuildsThenTwoRuns(self):
+    # Calibrated: 2 runs of 12 s calibration + 22 s per context per vCPU.
+    self.assertEqual(bounds.CoreMarkSeconds(0, 1, 1), 120 + 2 * 34)
+    self.assertEqual(bounds.CoreMarkSeconds(0, 4, 4), 120 + 2 * 34)
+    self.assertEqual(bounds.CoreMarkSeconds(0, 5, 4), 120 + 2 * 56)
+    # Fixed: the iterations at 1,000/s per context.
+    self.assertEqual(bounds.CoreMarkSeconds(20000, 2, 2), 120 + 2 * 20)
+    self.assertEqual(bounds.CoreMarkSeconds(20000, 16, 2), 120 + 2 * 160)
+    for bad in ((-1, 1, 1), (0, 0, 1), (0, 1, 0)):
+      with self.assertRaisesRegex(ValueError, 'context'):
+        bounds.CoreMarkSeconds(*bad)
 
 
 def _Alive(pid: int) -> bool:

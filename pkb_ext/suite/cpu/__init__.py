@@ -15,6 +15,7 @@
 coremark modules.
 
 Its modules:
+  bounds    how long one make of PKB's coremark may take (pure);
   stages    the flags (read once into Params) and the phase's functions
             (see phases.py);
   parser    CoreMark's output through PKB's coremark parser (pure);

@@ -54,6 +54,7 @@ from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import settings
 from benchmarks.cloud_report import timeouts
+from pkb_ext.suite.cpu import bounds
 from pkb_ext.suite.cpu import parser as coremark_parser
 from pkb_ext.suite.cpu import samples as cpu_samples
 
@@ -184,9 +185,9 @@ def WithIterations(command: str, iterations: int) -> str:
 
 def MakeBound(vm, build: Build, params: Params) -> int:
   """Seconds one make of build may run: timeouts.Bound of its expected
-  time (timeouts.CoreMarkSeconds on the VM's vCPUs)."""
+  time (bounds.CoreMarkSeconds on the VM's vCPUs)."""
   return timeouts.Bound(
-      timeouts.CoreMarkSeconds(
+      bounds.CoreMarkSeconds(
           params.iterations, build.threads, int(vm.NumCpusForBenchmark())
       )
   )
@@ -268,7 +269,7 @@ class RemoteCommands:
           f' not end within its bound of {self.bound_s} s and was ended with'
           f' its process group (exit status {m.group(1)}): a hung build or'
           ' run, or a CPU under'
-          f' {timeouts.COREMARK_MIN_ITERATIONS_PER_S:,.0f} iterations/s per'
+          f' {bounds.MIN_ITERATIONS_PER_S:,.0f} iterations/s per'
           ' thread (lower --cloud_report_coremark_iterations)'
       )
     self.made = True

@@ -63,18 +63,6 @@ class ExpectedSecondsTest(pkb_common_test_case.PkbCommonTestCase):
   def testAStepIsItsRampThenItsDuration(self):
     self.assertEqual(timeouts.StepSeconds(60, 1800), 1860.0)
 
-  def testACoreMarkMakeIsItsBuildsThenTwoRuns(self):
-    # Calibrated: 2 runs of 12 s calibration + 22 s per context per vCPU.
-    self.assertEqual(timeouts.CoreMarkSeconds(0, 1, 1), 120 + 2 * 34)
-    self.assertEqual(timeouts.CoreMarkSeconds(0, 4, 4), 120 + 2 * 34)
-    self.assertEqual(timeouts.CoreMarkSeconds(0, 5, 4), 120 + 2 * 56)
-    # Fixed: the iterations at 1,000/s per context.
-    self.assertEqual(timeouts.CoreMarkSeconds(20000, 2, 2), 120 + 2 * 20)
-    self.assertEqual(timeouts.CoreMarkSeconds(20000, 16, 2), 120 + 2 * 160)
-    for bad in ((-1, 1, 1), (0, 0, 1), (0, 1, 0)):
-      with self.assertRaisesRegex(ValueError, 'context'):
-        timeouts.CoreMarkSeconds(*bad)
-
 
 if __name__ == '__main__':
   unittest.main()
