@@ -128,8 +128,11 @@ flags.DEFINE_string(
 FLAGS = flags.FLAGS
 _LOCAL = threading.local()
 _SOCKETS_LOCK = threading.Lock()
-# id(service) -> the sockets opened while that service made a request.
+# id(service) -> the sockets opened while that service made a request; None
+# -> those opened by threads outside any request (an SDK's own threads).
 _SOCKETS = {}
+# Seconds to wait for the threads an SDK starts during a warm-up.
+WARM_THREAD_WAIT_S = 30
 
 
 class Probe:
@@ -185,9 +188,8 @@ def InstallHooks():
       sock = create(*args, **kwargs)
       _Probe().connects += 1
       owner = getattr(_LOCAL, 'owner', None)
-      if owner is not None:
-        with _SOCKETS_LOCK:
-          _SOCKETS.setdefault(owner, []).append(sock)
+      with _SOCKETS_LOCK:
+        _SOCKETS.setdefault(owner, []).append(sock)
       return sock
 
     return Create
@@ -207,10 +209,11 @@ def DropConnections(service):
   service's next request.
 
   Args:
-    service: an object whose requests were made through Call.
+    service: an object whose requests were made through Call; None for the
+      sockets opened outside any request.
   """
   with _SOCKETS_LOCK:
-    sockets = _SOCKETS.pop(id(service), [])
+    sockets = _SOCKETS.pop(None if service is None else id(service), [])
   for sock in sockets:
     try:
       sock.shutdown(socket.SHUT_RDWR)
@@ -332,10 +335,17 @@ class Runner:
     return record
 
   def WarmService(self, data):
-    """A new service object with a pooled connection, and its warm-up key."""
+    """A new service object with a pooled connection, and its warm-up key.
+
+    Threads the SDK starts during the warm-up (google-cloud-storage fetches
+    a bucket's metadata in one) are waited for and the sockets they opened
+    shut down, so that every connection the service pools is one it opened
+    in a request (which DropConnections knows).
+    """
     service = self.new_service()
     self._warm += 1
     key = self.Key('warmup', self._warm)
+    before = set(threading.enumerate())
     Call(
         service,
         'WriteObjectFromBuffer',
@@ -344,6 +354,10 @@ class Runner:
         io.BytesIO(data),
         len(data),
     )
+    Call(service, 'ReadObject', self.bucket, key)
+    for thread in set(threading.enumerate()) - before:
+      thread.join(WARM_THREAD_WAIT_S)
+    DropConnections(None)
     Call(service, 'ReadObject', self.bucket, key)
     return service, key
 
