@@ -15,14 +15,16 @@
 
 A local HTTP server stands in for the object store: it holds back a GET's
 first body byte and a PUT's response for known delays, so the measured times
-are checked against delays known by construction. The service object speaks
-to it through urllib3, as the providers' SDKs do.
+are checked against delays known by construction. It runs in a process of
+its own, as a real store would (the scenario waits for the threads a warm-up
+starts). The service object speaks to it through urllib3, as the providers'
+SDKs do.
 """
 
 import http.server
 import io
 import json
-import threading
+import multiprocessing
 import time
 import unittest
 
@@ -50,6 +52,9 @@ class _Store(http.server.BaseHTTPRequestHandler):
     self.end_headers()
 
   def do_GET(self):
+    if self.path == '/objects':
+      self._Send(str(len(self.objects)).encode())
+      return
     body = self.objects.get(self.path)
     if body is None:
       self.send_response(404)
@@ -66,10 +71,22 @@ class _Store(http.server.BaseHTTPRequestHandler):
     time.sleep(REST_S)
     self.wfile.write(body[1:])
 
+  def _Send(self, body):
+    self.send_response(200)
+    self.send_header('Content-Length', str(len(body)))
+    self.end_headers()
+    self.wfile.write(body)
+
   def do_DELETE(self):
     self.objects.pop(self.path, None)
     self.send_response(204)
     self.end_headers()
+
+
+def _Serve(port_queue):
+  server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Store)
+  port_queue.put(server.server_address[1])
+  server.serve_forever()
 
 
 class _Service:
@@ -123,20 +140,24 @@ class TimeToFirstByteTest(unittest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Store)
-    threading.Thread(target=cls.server.serve_forever, daemon=True).start()
-    _Service.url = 'http://127.0.0.1:%d' % cls.server.server_address[1]
+    context = multiprocessing.get_context('fork')
+    port_queue = context.Queue()
+    cls.server = context.Process(target=_Serve, args=(port_queue,))
+    cls.server.start()
+    _Service.url = 'http://127.0.0.1:%d' % port_queue.get(timeout=30)
 
   @classmethod
   def tearDownClass(cls):
-    cls.server.shutdown()
-    cls.server.server_close()
+    cls.server.terminate()
+    cls.server.join()
     super().tearDownClass()
 
   def setUp(self):
     super().setUp()
     _Service.fail = False
-    _Store.objects.clear()
+
+  def _StoredObjects(self):
+    return int(urllib3.request('GET', _Service.url + '/objects').data)
 
   def _Run(self, **settings):
     out = io.StringIO()
@@ -153,6 +174,7 @@ class TimeToFirstByteTest(unittest.TestCase):
     ]
 
   def testGetTtfbIsTheFirstBodyByteAndPutTtfbTheResponse(self):
+    stored = self._StoredObjects()
     rc, records = self._Run(sizes=[1000], downloads_per_size=2)
     self.assertEqual(rc, 0)
     self.assertEqual(records[0]['format'], ttfb.FORMAT)
@@ -175,7 +197,7 @@ class TimeToFirstByteTest(unittest.TestCase):
         records[-1],
         dict(records[-1], kind='end', requests=4, errors=0, rounds=0),
     )
-    self.assertEqual(_Store.objects, {}, 'objects are deleted once measured')
+    self.assertEqual(self._StoredObjects(), stored, 'objects are deleted')
 
   def testNewConnectionModeOpensOneAndReusedModeNone(self):
     rc, records = self._Run(latency_requests=3)
