@@ -175,7 +175,7 @@ class TimeToFirstByteTest(unittest.TestCase):
 
   def testGetTtfbIsTheFirstBodyByteAndPutTtfbTheResponse(self):
     stored = self._StoredObjects()
-    rc, records = self._Run(sizes=[1000], downloads_per_size=2)
+    rc, records = self._Run(prefix='g/', sizes=[1000], downloads_per_size=2)
     self.assertEqual(rc, 0)
     self.assertEqual(records[0]['format'], ttfb.FORMAT)
     gets = self._Requests(records, op='get')
