@@ -33,7 +33,9 @@ class FixesTest(absltest.TestCase):
   def testEachFixChangesOneModuleAndItsTestFile(self):
     files = []
     for fix in pkb_fixes.FIXES:
-      self.assertCountEqual(fix.Files(), [fix.module, fix.test_file])
+      self.assertCountEqual(
+          fix.Files(), [fix.module, fix.test_file, *fix.scripts]
+      )
       files.extend(fix.Files())
     self.assertLen(set(files), len(files))  # each can be merged alone
     self.assertContainsSubset(files, pkb_edits.MODIFIED)
@@ -60,11 +62,21 @@ class FixesTest(absltest.TestCase):
     for fix in pkb_fixes.FIXES:
       for dest, source in fix.added:
         with open(os.path.join(paths.RepoRoot(), source), 'rb') as f:
-          json.loads(f.read())
-        self.assertIn(os.path.basename(dest), fix.Diff())
+          text = f.read()
+        if dest.endswith('.json'):  # a capture: the diff's tests read it
+          json.loads(text)
+          self.assertIn(os.path.basename(dest), fix.Diff())
+        elif dest.endswith('_test.py'):  # a script's test names the script
+          self.assertIn(b'object_storage_api_test_scripts import ttfb', text)
+        else:  # a script: the module pushes it to its VMs
+          self.assertIn(f"'{os.path.basename(dest)}'", fix.Diff())
     self.assertEqual(
         pkb_fixes.ADDED,
-        ('tests/data/fio/fio-default-percentiles-result.json',),
+        (
+            'tests/data/fio/fio-default-percentiles-result.json',
+            'perfkitbenchmarker/scripts/object_storage_api_test_scripts/ttfb.py',
+            'tests/scripts/object_storage_ttfb_test.py',
+        ),
     )
 
   def testDiffsApplyToPkbAtThePin(self):
