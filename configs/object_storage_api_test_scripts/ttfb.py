@@ -15,7 +15,7 @@
 
 The TimeToFirstByte scenario of object_storage_api_tests.py. It times PUTs
 and GETs made through a provider's ObjectStorageServiceBase (s3.py, gcs.py,
-azure_service.py) and writes one JSON object per line to its output,
+azure_service.py) and writes raw timings as one JSON object per line,
 flushing each, so a killed run leaves every finished request:
 
   header    the settings, the provider, its SDK and the Python version;
@@ -23,8 +23,6 @@ flushing each, so a killed run leaves every finished request:
   round     one concurrency round (N simultaneous requests);
   abort     the run stopped early, and why;
   end       the run finished, with request and error counts.
-
-Raw timings only: the reader computes percentiles and throughput.
 
 What is timed (time.perf_counter, started before the service call):
   GET ttfb_ms   until the first byte of the object's body is in the client's
@@ -37,25 +35,22 @@ The first byte is observed by wrapping http.client.HTTPResponse.begin, which
 the SDKs of the three service interfaces reach through urllib3: after the
 headers of a GET's response are read, it peeks (without consuming) until
 the first body byte arrives. TCP connects are counted by wrapping connection
-creation, so `connects` says whether a request opened a new connection. If
-the wrapper saw no response (an SDK not built on http.client), the call's
-return is used and src says "sdk".
+creation, so `connects` says whether a request opened a new connection.
+Without a response seen there, the call's return is used (src "sdk").
 
-Workloads:
-  latency      latency_requests PUTs then GETs of latency_object_bytes
-               objects on a new connection and on a reused one, interleaved;
-               each mode has its own warm service object, and before a "new"
-               request the sockets its service opened are shut down, so its
-               connection pool opens a new connection (the request's
-               `conn` says what happened);
-  throughput   per size, downloads_per_size PUTs of distinct objects, then a
-               GET of each, on one warm service object;
+Workloads (a 0 or empty setting skips one):
+  latency      latency_requests PUTs then GETs on a new connection and on a
+               reused one, interleaved, each mode with a warm service object
+               of its own; before a "new" request the sockets its service
+               opened are shut down, so its pool opens a new connection;
+  throughput   per size, downloads_per_size PUTs, then a GET of each;
   concurrency  per level N, concurrency_rounds rounds of N simultaneous PUTs
-               then N simultaneous GETs, one warm service object per thread.
+               then GETs, one warm service object per thread.
 Objects are deleted (untimed) once measured.
 """
 
 import http.client
+from importlib import metadata
 import io
 import json
 import os
@@ -76,54 +71,32 @@ SDKS = {
     'azure': 'azure-storage-blob',
 }
 
+_T = 'TimeToFirstByte: '
 flags.DEFINE_integer(
     'ttfb_latency_requests',
     100,
-    'TimeToFirstByte: requests per operation (PUT, GET) and connection kind'
-    ' (new, reused); 0 skips the latency workload.',
+    _T + 'requests per operation and connection kind (new, reused).',
     lower_bound=0,
 )
 flags.DEFINE_integer(
-    'ttfb_latency_object_bytes',
-    1,
-    'TimeToFirstByte: object size of the latency workload.',
-    lower_bound=1,
+    'ttfb_latency_object_bytes', 1, _T + 'latency object size.', lower_bound=1
 )
 flags.DEFINE_list(
-    'ttfb_object_sizes',
-    ['1048576'],
-    'TimeToFirstByte: object sizes in bytes of the throughput workload.',
+    'ttfb_object_sizes', ['1048576'], _T + 'throughput object sizes (bytes).'
 )
 flags.DEFINE_integer(
-    'ttfb_downloads_per_size',
-    10,
-    'TimeToFirstByte: uploads, then downloads, per object size; 0 skips the'
-    ' throughput workload.',
-    lower_bound=0,
+    'ttfb_downloads_per_size', 10, _T + 'PUTs, then GETs, per object size.'
 )
 flags.DEFINE_list(
-    'ttfb_concurrency',
-    ['1', '10'],
-    'TimeToFirstByte: simultaneous requests per concurrency round.',
+    'ttfb_concurrency', ['1', '10'], _T + 'simultaneous requests per round.'
 )
 flags.DEFINE_integer(
-    'ttfb_concurrency_rounds',
-    5,
-    'TimeToFirstByte: rounds per concurrency level; 0 skips the concurrency'
-    ' workload.',
-    lower_bound=0,
+    'ttfb_concurrency_rounds', 5, _T + 'rounds per concurrency level.'
 )
 flags.DEFINE_integer(
-    'ttfb_concurrency_object_bytes',
-    1048576,
-    'TimeToFirstByte: object size of the concurrency workload.',
-    lower_bound=1,
+    'ttfb_concurrency_object_bytes', 1048576, _T + 'concurrent object size.'
 )
-flags.DEFINE_string(
-    'ttfb_object_prefix',
-    'ttfb/',
-    'TimeToFirstByte: prefix of every object name it writes.',
-)
+flags.DEFINE_string('ttfb_object_prefix', 'ttfb/', _T + 'object name prefix.')
 
 FLAGS = flags.FLAGS
 _LOCAL = threading.local()
@@ -236,10 +209,7 @@ def Ms(seconds):
 
 def Timings(op, t0, end, probe):
   """(ttfb_ms, src) of a call that started at t0 and returned at end."""
-  if op == 'get':
-    first = probe.first_body
-  else:
-    first = probe.last_headers
+  first = probe.first_body if op == 'get' else probe.last_headers
   if first is None:
     return Ms(end - t0), 'sdk'
   return Ms(first - t0), 'http'
@@ -265,13 +235,19 @@ class Runner:
     self._warm = 0
 
   def Emit(self, record):
-    line = json.dumps(record, sort_keys=True) + '\n'
     with self._lock:
-      self._out.write(line)
+      self._out.write(json.dumps(record, sort_keys=True) + '\n')
       self._out.flush()
 
   def Key(self, *parts):
     return self.settings['prefix'] + '/'.join(str(p) for p in parts)
+
+  def Put(self, service, key, data):
+    stream = io.BytesIO(data)
+    Call(service, 'WriteObjectFromBuffer', self.bucket, key, stream, len(data))
+
+  def Get(self, service, key):
+    Call(service, 'ReadObject', self.bucket, key)
 
   def Measure(self, service, op, key, payload):
     """Times one PUT or GET of payload's size; returns its record."""
@@ -282,16 +258,9 @@ class Runner:
     t0 = time.perf_counter()
     try:
       if op == 'put':
-        Call(
-            service,
-            'WriteObjectFromBuffer',
-            self.bucket,
-            key,
-            io.BytesIO(payload),
-            size,
-        )
+        self.Put(service, key, payload)
       else:
-        Call(service, 'ReadObject', self.bucket, key)
+        self.Get(service, key)
     except Exception as e:  # pylint: disable=broad-except
       error = f'{type(e).__name__}: {e}'[:500]
     end = time.perf_counter()
@@ -346,19 +315,12 @@ class Runner:
     self._warm += 1
     key = self.Key('warmup', self._warm)
     before = set(threading.enumerate())
-    Call(
-        service,
-        'WriteObjectFromBuffer',
-        self.bucket,
-        key,
-        io.BytesIO(data),
-        len(data),
-    )
-    Call(service, 'ReadObject', self.bucket, key)
+    self.Put(service, key, data)
+    self.Get(service, key)
     for thread in set(threading.enumerate()) - before:
       thread.join(WARM_THREAD_WAIT_S)
     DropConnections(None)
-    Call(service, 'ReadObject', self.bucket, key)
+    self.Get(service, key)
     return service, key
 
   def Delete(self, service, keys):
@@ -374,7 +336,7 @@ class Runner:
     for op in ('put', 'get'):
       for service, warm_key in warm.values():
         # Re-warm: a pooled connection may have idled out.
-        Call(service, 'ReadObject', self.bucket, warm_key)
+        self.Get(service, warm_key)
       for i in range(n):
         for mode in ('new', 'reused') if i % 2 == 0 else ('reused', 'new'):
           service = warm[mode][0]
@@ -466,16 +428,6 @@ class Runner:
       )
 
 
-def SdkVersion(provider):
-  """The installed version of the provider's SDK, or '?'."""
-  try:
-    from importlib import metadata  # pylint: disable=g-import-not-at-top
-
-    return metadata.version(SDKS[provider])
-  except Exception:  # pylint: disable=broad-except
-    return '?'
-
-
 def SettingsFromFlags():
   """The workloads' settings, from the ttfb_* flags."""
   return {
@@ -491,6 +443,10 @@ def SettingsFromFlags():
 
 
 def Header(provider, bucket, settings, region=None):
+  try:
+    sdk_version = metadata.version(SDKS[provider])
+  except metadata.PackageNotFoundError:
+    sdk_version = '?'
   return dict(
       settings,
       kind='header',
@@ -501,7 +457,7 @@ def Header(provider, bucket, settings, region=None):
       region=region,
       endpoint=None,
       sdk=SDKS[provider],
-      sdk_version=SdkVersion(provider),
+      sdk_version=sdk_version,
       python=platform.python_version(),
   )
 
