@@ -26,7 +26,6 @@ import dataclasses
 import re
 
 from pkb_ext.upstream import edits
-from pkb_ext.upstream import layout
 
 CHANGES_FEATURES = '### New features:'
 CHANGES_FIXES = '### Bug fixes and maintenance updates:'
@@ -141,6 +140,9 @@ COREMARK_REPETITIONS = Fix(
         f'{_COREMARK_TEST}.testIterationsPerCpu',
     ),
 )
+_OBJECT_STORAGE_SCRIPTS = (
+    'perfkitbenchmarker/scripts/object_storage_api_test_scripts'
+)
 _OBJECT_STORAGE_TEST = (
     'tests.linux_benchmarks.object_storage_service_benchmark_test'
     '.TestTimeToFirstByte'
@@ -170,15 +172,22 @@ OBJECT_STORAGE_TTFB = Fix(
     section=CHANGES_FEATURES,
     module='perfkitbenchmarker/linux_benchmarks/object_storage_service_benchmark.py',
     test_file='tests/linux_benchmarks/object_storage_service_benchmark_test.py',
-    scripts=(f'{layout.SCRIPTS_DEST}/object_storage_api_tests.py',),
+    scripts=(f'{_OBJECT_STORAGE_SCRIPTS}/object_storage_api_tests.py',),
     tests=(
         f'{_OBJECT_STORAGE_TEST}.testTimeToFirstByteSamples',
         f'{_OBJECT_STORAGE_TEST}.testTimeToFirstByteAbortRaises',
         f'{_OBJECT_STORAGE_TEST}.testTimeToFirstByteWithoutSuccessRaises',
     ),
+    # Where layout maps them (layout.ScriptPaths, layout.ScriptTestPaths).
     added=(
-        layout.ScriptPaths('ttfb.py'),
-        layout.ScriptTestPaths('object_storage_ttfb_test.py'),
+        (
+            f'{_OBJECT_STORAGE_SCRIPTS}/ttfb.py',
+            'configs/object_storage_api_test_scripts/ttfb.py',
+        ),
+        (
+            'tests/scripts/object_storage_ttfb_test.py',
+            'tests/upstream/scripts/object_storage_ttfb_test.py',
+        ),
     ),
 )
 # In series order, after the PackageCleanup fix.

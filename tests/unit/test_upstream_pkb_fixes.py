@@ -23,6 +23,7 @@ from pkb_ext import paths
 from pkb_ext.upstream import errors
 from pkb_ext.upstream import export
 from pkb_ext.upstream import git
+from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_edits
 from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
@@ -78,6 +79,18 @@ class FixesTest(absltest.TestCase):
             'tests/scripts/object_storage_ttfb_test.py',
         ),
     )
+
+  def testTtfbFixAddsTheScriptAndItsTestWhereLayoutMapsThem(self):
+    self.assertEqual(
+        pkb_fixes.OBJECT_STORAGE_TTFB.added,
+        (
+            layout.ScriptPaths('ttfb.py'),
+            layout.ScriptTestPaths('object_storage_ttfb_test.py'),
+        ),
+    )
+    planned = {f.source for f in layout.Plan(paths.RepoRoot())}
+    for _, source in pkb_fixes.OBJECT_STORAGE_TTFB.added:
+      self.assertNotIn(source, planned)  # the fix's patch only carries them
 
   def testDiffsApplyToPkbAtThePin(self):
     archive = pkb_source.SourceArchive(pkb_source.PinnedCommit())
