@@ -28,8 +28,7 @@ What is timed (time.perf_counter, started before the service call):
   GET ttfb_ms   until the first byte of the object's body is in the client's
                 socket buffer (status line and headers already parsed);
   PUT ttfb_ms   until the final response to the request that carried the
-                body: the service answers only after the whole body was
-                sent, so this is upload plus acknowledgement;
+                body (the service answers once it has it all);
   total_ms      until the service call returned (GET: whole body read).
 The first byte is observed by wrapping http.client.HTTPResponse.begin, which
 the SDKs of the three service interfaces reach through urllib3: after the
@@ -60,6 +59,11 @@ import threading
 import time
 
 from absl import flags
+
+try:
+  from urllib3.util import connection as urllib3_connection
+except ImportError:  # an SDK without urllib3: http.client alone
+  urllib3_connection = None
 
 FORMAT = 'object-storage-ttfb'
 VERSION = 1
@@ -124,10 +128,9 @@ class Probe:
 
 
 def _Probe():
-  probe = getattr(_LOCAL, 'probe', None)
-  if probe is None:
-    probe = _LOCAL.probe = Probe()
-  return probe
+  if not hasattr(_LOCAL, 'probe'):
+    _LOCAL.probe = Probe()
+  return _LOCAL.probe
 
 
 def _HasBody(response):
@@ -168,11 +171,10 @@ def InstallHooks():
     return Create
 
   socket.create_connection = Counting(socket.create_connection)
-  try:
-    from urllib3.util import connection  # pylint: disable=g-import-not-at-top
-  except ImportError:
-    return
-  connection.create_connection = Counting(connection.create_connection)
+  if urllib3_connection is not None:
+    urllib3_connection.create_connection = Counting(
+        urllib3_connection.create_connection
+    )
 
 
 def DropConnections(service):
@@ -210,9 +212,7 @@ def Ms(seconds):
 def Timings(op, t0, end, probe):
   """(ttfb_ms, src) of a call that started at t0 and returned at end."""
   first = probe.first_body if op == 'get' else probe.last_headers
-  if first is None:
-    return Ms(end - t0), 'sdk'
-  return Ms(first - t0), 'http'
+  return (Ms(end - t0), 'sdk') if first is None else (Ms(first - t0), 'http')
 
 
 class Aborted(Exception):
@@ -284,6 +284,7 @@ class Runner:
     return record
 
   def Request(self, service, op, key, payload, want, **extra):
+    """Measures and emits one request; aborts after too many failures."""
     record = self.Measure(service, op, key, payload)
     observed = 'new' if record['connects'] else 'reused'
     conn = observed if record['responses'] else want
@@ -323,10 +324,8 @@ class Runner:
     self.Get(service, key)
     return service, key
 
-  def Delete(self, service, keys):
-    service.DeleteObjects(self.bucket, keys)
-
   def Latency(self):
+    """New and reused connections, interleaved; PUTs, then GETs."""
     n = self.settings['latency_requests']
     data = b'x' * self.settings['latency_object_bytes']
     warm = {m: self.WarmService(data) for m in ('new', 'reused')}
@@ -346,11 +345,11 @@ class Runner:
               service, op, keys[mode][i], data, mode, workload='latency'
           )
     service = warm['reused'][0]
-    self.Delete(
-        service, keys['new'] + keys['reused'] + [k for _, k in warm.values()]
-    )
+    old = keys['new'] + keys['reused'] + [k for _, k in warm.values()]
+    service.DeleteObjects(self.bucket, old)
 
   def Throughput(self):
+    """PUTs, then GETs, of each size on one warm service object."""
     service, warm_key = self.WarmService(b'x')
     for size in self.settings['sizes']:
       payload = os.urandom(size)
@@ -363,8 +362,8 @@ class Runner:
           self.Request(
               service, op, key, payload, 'reused', workload='throughput'
           )
-      self.Delete(service, keys)
-    self.Delete(service, [warm_key])
+      service.DeleteObjects(self.bucket, keys)
+    service.DeleteObjects(self.bucket, [warm_key])
 
   def Concurrency(self):
     size = self.settings['concurrency_object_bytes']
@@ -375,8 +374,8 @@ class Runner:
         keys = [self.Key('concurrency', level, r, t) for t in range(level)]
         for op in ('put', 'get'):
           self.Round(op, level, r, payload, keys, warm)
-        self.Delete(warm[0][0], keys)
-      self.Delete(warm[0][0], [k for _, k in warm])
+        warm[0][0].DeleteObjects(self.bucket, keys)
+      warm[0][0].DeleteObjects(self.bucket, [k for _, k in warm])
 
   def Round(self, op, level, r, payload, keys, warm):
     """Runs `level` simultaneous requests and emits their round record."""
@@ -422,7 +421,7 @@ class Runner:
         'wall_ms': Ms(max(s[1] for s in spans) - min(s[0] for s in spans)),
     })
     self.rounds += 1
-    if len(failures) == level and level > 1:
+    if 1 < level == len(failures):
       raise Aborted(
           f'every request of a concurrency round failed: {failures[0]}'
       )
@@ -434,7 +433,7 @@ def SettingsFromFlags():
       'prefix': FLAGS.ttfb_object_prefix,
       'latency_requests': FLAGS.ttfb_latency_requests,
       'latency_object_bytes': FLAGS.ttfb_latency_object_bytes,
-      'sizes': [int(s) for s in FLAGS.ttfb_object_sizes],
+      'sizes': list(map(int, FLAGS.ttfb_object_sizes)),
       'downloads_per_size': FLAGS.ttfb_downloads_per_size,
       'concurrency': [int(c) for c in FLAGS.ttfb_concurrency],
       'concurrency_rounds': FLAGS.ttfb_concurrency_rounds,
@@ -443,6 +442,7 @@ def SettingsFromFlags():
 
 
 def Header(provider, bucket, settings, region=None):
+  """The header record."""
   try:
     sdk_version = metadata.version(SDKS[provider])
   except metadata.PackageNotFoundError:

@@ -218,8 +218,11 @@ class DataTest(pkb_common_test_case.PkbCommonTestCase):
       for f in files:
         names.append(os.path.relpath(os.path.join(root, f), _DATA_DIR))
     self.assertIn(storage.JOB_FILE_TEMPLATE, names)
-    for name in object_storage_worker.WORKER_FILES:
-      self.assertIn(name, names)
+    for name, _ in object_storage_worker.WORKER_FILES:
+      if name.startswith(object_storage_worker.API_SCRIPTS_DIR + '/'):
+        self.assertTrue(os.path.isfile(data.ResourcePath(name)), name)
+      else:
+        self.assertIn(name, names)
     for name in names:
       self.assertEqual(
           os.path.realpath(data.ResourcePath(name)),

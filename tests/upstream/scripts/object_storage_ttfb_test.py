@@ -28,8 +28,8 @@ import multiprocessing
 import time
 import unittest
 
-from perfkitbenchmarker.scripts.object_storage_api_test_scripts import ttfb
 import urllib3
+from perfkitbenchmarker.scripts.object_storage_api_test_scripts import ttfb
 
 FIRST_BYTE_S = 0.15  # a GET's first body byte, after its headers
 REST_S = 0.1  # the rest of a GET's body, after its first byte
@@ -37,13 +37,15 @@ PUT_S = 0.12  # a PUT's response, after its body arrived
 
 
 class _Store(http.server.BaseHTTPRequestHandler):
+  """An object store: PUT, GET (with the delays above) and DELETE."""
+
   protocol_version = 'HTTP/1.1'
   objects = {}
 
   def log_message(self, *args):
     del args
 
-  def do_PUT(self):
+  def do_PUT(self):  # pylint: disable=invalid-name
     n = int(self.headers['Content-Length'])
     self.objects[self.path] = self.rfile.read(n)
     time.sleep(PUT_S)
@@ -51,7 +53,8 @@ class _Store(http.server.BaseHTTPRequestHandler):
     self.send_header('Content-Length', '0')
     self.end_headers()
 
-  def do_GET(self):
+  def do_GET(self):  # pylint: disable=invalid-name
+    """Sends the headers, then the first byte, then the rest."""
     if self.path == '/objects':
       self._Send(str(len(self.objects)).encode())
       return
@@ -77,7 +80,7 @@ class _Store(http.server.BaseHTTPRequestHandler):
     self.end_headers()
     self.wfile.write(body)
 
-  def do_DELETE(self):
+  def do_DELETE(self):  # pylint: disable=invalid-name
     self.objects.pop(self.path, None)
     self.send_response(204)
     self.end_headers()
@@ -121,6 +124,7 @@ class _Service:
 
 
 def _Settings(**kw):
+  """Settings that skip every workload but those given."""
   settings = {
       'prefix': 'p/',
       'latency_requests': 0,
@@ -136,6 +140,7 @@ def _Settings(**kw):
 
 
 class TimeToFirstByteTest(unittest.TestCase):
+  """Runs the scenario against the store."""
 
   @classmethod
   def setUpClass(cls):
@@ -144,7 +149,7 @@ class TimeToFirstByteTest(unittest.TestCase):
     port_queue = context.Queue()
     cls.server = context.Process(target=_Serve, args=(port_queue,))
     cls.server.start()
-    _Service.url = 'http://127.0.0.1:%d' % port_queue.get(timeout=30)
+    _Service.url = f'http://127.0.0.1:{port_queue.get(timeout=30)}'
 
   @classmethod
   def tearDownClass(cls):
@@ -160,12 +165,14 @@ class TimeToFirstByteTest(unittest.TestCase):
     return int(urllib3.request('GET', _Service.url + '/objects').data)
 
   def _Run(self, **settings):
+    """The scenario's exit code and records."""
     out = io.StringIO()
     rc = ttfb.Run(_Service, 's3', 'b', out, _Settings(**settings))
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     return rc, records
 
   def _Requests(self, records, **match):
+    """The request records with the given fields."""
     return [
         r
         for r in records
@@ -174,6 +181,7 @@ class TimeToFirstByteTest(unittest.TestCase):
     ]
 
   def testGetTtfbIsTheFirstBodyByteAndPutTtfbTheResponse(self):
+    """Each time is at least its known delay, and below the total."""
     stored = self._StoredObjects()
     rc, records = self._Run(prefix='g/', sizes=[1000], downloads_per_size=2)
     self.assertEqual(rc, 0)
@@ -215,6 +223,7 @@ class TimeToFirstByteTest(unittest.TestCase):
       )
 
   def testConcurrencyRounds(self):
+    """A round record per operation, level and round; requests overlap."""
     rc, records = self._Run(
         concurrency=[1, 3], concurrency_rounds=2, concurrency_object_bytes=10
     )
