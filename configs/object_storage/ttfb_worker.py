@@ -184,6 +184,7 @@ def Run(cfg, out):
         out,
         {k: cfg[k] for k in SETTINGS},
         region=cfg.get('region'),
+        endpoint=cfg.get('endpoint'),
     )
 
 

@@ -441,28 +441,19 @@ def SettingsFromFlags():
   }
 
 
-def Header(provider, bucket, settings, region=None):
+def Header(provider, bucket, settings, **fields):
   """The header record."""
   try:
     sdk_version = metadata.version(SDKS[provider])
   except metadata.PackageNotFoundError:
     sdk_version = '?'
-  return dict(
-      settings,
-      kind='header',
-      format=FORMAT,
-      version=VERSION,
-      provider=provider,
-      bucket=bucket,
-      region=region,
-      endpoint=None,
-      sdk=SDKS[provider],
-      sdk_version=sdk_version,
-      python=platform.python_version(),
-  )
+  header = dict(settings, kind='header', format=FORMAT, version=VERSION)
+  header.update(provider=provider, bucket=bucket, region=None, endpoint=None)
+  header.update(sdk=SDKS[provider], sdk_version=sdk_version)
+  return dict(header, python=platform.python_version(), **fields)
 
 
-def Run(new_service, provider, bucket, out, settings, region=None):
+def Run(new_service, provider, bucket, out, settings, **header):
   """Runs every workload, writing JSON lines to out; returns an exit code.
 
   Args:
@@ -471,7 +462,7 @@ def Run(new_service, provider, bucket, out, settings, region=None):
     bucket: the bucket to write to; the caller makes and deletes it.
     out: a writable text stream.
     settings: the workloads' settings (SettingsFromFlags).
-    region: the bucket's region, for the header.
+    **header: more header fields: the bucket's region, the endpoint.
 
   Returns:
     0 when every workload ran, 3 when the run stopped early.
@@ -480,7 +471,7 @@ def Run(new_service, provider, bucket, out, settings, region=None):
   started = time.perf_counter()
   runner = Runner(new_service, bucket, out, settings)
   try:
-    runner.Emit(Header(provider, bucket, settings, region))
+    runner.Emit(Header(provider, bucket, settings, **header))
     if settings['latency_requests']:
       runner.Latency()
     if settings['sizes'] and settings['downloads_per_size']:
