@@ -96,8 +96,8 @@ class AzureBlobService:
   PKB's azure_service.py at the pinned commit calls the legacy SDK's
   BlobService (azure-storage 0.20), which azure-storage-blob 12 lacks, and
   reaches only https://<account>.blob.core.windows.net. This stands in for
-  it until PKB carries docs/upstream/azure_blob_v12.diff of this repository
-  (the same methods on azure-storage-blob 12, with --azure_blob_endpoint).
+  it until azure_service.py itself uses azure-storage-blob 12 and takes the
+  account's URL (--azure_blob_endpoint).
   """
 
   def __init__(self):
