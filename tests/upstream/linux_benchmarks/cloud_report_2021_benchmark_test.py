@@ -211,8 +211,10 @@ class MachineMatrixTest(_FlagsTestCase):
 
 
 class DataTest(pkb_common_test_case.PkbCommonTestCase):
+  """The data files the suite uses, as PKB's data search path finds them."""
 
   def testEveryDataFileResolvesByItsName(self):
+    """Ours under data/cloud_report; the API scripts in PKB's scripts."""
     names = []
     for root, _, files in os.walk(_DATA_DIR):
       for f in files:
