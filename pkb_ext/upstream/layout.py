@@ -19,6 +19,14 @@
   tests/upstream/**        -> tests/** (tests in PKB's layout)
   tests/data/<tool>/<file> -> tests/data/cloud_report/<tool>/<file>, the
                               captured outputs an exported test names
+  configs/object_storage_api_test_scripts/*
+                           -> perfkitbenchmarker/scripts/
+                              object_storage_api_test_scripts/* (scripts
+                              beside PKB's own; PKB's data search path finds
+                              them there as it finds them here under
+                              configs/), and tests/upstream/scripts/* ->
+                              tests/scripts/*: the fix of PKB's module that
+                              runs them carries them (pkb_fixes), not Plan
 
 The __init__.py of the two package roots stays behind (PKB has its own), and
 so do the configs/ entries only pkb_ext uses (CONFIGS_LEFT_OUT). The suite
@@ -54,6 +62,11 @@ CONFIGS_LEFT_OUT = (
     'pricing',
     '__init__.py',
 )
+# Scripts beside PKB's object storage API scripts, and their tests.
+SCRIPTS_SOURCE = 'configs/object_storage_api_test_scripts'
+SCRIPTS_DEST = 'perfkitbenchmarker/scripts/object_storage_api_test_scripts'
+SCRIPT_TESTS_SOURCE = os.path.join(TESTS_SOURCE, 'scripts')
+SCRIPT_TESTS_DEST = 'tests/scripts'
 # Files of ours that are not exported: capture scripts need this repo's venv
 # and tooling; the conftest only keeps pytest away from the exported tests.
 _SKIPPED_NAMES = ('conftest.py',)
@@ -101,8 +114,13 @@ def Plan(source_root: str) -> list[ExportFile]:
       )
   Add('benchmarks', BENCHMARKS_DEST, ('__init__.py',))
   Add('linux_packages', PACKAGES_DEST, ('__init__.py',))
-  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT)
-  Add(TESTS_SOURCE, 'tests')
+  scripts = os.path.relpath(SCRIPTS_SOURCE, 'configs')
+  Add('configs', DATA_DEST, CONFIGS_LEFT_OUT + (scripts,))
+  Add(
+      TESTS_SOURCE,
+      'tests',
+      (os.path.relpath(SCRIPT_TESTS_SOURCE, TESTS_SOURCE),),
+  )
   tests = {}
   for item in plan:
     if item.source.startswith(TESTS_SOURCE + os.sep):
@@ -124,6 +142,16 @@ def Plan(source_root: str) -> list[ExportFile]:
         inner = os.path.relpath(rel, top).replace(os.sep, '/')
         plan.append(ExportFile(rel, f'{TEST_DATA_DEST}/{name}/{inner}'))
   return plan
+
+
+def ScriptPaths(name: str) -> tuple[str, str]:
+  """(PKB path, path here) of a script beside PKB's object storage scripts."""
+  return f'{SCRIPTS_DEST}/{name}', f'{SCRIPTS_SOURCE}/{name}'
+
+
+def ScriptTestPaths(name: str) -> tuple[str, str]:
+  """(PKB path, path here) of a test of such a script."""
+  return f'{SCRIPT_TESTS_DEST}/{name}', f'{SCRIPT_TESTS_SOURCE}/{name}'
 
 
 def IsBenchmarkModule(dest: str) -> bool:

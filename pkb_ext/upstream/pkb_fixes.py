@@ -43,8 +43,11 @@ class Fix:
   module: str  # the PKB module it fixes
   test_file: str  # that module's PKB test file, which gains the tests
   tests: tuple[str, ...]  # the new tests (unittest names)
-  # PKB path -> path in this repository of a captured output its tests read
+  # PKB path -> path in this repository of a file it adds: a captured output
+  # its tests read, or a script the module runs on its VMs and its test
   added: tuple[tuple[str, str], ...] = ()
+  # PKB scripts the module runs on its VMs that the diff changes too
+  scripts: tuple[str, ...] = ()
 
   def Diff(self) -> str:
     return edits.Read(f'{self.name}.diff.txt')
@@ -137,8 +140,63 @@ COREMARK_REPETITIONS = Fix(
         f'{_COREMARK_TEST}.testIterationsPerCpu',
     ),
 )
+_OBJECT_STORAGE_SCRIPTS = (
+    'perfkitbenchmarker/scripts/object_storage_api_test_scripts'
+)
+_OBJECT_STORAGE_TEST = (
+    'tests.linux_benchmarks.object_storage_service_benchmark_test'
+    '.TestTimeToFirstByte'
+)
+OBJECT_STORAGE_TTFB = Fix(
+    name='object_storage_ttfb',
+    subject='Add a time to first byte scenario to object_storage_service.',
+    summary=(
+        '--object_storage_scenario=api_ttfb runs the API test script with'
+        ' --scenario=TimeToFirstByte: ttfb.py, beside the provider'
+        ' interfaces, times PUTs and GETs made through them to the first'
+        " byte of the response's body (GET) or to the response (PUT), and"
+        ' to completion, on new and on reused connections, and the'
+        ' throughput of concurrent ones; it writes one JSON line per'
+        ' request. The benchmark turns them into percentile samples (time'
+        ' to first byte and total time per direction, connection kind and'
+        ' object size; concurrent throughput per concurrency). ttfb.py'
+        ' observes the first byte through http.client, which the SDKs of'
+        ' all three interfaces use, so no interface changes. Its test times'
+        ' requests to a local HTTP server that holds back the first byte'
+        ' for known delays.'
+    ),
+    changes=(
+        'Add an api_ttfb object_storage_scenario: time to first byte of'
+        ' requests.'
+    ),
+    section=CHANGES_FEATURES,
+    module='perfkitbenchmarker/linux_benchmarks/object_storage_service_benchmark.py',
+    test_file='tests/linux_benchmarks/object_storage_service_benchmark_test.py',
+    scripts=(f'{_OBJECT_STORAGE_SCRIPTS}/object_storage_api_tests.py',),
+    tests=(
+        f'{_OBJECT_STORAGE_TEST}.testTimeToFirstByteSamples',
+        f'{_OBJECT_STORAGE_TEST}.testTimeToFirstByteAbortRaises',
+        f'{_OBJECT_STORAGE_TEST}.testTimeToFirstByteWithoutSuccessRaises',
+    ),
+    # Where layout maps them (layout.ScriptPaths, layout.ScriptTestPaths).
+    added=(
+        (
+            f'{_OBJECT_STORAGE_SCRIPTS}/ttfb.py',
+            'configs/object_storage_api_test_scripts/ttfb.py',
+        ),
+        (
+            'tests/scripts/object_storage_ttfb_test.py',
+            'tests/upstream/scripts/object_storage_ttfb_test.py',
+        ),
+    ),
+)
 # In series order, after the PackageCleanup fix.
-FIXES = (FIO_PERCENTILES, NETPERF_PIDS, COREMARK_REPETITIONS)
+FIXES = (
+    FIO_PERCENTILES,
+    NETPERF_PIDS,
+    COREMARK_REPETITIONS,
+    OBJECT_STORAGE_TTFB,
+)
 # The PKB files they change and add.
 MODIFIED = tuple(f for fix in FIXES for f in fix.Files())
 ADDED = tuple(dest for fix in FIXES for dest, _ in fix.added)

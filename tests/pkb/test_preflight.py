@@ -28,6 +28,7 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
 
 from benchmarks.cloud_report.object_storage import stages as object_storage
+from benchmarks.cloud_report.object_storage import worker as os_worker
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology
 from pkb_ext import paths
@@ -318,11 +319,8 @@ class ObjectStoragePrepareTest(pkb_common_test_case.PkbCommonTestCase):
     # Then the worker, and the pinned SDK over PKB's latest boto3.
     self.assertEqual(
         [c.args[0] for c in vm.PushDataFile.call_args_list],
-        [
-            'object_storage/requirements-s3.txt',
-            'object_storage/ttfb_worker.py',
-            'object_storage/ttfb_providers.py',
-        ],
+        ['object_storage/requirements-s3.txt']
+        + [data for data, _ in os_worker.WORKER_FILES],
     )
 
 

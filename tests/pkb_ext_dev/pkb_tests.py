@@ -22,6 +22,7 @@ previous `tests` module back.
 """
 
 import importlib
+import importlib.util
 import pathlib
 import sys
 import threading
@@ -57,3 +58,32 @@ def Import(name: str) -> types.ModuleType:
         sys.modules['tests'] = saved
       else:
         sys.modules.pop('tests', None)
+
+
+SCRIPTS_PACKAGE = 'perfkitbenchmarker.scripts'
+CONFIGS_DIR = pathlib.Path(__file__).resolve().parents[2] / 'configs'
+
+
+def ImportScript(path: str) -> types.ModuleType:
+  """Loads configs/<path> as PKB's perfkitbenchmarker.scripts.<path> module.
+
+  A script the series adds to PKB's scripts package is a data file here
+  (PKB's data search path finds it under configs/); its exported tests
+  import it by PKB's module name, e.g.
+  ImportScript('object_storage_api_test_scripts/ttfb.py').
+  """
+  full_name = f'{SCRIPTS_PACKAGE}.{path.removesuffix(".py").replace("/", ".")}'
+  with _lock:
+    module = sys.modules.get(full_name)
+    if module is not None:
+      return module
+    importlib.import_module(full_name.rpartition('.')[0])
+    spec = importlib.util.spec_from_file_location(full_name, CONFIGS_DIR / path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[full_name] = module
+    try:
+      spec.loader.exec_module(module)
+    except BaseException:
+      sys.modules.pop(full_name, None)
+      raise
+    return module

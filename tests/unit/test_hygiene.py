@@ -58,7 +58,7 @@ _UPSTREAM_UNIT = (
     'linux_packages/',
     'tests/upstream/',
     'configs/object_storage/ttfb_worker.py',
-    'configs/object_storage/ttfb_providers.py',
+    'configs/object_storage_api_test_scripts/',
 )
 
 # Top-level places of the product's modules (the size rule's reach).

@@ -361,10 +361,21 @@ class RunTest(absltest.TestCase):
                 'object_storage/ttfb_worker.py',
                 f'{worker.WORK_DIR}/ttfb_worker.py',
             ),
+        ]
+        + [
             mock.call(
-                'object_storage/ttfb_providers.py',
-                f'{worker.WORK_DIR}/ttfb_providers.py',
-            ),
+                f'object_storage_api_test_scripts/{name}',
+                f'{worker.WORK_DIR}/providers/{name}',
+            )
+            for name in (
+                '__init__.py',
+                'object_storage_interface.py',
+                'azure_flags.py',
+                's3_flags.py',
+                's3.py',
+                'gcs.py',
+                'ttfb.py',
+            )
         ],
     )
 

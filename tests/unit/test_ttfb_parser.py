@@ -26,6 +26,7 @@ import numpy as np
 from pkb_ext import cli
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report.object_storage import parser as ttfb
+from benchmarks.cloud_report.object_storage import samples as os_samples
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 
@@ -238,6 +239,36 @@ class PartialOutputTest(absltest.TestCase):
             if g.metric == 'ttfb' and g.workload == 'latency'
         ),
         799,
+    )
+
+
+class ScenarioOutputTest(parameterized.TestCase):
+  """PKB's TimeToFirstByte scenario writes the worker's records."""
+
+  @parameterized.parameters(
+      ('s3_scenario_minio.jsonl', 's3', 'boto3'),
+      ('gcs_scenario_fake_gcs.jsonl', 'gcs', 'google-cloud-storage'),
+  )
+  def testParsesIntoTheWorkersSamples(self, name, provider, sdk):
+    result = ttfb.Parse(_Read(name))
+    self.assertEqual(
+        (result.header.provider, result.header.sdk), (provider, sdk)
+    )
+    self.assertFalse(result.partial)
+    self.assertEqual(len(result.requests), 46)
+    latency = [r for r in result.requests if r.workload == 'latency']
+    self.assertEqual(len(latency), 20)
+    for r in latency:  # a new connection where wanted, none where reused
+      self.assertEqual((r.conn, r.connects), (r.want, int(r.want == 'new')))
+    new = os_samples.FromResult(result)
+    old = os_samples.FromResult(ttfb.Parse(_Read('s3_boto3_complete.jsonl')))
+    self.assertEqual({s.metric for s in new}, {s.metric for s in old})
+    self.assertEqual(
+        {(s.metric, s.unit) for s in new}, {(s.metric, s.unit) for s in old}
+    )
+    self.assertEqual(
+        set().union(*(s.metadata for s in new)),
+        set().union(*(s.metadata for s in old)),
     )
 
 

@@ -23,6 +23,7 @@ from pkb_ext import paths
 from pkb_ext.upstream import errors
 from pkb_ext.upstream import export
 from pkb_ext.upstream import git
+from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_edits
 from pkb_ext.upstream import pkb_fixes
 from pkb_ext.upstream import pkb_source
@@ -33,7 +34,9 @@ class FixesTest(absltest.TestCase):
   def testEachFixChangesOneModuleAndItsTestFile(self):
     files = []
     for fix in pkb_fixes.FIXES:
-      self.assertCountEqual(fix.Files(), [fix.module, fix.test_file])
+      self.assertCountEqual(
+          fix.Files(), [fix.module, fix.test_file, *fix.scripts]
+      )
       files.extend(fix.Files())
     self.assertLen(set(files), len(files))  # each can be merged alone
     self.assertContainsSubset(files, pkb_edits.MODIFIED)
@@ -60,12 +63,34 @@ class FixesTest(absltest.TestCase):
     for fix in pkb_fixes.FIXES:
       for dest, source in fix.added:
         with open(os.path.join(paths.RepoRoot(), source), 'rb') as f:
-          json.loads(f.read())
-        self.assertIn(os.path.basename(dest), fix.Diff())
+          text = f.read()
+        if dest.endswith('.json'):  # a capture: the diff's tests read it
+          json.loads(text)
+          self.assertIn(os.path.basename(dest), fix.Diff())
+        elif dest.endswith('_test.py'):  # a script's test names the script
+          self.assertIn(b'object_storage_api_test_scripts import ttfb', text)
+        else:  # a script: the module pushes it to its VMs
+          self.assertIn(f"'{os.path.basename(dest)}'", fix.Diff())
     self.assertEqual(
         pkb_fixes.ADDED,
-        ('tests/data/fio/fio-default-percentiles-result.json',),
+        (
+            'tests/data/fio/fio-default-percentiles-result.json',
+            'perfkitbenchmarker/scripts/object_storage_api_test_scripts/ttfb.py',
+            'tests/scripts/object_storage_ttfb_test.py',
+        ),
     )
+
+  def testTtfbFixAddsTheScriptAndItsTestWhereLayoutMapsThem(self):
+    self.assertEqual(
+        pkb_fixes.OBJECT_STORAGE_TTFB.added,
+        (
+            layout.ScriptPaths('ttfb.py'),
+            layout.ScriptTestPaths('object_storage_ttfb_test.py'),
+        ),
+    )
+    planned = {f.source for f in layout.Plan(paths.RepoRoot())}
+    for _, source in pkb_fixes.OBJECT_STORAGE_TTFB.added:
+      self.assertNotIn(source, planned)  # the fix's patch only carries them
 
   def testDiffsApplyToPkbAtThePin(self):
     archive = pkb_source.SourceArchive(pkb_source.PinnedCommit())

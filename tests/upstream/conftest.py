@@ -37,4 +37,9 @@ from pkb_ext_dev import pkb_tests
 # tests' `from tests import pkb_common_test_case` finds it in sys.modules.
 pkb_tests.Import('pkb_common_test_case')
 
+# The scripts the series adds beside PKB's object storage API scripts are
+# data files here (configs/object_storage_api_test_scripts/, where PKB's data
+# search path finds them); the tests import them under PKB's module name.
+pkb_tests.ImportScript('object_storage_api_test_scripts/ttfb.py')
+
 collect_ignore = ['linux_benchmarks/cloud_report_2021_benchmark_test.py']

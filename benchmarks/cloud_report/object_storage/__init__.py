@@ -15,7 +15,9 @@
 
 From the client VM to a bucket in the VM's region, the worker (data file
 object_storage/ttfb_worker.py, run with the VM's python3 and the provider's
-SDK) times PUTs and GETs: TTFB over 1,000 small-object requests on new and
+SDK) runs PKB's object storage TimeToFirstByte scenario code (ttfb.py on the
+provider's service interface, among PKB's object storage API scripts) to
+time PUTs and GETs: TTFB over 1,000 small-object requests on new and
 on reused connections, single-stream throughput over 100 transfers per size
 from 16 KiB to 32 MiB, and aggregate throughput at 1/5/10/20 simultaneous
 32 MiB transfers. cloud_report.object_storage.parser turns its raw timings into

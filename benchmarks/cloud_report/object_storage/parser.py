@@ -52,6 +52,9 @@ from typing import Any, Sequence
 from benchmarks.cloud_report.parsers import ParseError
 
 FORMAT = 'cloud-report-ttfb'
+# The same records, written by object_storage_service's TimeToFirstByte
+# scenario (its ttfb.py).
+SCENARIO_FORMAT = 'object-storage-ttfb'
 VERSION = 1
 OPS = ('get', 'put')
 WORKLOADS = ('latency', 'throughput', 'concurrency')
@@ -233,7 +236,8 @@ def _Header(obj, line) -> Header:
         f'line {line}: expected the worker header first, got kind '
         f'{obj.get("kind")!r}'
     )
-  if obj.get('format') != FORMAT or obj.get('version') != VERSION:
+  formats = (FORMAT, SCENARIO_FORMAT)
+  if obj.get('format') not in formats or obj.get('version') != VERSION:
     raise ParseError(
         f'line {line}: not {FORMAT} version {VERSION} output (format '
         f'{obj.get("format")!r}, version {obj.get("version")!r})'

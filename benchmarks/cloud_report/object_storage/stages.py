@@ -32,7 +32,6 @@ does (on AWS it refuses a VM without an instance profile).
 import json
 import logging
 import os
-import posixpath
 import re
 import tempfile
 import time
@@ -164,8 +163,9 @@ def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
   backend.PrepareVm(vm)
   provider = backend.provider
   module = worker.SDK_IMPORT[provider]
-  check = f'{params.python} -c "import {module}"'
-  mkdir = f'mkdir -p {WORK_DIR}'
+  # The worker imports PKB's service interfaces, which import absl.flags.
+  check = f'{params.python} -c "import {module}, absl.flags"'
+  mkdir = f'mkdir -p {WORK_DIR}/{worker.PROVIDERS_DIR}'
   # PKB's PrepareVM installs the latest SDK, so a cloud VM always gets the
   # pinned one; a back-end may use an interpreter that has it as is
   # (checked in the command that makes the work directory).
@@ -192,8 +192,8 @@ def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
           f'{params.python} on {vm.name} cannot import {module} after '
           f'installing it: {stderr.strip()[-300:]}'
       )
-  for data in worker.WORKER_FILES:
-    vm.PushDataFile(data, f'{WORK_DIR}/{posixpath.basename(data)}')
+  for data, dest in worker.WORKER_FILES:
+    vm.PushDataFile(data, f'{WORK_DIR}/{dest}')
 
 
 def _RunWorker(vm, params, config: dict, run_dir: str) -> tuple[str, int, str]:

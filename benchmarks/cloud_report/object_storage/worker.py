@@ -13,9 +13,10 @@
 # limitations under the License.
 """The worker protocol: its config, its command, and its output to samples.
 
-The worker (data file object_storage/ttfb_worker.py, whose docstring defines
-its output, with its provider adapters in object_storage/ttfb_providers.py)
-runs on the client VM with the provider's SDK. The host pushes
+The worker (data file object_storage/ttfb_worker.py) runs PKB's object
+storage TimeToFirstByte scenario (object_storage_api_test_scripts/ttfb.py,
+whose docstring defines its output, on the provider's service interface)
+on the client VM with the provider's SDK. The host pushes
 a JSON config, runs the worker and reads back, in the same command, its exit
 code, its JSON lines and the tail of its stderr (RunAndCollectCommand,
 ParseCollected); Samples turns them into samples.
@@ -33,10 +34,24 @@ from benchmarks.cloud_report.object_storage import samples as os_samples
 WORK_DIR = 'cloud_report_object_storage'
 TAG = 'ttfb-worker'  # the worker's remote.Tracked tag
 WORKER_DATA = 'object_storage/ttfb_worker.py'
-# The worker's provider adapters, which it loads from its own directory.
-PROVIDERS_DATA = 'object_storage/ttfb_providers.py'
-# Every data file the worker runs from: each is pushed to WORK_DIR.
-WORKER_FILES = (WORKER_DATA, PROVIDERS_DATA)
+# PKB's object storage API test scripts the worker imports, as the package
+# `providers` beside it (where PKB's object_storage_service pushes them).
+API_SCRIPTS_DIR = 'object_storage_api_test_scripts'
+API_SCRIPTS = (
+    '__init__.py',
+    'object_storage_interface.py',
+    'azure_flags.py',
+    's3_flags.py',
+    's3.py',
+    'gcs.py',
+    'ttfb.py',
+)
+PROVIDERS_DIR = 'providers'
+# Every data file the worker runs from, and where it goes in WORK_DIR.
+WORKER_FILES = ((WORKER_DATA, 'ttfb_worker.py'),) + tuple(
+    (f'{API_SCRIPTS_DIR}/{name}', f'{PROVIDERS_DIR}/{name}')
+    for name in API_SCRIPTS
+)
 PROVIDERS = ('s3', 'gcs', 'azure')
 # The module the worker imports, per provider.
 SDK_IMPORT = {

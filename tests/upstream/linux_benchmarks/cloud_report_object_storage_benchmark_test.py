@@ -91,7 +91,7 @@ class CloudReportObjectStorageBenchmarkTest(
     self.assertEqual(list(groups), ['client'])
 
   def testPrepareInstallsThePinnedSdkAndPushesTheWorker(self):
-    """The pinned SDK, then the worker with its provider adapters."""
+    """The pinned SDK, then the worker with PKB's object storage scripts."""
     cloud_report_object_storage_benchmark.Prepare(self.spec)
     self.vm.Install.assert_any_call('pip')
     self.vm.PushDataFile.assert_any_call(
@@ -100,9 +100,11 @@ class CloudReportObjectStorageBenchmarkTest(
     self.vm.PushDataFile.assert_any_call(
         'object_storage/ttfb_worker.py', f'{WORK}/ttfb_worker.py'
     )
-    self.vm.PushDataFile.assert_any_call(
-        'object_storage/ttfb_providers.py', f'{WORK}/ttfb_providers.py'
-    )
+    for name in ('s3.py', 'gcs.py', 'ttfb.py'):
+      self.vm.PushDataFile.assert_any_call(
+          f'object_storage_api_test_scripts/{name}',
+          f'{WORK}/providers/{name}',
+      )
     self.assertIn(
         f'-m pip install -q -r {WORK}/requirements-s3.txt',
         self.remote.all_commands,
