@@ -49,9 +49,9 @@ from urllib import parse as urlparse
 
 from absl import flags
 
-from benchmarks.cloud_report.object_storage import buckets
-from benchmarks.cloud_report.object_storage import params as params_lib
-from benchmarks.cloud_report.object_storage import worker
+from pkb_ext.suite.object_storage import buckets
+from pkb_ext.suite.object_storage import params as params_lib
+from pkb_ext.suite.object_storage import worker
 
 # Credential names in the credentials file and the environment.
 CREDENTIAL_NAMES = {

@@ -323,7 +323,7 @@ def _RegisterExtensions() -> None:
   from perfkitbenchmarker import linux_packages
 
   from benchmarks.cloud_report import preflight
-  from benchmarks.cloud_report.object_storage import buckets as os_buckets
+  from pkb_ext.suite.object_storage import buckets as os_buckets
   from benchmarks.cloud_report.tpcc import engines
   from pkb_ext import cloud_access
   from pkb_ext import object_storage_endpoints as endpoints

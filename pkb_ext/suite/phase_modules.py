@@ -36,7 +36,6 @@ module defines every phase's flags.
 import dataclasses
 import types
 
-from benchmarks.cloud_report.object_storage import stages as os_stages
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import samples as samples_lib
@@ -44,6 +43,7 @@ from benchmarks.cloud_report.tpcc import stages as tpcc_stages
 from pkb_ext.suite.cpu import stages as cpu_stages
 from pkb_ext.suite.disk import stages as disk_stages
 from pkb_ext.suite.net import stages as net_stages
+from pkb_ext.suite.object_storage import stages as os_stages
 
 
 @dataclasses.dataclass(frozen=True)

@@ -52,13 +52,15 @@ TEST_DATA_DEST = f'tests/data/{DATA_SUBDIRECTORY}'
 TEST_DATA_DIRS = tuple(sorted(phase_table.TOOLS))
 # configs/ entries that only pkb_ext uses: the analysis' price tables and
 # published baselines, the postgres engine's go-tpc build module, and the
-# suite's (pkb_ext.suite) machine matrices and fio job file; and what only
-# makes configs/ a package of ours.
+# data of the suite and its phases (pkb_ext.suite): machine matrices, the fio
+# job file, the object storage phase's worker and its requirements; and what
+# only makes configs/ a package of ours.
 CONFIGS_LEFT_OUT = (
     'baselines',
     'fio',
     'go_tpc',
     'machines',
+    'object_storage',
     'pricing',
     '__init__.py',
 )

@@ -45,9 +45,6 @@ CLEANUP_CHANGES = (
 # Each exported benchmark's CHANGES.next.md line, for PKB's users (one line
 # of CHANGES.next.md each: at most 76 characters).
 BENCHMARK_CHANGES = {
-    'cloud_report_object_storage': (
-        'Add cloud_report_object_storage: object storage time to first byte.'
-    ),
     'cloud_report_tpcc': (
         'Add cloud_report_tpcc: CockroachDB TPC-C stepped up to its latency'
         ' limit.'

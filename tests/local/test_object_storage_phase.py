@@ -52,17 +52,17 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks.cloud_report.object_storage import buckets as os_buckets
-from benchmarks.cloud_report.object_storage import params as os_params
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import stages as object_storage
-from benchmarks.cloud_report.object_storage import worker as os_worker
 from benchmarks.cloud_report import phases
-from benchmarks import cloud_report_object_storage_benchmark as benchmark
 from pkb_ext import coremark as offline_coremark
 from pkb_ext.local import services
 from pkb_ext import object_storage_endpoints as endpoints
 from pkb_ext import paths
+from pkb_ext.suite import cloud_report_object_storage_benchmark as benchmark
+from pkb_ext.suite.object_storage import buckets as os_buckets
+from pkb_ext.suite.object_storage import params as os_params
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import stages as object_storage
+from pkb_ext.suite.object_storage import worker as os_worker
 from pkb_ext.suite import runner
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import ports

@@ -41,8 +41,8 @@ if _PKB_TESTS not in list(_tests_namespace.__path__):
   _tests_namespace.__path__.append(_PKB_TESTS)
 from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 
-from benchmarks.cloud_report.object_storage import worker
-from benchmarks import cloud_report_object_storage_benchmark as benchmark
+from pkb_ext.suite import cloud_report_object_storage_benchmark as benchmark
+from pkb_ext.suite.object_storage import worker
 from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'

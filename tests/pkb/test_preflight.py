@@ -27,8 +27,6 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
 
-from benchmarks.cloud_report.object_storage import stages as object_storage
-from benchmarks.cloud_report.object_storage import worker as os_worker
 from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology
 from pkb_ext import paths
@@ -36,6 +34,8 @@ from pkb_ext.plan import pkb_config
 from pkb_ext import pricing
 from pkb_ext import registry
 from pkb_ext.suite.disk import stages as io
+from pkb_ext.suite.object_storage import stages as object_storage
+from pkb_ext.suite.object_storage import worker as os_worker
 from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')

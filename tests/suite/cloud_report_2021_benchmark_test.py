@@ -19,7 +19,6 @@ import types
 import unittest
 
 from absl.testing import flagsaver
-from benchmarks.cloud_report.object_storage import worker as object_storage_worker
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import topology as topology_lib
@@ -34,6 +33,7 @@ from perfkitbenchmarker import sample
 from pkb_ext import registry
 from pkb_ext.suite import cloud_report_2021_benchmark
 from pkb_ext.suite.disk import stages as storage
+from pkb_ext.suite.object_storage import worker as object_storage_worker
 from pkb_ext.suite import phase_modules
 from pkb_ext.suite import runner
 from tests import pkb_common_test_case

@@ -27,14 +27,14 @@ from unittest import mock
 from absl.testing import absltest
 from matplotlib import pyplot
 
-from benchmarks.cloud_report.object_storage import parser
-from benchmarks.cloud_report.object_storage import samples as os_samples
 from pkb_ext.analysis import backends
 from pkb_ext.analysis import compare
 from pkb_ext.analysis import object_storage_report
 from pkb_ext.analysis import report
 from pkb_ext.analysis import runner
 from pkb_ext import paths
+from pkb_ext.suite.object_storage import parser
+from pkb_ext.suite.object_storage import samples as os_samples
 from pkb_ext.suite import stats
 
 PROVIDERS = {'s3': 1.0, 'gcs': 2.0, 'azure': 3.0}

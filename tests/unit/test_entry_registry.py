@@ -48,7 +48,7 @@ def _Snapshot():
   from perfkitbenchmarker import linux_packages
   from perfkitbenchmarker import publisher
   from benchmarks.cloud_report import preflight
-  from benchmarks.cloud_report.object_storage import buckets
+  from pkb_ext.suite.object_storage import buckets
   from benchmarks.cloud_report.tpcc import engines
   from benchmarks.cloud_report.tpcc import parser
 

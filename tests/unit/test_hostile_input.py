@@ -28,7 +28,6 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from benchmarks.cloud_report.object_storage import parser as ttfb
 from benchmarks.cloud_report import parsers
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report.tpcc import parser as tpcc
@@ -37,6 +36,7 @@ from pkb_ext.suite.disk import parser as fio
 from pkb_ext.suite.net import parser as netperf
 from pkb_ext.suite.net import samples as net_samples
 from pkb_ext.suite.net import stages as net
+from pkb_ext.suite.object_storage import parser as ttfb
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 _ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from benchmarks.cloud_report.object_storage import buckets
 from pkb_ext import object_storage_endpoints as endpoints
+from pkb_ext.suite.object_storage import buckets
 
 FLAGS = flags.FLAGS
 

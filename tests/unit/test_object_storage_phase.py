@@ -24,12 +24,12 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report.object_storage import buckets
-from benchmarks.cloud_report.object_storage import params as params_lib
-from benchmarks.cloud_report.object_storage import stages
-from benchmarks.cloud_report.object_storage import worker
+from benchmarks.cloud_report import remote
+from pkb_ext.suite.object_storage import buckets
+from pkb_ext.suite.object_storage import params as params_lib
+from pkb_ext.suite.object_storage import stages
+from pkb_ext.suite.object_storage import worker
 
 FLAGS = flags.FLAGS
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'

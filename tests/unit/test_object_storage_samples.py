@@ -11,15 +11,15 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests of benchmarks.cloud_report.object_storage.samples on a real MinIO worker output."""
+"""Tests of pkb_ext.suite.object_storage.samples on a real MinIO worker output."""
 
 import collections
 import pathlib
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import samples as object_storage
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import samples as object_storage
 from pkb_ext.suite import phase_modules
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'

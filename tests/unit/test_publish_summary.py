@@ -20,11 +20,11 @@ import tempfile
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import samples as os_samples
 from pkb_ext.publish import schema
 from pkb_ext.publish import spool
 from pkb_ext.publish import summary
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import samples as os_samples
 from pkb_ext_dev import analysis_fixture as fx
 
 _DATA = pathlib.Path(__file__).parent.parent / 'data'

@@ -35,8 +35,8 @@ from absl.testing import parameterized
 from perfkitbenchmarker import publisher as pkb_publisher
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import samples as os_samples
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import samples as os_samples
 
 from pkb_ext import cli
 from pkb_ext import timestamps

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests of benchmarks.cloud_report.object_storage.parser on real MinIO worker outputs."""
+"""Tests of pkb_ext.suite.object_storage.parser on real MinIO worker outputs."""
 
 import contextlib
 import io
@@ -23,10 +23,10 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pkb_ext import cli
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import samples as os_samples
+from pkb_ext import cli
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import samples as os_samples
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 

@@ -37,9 +37,9 @@ import time
 from absl.testing import absltest
 from perfkitbenchmarker import data
 
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import worker as os_worker
 from pkb_ext import paths
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import worker as os_worker
 
 FIRST_BYTE_S = 0.08
 

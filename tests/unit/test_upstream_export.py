@@ -217,7 +217,7 @@ class PlanTest(absltest.TestCase):
         'configs/pricing/aws.yaml',
         'configs/baselines/report2021.yaml',
         'configs/fio/job.fio.j2',
-        'configs/object_storage/w.py',
+        'configs/tpcc_data/w.py',
         'tests/upstream/conftest.py',
         'tests/upstream/linux_benchmarks/x_test.py',
         'tests/data/fio/out.json',
@@ -243,8 +243,8 @@ class PlanTest(absltest.TestCase):
                 'perfkitbenchmarker/linux_benchmarks/cloud_report/__init__.py'
             ),
             'linux_packages/p.py': 'perfkitbenchmarker/linux_packages/p.py',
-            'configs/object_storage/w.py': (
-                'perfkitbenchmarker/data/cloud_report/object_storage/w.py'
+            'configs/tpcc_data/w.py': (
+                'perfkitbenchmarker/data/cloud_report/tpcc_data/w.py'
             ),
             'tests/upstream/linux_benchmarks/x_test.py': (
                 'tests/linux_benchmarks/x_test.py'

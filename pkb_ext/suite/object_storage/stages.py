@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -42,11 +42,11 @@ from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import topology as topology_lib
-from benchmarks.cloud_report.object_storage import buckets
-from benchmarks.cloud_report.object_storage import params as params_lib
-from benchmarks.cloud_report.object_storage import parser as ttfb_parser
-from benchmarks.cloud_report.object_storage import samples as os_samples
-from benchmarks.cloud_report.object_storage import worker
+from pkb_ext.suite.object_storage import buckets
+from pkb_ext.suite.object_storage import params as params_lib
+from pkb_ext.suite.object_storage import parser as ttfb_parser
+from pkb_ext.suite.object_storage import samples as os_samples
+from pkb_ext.suite.object_storage import worker
 
 PHASE = phase_table.OBJECT_STORAGE.sample
 # The phase's parser and samples modules (phase_modules pairs them).

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -15,7 +15,7 @@
 
 import unittest
 
-from benchmarks.cloud_report.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import parser as ttfb
 from tests import pkb_common_test_case
 
 

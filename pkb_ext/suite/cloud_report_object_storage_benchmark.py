@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -28,7 +28,7 @@ Example:
 """
 
 from benchmarks.cloud_report import standalone
-from benchmarks.cloud_report.object_storage import stages as object_storage  # pylint: disable=unused-import
+from pkb_ext.suite.object_storage import stages as object_storage  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_object_storage'
 BENCHMARK_CONFIG = standalone.Config(

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -25,13 +25,11 @@ from unittest import mock
 from absl.testing import flagsaver
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
-from benchmarks import cloud_report_object_storage_benchmark
-from benchmarks.cloud_report.object_storage import worker
+from pkb_ext.suite import cloud_report_object_storage_benchmark
+from pkb_ext.suite.object_storage import worker
 from tests import pkb_common_test_case
 
-_DATA_DIR = os.path.join(
-    os.path.dirname(__file__), os.pardir, 'data', 'cloud_report', 'ttfb'
-)
+_DATA_DIR = os.path.join(os.path.dirname(__file__), os.pardir, 'data', 'ttfb')
 
 
 def _Read(name):

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -30,7 +30,7 @@ stopped early; parse_problems says why).
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import parser as ttfb
 
 METRICS = {
     # GET: request sent -> first body byte; PUT: -> first byte of the final

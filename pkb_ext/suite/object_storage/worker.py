@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -28,8 +28,8 @@ import logging
 from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.object_storage import parser as ttfb
-from benchmarks.cloud_report.object_storage import samples as os_samples
+from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.object_storage import samples as os_samples
 
 WORK_DIR = 'cloud_report_object_storage'
 TAG = 'ttfb-worker'  # the worker's remote.Tracked tag
