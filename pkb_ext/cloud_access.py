@@ -374,8 +374,8 @@ def Problems(benchmark_config, names: Sequence[str]) -> list[str]:
   A cloud is checked once, for the region of its first vm_group (AWS).
   """
   # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report import preflight
   from benchmarks.cloud_report import topology
+  from pkb_ext.suite import preflight
 
   del names  # every phase provisions
   zones = topology.FlagValue('zone') or []  # PKB's --zone wins over a spec's

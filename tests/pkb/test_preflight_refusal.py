@@ -30,7 +30,7 @@ import time
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import preflight
+from pkb_ext.suite import preflight
 from pkb_ext_dev import fake_sts
 from tests.pkb import test_cloud_setup
 
