@@ -115,6 +115,19 @@ class RefusalTest(absltest.TestCase):
         ],
     )
 
+  def testAStandaloneBenchmarkRunsTheWholePreflight(self):
+    # The exported module checks only its phase; the registry lays pkb_ext's
+    # preflight (its access check among the rest) over it.
+    with fake_sts.FakeSts() as sts:
+      problems = self._Run(
+          f'{VENV_BIN}:/usr/bin:/bin',
+          {'AWS_ENDPOINT_URL': sts.url},
+          ['--benchmarks=cloud_report_tpcc'],
+      )
+      self.assertEqual(sts.actions, ['GetCallerIdentity'])
+    self.assertLen(problems, 1)
+    self.assertStartsWith(problems[0], 'AWS: STS rejected the AWS credentials')
+
   def testAMissingAwsIsRefusedWithIgnorePackageRequirements(self):
     with fake_sts.FakeSts() as sts:
       problems = self._Run(
