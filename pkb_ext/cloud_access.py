@@ -16,7 +16,8 @@
 PKB runs each cloud's CLI on this host (aws, gcloud, az); without it, or
 with credentials the cloud does not accept, a run fails after its first
 provisioning call and PKB's teardown retries for minutes. These checks run
-before provisioning (preflight's access checks, which the registry adds):
+before provisioning, the first of pkb_ext.suite.preflight's (its Check
+calls Problems here first):
 
   - the CLI on PATH (or in this interpreter's bin directory, with a hint to
     activate it), whatever --ignore_package_requirements says;
