@@ -18,8 +18,8 @@ it) and tests/upstream/ go to PKB. No line of theirs may name pkb_ext, the
 local cloud, an emulator, a spool, the development machine or this repo's
 configs/ layout: what only this project needs lives in pkb_ext and plugs in
 from outside (a registration point, or pkb_ext's registry, which lays its
-preflight over the benchmarks' CheckPrerequisites). The licence header is exempt (the export
-replaces it with PKB's).
+preflight over the benchmarks' CheckPrerequisites). The licence header is
+exempt (the export replaces it with PKB's).
 """
 
 import os
