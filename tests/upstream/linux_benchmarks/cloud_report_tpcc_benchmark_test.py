@@ -174,6 +174,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     )
 
   def testCheckPrerequisitesListsEveryProblemOfThePhaseAtOnce(self):
+    """The phase's own problems, then why its machines cannot run it."""
     stages = phases.Load('tpcc')
     own = self.enter_context(
         mock.patch.object(stages, 'CheckPrerequisites', return_value=['--a'])
