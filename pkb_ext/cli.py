@@ -71,8 +71,8 @@ COMMANDS = {
     ),
 }
 # The commands that read the exported unit's registries (the TPC-C tools
-# and engines, the benchmarks, preflight's checks, the object storage
-# back-ends): before they run, pkb_ext is registered with PKB as the
+# and engines, the benchmarks and the preflight laid over them, the object
+# storage back-ends): before they run, pkb_ext is registered with PKB as the
 # autoload registers it for pkb.py (registry.Register). The others never
 # import PKB and do not pay for it. `run` execs pkb.py, whose autoload
 # registers.

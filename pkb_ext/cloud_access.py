@@ -16,7 +16,8 @@
 PKB runs each cloud's CLI on this host (aws, gcloud, az); without it, or
 with credentials the cloud does not accept, a run fails after its first
 provisioning call and PKB's teardown retries for minutes. These checks run
-before provisioning (preflight's access checks, which the registry adds):
+before provisioning, the first of pkb_ext.suite.preflight's (its Check
+calls Problems here first):
 
   - the CLI on PATH (or in this interpreter's bin directory, with a hint to
     activate it), whatever --ignore_package_requirements says;
@@ -374,8 +375,8 @@ def Problems(benchmark_config, names: Sequence[str]) -> list[str]:
   A cloud is checked once, for the region of its first vm_group (AWS).
   """
   # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report import preflight
   from benchmarks.cloud_report import topology
+  from pkb_ext.suite import preflight
 
   del names  # every phase provisions
   zones = topology.FlagValue('zone') or []  # PKB's --zone wins over a spec's

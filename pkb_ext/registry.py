@@ -312,26 +312,29 @@ def RegisterTools() -> None:
 def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
-  The exported benchmarks know nothing of pkb_ext: preflight runs the checks
-  added here (the spool directory of pkb_ext's publisher; before
-  provisioning, each cloud's CLI and credentials), the object
-  storage phase asks the back-ends added here for its bucket first (the
-  endpoint flags of pkb_ext.object_storage_endpoints), and the TPC-C phase
-  accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc joins
-  PKB's packages, and the phase's parser reads go-tpc's output).
+  The exported benchmarks know nothing of pkb_ext: each standalone phase
+  benchmark's CheckPrerequisites becomes pkb_ext's whole preflight
+  (preflight.StandaloneCheck: the access, spool directory, quota and other
+  checks, and the phase's own, which the exported one runs alone), the
+  object storage phase asks the back-ends added here for its bucket first
+  (the endpoint flags of pkb_ext.object_storage_endpoints), and the TPC-C
+  phase accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc
+  joins PKB's packages, and the phase's parser reads go-tpc's output).
   """
   from perfkitbenchmarker import linux_packages
 
-  from benchmarks.cloud_report import preflight
   from pkb_ext.suite.object_storage import buckets as os_buckets
   from benchmarks.cloud_report.tpcc import engines
-  from pkb_ext import cloud_access
   from pkb_ext import object_storage_endpoints as endpoints
-  from pkb_ext.publish import publisher
+  from pkb_ext.suite import preflight
   from pkb_ext.tpcc_postgres import engine as postgres
 
-  preflight.RegisterCheck('cloud_report_spool_dir', publisher.SpoolCheck)
-  preflight.RegisterAccessCheck('cloud_access', cloud_access.Problems)
+  for module in BenchmarkModules():
+    own = module.CheckPrerequisites
+    if module.BENCHMARK_NAME != SUITE_BENCHMARK and not hasattr(
+        own, 'pkb_ext_wrapped'
+    ):
+      module.CheckPrerequisites = preflight.StandaloneCheck(module)
   os_buckets.RegisterBackend(endpoints.ENDPOINTS)
   engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
   RegisterTools()

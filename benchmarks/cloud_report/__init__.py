@@ -17,12 +17,13 @@ The tpcc and object storage phases, one sub-package each with its flags,
 stages, pure parser and samples, behind the thin benchmark modules beside
 this package; the raw-disk guard and commands the tpcc phase uses (disk);
 and what the phases share: the phase registry and topology (phases,
-phase_table, topology, resume), remote command helpers (remote), the parser
-and sample indexes (parsers, samples), wait bounds (timeouts), settings, and
-checks before provisioning (preflight, quota). It imports only
-perfkitbenchmarker and itself. The phase table also names the cpu, io and
-net phases: they run PKB's own coremark, fio and netperf benchmarks, and
-their stages modules live outside this package (phases.Load finds them).
+phase_table, topology, resume; phases.Check runs a phase's checks before
+provisioning), remote command helpers (remote), the parser and sample
+indexes (parsers, samples), wait bounds (timeouts) and settings. It imports
+only perfkitbenchmarker and itself. The phase table also names the cpu, io
+and net phases: they run PKB's own coremark, fio and netperf benchmarks,
+and their stages modules live outside this package (phases.Load finds
+them).
 """
 
 REPORT_VERSION = '2021'

@@ -33,6 +33,15 @@ and these names:
              from its flags (ReadParams below).
   PARSER, SAMPLES   its parser and samples modules (phase_modules).
 
+and these optional functions, which a benchmark's CheckPrerequisites runs
+before anything is provisioned (Check):
+
+  CheckPrerequisites(config) -> list[str]   problems of the configuration
+      (a flag it lacks, ...), each naming its fix; or it raises one.
+  Unrunnable(config) -> list[str]   why this configuration's machines
+      cannot run the phase (tpcc on arm64 without a CockroachDB build for
+      it); empty when they can.
+
 A standalone benchmark's Prepare is the phase's Install, then its Setup
 (standalone.Benchmark).
 
@@ -81,6 +90,8 @@ SIDE_DB_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side_db)
 SIDE_DB = 1
 # The report's db VMs: tpcc's cluster runs on every one of them.
 REPORT_DB_VMS = 3
+# Heads the refusal of a configuration before provisioning (Refusal).
+REFUSAL_HEADING = 'cloud_report preflight (nothing was provisioned):'
 _PACKAGE = __name__.rsplit('.', 1)[0]
 
 
@@ -149,6 +160,59 @@ def Load(name: str) -> types.ModuleType:
 def ReadParams(name: str):
   """A phase's settings, read from its flags (its stages module's Params)."""
   return Load(name).Params.FromFlags()
+
+
+def Unrunnable(names: Sequence[str], benchmark_config) -> dict[str, str]:
+  """Each phase of names this configuration's machines cannot run, and why.
+
+  From each phase module's Unrunnable(config), if it has one: a list of
+  reasons, empty when the phase can run.
+  """
+  out = {}
+  for name in names:
+    unrunnable = getattr(Load(name), 'Unrunnable', None)
+    reasons = unrunnable(benchmark_config) if unrunnable else []
+    if reasons:
+      out[name] = '; '.join(reasons)
+  return out
+
+
+def Problems(
+    names: Sequence[str], benchmark_config, skip: bool = False
+) -> list[str]:
+  """What each phase's module finds wrong with a configuration, as 'phase: ...'.
+
+  Its CheckPrerequisites(config), if it has one (a list of problems, or
+  raised), then, without skip, why the configuration cannot run it
+  (Unrunnable).
+  """
+  unrunnable = {} if skip else Unrunnable(names, benchmark_config)
+  problems = []
+  for name in names:
+    check = getattr(Load(name), 'CheckPrerequisites', None)
+    try:
+      found = list((check(benchmark_config) or []) if check else [])
+    except (
+        errors.Setup.InvalidFlagConfigurationError,
+        errors.Setup.InvalidConfigurationError,
+        ValueError,
+    ) as e:
+      found = [str(e)]
+    found += [unrunnable[name]] if name in unrunnable else []
+    problems.extend(f'{name}: {p}' for p in found)
+  return problems
+
+
+def Refusal(problems: Sequence[str]) -> str:
+  """The refusal before provisioning: REFUSAL_HEADING, one problem a line."""
+  return '\n'.join([REFUSAL_HEADING] + [f'  {p}' for p in problems])
+
+
+def Check(benchmark_config, names: Sequence[str]) -> None:
+  """Raises InvalidFlagConfigurationError listing every Problems' problem."""
+  problems = Problems(names, benchmark_config)
+  if problems:
+    raise errors.Setup.InvalidFlagConfigurationError(Refusal(problems))
 
 
 def Validate(names: Sequence[str]) -> list[str]:

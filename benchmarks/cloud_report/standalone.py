@@ -33,7 +33,6 @@ from perfkitbenchmarker import configs
 
 from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import samples as samples_lib
 from benchmarks.cloud_report import topology as topology_lib
 
@@ -162,8 +161,8 @@ class Benchmark:
     return configs.LoadConfig(self.config, user_config, self.name)
 
   def CheckPrerequisites(self, benchmark_config) -> None:
-    """Fails before provisioning on what would fail after it (preflight)."""
-    preflight.Check(benchmark_config, [self.phase])
+    """Fails before provisioning on what the phase finds (phases.Check)."""
+    phases.Check(benchmark_config, [self.phase])
 
   def Prepare(self, spec) -> None:
     """The phase's Install, then its Setup (when it has one)."""

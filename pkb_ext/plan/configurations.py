@@ -55,9 +55,9 @@ def Groups(
   gives each VM the next zone of --zone), else its vm_spec's. Read under
   the configuration's flags.
   """
-  from benchmarks.cloud_report import preflight
-  from benchmarks.cloud_report import quota
   from benchmarks.cloud_report import topology
+  from pkb_ext.suite import preflight
+  from pkb_ext.suite import quota
 
   out = []
   for name, g in sorted((config.vm_groups or {}).items()):
@@ -188,8 +188,8 @@ def Configurations(
     errors.PlanError: the flags or a configuration are invalid.
   """
   from benchmarks.cloud_report import phases as phases_lib
-  from benchmarks.cloud_report import preflight
-  from benchmarks.cloud_report import quota
+  from pkb_ext.suite import preflight
+  from pkb_ext.suite import quota
 
   catalog = catalog or pricing.Load()
   out = []

@@ -22,11 +22,11 @@ that a machine type is a name its cloud could have.
 
 from typing import Sequence
 
-from benchmarks.cloud_report import quota
-from pkb_ext import pricing
 from pkb_ext.plan import errors
 from pkb_ext.plan import estimates
 from pkb_ext.plan import model
+from pkb_ext import pricing
+from pkb_ext.suite import quota
 
 # The option that prices a run at another dated table (see cli).
 PRICES_OPTION = '--prices'

@@ -22,10 +22,10 @@ cloud quota.
 import datetime
 from typing import Sequence
 
-from benchmarks.cloud_report import quota
 from pkb_ext.plan import cost
 from pkb_ext.plan import estimates
 from pkb_ext.plan import model
+from pkb_ext.suite import quota
 
 
 def _Minutes(seconds: float) -> str:

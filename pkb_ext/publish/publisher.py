@@ -174,7 +174,7 @@ def SpoolProblems(spool_dir: str | None) -> list[str]:
 
 
 def SpoolCheck(benchmark_config, names) -> list[str]:
-  """Preflight's check of --cloud_report_spool_dir (see registry.py)."""
+  """Preflight's check of --cloud_report_spool_dir (pkb_ext.suite.preflight)."""
   del benchmark_config, names  # the spool serves every benchmark
   return SpoolProblems(_SPOOL_DIR.value)
 

@@ -51,11 +51,11 @@ from absl import flags
 from perfkitbenchmarker import configs
 
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import resume
 from benchmarks.cloud_report import standalone
 from benchmarks.cloud_report import topology as topology_lib
 from pkb_ext.suite import phase_modules
+from pkb_ext.suite import preflight
 from pkb_ext.suite import runner
 
 BENCHMARK_NAME = 'cloud_report_2021'

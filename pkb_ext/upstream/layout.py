@@ -163,7 +163,8 @@ def IsBenchmarkModule(dest: str) -> bool:
 
 def IsTopLevelBenchmark(dest: str) -> bool:
   """Whether dest is a benchmark module directly in linux_benchmarks/."""
-  return '/' not in dest[len(BENCHMARKS_DEST) + 1 :]
+  folder, _, name = dest.rpartition('/')
+  return folder == BENCHMARKS_DEST and name.endswith('_benchmark.py')
 
 
 def SeriesLayout() -> series.Layout:

@@ -124,7 +124,7 @@ class ImagesTest(absltest.TestCase):
   """The images' recipes (no build here: see test_local_cloud)."""
 
   def testPythonIsPreflightsForTheOsType(self):
-    from benchmarks.cloud_report import preflight  # pylint: disable=g-import-not-at-top
+    from pkb_ext.suite import preflight  # pylint: disable=g-import-not-at-top
 
     for image in images.IMAGES.values():
       self.assertEqual(

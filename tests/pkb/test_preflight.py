@@ -27,7 +27,6 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
 
-from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report import topology
 from pkb_ext import paths
 from pkb_ext.plan import pkb_config
@@ -36,6 +35,7 @@ from pkb_ext import registry
 from pkb_ext.suite.disk import stages as io
 from pkb_ext.suite.object_storage import stages as object_storage
 from pkb_ext.suite.object_storage import worker as os_worker
+from pkb_ext.suite import preflight
 from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
@@ -58,7 +58,9 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
     super().setUp()
     self.enter_context(flagsaver.flagsaver())
     # This host's cloud CLIs and credentials: test_preflight_cloud_access.
-    self.enter_context(mock.patch.dict(preflight.ACCESS.by_name, clear=True))
+    self.enter_context(
+        mock.patch.object(preflight.cloud_access, 'Problems', return_value=[])
+    )
 
   def testS3WithoutAnInstanceProfileIsRefused(self):
     with self.assertRaisesRegex(REFUSED, r'--aws_ec2_instance_profile'):

@@ -31,9 +31,9 @@ from absl import flags
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import preflight
 from pkb_ext import cloud_access
 from pkb_ext.plan import pkb_config
+from pkb_ext.suite import preflight
 from pkb_ext_dev import fake_sts
 from pkb_ext_dev import pkb_tests
 from tests.pkb import test_cloud_setup

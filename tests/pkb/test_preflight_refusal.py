@@ -30,7 +30,7 @@ import time
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import preflight
+from pkb_ext.suite import preflight
 from pkb_ext_dev import fake_sts
 from tests.pkb import test_cloud_setup
 
@@ -114,6 +114,19 @@ class RefusalTest(absltest.TestCase):
             ' `aws configure` with a valid key, or set AWS_PROFILE'
         ],
     )
+
+  def testAStandaloneBenchmarkRunsTheWholePreflight(self):
+    # The exported module checks only its phase; the registry lays pkb_ext's
+    # preflight (its access check among the rest) over it.
+    with fake_sts.FakeSts() as sts:
+      problems = self._Run(
+          f'{VENV_BIN}:/usr/bin:/bin',
+          {'AWS_ENDPOINT_URL': sts.url},
+          ['--benchmarks=cloud_report_tpcc'],
+      )
+      self.assertEqual(sts.actions, ['GetCallerIdentity'])
+    self.assertLen(problems, 1)
+    self.assertStartsWith(problems[0], 'AWS: STS rejected the AWS credentials')
 
   def testAMissingAwsIsRefusedWithIgnorePackageRequirements(self):
     with fake_sts.FakeSts() as sts:

@@ -38,11 +38,11 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import providers
 from perfkitbenchmarker.configs import benchmark_config_spec
 
-from benchmarks.cloud_report import preflight
 from benchmarks.cloud_report.tpcc import stages as tpcc
 from benchmarks import cloud_report_tpcc_benchmark as benchmark
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.suite import cloud_report_2021_benchmark as suite
+from pkb_ext.suite import preflight
 from pkb_ext_dev import pkb_tests
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
@@ -76,7 +76,9 @@ class ArchitectureTest(
   def setUp(self):
     super().setUp()
     # This host's cloud CLIs and credentials: test_preflight_cloud_access.
-    self.enter_context(mock.patch.dict(preflight.ACCESS.by_name, clear=True))
+    self.enter_context(
+        mock.patch.object(preflight.cloud_access, 'Problems', return_value=[])
+    )
 
   @parameterized.parameters(
       ('AWS', 'c6g.4xlarge', 'arm64'),

@@ -34,9 +34,9 @@ from absl.testing import absltest
 from perfkitbenchmarker import os_types
 import yaml
 
-from benchmarks.cloud_report import preflight
-from pkb_ext import paths
 from pkb_ext.local import images
+from pkb_ext import paths
+from pkb_ext.suite import preflight
 
 CONFIGS = os.path.join(paths.RepoRoot(), 'configs')
 REQUIREMENTS = sorted(

@@ -15,9 +15,10 @@
 
 They are PKB-style test cases (absltest, `from tests import
 pkb_common_test_case`), as the exported tests under tests/upstream are, but
-test pkb_ext.suite, which is not exported: the suite's benchmark and the cpu,
-io and net phases that run PKB's own coremark, fio and netperf. pkb_ext is
-registered with PKB first, as its .pth autoload does for pkb.py.
+test pkb_ext.suite, which is not exported: the suite's benchmark, the cpu,
+io and net phases that run PKB's own coremark, fio and netperf, and the
+preflight laid over every benchmark. pkb_ext is registered with PKB first,
+as its .pth autoload does for pkb.py.
 """
 
 from pkb_ext import registry

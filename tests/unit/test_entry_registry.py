@@ -47,7 +47,7 @@ def _Snapshot():
   from perfkitbenchmarker import linux_benchmarks
   from perfkitbenchmarker import linux_packages
   from perfkitbenchmarker import publisher
-  from benchmarks.cloud_report import preflight
+  from pkb_ext.suite import preflight
   from pkb_ext.suite.object_storage import buckets
   from benchmarks.cloud_report.tpcc import engines
   from benchmarks.cloud_report.tpcc import parser
@@ -58,7 +58,11 @@ def _Snapshot():
   return {
       'tpcc_tools': sorted(parser._TOOLS),
       'tpcc_engines': engines.EngineNames(),
-      'preflight_checks': sorted(preflight.REGISTERED.by_name),
+      'preflight': sorted(
+          n for n, m in linux_benchmarks.VALID_BENCHMARKS.items()
+          if Ours(m.__name__)
+          and m.CheckPrerequisites.__module__ == preflight.__name__
+      ),
       'object_storage_backends': [
           type(s).__module__ + '.' + type(s).__name__
           for s in buckets.REGISTERED.sources
@@ -190,7 +194,8 @@ class EveryEntryPointTest(absltest.TestCase):
     reference = self.children['pkb.py']['registry']
     self.assertEqual(reference['tpcc_tools'], ['cockroach', 'go-tpc'])
     self.assertEqual(reference['tpcc_engines'], ['cockroach', 'postgres'])
-    self.assertIn('cloud_report_spool_dir', reference['preflight_checks'])
+    # Each standalone phase benchmark runs pkb_ext's whole preflight.
+    self.assertEqual(reference['preflight'], sorted(phase_table.BENCHMARKS))
     self.assertEqual(
         reference['object_storage_backends'],
         ['pkb_ext.object_storage_endpoints.EndpointSource'],

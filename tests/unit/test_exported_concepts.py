@@ -17,8 +17,9 @@ benchmarks/, linux_packages/, configs/ (what `pkb-ext upstream` exports of
 it) and tests/upstream/ go to PKB. No line of theirs may name pkb_ext, the
 local cloud, an emulator, a spool, the development machine or this repo's
 configs/ layout: what only this project needs lives in pkb_ext and plugs in
-through a registration point. The licence header is exempt (the export
-replaces it with PKB's).
+from outside (a registration point, or pkb_ext's registry, which lays its
+preflight over the benchmarks' CheckPrerequisites). The licence header is
+exempt (the export replaces it with PKB's).
 """
 
 import os
@@ -26,9 +27,7 @@ import re
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import preflight
 from pkb_ext import paths
-from pkb_ext.publish import publisher
 
 _ROOT = paths.RepoRoot()
 EXPORTED_TOPS = ('benchmarks', 'linux_packages', 'configs', 'tests/upstream')
@@ -100,18 +99,6 @@ class ExportedConceptsTest(absltest.TestCase):
         if not any(h[0] == entry[0] and entry[1] in h[2] for h in hits)
     ]
     self.assertEqual(stale, [], 'fixed: remove these from PENDING')
-
-  def testPreflightRunsRegisteredChecksAndRefusesAClash(self):
-    self.assertIs(
-        preflight.REGISTERED.by_name['cloud_report_spool_dir'],
-        publisher.SpoolCheck,
-    )
-    checks = preflight.Checks()
-    checks.Add('a', lambda config, names: [f'a: {",".join(names)}'])
-    checks.Add('b', lambda config, names: None)
-    self.assertEqual(checks.Problems(None, ['cpu', 'io']), ['a: cpu,io'])
-    with self.assertRaisesRegex(ValueError, "'a' is already registered"):
-      checks.Add('a', lambda config, names: [])
 
   def testTheScanFindsEachKindOfHit(self):
     root = self.create_tempdir().full_path

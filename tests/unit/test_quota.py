@@ -19,9 +19,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import yaml
 
-from benchmarks.cloud_report import quota
 from pkb_ext import paths
 from pkb_ext import pricing
+from pkb_ext.suite import quota
 
 ROOT = paths.RepoRoot()
 _STANDARD = 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances'

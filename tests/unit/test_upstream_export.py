@@ -253,6 +253,19 @@ class PlanTest(absltest.TestCase):
         },
     )
 
+  def testTopLevelBenchmarksAreTheBenchmarkModulesOfLinuxBenchmarks(self):
+    benchmarks = 'perfkitbenchmarker/linux_benchmarks'
+    self.assertTrue(layout.IsTopLevelBenchmark(f'{benchmarks}/x_benchmark.py'))
+    for dest in (
+        f'{benchmarks}/x/stages.py',
+        f'{benchmarks}/__init__.py',
+        'tests/linux_benchmarks/x_benchmark_test.py',
+        'tests/data/fio/out.json',
+        'CHANGES.next.md',
+    ):
+      with self.subTest(dest=dest):
+        self.assertFalse(layout.IsTopLevelBenchmark(dest))
+
   def testRefusesAModuleThatImportsPkbExt(self):
     root = self.create_tempdir().full_path
     _Write(

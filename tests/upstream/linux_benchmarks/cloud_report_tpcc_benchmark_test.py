@@ -32,6 +32,7 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import publisher
 from benchmarks import cloud_report_tpcc_benchmark
 from benchmarks.cloud_report import phases
+from benchmarks.cloud_report import standalone
 from benchmarks.cloud_report.tpcc import fixtures
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from tests import pkb_common_test_case
@@ -171,6 +172,34 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         {name: group['vm_count'] for name, group in groups.items()},
         {'db': 3, 'client': 1},
     )
+
+  def testCheckPrerequisitesListsEveryProblemOfThePhaseAtOnce(self):
+    """The phase's own problems, then why its machines cannot run it."""
+    stages = phases.Load('tpcc')
+    own = self.enter_context(
+        mock.patch.object(stages, 'CheckPrerequisites', return_value=['--a'])
+    )
+    unrunnable = self.enter_context(
+        mock.patch.object(stages, 'Unrunnable', return_value=['x', 'y'])
+    )
+    check = standalone.Benchmark(
+        cloud_report_tpcc_benchmark.BENCHMARK_NAME,
+        cloud_report_tpcc_benchmark.BENCHMARK_CONFIG,
+    ).CheckPrerequisites
+    refused = errors.Setup.InvalidFlagConfigurationError
+    with self.assertRaisesRegex(
+        refused,
+        r'^cloud_report preflight \(nothing was provisioned\):\n  tpcc: --a\n'
+        r'  tpcc: x; y$',
+    ):
+      check('config')
+    own.assert_called_with('config')
+    unrunnable.return_value = []
+    own.side_effect = ValueError('--b is not a number')
+    with self.assertRaisesRegex(refused, r'\):\n  tpcc: --b is not a number$'):
+      check('config')
+    own.side_effect, own.return_value = None, []
+    check('config')  # nothing to refuse
 
   def testPrepareInstallsEverywhereStartsTheNodesAndImportsOnce(self):
     """Every VM gets cockroach; the nodes start; one import."""

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -13,14 +13,17 @@
 # limitations under the License.
 """Checks, before anything is provisioned, what would fail after it.
 
-The benchmark modules call Check() from their CheckPrerequisites, which PKB
-runs while it builds the benchmark specs, before any VM exists. It reads the
-benchmark config (vm_groups: cloud, machine type, disk, os_type) and the
-flags, and raises one InvalidFlagConfigurationError listing every problem
-found, each naming the flag or command that fixes it, one a line after a
-heading. Problems() reaches no cloud API, so a planner can call it; Check()
-also runs the access checks (RegisterAccessCheck: whether this host can
-provision, such as a cloud's CLI and credentials), which may.
+Check() runs from the CheckPrerequisites of every cloud_report benchmark,
+which PKB runs while it builds the benchmark specs, before any VM exists:
+the suite's calls it, and pkb_ext's registry makes each standalone phase
+benchmark's call it (StandaloneCheck) in place of the exported module's
+own, which checks only the phase (phases.Check). It reads the benchmark
+config (vm_groups: cloud, machine type, disk, os_type) and the flags, and
+raises one InvalidFlagConfigurationError listing every problem found, each
+naming the flag or command that fixes it, one a line after a heading.
+Problems() reaches no cloud API, so a planner can call it; Check() also
+first runs the access check (cloud_access.Problems: whether this host can
+provision, a cloud's CLI and credentials), which may.
 
   - a data disk of type local on a machine type to which PKB gives no local
     disk (or fewer than the disk is striped over);
@@ -29,26 +32,24 @@ provision, such as a cloud's CLI and credentials), which may.
     ClientPythonRequirements(): the object storage worker's SDKs; OS_PYTHON:
     the python3 of PKB's Linux os_types; an os_type missing from it is not
     refused);
+  - an unwritable --cloud_report_spool_dir (the publisher's SpoolCheck);
   - whatever a selected phase module's own CheckPrerequisites(config)
-    reports (object storage credentials, ...): it returns a list of
-    problems, or raises;
-  - why this configuration's machines cannot run a selected phase (the
-    phase module's Unrunnable(config): tpcc on arm64 without a CockroachDB
-    build and checksum for it). The suite skips such a phase on that
+    reports (object storage credentials, ...), and why this
+    configuration's machines cannot run a selected phase (the phase
+    module's Unrunnable(config): tpcc on arm64 without a CockroachDB build
+    and checksum for it): phases.Problems, the checks the exported
+    benchmarks run on their own. The suite skips such a phase on that
     configuration instead (Skips; --cloud_report_skip_unrunnable_phases),
     so one machine of a matrix refuses no other; a standalone benchmark,
     which runs that phase alone, refuses it;
   - vCPUs of this configuration above what --cloud_report_vcpu_quota says
     a quota of its region allows (QuotaProblems);
-  - whatever a check added with RegisterCheck reports: code that adds flags
-    of its own to a run (a publisher's, say) checks them here too;
-  - Check() only: whatever an access check added with RegisterAccessCheck
-    reports.
+  - io and tpcc both repeated by --run_stage_iterations (RepeatProblems).
 """
 
 import dataclasses
 import re
-from typing import Any, Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from absl import flags
 from perfkitbenchmarker import data
@@ -56,9 +57,12 @@ from perfkitbenchmarker import disk as pkb_disk
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
+from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import quota
 from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext import cloud_access
+from pkb_ext.publish import publisher
+from pkb_ext.suite import quota
 
 FLAGS = flags.FLAGS
 
@@ -280,19 +284,13 @@ def OsTypeProblems(groups: Iterable[Group], names: Sequence[str]) -> list[str]:
   return problems
 
 
-def Skips(names: Sequence[str], benchmark_config) -> dict[str, str]:
-  """Each selected phase this configuration cannot run, and why.
-
-  From each phase module's Unrunnable(config), if any: a list of reasons,
-  empty when the phase can run.
-  """
-  skips = {}
-  for name in names:
-    unrunnable = getattr(phases.Load(name), 'Unrunnable', None)
-    reasons = unrunnable(benchmark_config) if unrunnable else []
-    if reasons:
-      skips[name] = '; '.join(reasons)
-  return skips
+# Each selected phase this configuration cannot run, and why.
+Skips = phases.Unrunnable
+# The selected phase modules' own problems: their CheckPrerequisites(config)
+# and, without skip, Skips'.
+PhaseProblems = phases.Problems
+REFUSAL_HEADING = phases.REFUSAL_HEADING
+Refusal = phases.Refusal
 
 
 def Notes(names: Sequence[str], benchmark_config) -> list[str]:
@@ -308,77 +306,6 @@ def Notes(names: Sequence[str], benchmark_config) -> list[str]:
         f'{name}: {n}' for n in (notes(benchmark_config) if notes else [])
     )
   return out
-
-
-def PhaseProblems(
-    names: Sequence[str], benchmark_config, skip: bool = False
-) -> list[str]:
-  """Runs each selected phase module's CheckPrerequisites(config), if any.
-
-  Without skip, why the configuration cannot run a phase (Skips) is one of
-  its problems too.
-  """
-  skips = {} if skip else Skips(names, benchmark_config)
-  problems = []
-  for name in names:
-    module = phases.Load(name)
-    check = getattr(module, 'CheckPrerequisites', None)
-    try:
-      found = (check(benchmark_config) or []) if check else []
-    except (
-        errors.Setup.InvalidFlagConfigurationError,
-        errors.Setup.InvalidConfigurationError,
-        ValueError,
-    ) as e:
-      found = [str(e)]
-    if name in skips:
-      found = list(found) + [skips[name]]
-    problems.extend(f'{name}: {p}' for p in found)
-  return problems
-
-
-# A check takes the benchmark config and the selected phases' names and
-# returns problems, one message each, naming the flag that fixes it.
-CheckFunction = Callable[[Any, Sequence[str]], list[str]]
-
-
-@dataclasses.dataclass
-class Checks:
-  """Checks added to preflight's own, by name, in the order added."""
-
-  by_name: dict[str, CheckFunction] = dataclasses.field(default_factory=dict)
-
-  def Add(self, name: str, check: CheckFunction) -> None:
-    """Adds a check; the same check again under its name is a no-op.
-
-    Raises:
-      ValueError: another check already has this name.
-    """
-    known = self.by_name.get(name)
-    if known is not None and known is not check:
-      raise ValueError(f'preflight check {name!r} is already registered')
-    self.by_name[name] = check
-
-  def Problems(self, benchmark_config, names: Sequence[str]) -> list[str]:
-    return [
-        p
-        for check in self.by_name.values()
-        for p in check(benchmark_config, names) or []
-    ]
-
-
-# The registration point: RegisterCheck adds to it, Problems runs it.
-REGISTERED = Checks()
-# Checks of whether this host can provision (a cloud's CLI, its
-# credentials): RegisterAccessCheck adds to it, Check runs it first.
-ACCESS = Checks()
-# Heads the refusal; each problem follows on its own line.
-REFUSAL_HEADING = 'cloud_report preflight (nothing was provisioned):'
-
-
-def RegisterCheck(name: str, check: CheckFunction) -> None:
-  """Makes Problems run `check` too (see Checks.Add)."""
-  REGISTERED.Add(name, check)
 
 
 def QuotaProblems(benchmark_config) -> list[str]:
@@ -427,23 +354,10 @@ def RepeatProblems(names: Sequence[str]) -> list[str]:
   return []
 
 
-def RegisterAccessCheck(name: str, check: CheckFunction) -> None:
-  """Makes Check, before provisioning, run `check` too (see Checks.Add)."""
-  ACCESS.Add(name, check)
-
-
-def Refusal(problems: Sequence[str]) -> str:
-  """The refusal's message: REFUSAL_HEADING, then one problem a line."""
-  return '\n'.join([REFUSAL_HEADING] + [f'  {p}' for p in problems])
-
-
 def Problems(
-    benchmark_config,
-    names: Sequence[str],
-    checks: Checks = REGISTERED,
-    skip: bool = False,
+    benchmark_config, names: Sequence[str], skip: bool = False
 ) -> list[str]:
-  """Every problem preflight finds (see the module docstring).
+  """Every problem preflight finds but the access check's (see above).
 
   skip: a phase the configuration cannot run is no problem (Skips says
   which and why); off, it is one.
@@ -452,7 +366,7 @@ def Problems(
   return (
       LocalDiskProblems(groups)
       + OsTypeProblems(groups, names)
-      + checks.Problems(benchmark_config, names)
+      + publisher.SpoolCheck(benchmark_config, names)
       + PhaseProblems(names, benchmark_config, skip)
       + QuotaProblems(benchmark_config)
       + RepeatProblems(names)
@@ -464,16 +378,37 @@ def Check(
 ) -> dict[str, str]:
   """Raises InvalidFlagConfigurationError listing every problem found.
 
-  The access checks' problems (ACCESS) come first, then Problems'.
+  The access check's problems (cloud_access.Problems) come first, then
+  Problems'.
 
   Returns:
     With skip, the phases the configuration cannot run and why (Skips); the
     other phases are checked as ever. Without skip, nothing: such a phase is
     a problem.
   """
-  problems = ACCESS.Problems(benchmark_config, names) + Problems(
+  problems = cloud_access.Problems(benchmark_config, names) + Problems(
       benchmark_config, names, skip=skip
   )
   if problems:
     raise errors.Setup.InvalidFlagConfigurationError(Refusal(problems))
   return Skips(names, benchmark_config) if skip else {}
+
+
+def StandaloneCheck(benchmark_module):
+  """A standalone phase benchmark's CheckPrerequisites that runs Check.
+
+  Check holds the phase module's own checks too (PhaseProblems), so the
+  benchmark module's CheckPrerequisites it replaces is not run. The
+  function is named CheckPrerequisites, as pkb.py's log of a refusal
+  expects (registry.LoggedByPkb), and keeps the one it replaces as
+  pkb_ext_wrapped.
+  """
+  phase = phase_table.ByBenchmark(benchmark_module.BENCHMARK_NAME).sample
+  own = benchmark_module.CheckPrerequisites
+
+  def CheckPrerequisites(benchmark_config) -> None:
+    """Fails before provisioning on what would fail after it (Check)."""
+    Check(benchmark_config, [phase])
+
+  CheckPrerequisites.pkb_ext_wrapped = own
+  return CheckPrerequisites

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -52,7 +52,7 @@ from typing import Iterable, Mapping, Sequence
 
 from absl import flags
 
-from benchmarks.cloud_report import errors
+from pkb_ext import errors
 
 # Short keys of --cloud_report_vcpu_quota that name every region's quota.
 ANY = '*'

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for the 2021 Cloud Report's checks before provisioning."""
+"""Tests for pkb_ext's checks before provisioning (pkb_ext.suite.preflight)."""
 
 import os
 import unittest
@@ -19,10 +19,14 @@ from unittest import mock
 
 from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
+from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import os_types
 from perfkitbenchmarker.providers.aws import aws_disk
 
-from benchmarks.cloud_report import preflight
+from benchmarks.cloud_report import phases
+from benchmarks import cloud_report_tpcc_benchmark
+from pkb_ext import registry
+from pkb_ext.suite import preflight
 from tests import pkb_common_test_case
 
 
@@ -137,40 +141,70 @@ class OsTypeTest(pkb_common_test_case.PkbCommonTestCase):
 class CheckTest(pkb_common_test_case.PkbCommonTestCase):
   """Check raises once, listing every problem, before provisioning."""
 
-  def testEveryProblemIsRaisedAtOnce(self):
-    """Two registered checks' problems, in one error."""
-    checks = preflight.Checks()
-    checks.Add('one', lambda config, names: ['--a_flag is wrong'])
-    checks.Add('two', lambda config, names: ['--b_flag is wrong'])
-    self.assertEqual(
-        preflight.Problems(_Config(), [], checks),
-        ['--a_flag is wrong', '--b_flag is wrong'],
+  def testEveryProblemIsRaisedAtOnceTheAccessCheckFirst(self):
+    self.enter_context(
+        mock.patch.object(
+            preflight.publisher, 'SpoolCheck', return_value=['--a is wrong']
+        )
     )
-    with mock.patch.dict(preflight.REGISTERED.by_name, clear=True):
-      preflight.RegisterCheck('one', checks.by_name['one'])
-      preflight.RegisterCheck('two', checks.by_name['two'])
-      with self.assertRaisesRegex(
-          errors.Setup.InvalidFlagConfigurationError,
-          r'nothing was provisioned\):\n  --a_flag is wrong\n  --b_flag is'
-          r' wrong$',
-      ):
-        preflight.Check(_Config(), [])
-
-  def testNoProblemRaisesNothing(self):
-    with mock.patch.dict(preflight.REGISTERED.by_name, clear=True):
+    self.enter_context(
+        mock.patch.object(
+            preflight.cloud_access, 'Problems', return_value=['no aws CLI']
+        )
+    )
+    self.assertEqual(preflight.Problems(_Config(), []), ['--a is wrong'])
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidFlagConfigurationError,
+        r'nothing was provisioned\):\n  no aws CLI\n  --a is wrong$',
+    ):
       preflight.Check(_Config(), [])
 
-  def testAnotherCheckUnderATakenNameIsRefused(self):
-    checks = preflight.Checks()
+  def testNoProblemRaisesNothing(self):
+    preflight.Check(_Config(), [])
 
-    def Check(config, names):
-      del config, names
-      return []
 
-    checks.Add('one', Check)
-    checks.Add('one', Check)  # the same again: a no-op
-    with self.assertRaisesRegex(ValueError, "'one' is already registered"):
-      checks.Add('one', lambda config, names: [])
+class StandaloneCheckTest(pkb_common_test_case.PkbCommonTestCase):
+  """A standalone benchmark's CheckPrerequisites is the whole preflight."""
+
+  def testTheRegistryLaysPreflightOverEachStandaloneBenchmark(self):
+    module = cloud_report_tpcc_benchmark
+    own = module.CheckPrerequisites.pkb_ext_wrapped
+    self.assertEqual(own.__self__.phase, 'tpcc')  # the exported one's
+    self.assertIs(
+        linux_benchmarks.VALID_BENCHMARKS[module.BENCHMARK_NAME], module
+    )
+    stages = phases.Load('tpcc')
+    self.enter_context(
+        mock.patch.object(
+            stages, 'CheckPrerequisites', return_value=['--b is wrong']
+        )
+    )
+    self.enter_context(
+        mock.patch.object(
+            preflight.publisher, 'SpoolCheck', return_value=['--a is wrong']
+        )
+    )
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidFlagConfigurationError,
+        r'provisioned\):\n  --a is wrong\n  tpcc: --b is wrong$',
+    ):
+      module.CheckPrerequisites(_Config())
+    # The exported one checks only the phase.
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidFlagConfigurationError,
+        r'provisioned\):\n  tpcc: --b is wrong$',
+    ):
+      own(_Config())
+
+  def testEveryStandaloneBenchmarkButTheSuiteIsLaidOverOnce(self):
+    for module in registry.BenchmarkModules():
+      with self.subTest(benchmark=module.BENCHMARK_NAME):
+        check = module.CheckPrerequisites
+        if module.BENCHMARK_NAME == registry.SUITE_BENCHMARK:
+          self.assertFalse(hasattr(check, 'pkb_ext_wrapped'))
+          continue
+        self.assertEqual(check.__module__, preflight.__name__)
+        self.assertFalse(hasattr(check.pkb_ext_wrapped, 'pkb_ext_wrapped'))
 
 
 if __name__ == '__main__':
