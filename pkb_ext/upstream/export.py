@@ -116,11 +116,15 @@ def Write(
     files = tree.FormatPatch(1 + len(pkb_fixes.FIXES) + len(parts), staging)
     _CheckSizes(files, limit)
     _Copy(staging, [f.name for f in files], out_dir)
+  patches = tuple(_Written(out_dir, f) for f in files)
+  changed = {p for patch in patches for p in patch.modified}
   return Export(
-      patches=tuple(_Written(out_dir, f) for f in files),
+      patches=patches,
       pkb_commit=commit,
       added=tuple(sorted([f.dest for f in plan] + list(pkb_fixes.ADDED))),
-      modified=pkb_edits.MODIFIED,
+      # PKB's files the series edits, in pkb_edits.MODIFIED's order (the
+      # data package's only when the series adds a data file).
+      modified=tuple(f for f in pkb_edits.MODIFIED if f in changed),
       benchmarks=tuple(sorted(unit.names.values())),
   )
 

@@ -45,6 +45,7 @@ import tempfile
 import time
 
 from absl.testing import absltest
+from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
 from pkb_ext.local import results
 from pkb_ext_dev import faults
@@ -231,7 +232,10 @@ class LocalFaultsTest(absltest.TestCase):
           )
       )  # fmt: skip
       _, found = self.cloud.DropSshInBackground(
-          'client', r'^/usr/bin/netperf .*TCP_RR', timeout_s=900, after_s=1.0
+          'client',
+          '^' + re.escape(pkb_netperf.NETPERF_PATH) + ' .*TCP_RR',
+          timeout_s=900,
+          after_s=1.0,
       )
       drop['result'] = found
       undo.append(lambda: self.cloud.Run('client', f'sudo rm -f {python}'))
@@ -263,7 +267,10 @@ class LocalFaultsTest(absltest.TestCase):
     self.assertNotIn('object_storage', phases)
     # netperf's ssh dropped: PKB ran the same command again.
     self.assertIn('killed', drop['result'], drop['result'])
-    self.assertRegex(err, _RetriedSsh(r'/usr/bin/netperf '))
+    # The net phase runs PKB's netperf path (the OS's netperf linked there).
+    self.assertRegex(
+        err, _RetriedSsh(re.escape(pkb_netperf.NETPERF_PATH) + ' ')
+    )
     rr = [s for s in samples if s['metadata']['phase'] == 'net']
     self.assertTrue(any(s['value'] > 0 for s in rr))
     # go-tpc's failure is no verdict: the step runs again, then, the lowest

@@ -25,9 +25,9 @@ ParseCollected); Samples turns them into samples.
 import json
 import logging
 
-from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext import errors
 from pkb_ext.suite.object_storage import parser as ttfb
 from pkb_ext.suite.object_storage import samples as os_samples
 
@@ -65,7 +65,7 @@ RC_MARK = '@@@ cloud_report ttfb worker exit '
 STDERR_MARK = '@@@ cloud_report ttfb worker stderr'
 
 
-class ObjectStorageError(report_errors.Error, RuntimeError):
+class ObjectStorageError(errors.Error, RuntimeError):
   """The phase cannot measure: one line naming provider and endpoint."""
 
 
