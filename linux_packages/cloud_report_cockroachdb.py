@@ -25,11 +25,12 @@ it was is recorded on the VM (InstalledInfo) and in the samples' metadata.
 No sha256 is pinned here. The only public value found for v20.2.7's amd64
 tarball is the one a third-party build recipe lists (the Arch User
 Repository's cockroachdb-bin PKGBUILD), and the tarball could not be
-downloaded to check it, so it is not one this package can vouch for. Pass a sha256 from a source
-you trust with --cloud_report_cockroachdb_sha256=amd64=<hex>, or opt in to
-the vendor's checksum file with --cloud_report_cockroachdb_vendor_checksum;
-without either, CheckRelease() refuses the run before anything is
-provisioned, in one line naming both flags.
+downloaded to check it, so this package cannot vouch for it. Pass a sha256
+from a source you trust with --cloud_report_cockroachdb_sha256=amd64=<hex>,
+or opt in to the vendor's checksum file with
+--cloud_report_cockroachdb_vendor_checksum; without either, CheckRelease()
+refuses the run before anything is provisioned, in one line naming both
+flags.
 
 The default release is v20.2.7, the 2021 report's release line, for amd64.
 No linux-arm64 tarball of v20.2 exists: CockroachDB's Linux ARM64 builds
