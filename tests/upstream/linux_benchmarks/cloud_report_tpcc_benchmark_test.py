@@ -37,7 +37,6 @@ from benchmarks import cloud_report_tpcc_benchmark
 from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import fixtures
 from benchmarks.cloud_report.tpcc import stages as tpcc_stages
-from linux_packages import cloud_report_cockroachdb as cockroachdb
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(
