@@ -73,7 +73,7 @@ class RealCgroupsTest(absltest.TestCase):
   def setUp(self):
     super().setUp()
     self.plan = layout.Plan(
-        state_dir=self.create_tempdir().full_path,
+        state_dir='/srv/pkb-ext-test-limits',  # never created: no cloud
         prefix=f'lt{os.getpid() % 100000}',
         subnet=MTYPE.subnet,
         machine_type=MTYPE.name,
