@@ -11,21 +11,28 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Installs a pinned CockroachDB release; starts, initializes, stops a cluster.
+"""Installs a CockroachDB release checked by its sha256; runs a cluster.
 
 PKB has no CockroachDB package. This one installs the official release
 tarball cockroach-<version>.linux-<amd64|arm64>.tgz, taken from the data
 search path when it is there (offline) and otherwise downloaded from
 binaries.cockroachdb.com, and refuses it unless its sha256 is the expected
-one: pinned here, given with --cloud_report_cockroachdb_sha256, or, only with
---cloud_report_cockroachdb_vendor_checksum, read from the vendor's published
-<tarball>.sha256sum fetched over HTTPS on the VM. Which of the three it was
-is recorded on the VM (InstalledInfo) and in the samples' metadata.
+one: given with --cloud_report_cockroachdb_sha256=<arch>=<sha256>, or, only
+with --cloud_report_cockroachdb_vendor_checksum, read from the vendor's
+published <tarball>.sha256sum fetched over HTTPS on the VM. Which of the two
+it was is recorded on the VM (InstalledInfo) and in the samples' metadata.
 
-Pinned: v20.2.7, the 2021 report's release line, for amd64. Its sha256 is the
-one the Arch User Repository's cockroachdb-bin 20.2.7-1 PKGBUILD pins for
-https://binaries.cockroachdb.com/cockroach-v20.2.7.linux-amd64.tgz (read in
-the archlinux/aur mirror; it could not be downloaded and re-checked here).
+No sha256 is pinned here. The only public value found for v20.2.7's amd64
+tarball is the one a third-party build recipe lists (the Arch User
+Repository's cockroachdb-bin PKGBUILD), and the tarball could not be
+downloaded to check it, so this package cannot vouch for it. Pass a sha256
+from a source you trust with --cloud_report_cockroachdb_sha256=amd64=<hex>,
+or opt in to the vendor's checksum file with
+--cloud_report_cockroachdb_vendor_checksum; without either, CheckRelease()
+refuses the run before anything is provisioned, in one line naming both
+flags.
+
+The default release is v20.2.7, the 2021 report's release line, for amd64.
 No linux-arm64 tarball of v20.2 exists: CockroachDB's Linux ARM64 builds
 start with v22.2.0 (experimental before v22.2.13, generally available from
 v22.2.14, per the v22.2 install docs), and the report's Graviton2 runs used a
@@ -33,14 +40,11 @@ custom build. So the release is chosen per architecture (VersionFor): amd64
 machines run --cloud_report_cockroachdb_version; arm64 machines run
 --cloud_report_cockroachdb_arm64_version, whose default (auto) is that same
 release where it has a linux-arm64 build, else ARM64_DEFAULT_VERSION, the
-last release of v22.2, the first line with linux-arm64 builds. No sha256 is
-pinned for it (none could be downloaded and checked here): it needs either
---cloud_report_cockroachdb_sha256=arm64=<hex> or
---cloud_report_cockroachdb_vendor_checksum, which the shipped machine
-matrices with arm64 machines set. CheckRelease() says what is missing before
-anything is provisioned, from the machine type (ArchOfMachineType) or
---cloud_report_cockroachdb_arch. Such results are marked as not comparable
-with the report's v20.2 on amd64 (SampleMetadata).
+last release of v22.2, the first line with linux-arm64 builds. CheckRelease()
+says what is missing before anything is provisioned, from the machine type
+(ArchOfMachineType) or --cloud_report_cockroachdb_arch. Results of another
+release, or of arm64, are marked as not comparable with the report's v20.2
+on amd64 (SampleMetadata).
 """
 
 import json
@@ -59,13 +63,6 @@ DEFAULT_VERSION = 'v20.2.7'
 # The release arm64 machines run when DEFAULT_VERSION (or the release given)
 # has no linux-arm64 build: the last of v22.2, the first line with one.
 ARM64_DEFAULT_VERSION = 'v22.2.19'
-# (version, arch) -> sha256 of the official tarball (see module docstring).
-PINNED_SHA256 = {
-    (
-        'v20.2.7',
-        'amd64',
-    ): '498f99c751daaa2665dffbe98265605ab257bdb80581256b9a517ecc4c5f7c82',
-}
 ARCH_OF_MACHINE = {'x86_64': 'amd64', 'aarch64': 'arm64', 'arm64': 'arm64'}
 URL = 'https://binaries.cockroachdb.com/{tarball}'
 _VERSION = re.compile(r'^v(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.]+)?$')
@@ -75,7 +72,6 @@ AUTO = 'auto'
 FIRST_ARM64_RELEASE = (22, 2, 0)  # the first release with a linux-arm64 build
 # Where the expected sha256 came from (SampleMetadata's
 # cockroach_sha256_source).
-SHA_PINNED = 'pinned'  # PINNED_SHA256, in this module
 SHA_FLAG = 'flag'  # --cloud_report_cockroachdb_sha256
 SHA_VENDOR = 'vendor_sha256sum'  # <tarball>.sha256sum fetched over HTTPS
 INSTALL_STAMP = 'install.json'
@@ -97,8 +93,9 @@ _SHA256_FLAG = flags.DEFINE_list(
     'cloud_report_cockroachdb_sha256',
     [],
     'ARCH=SHA256 pairs (ARCH amd64 or arm64): the sha256 of the release'
-    ' tarball for that architecture, required when the release/architecture'
-    f' has no pinned value (pinned: {sorted(PINNED_SHA256)}).',
+    ' tarball for that architecture, from a source you trust. No sha256 is'
+    ' pinned: each architecture the run installs needs one, or'
+    ' --cloud_report_cockroachdb_vendor_checksum.',
 )
 _ARCH_FLAG = flags.DEFINE_enum(
     'cloud_report_cockroachdb_arch',
@@ -112,7 +109,7 @@ _ARCH_FLAG = flags.DEFINE_enum(
 _VENDOR_CHECKSUM_FLAG = flags.DEFINE_boolean(
     'cloud_report_cockroachdb_vendor_checksum',
     False,
-    'Where no sha256 is pinned or given for the release and architecture,'
+    'Where no sha256 is given for the release and architecture,'
     " check the tarball against the vendor's published <tarball>.sha256sum,"
     ' fetched over HTTPS on the VM (recorded in the samples as'
     f' cockroach_sha256_source={SHA_VENDOR}).',
@@ -146,23 +143,26 @@ def _CheckSha256(values) -> bool:
 
 
 def _CheckArchFlags(values) -> bool:
-  """Validates --cloud_report_cockroachdb_arch with the version flags."""
+  """Validates --cloud_report_cockroachdb_arch with the version flags.
+
+  Only that the release has a build for the architecture: its sha256 may
+  come from a benchmark config's flags, applied after the command line is
+  parsed, so CheckRelease() checks it before provisioning.
+  """
   arch = values['cloud_report_cockroachdb_arch']
   if arch not in ARCHS:
     return True
   try:
-    CheckRelease(
+    version = VersionFor(
         arch,
-        VersionFor(
-            arch,
-            values['cloud_report_cockroachdb_version'],
-            values['cloud_report_cockroachdb_arm64_version'],
-        ),
-        ParseSha256Overrides(values['cloud_report_cockroachdb_sha256']),
-        values['cloud_report_cockroachdb_vendor_checksum'],
+        values['cloud_report_cockroachdb_version'],
+        values['cloud_report_cockroachdb_arm64_version'],
     )
-  except (ValueError, errors.Setup.InvalidConfigurationError) as e:
+    has_build = HasBuild(version, arch)
+  except ValueError as e:
     raise flags.ValidationError(str(e)) from e
+  if not has_build:
+    raise flags.ValidationError(str(_NoBuild(version, arch)))
   return True
 
 
@@ -176,8 +176,6 @@ flags.register_multi_flags_validator(
         'cloud_report_cockroachdb_arch',
         'cloud_report_cockroachdb_version',
         'cloud_report_cockroachdb_arm64_version',
-        'cloud_report_cockroachdb_sha256',
-        'cloud_report_cockroachdb_vendor_checksum',
     ],
     _CheckArchFlags,
 )
@@ -232,6 +230,15 @@ def VersionFor(
   return version if HasBuild(version, arch) else ARM64_DEFAULT_VERSION
 
 
+def _NoBuild(version: str, arch: str) -> Exception:
+  return errors.Setup.InvalidConfigurationError(
+      f'CockroachDB publishes no linux-{arch} build of {version} (official'
+      ' arm64 tarballs start with v22.2.0): pass'
+      ' --cloud_report_cockroachdb_arm64_version=v22.2.0 or later (or'
+      ' auto) for arm64 machines'
+  )
+
+
 def Sha256Source(
     version: str, arch: str, overrides=None, vendor_checksum: bool = False
 ) -> str:
@@ -239,26 +246,20 @@ def Sha256Source(
 
   Raises:
     errors.Setup.InvalidConfigurationError: there is no build of version for
-      arch, or no sha256 is pinned or given and vendor_checksum is off.
+      arch, or no sha256 is given and vendor_checksum is off.
   """
   if not HasBuild(version, arch):
-    raise errors.Setup.InvalidConfigurationError(
-        f'CockroachDB publishes no linux-{arch} build of {version} (official'
-        ' arm64 tarballs start with v22.2.0): pass'
-        ' --cloud_report_cockroachdb_arm64_version=v22.2.0 or later (or'
-        ' auto) for arm64 machines'
-    )
+    raise _NoBuild(version, arch)
   if arch in (overrides or {}):
     return SHA_FLAG
-  if (version, arch) in PINNED_SHA256:
-    return SHA_PINNED
   if vendor_checksum:
     return SHA_VENDOR
   raise errors.Setup.InvalidConfigurationError(
-      f'no sha256 pinned for {Tarball(version, arch)}. Pass its sha256 (from'
-      f' {URL.format(tarball=Tarball(version, arch))}.sha256sum for that'
-      f' release) with --cloud_report_cockroachdb_sha256={arch}=<sha256>, or'
-      ' opt in to fetching that published checksum over HTTPS on the VM with'
+      f'no sha256 pinned for {Tarball(version, arch)}. Pass its sha256, from'
+      ' a source you trust, with'
+      f' --cloud_report_cockroachdb_sha256={arch}=<sha256>, or opt in to'
+      f' checking it against {URL.format(tarball=Tarball(version, arch))}'
+      '.sha256sum, fetched over HTTPS on the VM, with'
       ' --cloud_report_cockroachdb_vendor_checksum.'
   )
 
@@ -286,15 +287,13 @@ def CheckRelease(
 
 
 def ExpectedSha256(version: str, arch: str, overrides=None) -> str:
-  """Returns the sha256 pinned here or given for the tarball.
+  """Returns the sha256 given for the tarball (overrides, {arch: sha256}).
 
   Raises:
-    errors.Setup.InvalidConfigurationError: none is pinned or given.
+    errors.Setup.InvalidConfigurationError: none is given.
   """
-  source = Sha256Source(version, arch, overrides)
-  if source == SHA_FLAG:
-    return overrides[arch]
-  return PINNED_SHA256[(version, arch)]
+  Sha256Source(version, arch, overrides)
+  return overrides[arch]
 
 
 def ArchOfMachineType(cloud: str | None, machine_type: str | None):

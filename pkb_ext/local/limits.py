@@ -25,7 +25,10 @@ the client) stay outside its cgroup, as a cloud's services are not bounded by
 a client VM's size.
 """
 
+import contextlib
+import errno
 import os
+import time
 
 from pkb_ext.local import layout
 from pkb_ext.local import machine_types
@@ -38,6 +41,11 @@ TBF_LATENCY = '100ms'
 # GSO on a veth hands tbf packets of up to 64 KiB: the bucket holds at least
 # that, or at least 10 ms at the rate, whichever is larger.
 _MIN_BURST_BYTES = 64 * 1024
+# How long Remove waits for a cgroup to empty: a process that was just
+# killed stays in its cgroup (rmdir fails with EBUSY) until the kernel has
+# finished with it.
+REMOVE_WAIT_S = 5.0
+_REMOVE_POLL_S = 0.1
 
 
 def CgroupName(plan: layout.Plan, host: layout.Host) -> str:
@@ -122,6 +130,12 @@ def Apply(
 ) -> list[str]:
   """Caps a host at its machine type's limits, idempotently.
 
+  Nothing is created unless every controller's hierarchy is mounted. If a
+  step fails, the cgroups this call created are removed again (their
+  processes back in the hierarchy's root) before the error is raised; a
+  cgroup that existed before keeps what was written to it, and `down`
+  removes it (Remove).
+
   Args:
     plan: the local cloud.
     host: the host.
@@ -134,37 +148,94 @@ def Apply(
   """
   name = CgroupName(plan, host)
   settings = CgroupSettings(mtype, DeviceNumber(disk) if disk else None)
-  dirs = []
-  for controller in CONTROLLERS:
-    path = CgroupDir(controller, name)
-    try:
-      os.makedirs(path, exist_ok=True)
-    except OSError as e:
-      raise system.LocalCloudError(
-          f'cannot create cgroup {path} (cgroup v1 {controller} controller'
-          f' needed for machine type {mtype.name}): {e}'
-      ) from e
-    for filename, value in settings[controller]:
-      _Write(os.path.join(path, filename), value)
-    for pid in _Tree(sshd_pid):
+  missing = [
+      c for c in CONTROLLERS
+      if not os.path.exists(os.path.join(CgroupDir(c, ''), 'cgroup.procs'))
+  ]  # fmt: skip
+  if missing:
+    raise system.LocalCloudError(
+        f'no cgroup v1 {" or ".join(missing)} hierarchy under {CGROUP_ROOT}'
+        f' (needed for machine type {mtype.name}); nothing was applied'
+    )
+  created = []
+  try:
+    for controller in CONTROLLERS:
+      path = CgroupDir(controller, name)
       try:
-        _Write(os.path.join(path, 'cgroup.procs'), str(pid))
-      except system.LocalCloudError:
-        if os.path.exists(f'/proc/{pid}'):  # not merely ended meanwhile
-          raise
-    dirs.append(path)
-  tbf = TbfArgs(mtype)
-  system.Run(['tc', 'qdisc', 'replace', 'dev', host.veth, 'root', *tbf])
-  system.Run([
-      'tc', '-n', host.netns, 'qdisc', 'replace', 'dev', 'eth0', 'root', *tbf
-  ])  # fmt: skip
-  return dirs
+        os.mkdir(path)
+        created.append(path)
+      except FileExistsError:
+        pass
+      except OSError as e:
+        raise system.LocalCloudError(
+            f'cannot create cgroup {path} (cgroup v1 {controller} controller'
+            f' needed for machine type {mtype.name}): {e}'
+        ) from e
+      for filename, value in settings[controller]:
+        _Write(os.path.join(path, filename), value)
+      for pid in _Tree(sshd_pid):
+        try:
+          _Write(os.path.join(path, 'cgroup.procs'), str(pid))
+        except system.LocalCloudError:
+          if os.path.exists(f'/proc/{pid}'):  # not merely ended meanwhile
+            raise
+    tbf = TbfArgs(mtype)
+    system.Run(['tc', 'qdisc', 'replace', 'dev', host.veth, 'root', *tbf])
+    system.Run([
+        'tc', '-n', host.netns, 'qdisc', 'replace', 'dev', 'eth0', 'root',
+        *tbf,
+    ])  # fmt: skip
+  except system.LocalCloudError:
+    for path in reversed(created):
+      _Undo(path)
+    raise
+  return [CgroupDir(c, name) for c in CONTROLLERS]
+
+
+def _Undo(path: str) -> None:
+  """Moves a cgroup's processes to its parent and removes it, if it can.
+
+  What it cannot undo is left to `down` (Remove).
+  """
+  parent = os.path.join(os.path.dirname(path), 'cgroup.procs')
+  pids = []
+  with contextlib.suppress(OSError):
+    with open(os.path.join(path, 'cgroup.procs')) as f:
+      pids = f.read().split()
+  for pid in pids:
+    with contextlib.suppress(system.LocalCloudError):
+      _Write(parent, pid)
+  with contextlib.suppress(system.LocalCloudError):
+    _Rmdir(path)
+
+
+def _Rmdir(path: str) -> None:
+  """Removes a cgroup, waiting up to REMOVE_WAIT_S for it to empty."""
+  deadline = time.monotonic() + REMOVE_WAIT_S
+  while True:
+    try:
+      os.rmdir(path)
+      return
+    except OSError as e:
+      busy = e.errno == errno.EBUSY
+      if not busy or time.monotonic() >= deadline:
+        raise system.LocalCloudError(
+            f'cannot remove cgroup {path}: {e}'
+            + (
+                f' (a process is still in it after {REMOVE_WAIT_S:g} s)'
+                if busy
+                else ''
+            )
+        ) from e
+    time.sleep(_REMOVE_POLL_S)
 
 
 def Remove(plan: layout.Plan, host: layout.Host) -> list[str]:
   """Removes a host's cgroups (its processes must have ended).
 
-  The tbf qdiscs go with the host's links.
+  A process that has just been killed may still be in its cgroup for a
+  moment: each removal is retried for up to REMOVE_WAIT_S. The tbf qdiscs
+  go with the host's links.
 
   Returns:
     A line per cgroup removed.
@@ -175,12 +246,7 @@ def Remove(plan: layout.Plan, host: layout.Host) -> list[str]:
     path = CgroupDir(controller, name)
     if not os.path.isdir(path):
       continue
-    try:
-      os.rmdir(path)
-    except OSError as e:
-      raise system.LocalCloudError(
-          f'cannot remove cgroup {path}: {e} (a process is still in it)'
-      ) from e
+    _Rmdir(path)
     removed.append(f'cgroup {path}')
   return removed
 

@@ -54,6 +54,7 @@ from benchmarks.cloud_report import phases
 from benchmarks.cloud_report import resume
 from benchmarks.cloud_report import standalone
 from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import cockroach_sha256
 from pkb_ext.suite import phase_modules
 from pkb_ext.suite import preflight
 from pkb_ext.suite import runner
@@ -168,9 +169,12 @@ def GetConfig(user_config):
   provisions the whole topology; static VMs (--static_vm_file) keep the
   client group, which PKB fills first from their pool. A user config keeps
   what it says except a group or data disk no selected phase uses
-  (standalone.Trim).
+  (standalone.Trim). Its flags give the sha256 of the report's CockroachDB
+  release (cockroach_sha256.ConfigFlags) unless the user's config gives
+  one.
   """
   config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
+  config['flags'] = cockroach_sha256.ConfigFlags() | (config.get('flags') or {})
   selected = _Selected()
   provision = phases.ProvisionFor(selected, OVERLAP.value)
   if 'static_vm_file' in flags.FLAGS and flags.FLAGS.static_vm_file:

@@ -48,6 +48,7 @@ from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import stages as tpcc
 from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
+from pkb_ext.suite import cockroach_sha256
 from pkb_ext.tpcc_postgres import go_tpc
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
@@ -68,7 +69,7 @@ def _LoadDouble():
 _DOUBLE = _LoadDouble()
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'tpcc'
-SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
+SHA = cockroach_sha256.SHA256  # the suite's; the package pins none
 ROOT = '/opt/pkb/cloud_report_cockroachdb'
 TAR = f'{ROOT}/cockroach-v20.2.7.linux-amd64.tgz'
 STEP_OUTPUT = {
@@ -86,7 +87,7 @@ EXIT_0 = 'cloud_report_tpcc_exit_status=0\n'
 NO_TABLE = 'ERROR: relation "tpcc.warehouse" does not exist\nSQLSTATE: 42P01\n'
 INSTALL_RECORD = (
     '{"version": "v20.2.7", "arch": "%s", "sha256": "%s", "sha256_source":'
-    ' "pinned"}'
+    ' "flag"}'
 )
 # Real io_guard probe outputs (tests/data/fio, see its PROVENANCE.md).
 FIO_DATA = DATA.parent / 'fio'
@@ -100,6 +101,7 @@ STEP_FLAGS = dict(
     cloud_report_tpcc_max_warehouses=4000,
     cloud_report_tpcc_duration='12m',
     cloud_report_tpcc_ramp='2m',
+    cloud_report_cockroachdb_sha256=[f'amd64={SHA}'],
 )
 
 
@@ -197,8 +199,22 @@ def _Topology(client_playback, **db_kwargs):
 
 class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
 
-  def testPinnedAmd64(self):
-    self.assertEqual(cockroachdb.ExpectedSha256('v20.2.7', 'amd64'), SHA)
+  def setUp(self):
+    super().setUp()
+    self.enter_context(
+        flagsaver.flagsaver(cloud_report_cockroachdb_sha256=[f'amd64={SHA}'])
+    )
+
+  def testTheAmd64Sha256IsTheGivenOne(self):
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidConfigurationError,
+        r'no sha256 pinned for cockroach-v20\.2\.7\.linux-amd64\.tgz',
+    ):
+      cockroachdb.ExpectedSha256('v20.2.7', 'amd64')
+    self.assertEqual(
+        cockroachdb.ExpectedSha256('v20.2.7', 'amd64', {'amd64': SHA}), SHA
+    )
+    self.assertEqual(cockroachdb.CheckRelease('amd64'), cockroachdb.SHA_FLAG)
 
   def testArm64NeedsAReleaseAndItsSha256(self):
     with self.assertRaisesRegex(
@@ -239,7 +255,7 @@ class CockroachPackageTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertIn(
         f'tar -xzf {TAR} -C {ROOT} --strip-components=1 && {ROOT}/cockroach'
         ' version && printf %s \'{"version": "v20.2.7", "arch": "amd64",'
-        f' "sha256": "{SHA}", "sha256_source": "pinned"}}\' >'
+        f' "sha256": "{SHA}", "sha256_source": "flag"}}\' >'
         f' {ROOT}/install.json',
         vm.commands,
     )
@@ -645,7 +661,7 @@ class CockroachPhaseTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(s.metadata['engine'], 'cockroach')
       self.assertEqual(s.metadata['cockroach_version'], 'v20.2.7')
       self.assertEqual(s.metadata['cockroach_arch'], 'amd64')
-      self.assertEqual(s.metadata['cockroach_sha256_source'], 'pinned')
+      self.assertEqual(s.metadata['cockroach_sha256_source'], 'flag')
       self.assertIs(s.metadata['comparable_with_report'], True)
     self.assertEqual(passed[0].metadata['efficiency_basis'],
                      'keying_and_think_time')  # fmt: skip
@@ -952,7 +968,7 @@ class StockPkbMainTest(pkb_common_test_case.PkbCommonTestCase):
             # A fresh cluster: the tpcc tables hold no warehouse.
             ('SELECT count(*) FROM tpcc.warehouse', 'count\n0\n'),
         ],
-        flags=STEP_FLAGS,
+        flags=STEP_FLAGS | {'cloud_report_cockroachdb_sha256': f'amd64={SHA}'},
         boot=_ROBUST_PLAYBACK,
         extra={str(n): text for n, text in STEP_OUTPUT.items()},
         run_uri='tpccfake1',

@@ -262,6 +262,36 @@ class PreflightTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(list(skipped[machine]), ['tpcc'])
       self.assertIn('no sha256 pinned', skipped[machine]['tpcc'])
 
+  def testTheSuiteGivesTheReportsCockroachSha256(self):
+    """amd64 needs no checksum flag in the suite; cloud_report_tpcc does."""
+    aws = ['--cloud=AWS', '--machine_type=c5a.4xlarge']
+    suite = [*aws, '--aws_ec2_instance_profile=s3-writer']
+    alone = ['--benchmarks=cloud_report_tpcc', *aws]
+    refused = (
+        r'(?m)^  tpcc: vm_groups client, db \(AWS c5a\.4xlarge, amd64\): no'
+        r' sha256 pinned for cockroach-v20\.2\.7\.linux-amd64\.tgz\. .*'
+        r'--cloud_report_cockroachdb_sha256=amd64=<sha256>.*'
+        r'--cloud_report_cockroachdb_vendor_checksum$'
+    )
+    cases = (
+        (suite, None),
+        (alone, refused),
+        ([*alone, '--cloud_report_cockroachdb_sha256=amd64=' + 'a' * 64], None),
+        ([*alone, '--cloud_report_cockroachdb_vendor_checksum'], None),
+        # The suite's sha256 is its release's: another needs its own.
+        (
+            [*suite, '--cloud_report_cockroachdb_version=v23.1.14'],
+            r'no sha256 pinned for cockroach-v23\.1\.14\.linux-amd64',
+        ),
+    )
+    for argv, says in cases:
+      with self.subTest(argv=argv), flagsaver.flagsaver():
+        if says is None:
+          _Check(*argv)
+          continue
+        with self.assertRaisesRegex(REFUSED, says):
+          _Check(*argv)
+
   def testEveryProblemIsListedAtOnce(self):
     a_file = self.create_tempfile().full_path
     with self.assertRaises(REFUSED) as raised:

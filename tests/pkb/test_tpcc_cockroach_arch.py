@@ -173,36 +173,38 @@ class ArchitectureTest(
     (problem,) = tpcc.CheckPrerequisites(_ConfigSpec('GCP', 'n2-standard-16'))
     self.assertIn('cockroach-v23.1.14.linux-amd64.tgz', problem)
 
-  def testX86AndPostgresPass(self):
-    self.assertEqual(
-        tpcc.CheckPrerequisites(_ConfigSpec('AWS', 'c5a.4xlarge')), []
-    )
+  def testX86WithItsSha256AndPostgresPass(self):
+    (problem,) = tpcc.CheckPrerequisites(_ConfigSpec('AWS', 'c5a.4xlarge'))
+    self.assertIn('no sha256 pinned for cockroach-v20.2.7.linux-amd64', problem)
+    # The suite's config gives the report's release's sha256.
+    spec = _ConfigSpec('AWS', 'c5a.4xlarge', suite)
+    with spec.RedirectFlags(FLAGS):
+      self.assertEqual(tpcc.CheckPrerequisites(spec), [])
+    with flagsaver.flagsaver(
+        cloud_report_cockroachdb_sha256=['amd64=' + 'a' * 64]
+    ):
+      self.assertEqual(
+          tpcc.CheckPrerequisites(_ConfigSpec('AWS', 'c5a.4xlarge')), []
+      )
     with flagsaver.flagsaver(cloud_report_tpcc_engine='postgres'):
       spec = _ConfigSpec('AWS', 'c6g.4xlarge')
       self.assertEqual(tpcc.CheckPrerequisites(spec), [])
       self.assertEqual(tpcc.Unrunnable(spec), [])
 
   def testTheArchFlagIsValidatedWithTheRelease(self):
-    with self.assertRaisesRegex(
-        flags.IllegalFlagValueError,
-        'no sha256 pinned for cockroach-v22.2.19.linux-arm64.tgz',
-    ):
-      with flagsaver.flagsaver(cloud_report_cockroachdb_arch='arm64'):
-        pass
+    # The sha256 may come from a config's flags: preflight checks it.
+    for arch, check in (('amd64', tpcc.CheckPrerequisites),
+                        ('arm64', tpcc.Unrunnable)):  # fmt: skip
+      with flagsaver.flagsaver(cloud_report_cockroachdb_arch=arch):
+        (problem,) = check(_ConfigSpec('AWS', 'c5a.4xlarge'))
+        self.assertIn(f'{arch}): no sha256 pinned for cockroach-', problem)
+        self.assertIn(f'--cloud_report_cockroachdb_sha256={arch}=', problem)
     with self.assertRaisesRegex(
         flags.IllegalFlagValueError, 'no linux-arm64 build of v21.2.0'
     ):
       with flagsaver.flagsaver(
           cloud_report_cockroachdb_arch='arm64',
           cloud_report_cockroachdb_arm64_version='v21.2.0',
-      ):
-        pass
-    with self.assertRaisesRegex(
-        flags.IllegalFlagValueError, 'cloud_report_cockroachdb_vendor_checksum'
-    ):
-      with flagsaver.flagsaver(
-          cloud_report_cockroachdb_arch='arm64',
-          cloud_report_cockroachdb_version='v22.2.0',
       ):
         pass
     with flagsaver.flagsaver(

@@ -32,14 +32,14 @@ import os
 import pathlib
 import shutil
 
-from linux_packages import cloud_report_cockroachdb as cockroachdb
+from pkb_ext.suite import cockroach_sha256
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
 
 pkb_common_test_case = pkb_tests.Import('pkb_common_test_case')
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
-SHA = cockroachdb.PINNED_SHA256[('v20.2.7', 'amd64')]
+SHA = cockroach_sha256.SHA256  # the suite's; the package pins none
 ROOT = '/opt/pkb/cloud_report_cockroachdb'
 TAR = f'{ROOT}/cockroach-v20.2.7.linux-amd64.tgz'
 # What the package's Install leaves on each node (cockroachdb.InstalledInfo).
@@ -47,7 +47,7 @@ INSTALL_RECORD = json.dumps({
     'version': 'v20.2.7',
     'arch': 'amd64',
     'sha256': SHA,
-    'sha256_source': 'pinned',
+    'sha256_source': 'flag',
 })
 OUTPUTS = {
     str(n): (
@@ -74,6 +74,7 @@ FLAGS = dict(
     cloud_report_tpcc_max_warehouses=4000,
     cloud_report_tpcc_duration='12m',
     cloud_report_tpcc_ramp='2m',
+    cloud_report_cockroachdb_sha256=f'amd64={SHA}',
 )
 # Each configuration's search: (active warehouses, passed) per step.
 SEARCHES = {

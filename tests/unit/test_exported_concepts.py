@@ -28,16 +28,20 @@ import re
 from absl.testing import absltest
 
 from pkb_ext import paths
+from pkb_ext.upstream import layout
 
 _ROOT = paths.RepoRoot()
 EXPORTED_TOPS = ('benchmarks', 'linux_packages', 'configs', 'tests/upstream')
-# Entries that stay behind (pkb_ext's analysis reads them, or they only make
-# a folder a package of ours, or only keep pytest away from tests/upstream).
+# Entries that stay behind: the configs/ entries the export leaves out
+# (layout.CONFIGS_LEFT_OUT: pkb_ext's), and the conftest that only keeps
+# pytest away from tests/upstream.
 LEFT_BEHIND = (
-    'configs/__init__.py',
-    'configs/baselines/',
-    'configs/machines/local.yaml',
-    'configs/pricing/',
+    *(
+        f'configs/{name}/'
+        if os.path.isdir(os.path.join(_ROOT, 'configs', name))
+        else f'configs/{name}'
+        for name in layout.CONFIGS_LEFT_OUT
+    ),
     'tests/upstream/conftest.py',
 )
 FORBIDDEN = re.compile(

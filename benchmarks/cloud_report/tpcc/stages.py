@@ -308,15 +308,14 @@ def Unrunnable(benchmark_config) -> list[str]:
   """Why this configuration's machines cannot run the phase (empty: they can).
 
   With the cockroach engine, an arm64 vm_group whose release
-  (cockroachdb.VersionFor) has no linux-arm64 build, or no sha256 pinned,
-  given or opted into from the vendor's .sha256sum.
+  (cockroachdb.VersionFor) has no linux-arm64 build, or no sha256 given or
+  opted into from the vendor's .sha256sum.
   """
   return _ReleaseProblems(benchmark_config, arm64=True)
 
 
 # How Notes names where a tarball's sha256 comes from.
 _SHA_SOURCES = {
-    cockroachdb.SHA_PINNED: 'pinned',
     cockroachdb.SHA_FLAG: 'given with --cloud_report_cockroachdb_sha256',
     cockroachdb.SHA_VENDOR: "from the vendor's .sha256sum over HTTPS",
 }

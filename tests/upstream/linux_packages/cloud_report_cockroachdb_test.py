@@ -37,14 +37,28 @@ class ReleaseTest(pkb_common_test_case.PkbCommonTestCase):
       self.assertEqual(cockroachdb.VersionFor('arm64'), 'v22.2.1')
       self.assertEqual(cockroachdb.VersionFor('amd64'), 'v23.1.14')
 
-  def testTheSha256IsPinnedGivenOrTheVendors(self):
-    """Pinned for v20.2.7 on amd64; arm64 needs a given or vendor sha256."""
-    self.assertEqual(cockroachdb.CheckRelease('amd64'), cockroachdb.SHA_PINNED)
-    with self.assertRaisesRegex(
-        errors.Setup.InvalidConfigurationError,
-        r'no sha256 pinned for cockroach-v22\.2\.19\.linux-arm64\.tgz',
+  def testTheSha256IsGivenOrTheVendors(self):
+    """No sha256 is pinned: each architecture needs a given or vendor one."""
+    for arch, version in (('amd64', 'v20.2.7'), ('arm64', 'v22.2.19')):
+      with self.assertRaisesRegex(
+          errors.Setup.InvalidConfigurationError,
+          rf'^no sha256 pinned for cockroach-{version}\.linux-{arch}\.tgz\.'
+          rf'[^\n]*--cloud_report_cockroachdb_sha256={arch}=<sha256>'
+          r'[^\n]*--cloud_report_cockroachdb_vendor_checksum\.$',
+      ):
+        cockroachdb.CheckRelease(arch)
+    with flagsaver.flagsaver(
+        cloud_report_cockroachdb_sha256=['amd64=' + 'a' * 64]
     ):
-      cockroachdb.CheckRelease('arm64')
+      self.assertEqual(cockroachdb.CheckRelease('amd64'), cockroachdb.SHA_FLAG)
+      self.assertEqual(
+          cockroachdb.ExpectedSha256(
+              'v20.2.7',
+              'amd64',
+              cockroachdb.ParseSha256Overrides(['amd64=' + 'a' * 64]),
+          ),
+          'a' * 64,
+      )
     self.assertEqual(
         cockroachdb.CheckRelease('arm64', overrides={'arm64': 'a' * 64}),
         cockroachdb.SHA_FLAG,
