@@ -198,25 +198,12 @@ def CoreMarkVms(spec) -> list:
   """
   if spec.name == PACKAGE:
     return list(spec.vms[:1])
-  from pkb_ext.suite import cloud_report_2021_benchmark as suite
   from benchmarks.cloud_report import phase_table
-  from benchmarks.cloud_report import phases
+  from pkb_ext.suite import placement
 
   cpu = phase_table.CPU.sample
-  clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
-  topology = phases.Topology(
-      db_vms=tuple(spec.vm_groups.get(phases.DB_GROUP, ())),
-      client_vm=clients[0] if clients else None,
-      run_metadata=None,
-  )
-  if not topology.db_vms:
-    return []
-  if spec.name == suite.BENCHMARK_NAME:
-    names = suite.RunnablePhases(spec)
-    if cpu not in names:
-      return []
-    _, topology = phases.Arrange(topology, names, suite.OVERLAP.value)
-  return [topology.DbFor(cpu)]
+  topology = placement.PhaseTopology(spec, cpu)
+  return [] if topology is None else [topology.DbFor(cpu)]
 
 
 def BeforePhase(sender, benchmark_spec=None, **_) -> None:

@@ -164,24 +164,13 @@ def NetperfVms(spec) -> list:
   """
   if spec.name == PACKAGE:
     return list(spec.vms[:2])
-  from pkb_ext.suite import cloud_report_2021_benchmark as suite
   from benchmarks.cloud_report import phase_table
-  from benchmarks.cloud_report import phases
+  from pkb_ext.suite import placement
 
   net = phase_table.NET.sample
-  clients = spec.vm_groups.get(phases.CLIENT_GROUP, ())
-  topology = phases.Topology(
-      db_vms=tuple(spec.vm_groups.get(phases.DB_GROUP, ())),
-      client_vm=clients[0] if clients else None,
-      run_metadata=None,
-  )
-  if not topology.db_vms or topology.client_vm is None:
+  topology = placement.PhaseTopology(spec, net)
+  if topology is None or topology.client_vm is None:
     return []
-  if spec.name == suite.BENCHMARK_NAME:
-    names = suite.RunnablePhases(spec)
-    if net not in names:
-      return []
-    _, topology = phases.Arrange(topology, names, suite.OVERLAP.value)
   return [topology.DbFor(net), topology.client_vm]
 
 
