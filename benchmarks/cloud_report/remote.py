@@ -28,7 +28,8 @@ A Tracked command (or a Bounded one given a tag) has, while it runs, a PID
 file on the VM naming its process group. A PKB process killed mid-phase
 leaves the commands PKB runs detached (RobustRemoteCommand) running up to
 their end or bound, and a command that does not write to its lost ssh
-session before it ends (a CoreMark run prints only then) runs to its end. A
+session before it ends (a CoreMark run prints only then) runs to its end or
+its bound. A
 resumed run would measure beside them (two
 workloads on one cluster, two fio jobs on one disk, two object-storage
 workers writing one output file). EndLeftoversCommand, run by a phase before
