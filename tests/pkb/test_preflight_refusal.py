@@ -125,8 +125,12 @@ class RefusalTest(absltest.TestCase):
           ['--benchmarks=cloud_report_tpcc'],
       )
       self.assertEqual(sts.actions, ['GetCallerIdentity'])
-    self.assertLen(problems, 1)
+    # Every problem at once: pkb_ext's access check, then the phase's own
+    # (the exported package pins no CockroachDB sha256).
+    self.assertLen(problems, 2, problems)
     self.assertStartsWith(problems[0], 'AWS: STS rejected the AWS credentials')
+    self.assertStartsWith(problems[1], 'tpcc: ')
+    self.assertIn('--cloud_report_cockroachdb_sha256=amd64=', problems[1])
 
   def testAMissingAwsIsRefusedWithIgnorePackageRequirements(self):
     with fake_sts.FakeSts() as sts:

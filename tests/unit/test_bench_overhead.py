@@ -265,8 +265,12 @@ class TracerTest(absltest.TestCase):
   def testAToolSeenMidExecIsLookedAtAgain(self):
     # Mid-exec a process has its new name but not yet its command line (as
     # when exiting): it is classified at a later poll, with its command line.
-    tmp, tool = self._Tool('#!/bin/sh\nsleep 5\n')
-    proc = subprocess.Popen([tool, tmp])
+    # The tool waits in a builtin (read), so no child it forks shares its
+    # command line while the tracer polls (a forked `sleep` does, until it
+    # execs: on a busy machine a poll could see it as a second run).
+    tmp, tool = self._Tool('#!/bin/sh\nread line\n')
+    proc = subprocess.Popen([tool, tmp], stdin=subprocess.PIPE)
+    self.addCleanup(proc.stdin.close)
     self.addCleanup(proc.wait)
     self.addCleanup(proc.kill)
     cmdline = f'/proc/{proc.pid}/cmdline'
