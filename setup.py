@@ -16,8 +16,8 @@
 Two kinds of code, kept apart. benchmarks/ and linux_packages/ mirror PKB's
 linux_benchmarks/ and linux_packages/: what PKB needs to run the report. They
 import only perfkitbenchmarker and themselves, and are installed under their
-folders' names (import benchmarks.cloud_report.phases is
-benchmarks/cloud_report/phases.py); PKB's own are perfkitbenchmarker.*, so
+folders' names (import benchmarks.cloud_report.remote is
+benchmarks/cloud_report/remote.py); PKB's own are perfkitbenchmarker.*, so
 the names never clash. pkb_ext/ is what only this project has: the registry
 and autoload, the command line, the local cloud, publishing and analysis. A
 .pth file makes every interpreter of the environment load the extension into

@@ -77,9 +77,6 @@ COMMANDS = {
 # import PKB and do not pay for it. `run` execs pkb.py, whose autoload
 # registers.
 REGISTERING = frozenset({'list', 'plan'})
-# The commands that read only the registered tool outputs (the TPC-C tools):
-# registry.RegisterTools, which imports no PKB.
-TOOL_READING = frozenset({'parse'})
 # Modules of the dev-only package (tests/pkb_ext_dev): run as a process.
 _DEV_PACKAGE = 'pkb_ext_dev.'
 
@@ -140,10 +137,6 @@ def _Dispatch(argv: Sequence[str]) -> int:
     from pkb_ext import registry  # pylint: disable=g-import-not-at-top
 
     registry.Register()
-  elif name in TOOL_READING:
-    from pkb_ext import registry  # pylint: disable=g-import-not-at-top
-
-    registry.RegisterTools()
   if module_name.startswith(_DEV_PACKAGE):
     return command.Run(
         f'{PROG} {name}', lambda a: _RunDev(module_name, a), rest

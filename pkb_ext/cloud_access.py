@@ -247,7 +247,7 @@ def AwsProblems(region: str | None = None) -> list[str]:
 def _GcpProject() -> list[str]:
   """A project in gcloud's config, or --project."""
   # pylint: disable-next=g-import-not-at-top
-  from benchmarks.cloud_report import topology
+  from pkb_ext.suite import topology
 
   if topology.FlagValue('project'):
     return []
@@ -375,7 +375,7 @@ def Problems(benchmark_config, names: Sequence[str]) -> list[str]:
   A cloud is checked once, for the region of its first vm_group (AWS).
   """
   # pylint: disable=g-import-not-at-top
-  from benchmarks.cloud_report import topology
+  from pkb_ext.suite import topology
   from pkb_ext.suite import preflight
 
   del names  # every phase provisions

@@ -198,7 +198,7 @@ def CoreMarkVms(spec) -> list:
   """
   if spec.name == PACKAGE:
     return list(spec.vms[:1])
-  from benchmarks.cloud_report import phase_table
+  from pkb_ext.suite import phase_table
   from pkb_ext.suite import placement
 
   cpu = phase_table.CPU.sample

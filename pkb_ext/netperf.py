@@ -164,7 +164,7 @@ def NetperfVms(spec) -> list:
   """
   if spec.name == PACKAGE:
     return list(spec.vms[:2])
-  from benchmarks.cloud_report import phase_table
+  from pkb_ext.suite import phase_table
   from pkb_ext.suite import placement
 
   net = phase_table.NET.sample

@@ -29,7 +29,7 @@ from typing import Sequence
 from absl import flags
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from pkb_ext import command
 from pkb_ext import errors
 from pkb_ext import inputs
@@ -109,8 +109,9 @@ def _Samples(args, text: str) -> list:
     raise
   if args.tool == 'tpcc' and args.duration:
     from benchmarks.cloud_report.tpcc import engines  # pylint: disable=g-import-not-at-top
+    from pkb_ext.suite.tpcc import parser as tpcc_parser  # pylint: disable=g-import-not-at-top
 
-    engines.CheckComplete(text, args.duration)
+    engines.CheckComplete(text, args.duration, tpcc_parser.Parse)
   return out
 
 
@@ -120,7 +121,7 @@ def _Print(args, text: str) -> int:
     out = _Samples(args, text)
   except parsers.ParseError as e:
     raise errors.Error(f'{name}: {e}') from e
-  from benchmarks.cloud_report import samples  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite import samples  # pylint: disable=g-import-not-at-top
 
   for s in out:
     print(json.dumps(samples.ToJsonDict(s), sort_keys=True, allow_nan=False))

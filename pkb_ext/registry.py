@@ -42,7 +42,7 @@ import sys
 import threading
 import types
 
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from pkb_ext import errors
 from pkb_ext import paths
 
@@ -94,13 +94,22 @@ def _Modules(package_name: str) -> list[types.ModuleType]:
 
 
 def BenchmarkModules() -> list[types.ModuleType]:
-  """Returns our benchmark modules (names ending in _benchmark)."""
-  return [
-      m
-      for package in (BENCHMARKS_PACKAGE, SUITE_PACKAGE)
-      for m in _Modules(package)
-      if m.__name__.endswith('_benchmark')
+  """Returns our benchmark modules (names ending in _benchmark).
+
+  A suite module replaces the exported module of its BENCHMARK_NAME: it
+  runs the same benchmark as a phase of the report (resume, overlap,
+  preflight), on the exported module's pieces and flags.
+  """
+  suite = [
+      m for m in _Modules(SUITE_PACKAGE) if m.__name__.endswith('_benchmark')
   ]
+  replaced = {m.BENCHMARK_NAME for m in suite}
+  exported = [
+      m
+      for m in _Modules(BENCHMARKS_PACKAGE)
+      if m.__name__.endswith('_benchmark') and m.BENCHMARK_NAME not in replaced
+  ]
+  return exported + suite
 
 
 def PackageModules() -> dict[str, types.ModuleType]:
@@ -296,19 +305,6 @@ def _ConnectStaticVmPools() -> None:
   events.before_phase.connect(netperf.BeforePhase, weak=False)
 
 
-def RegisterTools() -> None:
-  """Registers the tool outputs only pkb_ext reads, without importing PKB.
-
-  All that `pkb-ext parse` needs of the registries: the TPC-C phase's
-  parser reads go-tpc's output (pkb_ext.tpcc_postgres). Register() does
-  this too; calling both, or either twice, is safe.
-  """
-  from benchmarks.cloud_report.tpcc import parser as tpcc_parser  # pylint: disable=g-import-not-at-top
-  from pkb_ext.tpcc_postgres import parser as gotpc_parser  # pylint: disable=g-import-not-at-top
-
-  tpcc_parser.RegisterTool(gotpc_parser.TOOL)
-
-
 def _RegisterExtensions() -> None:
   """Plugs what only pkb_ext has into the registration points of ours.
 
@@ -317,17 +313,14 @@ def _RegisterExtensions() -> None:
   (preflight.StandaloneCheck: the access, spool directory, quota and other
   checks, and the phase's own, which the exported one runs alone), the
   object storage phase asks the back-ends added here for its bucket first
-  (the endpoint flags of pkb_ext.object_storage_endpoints), and the TPC-C
-  phase accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc
-  joins PKB's packages, and the phase's parser reads go-tpc's output).
+  (the endpoint flags of pkb_ext.object_storage_endpoints), and pkb_ext's
+  packages (go-tpc, for the suite's postgres TPC-C engine) join PKB's.
   """
   from perfkitbenchmarker import linux_packages
 
-  from pkb_ext.suite.object_storage import buckets as os_buckets
-  from benchmarks.cloud_report.tpcc import engines
   from pkb_ext import object_storage_endpoints as endpoints
   from pkb_ext.suite import preflight
-  from pkb_ext.tpcc_postgres import engine as postgres
+  from pkb_ext.suite.object_storage import buckets as os_buckets
 
   for module in BenchmarkModules():
     own = module.CheckPrerequisites
@@ -336,8 +329,6 @@ def _RegisterExtensions() -> None:
     ):
       module.CheckPrerequisites = preflight.StandaloneCheck(module)
   os_buckets.RegisterBackend(endpoints.ENDPOINTS)
-  engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
-  RegisterTools()
   for name, module in ExtensionPackageModules().items():
     _AddUnique(linux_packages.PACKAGES, name, module, 'package')
 

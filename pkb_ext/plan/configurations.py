@@ -55,7 +55,7 @@ def Groups(
   gives each VM the next zone of --zone), else its vm_spec's. Read under
   the configuration's flags.
   """
-  from benchmarks.cloud_report import topology
+  from pkb_ext.suite import topology
   from pkb_ext.suite import preflight
   from pkb_ext.suite import quota
 
@@ -187,7 +187,7 @@ def Configurations(
   Raises:
     errors.PlanError: the flags or a configuration are invalid.
   """
-  from benchmarks.cloud_report import phases as phases_lib
+  from pkb_ext.suite import phases as phases_lib
   from pkb_ext.suite import preflight
   from pkb_ext.suite import quota
 
@@ -279,7 +279,7 @@ def Configurations(
 
 def _Schedule(names: Sequence[str], groups: Sequence[model.Group]):
   """The suite's schedule with overlap on groups' VMs."""
-  from benchmarks.cloud_report import phases as phases_lib
+  from pkb_ext.suite import phases as phases_lib
 
   count = {g.name: g.vm_count for g in groups}
   return phases_lib.MakeSchedule(

@@ -50,10 +50,10 @@ import logging
 from absl import flags
 from perfkitbenchmarker import configs
 
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import standalone
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import phases
+from pkb_ext.suite import resume
+from pkb_ext.suite import standalone
+from pkb_ext.suite import topology as topology_lib
 from pkb_ext.suite import cockroach_sha256
 from pkb_ext.suite import phase_modules
 from pkb_ext.suite import preflight

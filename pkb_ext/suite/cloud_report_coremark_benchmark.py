@@ -24,7 +24,7 @@ Example:
       --machine_type=c5a.4xlarge
 """
 
-from benchmarks.cloud_report import standalone
+from pkb_ext.suite import standalone
 from pkb_ext.suite.cpu import stages as cpu
 
 BENCHMARK_NAME = 'cloud_report_coremark'

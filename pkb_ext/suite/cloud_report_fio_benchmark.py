@@ -27,7 +27,7 @@ Example:
   pkb.py --benchmarks=cloud_report_fio --cloud=AWS --machine_type=c5a.4xlarge
 """
 
-from benchmarks.cloud_report import standalone
+from pkb_ext.suite import standalone
 from pkb_ext.suite.disk import stages as storage  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_fio'

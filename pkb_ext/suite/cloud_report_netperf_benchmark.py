@@ -24,7 +24,7 @@ Example:
       --machine_type=n2-standard-16 --cloud_report_netperf_repetitions=5
 """
 
-from benchmarks.cloud_report import standalone
+from pkb_ext.suite import standalone
 from pkb_ext.suite.net import stages as network  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_netperf'

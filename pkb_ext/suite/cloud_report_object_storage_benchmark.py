@@ -27,7 +27,7 @@ Example:
       --cloud_report_object_storage_concurrency=
 """
 
-from benchmarks.cloud_report import standalone
+from pkb_ext.suite import standalone
 from pkb_ext.suite.object_storage import stages as object_storage  # pylint: disable=unused-import
 
 BENCHMARK_NAME = 'cloud_report_object_storage'

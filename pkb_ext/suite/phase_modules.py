@@ -36,10 +36,10 @@ module defines every phase's flags.
 import dataclasses
 import types
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report.tpcc import stages as tpcc_stages
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite import samples as samples_lib
+from pkb_ext.suite.tpcc import stages as tpcc_stages
 from pkb_ext.suite.cpu import stages as cpu_stages
 from pkb_ext.suite.disk import stages as disk_stages
 from pkb_ext.suite.net import stages as net_stages

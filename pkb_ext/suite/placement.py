@@ -20,7 +20,7 @@ under overlap a side phase moves to the second db VM), or None when the phase
 does not run there.
 """
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from pkb_ext.suite import cloud_report_2021_benchmark as suite
 
 

@@ -57,9 +57,9 @@ from perfkitbenchmarker import disk as pkb_disk
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import os_types
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite import topology as topology_lib
 from pkb_ext import cloud_access
 from pkb_ext.publish import publisher
 from pkb_ext.suite import quota

@@ -30,9 +30,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from perfkitbenchmarker import background_tasks
 
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import phases
+from pkb_ext.suite import resume
+from pkb_ext.suite import samples as samples_lib
 
 
 def _RunOne(name, topology, step):

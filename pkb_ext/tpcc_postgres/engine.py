@@ -32,7 +32,7 @@ from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import timeouts
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
@@ -61,6 +61,7 @@ class PostgresEngine:
   own: pg_params.PostgresParams = pg_params.PostgresParams()
   name: str = ENGINE
   tool: str = gotpc_parser.GO_TPC
+  Parse = staticmethod(gotpc_parser.Parse)  # its steps' output
 
   @classmethod
   def New(cls, params) -> 'PostgresEngine':

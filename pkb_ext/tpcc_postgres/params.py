@@ -22,7 +22,7 @@ import dataclasses
 from absl import flags
 
 from benchmarks.cloud_report import settings
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 
 

@@ -21,10 +21,10 @@ whose efficiency go-tpc computes with the TPC-C phase's formula over its
   [Summary] NEW_ORDER - Takes(s): 30.0, Count: 6022, TPM: 12051.1, Sum(ms): ...
   tpmC: 12051.0, tpmTotal: 27072.0, efficiency: 23427.3%
 
-TOOL plugs it into the phase's parser (cloud_report.tpcc.parser.RegisterTool),
-whose rules it follows: earlier lines are ignored, and a panic, a missing or
-garbled line, or a value that is not a plain non-negative decimal is a
-ParseError.
+Parse follows the rules of the exported cockroach parser
+(cloud_report.tpcc.parser), whose Result it returns: earlier lines are
+ignored, and a panic, a missing or garbled line, or a value that is not a
+plain non-negative decimal is a ParseError.
 """
 
 import re
@@ -163,6 +163,16 @@ def IsGoTpc(text: str) -> bool:
   )
 
 
-TOOL = tpcc_parser.Tool(
-    GO_TPC, IsGoTpc, ParseGoTpc, 'go-tpc output (no [Summary] or tpmC: line)'
-)
+# What Parse looks for, for its error when the text is another tool's.
+WANTED = 'go-tpc output (no [Summary] or tpmC: line)'
+
+
+def Parse(text: str) -> tpcc_parser.Result:
+  """Parses one go-tpc `tpcc run`'s output (the postgres engine's).
+
+  Raises:
+    ParseError: empty, another tool's, truncated, garbled or failed output.
+  """
+  if not IsGoTpc(text):
+    tpcc_parser.Refuse(text, WANTED)
+  return tpcc_parser.CheckResult(ParseGoTpc(text))

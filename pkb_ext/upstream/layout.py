@@ -36,7 +36,7 @@ and its cpu, io and net phases live in pkb_ext/suite, outside the unit.
 import dataclasses
 import os
 
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from pkb_ext.upstream import errors
 from pkb_ext.upstream import series
 

@@ -35,7 +35,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from pkb_ext import coremark as offline
 from pkb_ext.suite.cpu import stages as cpu
 from pkb_ext_dev import fidelity as fidelity_lib

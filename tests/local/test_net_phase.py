@@ -42,7 +42,7 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from pkb_ext import netperf as os_netperf
 from pkb_ext import paths
 from pkb_ext.suite.net import netserver

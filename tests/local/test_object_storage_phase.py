@@ -52,7 +52,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_packages
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from pkb_ext import coremark as offline_coremark
 from pkb_ext.local import services
 from pkb_ext import object_storage_endpoints as endpoints
@@ -664,7 +664,7 @@ class BadInputTest(_PhaseTestCase):
 
 
 def _RunMetadata(vm):
-  from benchmarks.cloud_report import topology as topology_lib  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite import topology as topology_lib  # pylint: disable=g-import-not-at-top
 
   return topology_lib.RunMetadataFromVm(vm)
 

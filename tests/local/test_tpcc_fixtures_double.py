@@ -31,7 +31,7 @@ from unittest import mock
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import fixtures

@@ -36,13 +36,13 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 
 from pkb_ext import paths
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from benchmarks.cloud_report.tpcc import pass_rules
-from benchmarks.cloud_report.tpcc import stages as tpcc
+from pkb_ext.suite.tpcc import stages as tpcc
 from benchmarks.cloud_report.tpcc import stepping
-from benchmarks.cloud_report.tpcc import stepping_state
+from pkb_ext.suite.tpcc import stepping_state
 from pkb_ext_dev import local_vm
 
 FLAGS = flags.FLAGS

@@ -35,9 +35,9 @@ import urllib.request
 from absl.testing import absltest
 from absl.testing import flagsaver
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import stages as tpcc
+from pkb_ext.suite.tpcc import stages as tpcc
 from pkb_ext import paths
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import ports

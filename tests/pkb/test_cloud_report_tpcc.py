@@ -39,14 +39,14 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import publisher
 
 from absl.testing import parameterized
-from benchmarks import cloud_report_tpcc_benchmark as benchmark
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import cloud_report_tpcc_benchmark as benchmark
+from pkb_ext.suite import phases
 from benchmarks.cloud_report import timeouts
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
-from benchmarks.cloud_report.tpcc import stages as tpcc
-from benchmarks.cloud_report.tpcc import stepping_state
+from pkb_ext.suite.tpcc import stages as tpcc
+from pkb_ext.suite.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.suite import cockroach_sha256
 from pkb_ext.tpcc_postgres import go_tpc

@@ -27,7 +27,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.aws import aws_disk
 
-from benchmarks.cloud_report import topology
+from pkb_ext.suite import topology
 from pkb_ext import paths
 from pkb_ext.plan import pkb_config
 from pkb_ext import pricing

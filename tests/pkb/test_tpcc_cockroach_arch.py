@@ -38,8 +38,8 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import providers
 from perfkitbenchmarker.configs import benchmark_config_spec
 
-from benchmarks.cloud_report.tpcc import stages as tpcc
-from benchmarks import cloud_report_tpcc_benchmark as benchmark
+from pkb_ext.suite.tpcc import stages as tpcc
+from pkb_ext.suite import cloud_report_tpcc_benchmark as benchmark
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.suite import cloud_report_2021_benchmark as suite
 from pkb_ext.suite import preflight

@@ -335,7 +335,7 @@ def _Searched(params, engine, topology, log) -> stepping.Result:
   """Runs one search as the phase does (stages.Search), timing each step."""
   # pylint: disable=g-import-not-at-top
   from benchmarks.cloud_report.tpcc import engines
-  from benchmarks.cloud_report.tpcc import stages
+  from pkb_ext.suite.tpcc import stages
 
   # pylint: enable=g-import-not-at-top
   probe_params = dataclasses.replace(params, duration=params.probe_duration)
@@ -379,10 +379,10 @@ def _OnCloud(cloud_, grid, static_vm_file, work, log, out) -> None:
   # pylint: disable=g-import-not-at-top
   from absl.testing import flagsaver
 
-  from benchmarks.cloud_report import phases
+  from pkb_ext.suite import phases
   from benchmarks.cloud_report.tpcc import engines
   from benchmarks.cloud_report.tpcc import params as tpcc_params
-  from benchmarks.cloud_report.tpcc import stages
+  from pkb_ext.suite.tpcc import stages
   from pkb_ext import local
   from pkb_ext_dev import bench_fidelity
 

@@ -22,7 +22,7 @@ import random
 import uuid
 from typing import Any
 
-from benchmarks.cloud_report import samples as pkb_ext_samples
+from pkb_ext.suite import samples as pkb_ext_samples
 
 _RUNS = (
     pkb_ext_samples.RunMetadata(

@@ -19,9 +19,9 @@ import types
 import unittest
 
 from absl.testing import flagsaver
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite import topology as topology_lib
 import mock
 from perfkitbenchmarker import benchmark_sets
 from perfkitbenchmarker import configs

@@ -17,7 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from pkb_ext.suite.net import parser as netperf
 from pkb_ext.suite.net import samples as phase_samples
 from tests import pkb_common_test_case

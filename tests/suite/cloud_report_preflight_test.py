@@ -23,8 +23,8 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import os_types
 from perfkitbenchmarker.providers.aws import aws_disk
 
-from benchmarks.cloud_report import phases
-from benchmarks import cloud_report_tpcc_benchmark
+from pkb_ext.suite import phases
+from pkb_ext.suite import cloud_report_tpcc_benchmark
 from pkb_ext import registry
 from pkb_ext.suite import preflight
 from tests import pkb_common_test_case

@@ -104,7 +104,7 @@ class ImportScanTest(parameterized.TestCase):
 
   @parameterized.parameters(
       'from perfkitbenchmarker import vm_util\n',
-      'from benchmarks.cloud_report import phases\n',
+      'from pkb_ext.suite import phases\n',
       'import pkb_extras\n',
       'from . import pkb_ext\n',  # relative: a module of the unit itself
       "NAME = 'pkb_ext'\n",
@@ -178,7 +178,7 @@ class WheelTest(absltest.TestCase):
         'pkb_ext/upstream/cli.py',
         'pkb_ext/upstream/edits/package_cleanup_test.py.txt',
         'pkb_ext/suite/cloud_report_2021_benchmark.py',
-        'benchmarks/cloud_report/phases.py',
+        'pkb_ext/suite/phases.py',
         'linux_packages/cloud_report_cockroachdb.py',
         'pkb_ext/configs/fio/cloud_report_2021.fio.j2',
     ):

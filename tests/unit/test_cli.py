@@ -24,7 +24,7 @@ from unittest import mock
 from absl.testing import absltest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from pkb_ext import cli
 from pkb_ext import run_cli
 from pkb_ext.suite import phase_modules

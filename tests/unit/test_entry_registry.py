@@ -31,7 +31,7 @@ from unittest import mock
 from absl.testing import absltest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from pkb_ext import cli

@@ -100,7 +100,7 @@ class ErrorBaseTest(absltest.TestCase):
         'pkb_ext.inputs.InputError',
         'pkb_ext.publish.spool.SpoolError',
         'benchmarks.cloud_report.parsers.ParseError',
-        'benchmarks.cloud_report.phases.PhaseError',
+        'pkb_ext.suite.phases.PhaseError',
         'benchmarks.cloud_report.tpcc.stepping.SearchStateError',
         'pkb_ext_dev.load.HogError',
     ):

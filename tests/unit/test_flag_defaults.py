@@ -28,7 +28,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report import settings
 from pkb_ext.suite import phase_modules
 from pkb_ext.tpcc_postgres import params as pg_params

@@ -29,7 +29,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from benchmarks.cloud_report.tpcc import parser as tpcc
 from pkb_ext.suite.cpu import parser as coremark
 from pkb_ext.suite.disk import parser as fio

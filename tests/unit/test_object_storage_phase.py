@@ -24,7 +24,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report import remote
 from pkb_ext.suite.object_storage import buckets
 from pkb_ext.suite.object_storage import params as params_lib

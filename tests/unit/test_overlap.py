@@ -22,8 +22,8 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
+from pkb_ext.suite import phases
+from pkb_ext.suite import resume
 from pkb_ext.suite import runner
 
 EVERY = list(phases.ORDER)

@@ -17,8 +17,8 @@ import pathlib
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
 from pkb_ext.plan import estimates
 from pkb_ext.plan import phase_estimates
 from pkb_ext.suite import phase_modules

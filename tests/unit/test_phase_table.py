@@ -22,8 +22,8 @@ from unittest import mock
 
 from absl.testing import absltest
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
 from pkb_ext.suite import phase_modules
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -21,9 +21,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import topology
+from pkb_ext.suite import phases
+from pkb_ext.suite import resume
+from pkb_ext.suite import topology
 from pkb_ext.suite import phase_modules
 from pkb_ext.suite import runner
 

@@ -20,9 +20,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import yaml
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import standalone
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite import standalone
 
 EVERY = tuple(phases.ORDER)
 SUBSETS = [

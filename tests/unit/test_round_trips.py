@@ -26,7 +26,7 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from pkb_ext import coremark
 from pkb_ext.suite.disk import stages as io

@@ -21,7 +21,7 @@ from absl.testing import absltest
 from pkb_ext_dev import bench_stepping
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import stepping
-from benchmarks.cloud_report.tpcc import stepping_state
+from pkb_ext.suite.tpcc import stepping_state
 
 FINGERPRINT = {'engine': 'postgres', 'duration_s': 1800, 'warehouses': 5000}
 

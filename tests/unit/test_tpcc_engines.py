@@ -26,7 +26,7 @@ from absl.testing import flagsaver
 
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import stages as tpcc
+from pkb_ext.suite.tpcc import stages as tpcc
 from pkb_ext.tpcc_postgres import engine as tpcc_postgres
 
 

@@ -22,7 +22,7 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import engines as tpcc_engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from pkb_ext.tpcc_postgres import engine as tpcc_postgres

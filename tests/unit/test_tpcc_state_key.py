@@ -20,11 +20,11 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from perfkitbenchmarker import vm_util
 
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import topology
+from pkb_ext.suite import phases
+from pkb_ext.suite import resume
+from pkb_ext.suite import topology
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import stages as tpcc
+from pkb_ext.suite.tpcc import stages as tpcc
 
 FLAGS = flags.FLAGS
 

@@ -11,12 +11,13 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The TPC-C phase's engines, behind one interface, and their registry.
+"""CockroachDB as a TPC-C engine, and what any engine's steps share.
 
 An engine loads the maximum warehouse count once (Setup), runs one step at
 a given active warehouse count and returns the tool's raw output (RunStep),
 and stops and removes its database (Cleanup). The stepping, parsing and
-judging are shared (cloud_report.tpcc.stages, ToMeasurement below).
+judging are shared (cloud_report.tpcc.runs, ToMeasurement below, with the
+engine's Parse).
 
 cockroach (the report's, the only engine defined here): a node on each db VM,
 store on its data disk; the client imports the TPC-C fixtures for the
@@ -25,8 +26,8 @@ maximum warehouses and runs `cockroach workload run tpcc --warehouses=MAX
 (efc) is measured with the workload's default keying and think times
 (--wait=true), as in the report.
 
-Other engines are added with RegisterEngine(name, factory) before the
-command line is parsed; --cloud_report_tpcc_engine then accepts their name.
+Another engine is any object with CockroachEngine's methods; whoever runs
+the search passes the one it chose.
 """
 
 import dataclasses
@@ -40,9 +41,7 @@ from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import errors as report_errors
-from benchmarks.cloud_report import phase_table
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import topology as topology_lib
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import guard as io_guard
 from benchmarks.cloud_report.parsers import ParseError
@@ -54,7 +53,7 @@ from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 
 COCKROACH = 'cockroach'
-PHASE = phase_table.TPCC.sample
+PHASE = 'tpcc'  # the phase name samples carry
 WORK_DIR = 'cloud_report_tpcc'  # on the client, in the login user's home
 TAG_PREFIX = 'tpcc-'  # remote.Bounded's tag of a logged run: tpcc-<log name>
 DATABASE = 'tpcc'
@@ -75,47 +74,6 @@ COCKROACH_IMPORT_SETTINGS = (
 )
 
 
-class EngineError(report_errors.Error, ValueError):
-  """An engine name that is not registered, or registered twice."""
-
-
-def RegisterEngine(name: str, factory: Callable[[Any], Any]) -> None:
-  """Adds a TPC-C engine that --cloud_report_tpcc_engine may name.
-
-  Args:
-    name: the engine's name.
-    factory: takes the phase's Params (cloud_report.tpcc.params) and returns
-      an engine with CockroachEngine's methods.
-
-  Raises:
-    EngineError: another factory is already registered under the name.
-  """
-  existing = _ENGINES.get(name)
-  if existing is not None and existing != factory:
-    raise EngineError(f'TPC-C engine {name!r} is already registered')
-  _ENGINES[name] = factory
-
-
-def EngineNames() -> list[str]:
-  """The registered engines' names, the report's first."""
-  return [COCKROACH] + sorted(n for n in _ENGINES if n != COCKROACH)
-
-
-def NewEngine(name: str, params):
-  """The engine named `name`, for the phase's Params.
-
-  Raises:
-    EngineError: no engine is registered under the name.
-  """
-  factory = _ENGINES.get(name)
-  if factory is None:
-    raise EngineError(
-        f'unknown TPC-C engine {name!r}; expected one of'
-        f' {", ".join(EngineNames())}'
-    )
-  return factory(params)
-
-
 def DurationSeconds(value: str) -> int:
   """Seconds of a duration written as the tools take it: 90s, 30m, 1h."""
   m = _DURATION.match(value or '')
@@ -129,7 +87,9 @@ def CutShort(elapsed_s: float, duration_s: float) -> bool:
   return elapsed_s < MIN_ELAPSED_FRACTION * duration_s
 
 
-def CheckComplete(text: str, duration: str) -> None:
+def CheckComplete(
+    text: str, duration: str, parse: Callable[[str], Any] = tpcc_parser.Parse
+) -> None:
   """Refuses a TPC-C output whose run ended well before `duration`.
 
   The summary of a run stopped early looks complete; only its elapsed time
@@ -141,7 +101,7 @@ def CheckComplete(text: str, duration: str) -> None:
     ValueError: `duration` is not a duration such as 30m.
   """
   seconds = DurationSeconds(duration)
-  elapsed = tpcc_parser.Parse(text).elapsed_s
+  elapsed = parse(text).elapsed_s
   if CutShort(elapsed, seconds):
     raise ParseError(
         f'the run ended after {elapsed:g} s of the {seconds} s asked for'
@@ -156,8 +116,9 @@ def ToMeasurement(
     duration_s: float,
     extra: Mapping[str, Any] | None = None,
     bound_s: int | None = None,
+    parse: Callable[[str], Any] = tpcc_parser.Parse,
 ) -> stepping.Measurement:
-  """Judges a step's raw output as a measurement (pure).
+  """Judges a step's raw output, read by `parse`, as a measurement (pure).
 
   A run that the parser rejects (its error then ends with the tool's last
   output line when it exited non-zero), that exited non-zero, that ended before
@@ -177,7 +138,7 @@ def ToMeasurement(
         extra,
     )
   try:
-    result = tpcc_parser.Parse(output)
+    result = parse(output)
   except ParseError as e:
     status = f' (exit status {exit_status})' if exit_status else ''
     lines = [l.strip() for l in output.splitlines() if l.strip()]
@@ -250,7 +211,7 @@ def EndLeftovers(topology) -> None:
 def _DiskDevice(disk) -> str | None:
   """The disk's device path, or None where PKB cannot tell it."""
   try:
-    return topology_lib.DevicePath(disk)
+    return storage_commands.DevicePath(disk)
   except Exception:  # pylint: disable=broad-except
     return None
 
@@ -263,7 +224,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
   MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
   in the login user's home), with a warning.
   """
-  disk = topology_lib.DataDisk(vm)
+  disk = storage_commands.DataDisk(vm)
   mount = getattr(disk, 'mount_point', None) if disk else None
   if mount:
     return posixpath.join(mount, name)
@@ -279,7 +240,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
 
 
 def _RawDataDevice(vm) -> str | None:
-  disk = topology_lib.DataDisk(vm)
+  disk = storage_commands.DataDisk(vm)
   if disk is None or getattr(disk, 'mount_point', None):
     return None
   return _DiskDevice(disk)
@@ -317,6 +278,23 @@ def UnmountDataDisk(vm) -> None:
     vm.RemoteCommand(storage_commands.UnmountCommand(device, DATA_MOUNT))
 
 
+@dataclasses.dataclass(frozen=True)
+class Cluster:
+  """The VMs an engine runs on: the database nodes, then the client."""
+
+  db_vms: tuple[Any, ...]
+  client: Any
+
+  @property
+  def first_db(self):
+    return self.db_vms[0]
+
+  def RequireClient(self, phase: str):
+    """The client VM (`phase` names who asks, for runners without one)."""
+    del phase
+    return self.client
+
+
 @dataclasses.dataclass
 class CockroachEngine:
   """CockroachDB on the db VMs, `cockroach workload` on the client."""
@@ -324,6 +302,7 @@ class CockroachEngine:
   params: Any  # cloud_report.tpcc.params.Params
   name: str = COCKROACH
   tool: str = tpcc_parser.COCKROACH
+  Parse = staticmethod(tpcc_parser.Parse)  # its steps' output
 
   def StoreDirs(self, topology) -> list[str]:
     return [DataDiskDir(vm, 'cockroach') for vm in topology.db_vms]
@@ -490,6 +469,3 @@ def WorkloadRunCommand(
       f' --warehouses={warehouses} --active-warehouses={active}'
       f' --ramp={ramp} --duration={duration} {urls}'
   )
-
-
-_ENGINES: dict[str, Callable[[Any], Any]] = {COCKROACH: CockroachEngine}

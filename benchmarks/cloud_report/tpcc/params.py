@@ -109,15 +109,6 @@ def _CheckRule(value) -> bool:
   return True
 
 
-def _CheckEngine(value) -> bool:
-  if value not in engines.EngineNames():
-    raise flags.ValidationError(
-        f'--cloud_report_tpcc_engine={value}: not a TPC-C engine; expected'
-        f' one of {", ".join(engines.EngineNames())}'
-    )
-  return True
-
-
 def _CheckGrid(values) -> bool:
   start = values['cloud_report_tpcc_start_warehouses']
   maximum = values['cloud_report_tpcc_max_warehouses']
@@ -135,14 +126,6 @@ class Params:
   """The phase's settings, read once from the flags; each default is its
   flag's."""
 
-  engine: str = settings.String(
-      'cloud_report_tpcc_engine',
-      engines.COCKROACH,
-      "TPC-C engine: cockroach (the report's: CockroachDB + cockroach"
-      ' workload), or another registered with'
-      ' cloud_report.tpcc.engines.RegisterEngine.',
-      validator=_CheckEngine,
-  )
   strategy: str = settings.Enum(
       'cloud_report_tpcc_strategy',
       stepping.LINEAR,
@@ -318,8 +301,6 @@ def _CheckFixtures(values) -> bool:
   return True
 
 
-# Read without building Params: the prerequisites check asks only the engine.
-ENGINE = settings.Holder(Params, 'engine')
 flags.register_multi_flags_validator(
     ['cloud_report_tpcc_start_warehouses', 'cloud_report_tpcc_max_warehouses'],
     _CheckGrid,

@@ -12,10 +12,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 # pylint: disable=line-too-long
-"""Parses the end of a TPC-C run: `cockroach workload run tpcc`, or a tool
-another engine registers (RegisterTool).
+"""Parses the end of a TPC-C run of `cockroach workload run tpcc`.
 
-The tool is detected from the text.
+Result is every engine's: another tool's parser returns one too, and
+CheckResult applies the rule every result must meet.
 
 cockroach workload (CockroachDB v2.1 to v22.1 print the same shape) ends with
 per-operation totals, either under one header or one header per operation,
@@ -41,7 +41,6 @@ or exponent notation is a ParseError.
 
 import dataclasses
 import re
-from typing import Callable
 
 from benchmarks.cloud_report.parsers import ParseError
 
@@ -128,59 +127,6 @@ class Result:
         'errors': float(self.errors),
         'elapsed_s': self.elapsed_s,
     }
-
-
-@dataclasses.dataclass(frozen=True)
-class Tool:
-  """A TPC-C tool whose output Parse reads.
-
-  Attributes:
-    name: the tool's name (Result.tool).
-    detect: whether a text is this tool's output.
-    parse: the text -> its Result; raises ParseError.
-    wanted: what detect looks for, for the error when no tool matches.
-  """
-
-  name: str
-  detect: Callable[[str], bool]
-  parse: Callable[[str], Result]
-  wanted: str
-
-
-def RegisterTool(tool: Tool) -> None:
-  """Lets Parse read another tool's output (an engine's workload driver).
-
-  Raises:
-    ValueError: another tool is registered under the name.
-  """
-  existing = _TOOLS.get(tool.name)
-  if existing is not None and existing != tool:
-    raise ValueError(f'TPC-C tool {tool.name!r} is already registered')
-  _TOOLS[tool.name] = tool
-
-
-def Detect(text: str) -> str:
-  """Returns which registered tool wrote the output."""
-  if not text.strip():
-    raise ParseError('empty TPC-C output')
-  found = [t.name for t in _TOOLS.values() if t.detect(text)]
-  if len(found) > 1:
-    raise ParseError(
-        f'output mixes {" and ".join(found)} results; parse one run'
-    )
-  if found:
-    return found[0]
-  panic = Panic(text)
-  if panic:
-    raise ParseError(f'the TPC-C tool panicked: {panic}')
-  raise ParseError(_NoToolMatches([t.wanted for t in _TOOLS.values()]))
-
-
-def _NoToolMatches(wanted: list[str]) -> str:
-  """'not A' for one registered tool; 'neither A, B nor C' for several."""
-  if len(wanted) == 1:
-    return f'not {wanted[0]}'
-  return f'neither {", ".join(wanted[:-1])} nor {wanted[-1]}'
 
 
 def Panic(text: str) -> str | None:
@@ -306,13 +252,32 @@ def ParseCockroach(text: str) -> Result:
   )
 
 
-def Parse(text: str) -> Result:
-  """Parses one TPC-C run's output, detecting the tool.
+# What Parse looks for, for its error when the text is another tool's.
+WANTED = '`cockroach workload run tpcc` output (no _elapsed___ table)'
 
-  Raises:
-    ParseError: empty, unknown, truncated, garbled or failed output.
+
+def IsCockroach(text: str) -> bool:
+  """Whether the text is `cockroach workload run tpcc` output."""
+  return any(m in text for m in _CRDB_MARKERS)
+
+
+def Refuse(text: str, wanted: str) -> None:
+  """Raises ParseError for a text that is not the tool's output.
+
+  An empty text and a Go panic get their own words; `wanted` says what the
+  tool's output has.
   """
-  result = _TOOLS[Detect(text)].parse(text)
+  if not text.strip():
+    raise ParseError('empty TPC-C output')
+  panic = Panic(text)
+  if panic:
+    raise ParseError(f'the TPC-C tool panicked: {panic}')
+  raise ParseError(f'not {wanted}')
+
+
+def CheckResult(result: Result) -> Result:
+  """Returns a parsed result, or raises ParseError where it contradicts
+  itself (any tool's)."""
   if result.elapsed_s == 0 and result.tpmc > 0:
     # A step that completed no transaction prints every figure as 0 (and
     # a full elapsed time); new orders in no time at all are no result.
@@ -323,15 +288,12 @@ def Parse(text: str) -> Result:
   return result
 
 
-def _IsCockroach(text: str) -> bool:
-  return any(m in text for m in _CRDB_MARKERS)
+def Parse(text: str) -> Result:
+  """Parses one `cockroach workload run tpcc` run's output.
 
-
-_TOOLS: dict[str, Tool] = {
-    COCKROACH: Tool(
-        COCKROACH,
-        _IsCockroach,
-        ParseCockroach,
-        '`cockroach workload run tpcc` output (no _elapsed___ table)',
-    )
-}
+  Raises:
+    ParseError: empty, another tool's, truncated, garbled or failed output.
+  """
+  if not IsCockroach(text):
+    Refuse(text, WANTED)
+  return CheckResult(ParseCockroach(text))

@@ -33,7 +33,8 @@ often far above 100 %; the samples say which with efficiency_basis.
 
 from typing import Any, Mapping
 
-from benchmarks.cloud_report import samples as samples_lib
+from perfkitbenchmarker import sample
+
 from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from benchmarks.cloud_report.tpcc import stepping
 
@@ -60,8 +61,9 @@ BASIS_THINK_TIME = 'keying_and_think_time'
 BASIS_NO_THINK_TIME = 'no_think_time'
 
 
-def _Make(metric, value, metadata):
-  return samples_lib.Make(METRICS, metric, value, metadata)
+def _Make(metric, value, metadata) -> sample.Sample:
+  """A sample of one of METRICS, in its unit (KeyError for another)."""
+  return sample.Sample(metric, float(value), METRICS[metric], dict(metadata))
 
 
 def EfficiencyBasis(think_time: bool | None) -> str:

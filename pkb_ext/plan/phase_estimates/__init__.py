@@ -24,7 +24,7 @@ module.
 
 import types
 
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from pkb_ext.plan import estimates
 from pkb_ext.plan.phase_estimates import cpu
 from pkb_ext.plan.phase_estimates import disk
@@ -69,7 +69,7 @@ def Estimate(name: str, context: estimates.Context) -> list[estimates.Phase]:
   # flags), which phases.ReadParams reads.
   # pylint: disable-next=g-import-not-at-top,unused-import
   from pkb_ext.suite import phase_modules
-  from benchmarks.cloud_report import phases  # pylint: disable=g-import-not-at-top
+  from pkb_ext.suite import phases  # pylint: disable=g-import-not-at-top
 
   if name not in BY_PHASE:
     raise ValueError(

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import samples as samples_lib
 from pkb_ext.suite.cpu import parser as coremark_parser
 from pkb_ext.suite import stats
 

@@ -49,8 +49,8 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import regex_util
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import settings
 from benchmarks.cloud_report import timeouts

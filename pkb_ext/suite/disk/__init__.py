@@ -20,7 +20,7 @@ Its modules:
   params    the flags (cloud_report_fio_*), read once into Params;
   parser    fio's JSON output -> per-job results (pure);
   samples   the metric catalog and the samples of one job;
-  stages    the phase's functions (see benchmarks/cloud_report/phases.py).
+  stages    the phase's functions (see pkb_ext/suite/phases.py).
 The check that the target is a raw, unmounted, non-boot disk (guard) and the
 disk's shell commands (commands) are shared with the tpcc phase and stay in
 benchmarks/cloud_report/disk.

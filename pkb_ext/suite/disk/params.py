@@ -24,7 +24,7 @@ import re
 from absl import flags
 
 from benchmarks.cloud_report import settings
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 
 REPORTED_JOBS = (
     'wr-bw', 'wr-iops', 'wr-latency', 'rd-bw', 'rd-iops', 'rd-latency',

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import samples as samples_lib
 from pkb_ext.suite.disk import parser as fio_parser
 
 METRICS = {

@@ -54,10 +54,10 @@ from perfkitbenchmarker.linux_packages import fio as pkb_fio
 
 from benchmarks.cloud_report.disk import commands
 from benchmarks.cloud_report.disk import guard as io_guard
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import timeouts
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 from pkb_ext.suite.disk import params as params_lib
 from pkb_ext.suite.disk import parser as fio_parser
 from pkb_ext.suite.disk import samples as io_samples

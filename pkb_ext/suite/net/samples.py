@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import samples as samples_lib
 from pkb_ext.suite.net import parser as netperf_parser
 from pkb_ext.suite import stats
 

@@ -53,8 +53,8 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
 from benchmarks.cloud_report import settings
 from pkb_ext.suite.net import netserver
 from pkb_ext.suite.net import parser as netperf_parser

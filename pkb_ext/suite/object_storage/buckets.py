@@ -40,7 +40,7 @@ import importlib
 import re
 from typing import Any, Protocol
 
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 
 PROVIDER_OF_CLOUD = {'AWS': 's3', 'GCP': 'gcs', 'Azure': 'azure'}
 _SERVICE_MODULE = {

@@ -29,7 +29,7 @@ stopped early; parse_problems says why).
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import samples as samples_lib
 from pkb_ext.suite.object_storage import parser as ttfb
 
 METRICS = {

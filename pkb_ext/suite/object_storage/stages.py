@@ -38,10 +38,10 @@ import time
 
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import topology as topology_lib
 from pkb_ext.suite.object_storage import buckets
 from pkb_ext.suite.object_storage import params as params_lib
 from pkb_ext.suite.object_storage import parser as ttfb_parser

@@ -26,7 +26,7 @@ import json
 import logging
 
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import samples as samples_lib
 from pkb_ext import errors
 from pkb_ext.suite.object_storage import parser as ttfb
 from pkb_ext.suite.object_storage import samples as os_samples

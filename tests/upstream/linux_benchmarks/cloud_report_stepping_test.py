@@ -18,7 +18,7 @@ import unittest
 
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import stepping
-from benchmarks.cloud_report.tpcc import stepping_state
+from pkb_ext.suite.tpcc import stepping_state
 from tests import pkb_common_test_case
 
 _REPORT = pass_rules.RULES['report']

@@ -17,7 +17,7 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 from benchmarks.cloud_report.tpcc import parser as tpcc
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import samples as phase_samples

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -74,8 +74,8 @@ from typing import Any, Sequence
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import errors as report_errors
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import samples as samples_lib
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import samples as samples_lib
 
 ORDER = phase_table.ORDER
 DB_GROUP = 'db'

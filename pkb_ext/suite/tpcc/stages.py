@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -16,13 +16,14 @@
 The report: load the warehouses, run 30 minutes (after a 1-minute ramp) at
 2,500 active warehouses, and while a step passes add 250 and run again; the
 result is the largest passing count and its tpmC. The engine
-(cloud_report.tpcc.engines: cockroach, the report's, or one registered
-there) installs its binaries in Install; Setup, which waits for the run
-stage in the suite (the data disk is io's until then), mounts the data
-disks, starts the database and loads the maximum warehouse count; its flags are
-cloud_report.tpcc.params's; Run steps with
-cloud_report.tpcc.stepping (linear, the report's; bisect; or probe: short probes
-find the edge, full-length runs confirm it) and the pass rule
+(--cloud_report_tpcc_engine, pkb_ext.suite.tpcc.engines: cockroach, the
+report's, or postgres) installs its binaries in Install; Setup, which waits
+for the run stage in the suite (the data disk is io's until then), mounts
+the data disks, starts the database and loads the maximum warehouse count;
+its flags are cloud_report.tpcc.params's; Run steps with the exported
+search (cloud_report.tpcc.runs and stepping: linear, the report's; bisect;
+or probe: short probes find the edge, full-length runs confirm it) and the
+pass rule
 (`report`: p90 < 5 s; `crl_script`: efc > 85 % and p95 < 10 s; or
 custom:...).
 
@@ -43,19 +44,21 @@ import os
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import parser as tpcc_parser
+from benchmarks.cloud_report.tpcc import runs
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 from benchmarks.cloud_report.tpcc import stepping
-from benchmarks.cloud_report.tpcc import stepping_state
 from linux_packages import cloud_report_cockroachdb as cockroachdb
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite.tpcc import engines as suite_engines
+from pkb_ext.suite.tpcc import parser as suite_parser
+from pkb_ext.suite.tpcc import stepping_state
 
 PHASE = phase_table.TPCC.sample
 # The phase's parser and samples modules (phase_modules pairs them).
-PARSER = tpcc_parser
+PARSER = suite_parser
 SAMPLES = tpcc_samples
 Params = tpcc_params.Params
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
@@ -89,12 +92,12 @@ def StatePath(params: tpcc_params.Params, identity: phases.RunIdentity) -> str:
 
 def SelectEngine(name: str, params: tpcc_params.Params):
   """Returns the engine named by --cloud_report_tpcc_engine."""
-  return engines.NewEngine(name, params)
+  return suite_engines.NewEngine(name, params)
 
 
 def _Engine():
   params = tpcc_params.Params.FromFlags()
-  return SelectEngine(params.engine, params)
+  return SelectEngine(suite_engines.ENGINE.value, params)
 
 
 def Install(topology) -> None:
@@ -120,85 +123,12 @@ def Setup(topology) -> None:
 def Search(
     params: tpcc_params.Params, engine, topology, store=None
 ) -> stepping.Result:
-  """Runs (or resumes) the stepping search with an engine."""
-  # The same engine with the probe's duration: a probe is a step run shorter.
-  probe_params = dataclasses.replace(params, duration=params.probe_duration)
-  probe_engine = SelectEngine(engine.name, probe_params)
-
-  def Measurer(run_params: tpcc_params.Params, run_engine, kind: str):
-    def Measure(warehouses: int, iteration: int) -> stepping.Measurement:
-      logging.info(
-          'tpcc: step %d (%s): %d active warehouses for %s (%s ramp)',
-          iteration,
-          kind,
-          warehouses,
-          run_params.duration,
-          run_params.ramp,
-      )
-      output, status = run_engine.RunStep(topology, warehouses, iteration)
-      return engines.ToMeasurement(
-          output,
-          status,
-          warehouses,
-          run_params.duration_s,
-          run_engine.StepExtra(warehouses),
-          bound_s=run_engine.StepTimeout(),
-      )
-
-    return Measure
-
-  def OnStep(iteration: int, step: stepping.Step) -> None:
-    logging.info('tpcc: step %d at %d: %s', iteration, step.level, step.reason)
-
-  return stepping.Search(
-      params.plan,
-      params.rule,
-      Measurer(params, engine, 'full length'),
-      store,
-      OnStep,
-      no_result_retries=params.step_retries,
-      probe_measure=Measurer(probe_params, probe_engine, 'probe'),
-  )
+  """runs.Search, its probes run by the same engine for the probe's params."""
+  probe_engine = SelectEngine(engine.name, runs.ProbeParams(params))
+  return runs.Search(params, engine, probe_engine, topology, store)
 
 
-def ToSamples(
-    params: tpcc_params.Params, engine, result: stepping.Result, metadata=None
-) -> list:
-  """Per-step and summary samples of a finished search.
-
-  metadata: the engine's own (engine.SampleMetadata), added to every sample.
-  """
-  common = {
-      'engine': engine.name,
-      'tool': engine.tool,
-      'warehouses_loaded': params.max_warehouses,
-      'duration_s': params.duration_s,
-      'ramp_s': params.ramp_s,
-      'strategy': params.strategy,
-      'pass_rule': result.rule.name,
-  } | dict(metadata or {})
-  if params.strategy == stepping.PROBE:
-    common['probe_duration_s'] = params.probe_duration_s
-  out = []
-  for i, step in enumerate(result.steps, 1):
-    md = common | {
-        'resumed': i <= result.resumed_steps,
-        'step_kind': step.kind,  # probe, confirmation or full
-        'probe_run': step.probe,
-    }
-    if step.probe:
-      md['duration_s'] = params.probe_duration_s
-    out.extend(tpcc_samples.StepSamples(step, i, md))
-  summary = common | {
-      'probes_used': result.probes_used,
-      'step_seconds': sum(
-          params.ramp_s
-          + (params.probe_duration_s if s.probe else params.duration_s)
-          for s in result.steps
-      ),
-  }
-  out.extend(tpcc_samples.SummarySamples(result, summary))
-  return out
+ToSamples = runs.ToSamples
 
 
 def SearchRunId(identity) -> str:
@@ -214,7 +144,7 @@ def SearchRunId(identity) -> str:
 def Run(topology) -> list:
   """Runs (or resumes) the TPC-C search; returns its samples."""
   params = tpcc_params.Params.FromFlags()
-  engine = SelectEngine(params.engine, params)
+  engine = SelectEngine(suite_engines.ENGINE.value, params)
   identity = topology.RequireIdentity(PHASE)
   store = stepping_state.StateStore(
       StatePath(params, identity),
@@ -251,48 +181,6 @@ def Run(topology) -> list:
   return samples
 
 
-def _GroupArchs(benchmark_config):
-  """(name, cloud, machine type, arch) of each vm_group whose arch is known.
-
-  The architecture comes from --cloud_report_cockroachdb_arch or the
-  group's machine type. Empty for an engine other than cockroach, which has
-  no release to check here.
-  """
-  if tpcc_params.ENGINE.value != engines.COCKROACH:
-    return []
-  out = []
-  for name, group in sorted((benchmark_config.vm_groups or {}).items()):
-    cloud = str(getattr(group, 'cloud', None))
-    machine_type = getattr(
-        getattr(group, 'vm_spec', None), 'machine_type', None
-    )
-    arch = cockroachdb.DeclaredArch(cloud, machine_type)
-    if arch is not None:
-      out.append((name, cloud, machine_type, arch))
-  return out
-
-
-def _ReleaseProblems(benchmark_config, arm64: bool) -> list[str]:
-  """Groups (arm64 ones, or the others) without a release and a sha256.
-
-  Groups of one machine type with the same problem share one message.
-  """
-  found = {}
-  for name, cloud, machine_type, arch in _GroupArchs(benchmark_config):
-    if (arch == 'arm64') != arm64:
-      continue
-    try:
-      cockroachdb.CheckRelease(arch)
-    except errors.Setup.InvalidConfigurationError as e:
-      what = (f'{cloud} {machine_type or ""}, {arch}', str(e).rstrip('.'))
-      found.setdefault(what, []).append(name)
-  return [
-      f'vm_group{"s" if len(names) > 1 else ""} {", ".join(names)}'
-      f' ({where}): {why}'
-      for (where, why), names in found.items()
-  ]
-
-
 def CheckPrerequisites(benchmark_config) -> list[str]:
   """Problems knowable before provisioning that no machine type causes.
 
@@ -312,6 +200,20 @@ def Unrunnable(benchmark_config) -> list[str]:
   opted into from the vendor's .sha256sum.
   """
   return _ReleaseProblems(benchmark_config, arm64=True)
+
+
+def _GroupArchs(benchmark_config):
+  """runs.GroupArchs with the cockroach engine; empty for another engine,
+  which has no release to check here."""
+  if suite_engines.ENGINE.value != engines.COCKROACH:
+    return []
+  return runs.GroupArchs(benchmark_config)
+
+
+def _ReleaseProblems(benchmark_config, arm64: bool) -> list[str]:
+  if suite_engines.ENGINE.value != engines.COCKROACH:
+    return []
+  return runs.ReleaseProblems(benchmark_config, arm64)
 
 
 # How Notes names where a tarball's sha256 comes from.
@@ -343,4 +245,4 @@ def Notes(benchmark_config) -> list[str]:
 
 def Cleanup(topology) -> None:
   params = tpcc_params.Params.FromFlags()
-  SelectEngine(params.engine, params).Cleanup(topology)
+  SelectEngine(suite_engines.ENGINE.value, params).Cleanup(topology)

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -31,10 +31,10 @@ import copy
 import yaml
 from perfkitbenchmarker import configs
 
-from benchmarks.cloud_report import phase_table
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import samples as samples_lib
-from benchmarks.cloud_report import topology as topology_lib
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite import samples as samples_lib
+from pkb_ext.suite import topology as topology_lib
 
 # The report's machine per cloud (a config file's vm_spec overrides it).
 VM_SPEC = {

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -20,7 +20,7 @@ goes on without repeating a step (cloud_report.tpcc.stepping.Search).
 import json
 from typing import Any, Mapping, Sequence
 
-from benchmarks.cloud_report import resume
+from pkb_ext.suite import resume
 from benchmarks.cloud_report.tpcc import stepping
 
 

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -33,11 +33,11 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import providers
 from perfkitbenchmarker import publisher
 from perfkitbenchmarker.configs import benchmark_config_spec
-from benchmarks import cloud_report_tpcc_benchmark
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import standalone
+from pkb_ext.suite import cloud_report_tpcc_benchmark
+from pkb_ext.suite import phases
+from pkb_ext.suite import standalone
 from benchmarks.cloud_report.tpcc import fixtures
-from benchmarks.cloud_report.tpcc import stages as tpcc_stages
+from pkb_ext.suite.tpcc import stages as tpcc_stages
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from perfkitbenchmarker import sample
 
 from benchmarks.cloud_report import errors as report_errors
-from benchmarks.cloud_report import phase_table
+from pkb_ext.suite import phase_table
 
 # 1 per phase the configuration could not run; metadata skip_reason.
 PHASE_SKIPPED = 'cloud_report_phase_skipped'

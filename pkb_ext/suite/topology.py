@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -14,7 +14,6 @@
 """Builds a phases.Topology from a PKB benchmark spec."""
 
 import math
-import re
 
 from absl import flags
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
@@ -22,13 +21,16 @@ from perfkitbenchmarker import publisher as pkb_publisher
 from perfkitbenchmarker import vm_util
 
 from benchmarks.cloud_report import REPORT_VERSION
-from benchmarks.cloud_report import phases
-from benchmarks.cloud_report import resume
-from benchmarks.cloud_report import samples as samples_lib
+from benchmarks.cloud_report.disk import commands as disk_commands
+from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
+from pkb_ext.suite import phases
+from pkb_ext.suite import resume
+from pkb_ext.suite import samples as samples_lib
 
-_AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
-_GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')
-_AZURE_ZONE = re.compile(r'^([a-z0-9]+)-\d+$')
+# Written once in the exported unit, named here for the suite.
+DataDisk = disk_commands.DataDisk
+DevicePath = disk_commands.DevicePath
+RegionFromZone = tpcc_fixtures.RegionFromZone
 
 
 def FiniteValidator(name: str):
@@ -45,37 +47,6 @@ def FiniteValidator(name: str):
 def FlagValue(name: str):
   """A flag's value, or None where no module defined the flag."""
   return flags.FLAGS[name].value if name in flags.FLAGS else None
-
-
-def DataDisk(vm):
-  """Returns the VM's data disk (its first scratch disk), or None."""
-  disks = getattr(vm, 'scratch_disks', None) or []
-  return disks[0] if disks else None
-
-
-def DevicePath(disk) -> str:
-  """Returns a disk's device path (PKB disks, and static VMs' local disks)."""
-  getter = getattr(disk, 'GetDevicePath', None)
-  return getter() if getter else disk.device_path
-
-
-def RegionFromZone(zone: str | None) -> str:
-  """Returns the region of an AWS, GCP or Azure zone name (pure).
-
-  Args:
-    zone: e.g. us-east-1a (AWS), us-east1-b (GCP) or eastus-1 (Azure).
-
-  Returns:
-    The region, or the zone itself when it matches no known form (static
-    VMs, regions given as zones), or '' for no zone.
-  """
-  if not zone:
-    return ''
-  for pattern in (_AWS_ZONE, _GCP_ZONE, _AZURE_ZONE):
-    m = pattern.match(zone)
-    if m:
-      return m.group(1)
-  return zone
 
 
 def _CpuPlatform(vm) -> str:

@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -17,7 +17,7 @@ import unittest
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import samples
+from pkb_ext.suite import samples
 from tests import pkb_common_test_case
 
 _META = samples.RunMetadata(
