@@ -26,15 +26,14 @@ import json
 import os
 import subprocess
 import sys
-from unittest import mock
 
 from absl.testing import absltest
 
 from benchmarks.cloud_report import parsers
 from pkb_ext.suite import phase_table
-from benchmarks.cloud_report.tpcc import engines
-from benchmarks.cloud_report.tpcc import parser as tpcc_parser
 from pkb_ext import cli
+from pkb_ext.suite.tpcc import engines
+from pkb_ext.suite.tpcc import parser as tpcc_parser
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 _TPCC_DATA = os.path.join(_ROOT, 'tests', 'data', 'tpcc')
@@ -49,14 +48,14 @@ def _Snapshot():
   from perfkitbenchmarker import publisher
   from pkb_ext.suite import preflight
   from pkb_ext.suite.object_storage import buckets
-  from benchmarks.cloud_report.tpcc import engines
-  from benchmarks.cloud_report.tpcc import parser
+  from pkb_ext.suite.tpcc import engines
+  from pkb_ext.suite.tpcc import parser
 
   def Ours(name):
     return name.startswith(('benchmarks.', 'linux_packages.', 'pkb_ext.'))
 
   return {
-      'tpcc_tools': sorted(parser._TOOLS),
+      'tpcc_tools': sorted(parser.TOOLS),
       'tpcc_engines': engines.EngineNames(),
       'preflight': sorted(
           n for n, m in linux_benchmarks.VALID_BENCHMARKS.items()
@@ -206,16 +205,14 @@ class EveryEntryPointTest(absltest.TestCase):
     )
 
   def testEveryRegisteringCommandIsCovered(self):
-    self.assertEqual(set(self.cases), cli.REGISTERING | cli.TOOL_READING)
+    self.assertEqual(set(self.cases), cli.REGISTERING | {'parse'})
 
-  def testToolReadingCommandsSeeEveryTpccToolPkbPySees(self):
+  def testParseSeesEveryTpccToolPkbPySees(self):
     reference = self.children['pkb.py']['registry']
-    for name in cli.TOOL_READING:
-      with self.subTest(command=name):
-        self.assertEqual(
-            self.children[name]['registry']['tpcc_tools'],
-            reference['tpcc_tools'],
-        )
+    self.assertEqual(
+        self.children['parse']['registry']['tpcc_tools'],
+        reference['tpcc_tools'],
+    )
 
   def testEachRegisteringCommandSeesWhatPkbPySees(self):
     reference = self.children['pkb.py']['registry']
@@ -283,24 +280,22 @@ class EveryEntryPointTest(absltest.TestCase):
 
 
 class NoToolMatchesTest(absltest.TestCase):
-  """The refusal of an output no registered TPC-C tool wrote."""
+  """The refusal of an output no TPC-C tool wrote."""
 
   def _Refusal(self, tools: dict) -> str:
-    with mock.patch.object(tpcc_parser, '_TOOLS', tools):
-      with self.assertRaises(parsers.ParseError) as raised:
-        tpcc_parser.Detect('fio-3.33\nREAD: bw=1MiB/s\n')
+    with self.assertRaises(parsers.ParseError) as raised:
+      tpcc_parser.Detect('fio-3.33\nREAD: bw=1MiB/s\n', tools)
     return str(raised.exception)
 
   def testOneToolSaysNot(self):
-    cockroach = tpcc_parser._TOOLS[tpcc_parser.COCKROACH]
     self.assertEqual(
-        self._Refusal({cockroach.name: cockroach}),
+        self._Refusal({'cockroach': tpcc_parser.TOOLS['cockroach']}),
         'not `cockroach workload run tpcc` output (no _elapsed___ table)',
     )
 
   def testSeveralToolsSayNeitherNor(self):
     tools = {
-        name: tpcc_parser.Tool(name, lambda _: False, None, f'{name} output')
+        name: (lambda _: False, None, f'{name} output')
         for name in ('a', 'b', 'c')
     }
     self.assertEqual(

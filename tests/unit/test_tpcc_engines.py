@@ -11,11 +11,11 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The TPC-C engine registry, and the postgres engine pkb_ext registers there.
+"""The suite's TPC-C engines: cockroach (exported) and postgres (pkb_ext).
 
-The exported phase knows one engine, cockroach; pkb_ext.registry adds
-postgres (pkb_ext.tpcc_postgres) through RegisterEngine, and the engine flag
-accepts what is registered when the command line is parsed.
+The exported benchmark runs CockroachEngine; the suite chooses with
+--cloud_report_tpcc_engine (pkb_ext.suite.tpcc.engines), whose validator
+accepts only the engines it has.
 """
 
 from unittest import mock
@@ -26,6 +26,7 @@ from absl.testing import flagsaver
 
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
+from pkb_ext.suite.tpcc import engines as suite_engines
 from pkb_ext.suite.tpcc import stages as tpcc
 from pkb_ext.tpcc_postgres import engine as tpcc_postgres
 
@@ -37,17 +38,17 @@ class _FakeEngine:
     self.name = 'fake'
 
 
-class EngineRegistryTest(absltest.TestCase):
+class EngineChoiceTest(absltest.TestCase):
 
-  def testTheReportsEngineComesFirstAndPkbExtsIsRegistered(self):
-    self.assertEqual(engines.EngineNames(), ['cockroach', 'postgres'])
+  def testTheReportsEngineComesFirst(self):
+    self.assertEqual(suite_engines.EngineNames(), ['cockroach', 'postgres'])
     params = tpcc_params.Params()
     self.assertIsInstance(
         tpcc.SelectEngine('cockroach', params), engines.CockroachEngine
     )
 
   def testPostgresReadsItsOwnFlagsWhenSelected(self):
-    params = tpcc_params.Params(engine='postgres')
+    params = tpcc_params.Params()
     with flagsaver.flagsaver(
         cloud_report_tpcc_postgres_port=6001, cloud_report_tpcc_gotpc_wait=True
     ):
@@ -68,12 +69,12 @@ class EngineRegistryTest(absltest.TestCase):
 
   def testAnUnknownEngineIsNamedWithTheChoices(self):
     with self.assertRaisesRegex(
-        engines.EngineError,
+        suite_engines.EngineError,
         "unknown TPC-C engine 'mysql'; expected one of cockroach, postgres",
     ):
       tpcc.SelectEngine('mysql', tpcc_params.Params())
 
-  def testTheFlagAcceptsOnlyRegisteredEngines(self):
+  def testTheFlagAcceptsOnlyTheEngines(self):
     with self.assertRaisesRegex(
         flags.IllegalFlagValueError,
         '--cloud_report_tpcc_engine=mysql: not a TPC-C engine; expected one'
@@ -81,27 +82,20 @@ class EngineRegistryTest(absltest.TestCase):
     ):
       with flagsaver.flagsaver(cloud_report_tpcc_engine='mysql'):
         pass
-    with mock.patch.dict(engines._ENGINES):  # pylint: disable=protected-access
-      engines.RegisterEngine('fake', _FakeEngine)
+    with mock.patch.dict(suite_engines._FACTORIES, {'fake': _FakeEngine}):  # pylint: disable=protected-access
       with flagsaver.flagsaver(cloud_report_tpcc_engine='fake'):
         engine = tpcc.SelectEngine(
-            tpcc_params.ENGINE.value, tpcc_params.Params()
+            suite_engines.ENGINE.value, tpcc_params.Params()
         )
       self.assertIsInstance(engine, _FakeEngine)
-    self.assertNotIn('fake', engines.EngineNames())
+    self.assertNotIn('fake', suite_engines.EngineNames())
 
-  def testANameIsRegisteredOnce(self):
-    with mock.patch.dict(engines._ENGINES):  # pylint: disable=protected-access
-      engines.RegisterEngine('fake', _FakeEngine)
-      engines.RegisterEngine('fake', _FakeEngine)  # the same: a no-op
-      with self.assertRaisesRegex(
-          engines.EngineError, "'cockroach' is already registered"
-      ):
-        engines.RegisterEngine('cockroach', _FakeEngine)
-      self.assertIs(
-          type(tpcc.SelectEngine('cockroach', tpcc_params.Params())),
-          engines.CockroachEngine,
-      )
+  def testEachEngineParsesItsOwnOutput(self):
+    params = tpcc_params.Params()
+    cockroach = tpcc.SelectEngine('cockroach', params)
+    postgres = tpcc.SelectEngine('postgres', params)
+    self.assertEqual(cockroach.Parse.__module__, engines.tpcc_parser.__name__)
+    self.assertEqual(postgres.Parse.__module__, 'pkb_ext.tpcc_postgres.parser')
 
 
 if __name__ == '__main__':

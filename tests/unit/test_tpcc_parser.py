@@ -11,10 +11,12 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Tests for benchmarks.cloud_report.tpcc.parser on real outputs (tests/data/tpcc).
+"""Tests of the TPC-C parsers on real outputs (tests/data/tpcc).
 
-go-tpc's outputs go through the same Parse: pkb_ext.tpcc_postgres.parser is
-registered with it (pkb_ext.registry, as in a run).
+The suite's parser (pkb_ext.suite.tpcc.parser) detects the tool and reads
+either engine's output: cockroach workload's with the exported parser,
+go-tpc's with pkb_ext.tpcc_postgres.parser; each engine's own parser reads
+only its tool's.
 """
 
 import contextlib
@@ -27,9 +29,10 @@ from absl.testing import parameterized
 
 from pkb_ext import cli
 from benchmarks.cloud_report.parsers import ParseError
-from benchmarks.cloud_report.tpcc import parser as tpcc
+from benchmarks.cloud_report.tpcc import parser as cockroach_parser
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
+from pkb_ext.suite.tpcc import parser as tpcc
 from pkb_ext.tpcc_postgres import parser as gotpc_parser
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / 'data' / 'tpcc'
@@ -62,7 +65,7 @@ class CockroachTest(parameterized.TestCase):
       self, name, elapsed, tpmc, efc, p50, p90, p95, p99, pmax, warehouses
   ):
     r = tpcc.Parse(_Read(name))
-    self.assertEqual(r.tool, tpcc.COCKROACH)
+    self.assertEqual(r.tool, cockroach_parser.COCKROACH)
     self.assertEqual(
         (r.elapsed_s, r.tpmc, r.efficiency_pct),
         (elapsed, tpmc, efc),
@@ -121,15 +124,22 @@ class CockroachTest(parameterized.TestCase):
 
 class GoTpcTest(absltest.TestCase):
 
-  def testGoTpcIsRegisteredWithThePhasesParser(self):
+  def testThePhasesParserDetectsGoTpc(self):
     text = _Read('gotpc_v1.0.9_pg15_4wh_4threads_30s.txt')
     self.assertEqual(tpcc.Detect(text), gotpc_parser.GO_TPC)
     self.assertEqual(tpcc.Parse(text), gotpc_parser.ParseGoTpc(text))
-    with self.assertRaisesRegex(ValueError, "'go-tpc' is already registered"):
-      tpcc.RegisterTool(
-          tpcc.Tool('go-tpc', lambda _: False, gotpc_parser.ParseGoTpc, 'x')
-      )
-    tpcc.RegisterTool(gotpc_parser.TOOL)  # the same again: a no-op
+    self.assertEqual(tpcc.Parse(text), gotpc_parser.Parse(text))
+
+  def testEachEnginesParserRefusesTheOthersOutput(self):
+    gotpc = _Read('gotpc_v1.0.9_pg15_4wh_4threads_30s.txt')
+    cockroach = _Read('cockroach_v22.1.2_9node_8vcpu_3750wh_tail.txt')
+    with self.assertRaisesRegex(
+        ParseError, r'^not `cockroach workload run tpcc` output'
+    ):
+      cockroach_parser.Parse(gotpc)
+    with self.assertRaisesRegex(ParseError, r'^not go-tpc output'):
+      gotpc_parser.Parse(cockroach)
+    self.assertEqual(cockroach_parser.Parse(cockroach), tpcc.Parse(cockroach))
 
   def testPlain(self):
     r = tpcc.Parse(_Read('gotpc_v1.0.9_pg15_4wh_4threads_30s.txt'))

@@ -29,6 +29,7 @@ import dataclasses
 from benchmarks.cloud_report import timeouts
 from benchmarks.cloud_report.tpcc import stepping
 from pkb_ext.plan import estimates
+from pkb_ext.suite.tpcc import engines as suite_engines
 
 # The largest grid whose search is followed decision by decision (the
 # report's has 5 levels).
@@ -171,8 +172,9 @@ def ImportPhase(params, context: estimates.Context) -> estimates.Phase:
   measured = context.Measured(
       'import_warehouses_per_node_hour', 'fixture_warehouses_per_node_hour'
   )
-  if params.engine != 'cockroach' and not measured:
-    same_rate = f'; {params.engine} is planned at the same rates'
+  engine = suite_engines.ENGINE.value
+  if engine != suite_engines.COCKROACH and not measured:
+    same_rate = f'; {engine} is planned at the same rates'
   if not context.fixtures:
     return estimates.Phase(
         'tpcc_import',
