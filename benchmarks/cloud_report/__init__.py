@@ -11,19 +11,50 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The 2021 Cloud Report's exported pieces: what its PKB benchmarks need.
+"""The Cockroach Labs 2021 Cloud Report's TPC-C benchmark's pieces.
 
-The tpcc and object storage phases, one sub-package each with its flags,
-stages, pure parser and samples, behind the thin benchmark modules beside
-this package; the raw-disk guard and commands the tpcc phase uses (disk);
-and what the phases share: the phase registry and topology (phases,
-phase_table, topology, resume; phases.Check runs a phase's checks before
-provisioning), remote command helpers (remote), the parser and sample
-indexes (parsers, samples), wait bounds (timeouts) and settings. It imports
-only perfkitbenchmarker and itself. The phase table also names the cpu, io
-and net phases: they run PKB's own coremark, fio and netperf benchmarks,
-and their stages modules live outside this package (phases.Load finds
-them).
+The tpcc sub-package (its flags, engine, pure parser, stepping search and
+samples) behind the cloud_report_tpcc benchmark module beside this package;
+the raw-disk guard and commands it uses (disk); remote command helpers
+(remote), the parse error (parsers), wait bounds (timeouts) and typed flags
+read once (settings); here, what is read of a VM the same way everywhere
+(its data disk, its region). It imports only perfkitbenchmarker and itself.
 """
 
+import re
+
 REPORT_VERSION = '2021'
+_AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
+_GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')
+_AZURE_ZONE = re.compile(r'^([a-z0-9]+)-\d+$')
+
+
+def RegionFromZone(zone: str | None) -> str:
+  """Returns the region of an AWS, GCP or Azure zone name (pure).
+
+  Args:
+    zone: e.g. us-east-1a (AWS), us-east1-b (GCP) or eastus-1 (Azure).
+
+  Returns:
+    The region, or the zone itself when it matches no known form (static
+    VMs, regions given as zones), or '' for no zone.
+  """
+  if not zone:
+    return ''
+  for pattern in (_AWS_ZONE, _GCP_ZONE, _AZURE_ZONE):
+    m = pattern.match(zone)
+    if m:
+      return m.group(1)
+  return zone
+
+
+def DataDisk(vm):
+  """Returns the VM's data disk (its first scratch disk), or None."""
+  disks = getattr(vm, 'scratch_disks', None) or []
+  return disks[0] if disks else None
+
+
+def DevicePath(disk) -> str:
+  """Returns a disk's device path (PKB disks, and static VMs' local disks)."""
+  getter = getattr(disk, 'GetDevicePath', None)
+  return getter() if getter else disk.device_path

@@ -20,17 +20,13 @@ from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-impo
 from perfkitbenchmarker import publisher as pkb_publisher
 from perfkitbenchmarker import vm_util
 
+from benchmarks.cloud_report import DataDisk  # pylint: disable=unused-import
+from benchmarks.cloud_report import DevicePath  # pylint: disable=unused-import
+from benchmarks.cloud_report import RegionFromZone  # pylint: disable=unused-import
 from benchmarks.cloud_report import REPORT_VERSION
-from benchmarks.cloud_report.disk import commands as disk_commands
-from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
 from pkb_ext.suite import phases
 from pkb_ext.suite import resume
 from pkb_ext.suite import samples as samples_lib
-
-# Written once in the exported unit, named here for the suite.
-DataDisk = disk_commands.DataDisk
-DevicePath = disk_commands.DevicePath
-RegionFromZone = tpcc_fixtures.RegionFromZone
 
 
 def FiniteValidator(name: str):

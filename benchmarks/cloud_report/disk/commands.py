@@ -116,15 +116,3 @@ def ExitStatus(message: str) -> int | None:
   """The exit status a PKB RemoteCommandError's text names (None: none)."""
   m = _RETURN_CODE.search(message)
   return int(m.group(1)) if m else None
-
-
-def DataDisk(vm):
-  """Returns the VM's data disk (its first scratch disk), or None."""
-  disks = getattr(vm, 'scratch_disks', None) or []
-  return disks[0] if disks else None
-
-
-def DevicePath(disk) -> str:
-  """Returns a disk's device path (PKB disks, and static VMs' local disks)."""
-  getter = getattr(disk, 'GetDevicePath', None)
-  return getter() if getter else disk.device_path

@@ -40,7 +40,7 @@ from typing import Any, Callable, Mapping
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import errors as report_errors
+from benchmarks import cloud_report
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report.disk import commands as storage_commands
 from benchmarks.cloud_report.disk import guard as io_guard
@@ -211,7 +211,7 @@ def EndLeftovers(topology) -> None:
 def _DiskDevice(disk) -> str | None:
   """The disk's device path, or None where PKB cannot tell it."""
   try:
-    return storage_commands.DevicePath(disk)
+    return cloud_report.DevicePath(disk)
   except Exception:  # pylint: disable=broad-except
     return None
 
@@ -224,7 +224,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
   MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
   in the login user's home), with a warning.
   """
-  disk = storage_commands.DataDisk(vm)
+  disk = cloud_report.DataDisk(vm)
   mount = getattr(disk, 'mount_point', None) if disk else None
   if mount:
     return posixpath.join(mount, name)
@@ -240,7 +240,7 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
 
 
 def _RawDataDevice(vm) -> str | None:
-  disk = storage_commands.DataDisk(vm)
+  disk = cloud_report.DataDisk(vm)
   if disk is None or getattr(disk, 'mount_point', None):
     return None
   return _DiskDevice(disk)

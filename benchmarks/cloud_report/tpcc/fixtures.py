@@ -37,13 +37,10 @@ import logging
 import re
 import shlex
 
+from benchmarks.cloud_report import RegionFromZone
 from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from linux_packages import cloud_report_cockroachdb as cockroachdb
-
-_AWS_ZONE = re.compile(r'^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$')
-_GCP_ZONE = re.compile(r'^([a-z]+-[a-z]+\d+)-[a-z]$')
-_AZURE_ZONE = re.compile(r'^([a-z0-9]+)-\d+$')
 
 AUTO = 'auto'
 OFF = 'off'
@@ -232,22 +229,3 @@ def SetUp(client, host_ip: str, params, bound: int, run_logged, log_dir):
   else:
     logging.info('tpcc: fixtures: generating %s instead: %s', where, why)
   return loaded
-
-
-def RegionFromZone(zone: str | None) -> str:
-  """Returns the region of an AWS, GCP or Azure zone name (pure).
-
-  Args:
-    zone: e.g. us-east-1a (AWS), us-east1-b (GCP) or eastus-1 (Azure).
-
-  Returns:
-    The region, or the zone itself when it matches no known form (static
-    VMs, regions given as zones), or '' for no zone.
-  """
-  if not zone:
-    return ''
-  for pattern in (_AWS_ZONE, _GCP_ZONE, _AZURE_ZONE):
-    m = pattern.match(zone)
-    if m:
-      return m.group(1)
-  return zone
