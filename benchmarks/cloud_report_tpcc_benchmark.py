@@ -76,6 +76,7 @@ cloud_report_tpcc:
           disk_size: 2500
           mount_point: /scratch
     client:
+      vm_count: 1
       vm_spec:
         AWS:
           machine_type: c5a.4xlarge

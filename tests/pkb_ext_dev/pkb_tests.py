@@ -87,3 +87,35 @@ def ImportScript(path: str) -> types.ModuleType:
       sys.modules.pop(full_name, None)
       raise
     return module
+
+
+UPSTREAM_TESTS_DIR = pathlib.Path(__file__).resolve().parents[1] / 'upstream'
+_EXPORTED_PACKAGE = 'pkb_ext_exported_tests'
+
+
+def ExportedTest(path: str) -> types.ModuleType:
+  """Loads tests/upstream/<path>, an exported test, for its helpers.
+
+  A pkb_ext test of what runs the exported pieces differently (the suite)
+  uses the exported test's mocked VMs rather than a copy. The module gets a
+  private name, so pytest's own import of the file is another module and
+  its test cases are collected only there.
+  """
+  full_name = (
+      f'{_EXPORTED_PACKAGE}.{path.removesuffix(".py").replace("/", ".")}'
+  )
+  with _lock:
+    module = sys.modules.get(full_name)
+    if module is not None:
+      return module
+    spec = importlib.util.spec_from_file_location(
+        full_name, UPSTREAM_TESTS_DIR / path
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[full_name] = module
+    try:
+      spec.loader.exec_module(module)
+    except BaseException:
+      sys.modules.pop(full_name, None)
+      raise
+    return module

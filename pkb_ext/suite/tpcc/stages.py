@@ -37,7 +37,6 @@ flag matrix shares one run_uri and one run directory, in series or in
 parallel (--run_processes), and each must resume its own search.
 """
 
-import dataclasses
 import logging
 import os
 
