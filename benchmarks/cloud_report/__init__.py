@@ -58,3 +58,11 @@ def DevicePath(disk) -> str:
   """Returns a disk's device path (PKB disks, and static VMs' local disks)."""
   getter = getattr(disk, 'GetDevicePath', None)
   return getter() if getter else disk.device_path
+
+
+def DiskDevice(disk) -> str | None:
+  """The disk's device path, or None where PKB cannot tell it."""
+  try:
+    return DevicePath(disk)
+  except Exception:  # pylint: disable=broad-except
+    return None

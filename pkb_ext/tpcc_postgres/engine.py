@@ -33,6 +33,7 @@ from perfkitbenchmarker import errors
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import timeouts
 from pkb_ext.suite import topology as topology_lib
+from pkb_ext.suite.disk import guard as disk_guard
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
@@ -123,7 +124,7 @@ class PostgresEngine:
     """Mounts the data disk, starts the server, loads the tables."""
     db, client = topology.first_db, topology.RequireClient(engines.PHASE)
     if not self.own.postgres_data_dir:
-      engines.MountDataDisk(db)
+      disk_guard.MountDataDisk(db, engines.DATA_MOUNT)
     bin_dir, mem_kb = self.Probe(db)
     ctl = PostgresCommands(
         bin_dir=bin_dir,
@@ -273,7 +274,7 @@ class PostgresEngine:
     )
     db.RemoteCommand(' && '.join(ctl.TearDownCommands()))
     if not self.own.postgres_data_dir:
-      engines.UnmountDataDisk(db)
+      disk_guard.UnmountDataDisk(db, engines.DATA_MOUNT)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -39,8 +39,8 @@ import types
 from absl import flags
 from absl.testing import absltest
 
-from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report.disk import guard as io_guard
+from pkb_ext.suite.disk import commands as storage_commands
+from pkb_ext.suite.disk import guard as io_guard
 from pkb_ext.local import images
 from pkb_ext import paths
 from pkb_ext.suite.disk import parser as fio_parser

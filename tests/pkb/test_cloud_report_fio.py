@@ -30,8 +30,8 @@ from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import static_virtual_machine
 
-from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report.disk import guard as io_guard
+from pkb_ext.suite.disk import commands as storage_commands
+from pkb_ext.suite.disk import guard as io_guard
 from benchmarks.cloud_report.parsers import ParseError
 from pkb_ext.suite import cloud_report_fio_benchmark as benchmark
 from pkb_ext.suite.disk import parser

@@ -563,7 +563,7 @@ def _FioJobFile(db, device: str, settings: Settings, path: str) -> str:
 def _MeasureTool(tool, ctx, settings, log) -> dict:
   """ABBA pairs of one tool; returns its summary with each run's details."""
   # pylint: disable=g-import-not-at-top,import-outside-toplevel
-  from benchmarks.cloud_report.disk import guard as storage_guard
+  from pkb_ext.suite.disk import guard as storage_guard
   from pkb_ext_dev import bench_fidelity
   from pkb_ext_dev import fidelity
 

@@ -34,7 +34,7 @@ from typing import Callable
 from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
-from benchmarks.cloud_report.disk import guard as storage_guard
+from pkb_ext.suite.disk import guard as storage_guard
 from pkb_ext import netperf as os_netperf
 from pkb_ext.suite.cpu import samples as cpu_samples
 from pkb_ext.suite.cpu import stages as cpu

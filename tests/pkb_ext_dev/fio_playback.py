@@ -26,7 +26,7 @@ as PKB's wait script returns the command's stdout).
 
 import os
 
-from benchmarks.cloud_report.disk import commands as storage_commands
+from pkb_ext.suite.disk import commands as storage_commands
 from pkb_ext import paths
 from pkb_ext.suite.disk import stages as io
 

@@ -23,7 +23,7 @@ import unittest
 from unittest import mock
 
 from absl.testing import flagsaver
-from benchmarks.cloud_report.disk import guard as storage_guard
+from pkb_ext.suite.disk import guard as storage_guard
 from perfkitbenchmarker import disk
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks

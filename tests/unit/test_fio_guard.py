@@ -24,7 +24,7 @@ import pathlib
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from benchmarks.cloud_report.disk import guard as io_guard
+from pkb_ext.suite.disk import guard as io_guard
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'fio'
 

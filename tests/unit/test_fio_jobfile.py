@@ -34,7 +34,7 @@ from absl.testing import flagsaver
 from absl.testing import parameterized
 from perfkitbenchmarker.linux_benchmarks.fio import fio_benchmark
 
-from benchmarks.cloud_report.disk import commands as storage_commands
+from pkb_ext.suite.disk import commands as storage_commands
 from pkb_ext.suite.disk import stages as io
 
 DISK_2500_GB = 2500 * 2**30

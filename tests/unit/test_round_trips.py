@@ -25,7 +25,7 @@ from unittest import mock
 from absl.testing import absltest
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report.disk import commands as storage_commands
+from pkb_ext.suite.disk import commands as storage_commands
 from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from pkb_ext import coremark

@@ -42,8 +42,6 @@ from perfkitbenchmarker import errors
 
 from benchmarks import cloud_report
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report.disk import commands as storage_commands
-from benchmarks.cloud_report.disk import guard as io_guard
 from benchmarks.cloud_report.parsers import ParseError
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
@@ -208,27 +206,19 @@ def EndLeftovers(topology) -> None:
   remote.EndLeftovers([topology.RequireClient(PHASE)], TAG_PREFIX, 'tpcc')
 
 
-def _DiskDevice(disk) -> str | None:
-  """The disk's device path, or None where PKB cannot tell it."""
-  try:
-    return cloud_report.DevicePath(disk)
-  except Exception:  # pylint: disable=broad-except
-    return None
-
-
 def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
   """A directory on the VM's data disk.
 
   The disk's scratch mount point when PKB mounted it; DATA_MOUNT when it is a
-  raw device (static VMs, disk_specs without mount_point), which
-  MountDataDisk formats and mounts in Prepare; else `fallback` (default: name
+  raw device (static VMs, disk_specs without mount_point), which a runner
+  that leaves the disk raw until then formats and mounts there; else `fallback` (default: name
   in the login user's home), with a warning.
   """
   disk = cloud_report.DataDisk(vm)
   mount = getattr(disk, 'mount_point', None) if disk else None
   if mount:
     return posixpath.join(mount, name)
-  if disk is not None and _DiskDevice(disk):
+  if disk is not None and cloud_report.DiskDevice(disk):
     return posixpath.join(DATA_MOUNT, name)
   if fallback is None:
     home, _ = vm.RemoteCommand('echo $HOME')
@@ -237,45 +227,6 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
       'tpcc: %s has no data disk; the database goes to %s', vm.name, fallback
   )
   return fallback
-
-
-def _RawDataDevice(vm) -> str | None:
-  disk = cloud_report.DataDisk(vm)
-  if disk is None or getattr(disk, 'mount_point', None):
-    return None
-  return _DiskDevice(disk)
-
-
-def MountDataDisk(vm) -> None:
-  """Makes a file system on a raw data disk and mounts it at DATA_MOUNT.
-
-  The io phase's guard (cloud_report.disk.guard) refuses the root device, a
-  mounted device and one holding mounted partitions; a disk an earlier
-  Prepare mounted at DATA_MOUNT is kept.
-  """
-  device = _RawDataDevice(vm)
-  if not device:
-    return
-  mp, dev = shlex.quote(DATA_MOUNT), shlex.quote(device)
-  out, _ = vm.RemoteCommand(
-      f'src=$(findmnt -nvfo SOURCE --mountpoint {mp} 2>/dev/null);'
-      f' [ -n "$src" ] && [ "$(readlink -f "$src")" = "$(readlink -f {dev})" ]'
-      ' && echo mounted; true'
-  )
-  if out.strip() == 'mounted':
-    return
-  io_guard.Check(vm, device)
-  vm.RemoteCommand(
-      storage_commands.MkfsCommand(device, 'ext4', None)
-      + ' && '
-      + storage_commands.MountCommand(device, DATA_MOUNT, 'discard')
-  )
-
-
-def UnmountDataDisk(vm) -> None:
-  device = _RawDataDevice(vm)
-  if device:
-    vm.RemoteCommand(storage_commands.UnmountCommand(device, DATA_MOUNT))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,7 +275,7 @@ class CockroachEngine:
     )
 
   def Setup(self, topology) -> None:
-    """Mounts the data disks, starts the cluster, imports the fixtures.
+    """Starts the cluster on the data disks and loads the warehouses.
 
     Idempotent, so a resumed run can set up again: running nodes are kept
     (stopped ones restart on their stores), and when the database already
@@ -335,7 +286,6 @@ class CockroachEngine:
     """
     client = topology.RequireClient(PHASE)
     vms = list(topology.db_vms)
-    background_tasks.RunThreaded(MountDataDisk, vms)
     cockroach_cluster.StartCluster(
         vms,
         self.StoreDirs(topology),
@@ -449,7 +399,6 @@ class CockroachEngine:
         lambda vm, path: vm.RemoteCommand(f'sudo rm -rf {shlex.quote(path)}'),
         [((vm, path), {}) for vm, path in zip(topology.db_vms, dirs)],
     )
-    background_tasks.RunThreaded(UnmountDataDisk, list(topology.db_vms))
 
 
 def ImportCommand(warehouses: int, host_ip: str) -> str:

@@ -20,8 +20,8 @@ Its modules:
   params    the flags (cloud_report_fio_*), read once into Params;
   parser    fio's JSON output -> per-job results (pure);
   samples   the metric catalog and the samples of one job;
-  stages    the phase's functions (see pkb_ext/suite/phases.py).
-The check that the target is a raw, unmounted, non-boot disk (guard) and the
-disk's shell commands (commands) are shared with the tpcc phase and stay in
-benchmarks/cloud_report/disk.
+  stages    the phase's functions (see pkb_ext/suite/phases.py);
+  guard     the check that the target is a raw, unmounted, non-boot disk;
+  commands  the disk's shell commands and error text (pure), and the mount
+            of a raw data disk for the tpcc phase's database.
 """

@@ -52,8 +52,8 @@ from perfkitbenchmarker import data
 from perfkitbenchmarker import errors
 from perfkitbenchmarker.linux_packages import fio as pkb_fio
 
-from benchmarks.cloud_report.disk import commands
-from benchmarks.cloud_report.disk import guard as io_guard
+from pkb_ext.suite.disk import commands
+from pkb_ext.suite.disk import guard as io_guard
 from pkb_ext.suite import phase_table
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import timeouts

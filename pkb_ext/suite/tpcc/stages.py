@@ -40,6 +40,7 @@ parallel (--run_processes), and each must resume its own search.
 import logging
 import os
 
+from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
 
@@ -51,6 +52,7 @@ from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import phases
+from pkb_ext.suite.disk import guard as disk_guard
 from pkb_ext.suite.tpcc import engines as suite_engines
 from pkb_ext.suite.tpcc import parser as suite_parser
 from pkb_ext.suite.tpcc import stepping_state
@@ -111,6 +113,11 @@ def Setup(topology) -> None:
   """
   engine = _Engine()
   engines.EndLeftovers(topology)
+  if engine.name == engines.COCKROACH:  # postgres mounts its own, on db1
+    background_tasks.RunThreaded(
+        lambda vm: disk_guard.MountDataDisk(vm, engines.DATA_MOUNT),
+        list(topology.db_vms),
+    )
   logging.info(
       'tpcc: engine %s; loading %d warehouses',
       engine.name,
@@ -243,5 +250,12 @@ def Notes(benchmark_config) -> list[str]:
 
 
 def Cleanup(topology) -> None:
+  """Stops and removes the database; unmounts what Setup mounted."""
   params = tpcc_params.Params.FromFlags()
-  SelectEngine(suite_engines.ENGINE.value, params).Cleanup(topology)
+  engine = SelectEngine(suite_engines.ENGINE.value, params)
+  engine.Cleanup(topology)
+  if engine.name == engines.COCKROACH:
+    background_tasks.RunThreaded(
+        lambda vm: disk_guard.UnmountDataDisk(vm, engines.DATA_MOUNT),
+        list(topology.db_vms),
+    )

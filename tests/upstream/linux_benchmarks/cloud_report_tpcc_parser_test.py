@@ -17,7 +17,6 @@ import os
 import unittest
 
 from benchmarks.cloud_report import parsers
-from pkb_ext.suite import phase_table
 from benchmarks.cloud_report.tpcc import parser as tpcc
 from benchmarks.cloud_report.tpcc import pass_rules
 from benchmarks.cloud_report.tpcc import samples as phase_samples
@@ -91,12 +90,6 @@ class SamplesTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertNotEmpty(samples)
     for s in samples:
       self.assertIn(s.metric, phase_samples.METRICS)
-
-  def testTheToolIsThePhasesPackage(self):
-    self.assertEqual(
-        phase_table.ByTool('tpcc').package,
-        phase_samples.__name__.rsplit('.', 2)[-2],
-    )
 
 
 if __name__ == '__main__':

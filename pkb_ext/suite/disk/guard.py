@@ -1,4 +1,4 @@
-# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
+# Copyright 2026 The pkb_ext Authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
@@ -37,7 +37,9 @@ the reasons to refuse; Check(vm, path) does both and raises.
 import dataclasses
 import shlex
 
+from benchmarks import cloud_report
 from benchmarks.cloud_report import errors as report_errors
+from pkb_ext.suite.disk import commands
 
 _END = 'end-of-probe'
 
@@ -217,3 +219,44 @@ def Check(vm, path: str) -> DeviceFacts:
         f'refusing to run fio on {shown}: ' + '; '.join(reasons)
     )
   return facts
+
+
+def _RawDataDevice(vm) -> str | None:
+  disk = cloud_report.DataDisk(vm)
+  if disk is None or getattr(disk, 'mount_point', None):
+    return None
+  return cloud_report.DiskDevice(disk)
+
+
+def MountDataDisk(vm, mount_point: str) -> None:
+  """Makes a file system on a raw data disk and mounts it at mount_point.
+
+  For the tpcc phase's database, after the io phase measured the raw disk.
+  Check refuses the root device, a mounted device and one holding mounted
+  partitions; a disk an earlier Prepare mounted at mount_point is kept. A
+  disk PKB mounted (its mount_point set) is left alone.
+  """
+  device = _RawDataDevice(vm)
+  if not device:
+    return
+  mp, dev = shlex.quote(mount_point), shlex.quote(device)
+  out, _ = vm.RemoteCommand(
+      f'src=$(findmnt -nvfo SOURCE --mountpoint {mp} 2>/dev/null);'
+      f' [ -n "$src" ] && [ "$(readlink -f "$src")" = "$(readlink -f {dev})" ]'
+      ' && echo mounted; true'
+  )
+  if out.strip() == 'mounted':
+    return
+  Check(vm, device)
+  vm.RemoteCommand(
+      commands.MkfsCommand(device, 'ext4', None)
+      + ' && '
+      + commands.MountCommand(device, mount_point, 'discard')
+  )
+
+
+def UnmountDataDisk(vm, mount_point: str) -> None:
+  """Unmounts what MountDataDisk mounted at mount_point."""
+  device = _RawDataDevice(vm)
+  if device:
+    vm.RemoteCommand(commands.UnmountCommand(device, mount_point))
