@@ -195,7 +195,8 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
         fv['cloud'].present = fv['machine_type'].present = 0
       with self.assertRaisesRegex(
           errors.Setup.InvalidConfigurationError,
-          r'^vm_groups client, db \(GCP n2-standard-16, amd64\): no sha256 pinned for'
+          r'^vm_groups client, db \(GCP n2-standard-16, amd64\): no sha256'
+          r' pinned for'
           r' cockroach-v20\.2\.7\.linux-amd64\.tgz'
           r'.*--cloud_report_cockroachdb_sha256=amd64=<sha256>.*'
           r'--cloud_report_cockroachdb_vendor_checksum$',

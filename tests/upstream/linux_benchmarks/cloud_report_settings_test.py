@@ -1,4 +1,4 @@
-# Copyright 2026 The pkb_ext Authors.
+# Copyright 2026 PerfKitBenchmarker Authors. All rights reserved.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");
 # you may not use this file except in compliance with the License.
