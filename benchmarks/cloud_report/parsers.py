@@ -11,20 +11,17 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""What the phases' pure parsers share.
+"""The error of the pure parsers.
 
-Each phase's package has a parser module, <phase package>.parser, with
+A parser module (tpcc.parser) has
 
   Parse(text: str) -> <a frozen dataclass>
 
 which reads nothing but `text` (no FLAGS, VM, clock or I/O) and raises
-ParseError naming what is wrong for truncated, garbled or failed output,
-and a samples module, <phase package>.samples, with
+ParseError naming what is wrong for truncated, garbled or failed output;
+its samples module (tpcc.samples) has
 
   FromResult(result) -> list[sample.Sample]
-
-phase_table names each phase's tool; phase_modules.ParseText finds a tool's
-two modules, for reading archived outputs.
 """
 
 from benchmarks.cloud_report import errors as report_errors

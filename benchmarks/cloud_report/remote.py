@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Shell pieces the phases share for commands run on a VM.
+"""Shell pieces for commands run on a VM, bounded and tracked.
 
 ExitStatusTo is the one way a phase keeps a remote command's exit status
 when the command's output goes elsewhere: a background netperf stream, the

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Default bounds of the phases' long remote waits, from their expected time.
+"""Default bounds of long remote waits, from their expected time.
 
 A wait's bound is its expected time plus a margin: a quarter of the expected
 time, at least BOUND_MIN_MARGIN_S and at most BOUND_MAX_MARGIN_S, so no

@@ -211,7 +211,11 @@ def _Cut(unit: _Unit, limit: int) -> list[series.Part]:
         {d: n for d, n in unit.names.items() if layout.IsTopLevelBenchmark(d)},
         cut_by,
     )
-    anchors = {n: d for d, n in unit.names.items()}
+    anchors = {n: d for d, n in unit.names.items()} | {
+        series.AnchorName(d, {}): d
+        for d in unit.sources
+        if layout.IsTopLevelPackage(d)
+    }
     return series.Split(unit.texts, groups, home, anchors, cut_by, limit)
   except series.SeriesError as e:
     raise errors.ExportError(str(e)) from e

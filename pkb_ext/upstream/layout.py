@@ -167,6 +167,12 @@ def IsTopLevelBenchmark(dest: str) -> bool:
   return folder == BENCHMARKS_DEST and name.endswith('_benchmark.py')
 
 
+def IsTopLevelPackage(dest: str) -> bool:
+  """Whether dest is a package module directly in linux_packages/."""
+  folder, _, name = dest.rpartition('/')
+  return folder == PACKAGES_DEST and name.endswith('.py')
+
+
 def SeriesLayout() -> series.Layout:
   """The layout series cuts by."""
   return series.Layout(

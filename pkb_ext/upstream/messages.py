@@ -15,8 +15,9 @@
 
 The first patch fixes PKB's PackageCleanup, the next ones fix PKB's own
 modules (pkb_fixes, which holds their words); then shared helpers, one patch
-per benchmark (its leading parts named as its helpers). A benchmark's
-message is its module's docstring's first line.
+per package, one per benchmark (a split benchmark's leading parts name
+their modules, each with its docstring's first line). A benchmark's or a
+package's message is its module's docstring's first line.
 
 CHANGES.next.md gains one line per change a PKB user sees: each fix's, and
 each new benchmark's (in its last patch). Helpers add none.
@@ -77,6 +78,20 @@ def _Short(dest: str) -> str:
   return dest
 
 
+def _Listed(modules: list[str], limit: int = 44) -> str:
+  """Modules' last names for a subject: 'a, b and c', or 'a, b and 3 more'."""
+  names = [m.rsplit('.', 1)[-1] for m in modules]
+  if len(names) == 1:
+    return names[0]
+  for shown in range(len(names) - 1, 0, -1):
+    rest = names[shown:]
+    tail = rest[0] if len(rest) == 1 else f'{len(rest)} more'
+    text = f'{", ".join(names[:shown])} and {tail}'
+    if len(text) <= limit or shown == 1:
+      return text
+  return names[0]
+
+
 def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str | None]:
   """(commit message, CHANGES.next.md text or None) of one part."""
   modules = [
@@ -94,13 +109,23 @@ def Message(part: series.Part, texts: dict[str, str]) -> tuple[str, str | None]:
   elif part.anchor not in part.files:  # a leading part of a split group
     what = _Summary(texts[part.anchor])
     subject = (
-        f"Add the {part.group} benchmark's helpers"
+        f'Add {_Listed(modules)} for {part.group}'
         f' ({part.index} of {part.count}).'
     )
     summary = (
         f'Part {part.index} of {part.count} of the {part.group} benchmark'
-        f' ({what}): {listed}.'
+        f' ({what}), each module with its tests:\n\n'
+        + '\n\n'.join(
+            f'`{_Short(d)}`: {_Summary(texts[d])}.'
+            for d in part.files
+            if d.endswith('.py')
+            and d.startswith((layout.BENCHMARKS_DEST, layout.PACKAGES_DEST))
+        )
     )
+    changes = None
+  elif part.anchor.startswith(layout.PACKAGES_DEST + '/'):
+    subject = f'Add the {part.group} package.'
+    summary = f'{_Summary(texts[part.anchor])}.'
     changes = None
   else:
     what = _Summary(texts[part.anchor])

@@ -15,8 +15,9 @@
 
 The grouping is computed from the files, never listed by hand:
 
-  anchors      every benchmark module (linux_benchmarks/*_benchmark.py):
-               one group each in name order, after a first group of shared
+  anchors      every package module (linux_packages/*.py), then every
+               benchmark module (linux_benchmarks/*_benchmark.py): one
+               group each in name order, after a first group of shared
                helpers;
   modules      each module joins the anchor that reaches it through the
                fewest imports (its own group for an anchor); a module two
@@ -49,7 +50,7 @@ import re
 from pkb_ext import errors
 
 # Most lines one patch of the series may have (whole format-patch text).
-PATCH_LINE_LIMIT = 2500
+PATCH_LINE_LIMIT = 1500
 # Lines a patch has besides its files: headers, message, diffstat and the
 # PKB files it edits. The packing keeps this much room.
 _PATCH_OVERHEAD = 150
@@ -176,9 +177,21 @@ def _Kind(dest: str, layout: Layout) -> str:
 
 def _IsAnchor(dest: str, layout: Layout) -> bool:
   rel = dest[len(layout.benchmarks) + 1 :]
-  return dest.startswith(layout.benchmarks + '/') and (
-      '/' not in rel and rel.endswith('_benchmark.py')
+  return _IsPackage(dest, layout) or (
+      dest.startswith(layout.benchmarks + '/')
+      and ('/' not in rel and rel.endswith('_benchmark.py'))
   )
+
+
+def _IsPackage(dest: str, layout: Layout) -> bool:
+  """A top-level module of linux_packages: a package PKB installs."""
+  rel = dest[len(layout.packages) + 1 :]
+  return dest.startswith(layout.packages + '/') and '/' not in rel
+
+
+def AnchorName(dest: str, benchmark_names: dict[str, str]) -> str:
+  """A group's name: its benchmark's BENCHMARK_NAME, or its package's."""
+  return benchmark_names.get(dest) or posixpath.basename(dest)[: -len('.py')]
 
 
 class _Graph:
@@ -255,9 +268,13 @@ def Group(
   graph = _Graph(texts, modules)
   anchors = sorted(
       (d for d in modules if _IsAnchor(d, layout)),
-      key=lambda d: benchmark_names[d],
+      key=lambda d: (
+          not _IsPackage(d, layout),
+          AnchorName(d, benchmark_names),
+      ),
   )
-  groups = [SHARED] + [benchmark_names[d] for d in anchors]
+  names = {d: AnchorName(d, benchmark_names) for d in anchors}
+  groups = [SHARED] + [names[d] for d in anchors]
   rank = {g: i for i, g in enumerate(groups)}
   distances = {a: graph.Distances(a) for a in anchors}
 
@@ -271,7 +288,7 @@ def Group(
       )
     nearest = min(reach.values())
     owners = [a for a, n in reach.items() if n == nearest]
-    home[dest] = benchmark_names[owners[0]] if len(owners) == 1 else SHARED
+    home[dest] = names[owners[0]] if len(owners) == 1 else SHARED
   for group in groups:  # a module's imports move to its group or before
     for dest in [d for d in modules if home[d] == group]:
       for dep in graph.Closure(dest):

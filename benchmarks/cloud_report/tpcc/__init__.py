@@ -11,18 +11,17 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""The tpcc phase: TPC-C stepped up to the latency limit.
+"""TPC-C stepped up to the latency limit: cloud_report_tpcc's pieces.
 
 Its modules:
-  params         the flags, read once into Params;
-  stepping       which warehouse count to run next (the search strategies);
-  pass_rules     whether one step passed (pure);
-  stepping_state the search's saved history, for a resumed run;
-  engines        the engines behind one interface, their registry, and
-                 the cockroach engine;
-  cockroach      a CockroachDB cluster on the db VMs;
-  fixtures       the warehouses loaded from a prebuilt fixture (cockroach);
-  parser         the workload's output -> one step's measurement (pure);
-  samples        the metric catalog and the samples of a step and a search;
-  stages         the phase's functions (see phases.py).
+  params      the flags, read once into Params;
+  stepping    which warehouse count to run next (the search strategies);
+  pass_rules  whether one step passed (pure);
+  engines     the cockroach engine (the engine interface), and the
+              judging of a step's output every engine shares;
+  cockroach   a CockroachDB cluster on the db VMs;
+  fixtures    the warehouses loaded from a prebuilt fixture (cockroach);
+  parser      the workload's output -> one step's measurement (pure);
+  samples     the metric catalog and the samples of a step and a search;
+  runs        the search run with an engine, and its samples.
 """

@@ -244,7 +244,7 @@ class Params:
       'Run a step that produced no result (the tool crashed, or printed'
       ' nothing to parse) again this many times before the level counts as'
       ' failed: the search ends there, its maximum the last passing level'
-      ' (the phase fails, its samples kept, when no level passed).',
+      ' (when no level passed, the search ends with no result).',
       lower_bound=0,
   )
 

@@ -40,8 +40,8 @@ probes only choose where the full-length runs start.
 Everything here is pure. Next() decides the next level from
 the history of (level, passed); Search() drives a measure callback with it,
 judges each measurement with a pass rule (cloud_report.tpcc.pass_rules)
-and saves the history (cloud_report.tpcc.stepping_state) after every step,
-so a re-run with the same state resumes without repeating a step.
+and saves the history in the store it is given (Load, Save) after every
+step, so a re-run with the same store resumes without repeating a step.
 
 A run that produced no result (the tool crashed, or printed nothing to
 parse) is no verdict on its level at first: judging it a failure at once
