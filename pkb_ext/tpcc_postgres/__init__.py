@@ -14,10 +14,10 @@
 """The TPC-C phase's postgres engine: PostgreSQL on db1, go-tpc on the client.
 
 It runs where CockroachDB cannot (the local cloud has no CockroachDB), and
-only pkb_ext has it: pkb_ext.registry registers the engine with the phase's
-engine registry (cloud_report.tpcc.engines.RegisterEngine), go-tpc's parser
-with the phase's parser (cloud_report.tpcc.parser.RegisterTool) and go-tpc
-with PKB's packages.
+only pkb_ext has it: the suite's tpcc phase runs it with
+--cloud_report_tpcc_engine=postgres (pkb_ext.suite.tpcc.engines), reads its
+output with its own parser, and pkb_ext.registry adds go-tpc to PKB's
+packages.
 
 Its modules:
   params   its flags (--cloud_report_tpcc_postgres_*, _gotpc_*), read once;
