@@ -105,11 +105,18 @@ def BenchmarkModules() -> list[types.ModuleType]:
   ]
   replaced = {m.BENCHMARK_NAME for m in suite}
   exported = [
-      m
-      for m in _Modules(BENCHMARKS_PACKAGE)
-      if m.__name__.endswith('_benchmark') and m.BENCHMARK_NAME not in replaced
+      m for m in ExportedBenchmarkModules() if m.BENCHMARK_NAME not in replaced
   ]
   return exported + suite
+
+
+def ExportedBenchmarkModules() -> list[types.ModuleType]:
+  """The exported unit's benchmark modules, those the suite replaces too."""
+  return [
+      m
+      for m in _Modules(BENCHMARKS_PACKAGE)
+      if m.__name__.endswith('_benchmark')
+  ]
 
 
 def PackageModules() -> dict[str, types.ModuleType]:

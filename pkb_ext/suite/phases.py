@@ -73,7 +73,7 @@ from typing import Any, Sequence
 
 from perfkitbenchmarker import errors
 
-from benchmarks.cloud_report import errors as report_errors
+from pkb_ext import errors as pkb_ext_errors
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import samples as samples_lib
 
@@ -95,11 +95,11 @@ REFUSAL_HEADING = 'cloud_report preflight (nothing was provisioned):'
 _PACKAGE = __name__.rsplit('.', 1)[0]
 
 
-class PhaseError(errors.Benchmarks.RunError):
+class PhaseError(pkb_ext_errors.Error, errors.Benchmarks.RunError):
   """One or more phases failed; the message names each and why."""
 
 
-class PhaseFailure(report_errors.Error):
+class PhaseFailure(pkb_ext_errors.Error):
   """A phase failed after measuring: its samples are kept all the same.
 
   Raised by a phase's Run where the run cannot give the phase's result but

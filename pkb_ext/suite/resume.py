@@ -46,7 +46,7 @@ from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import errors as report_errors
+from pkb_ext import errors as pkb_ext_errors
 
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
 # Serializes every PhaseStore's read-modify-write: under overlap two threads
@@ -72,7 +72,7 @@ def WriteJsonAtomically(path: str, obj: Any, **dump_kwargs) -> None:
     raise
 
 
-class PhaseStateError(report_errors.Error):
+class PhaseStateError(pkb_ext_errors.Error):
   """A saved phase state cannot be read."""
 
 

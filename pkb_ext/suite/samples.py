@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from perfkitbenchmarker import sample
 
-from benchmarks.cloud_report import errors as report_errors
+from pkb_ext import errors as pkb_ext_errors
 from pkb_ext.suite import phase_table
 
 # 1 per phase the configuration could not run; metadata skip_reason.
@@ -37,7 +37,7 @@ METRICS = {
 }
 
 
-class UnknownMetricError(report_errors.Error, KeyError):
+class UnknownMetricError(pkb_ext_errors.Error, KeyError):
   """A sample was made for a metric no catalog defines."""
 
 

@@ -98,7 +98,6 @@ class LocalVmTest(absltest.TestCase):
         )
     )
     self.params = tpcc_params.Params(
-        engine='postgres',
         strategy='linear',
         start=1,
         step=1,

@@ -117,7 +117,7 @@ class PostgresFixturesTest(absltest.TestCase):
 
   def _Engine(self, warehouses, **kw):
     params = tpcc_params.Params(
-        engine='postgres', max_warehouses=warehouses, fixtures='auto', **kw
+        max_warehouses=warehouses, fixtures='auto', **kw
     )
     return tpcc.SelectEngine('postgres', params)
 

@@ -398,7 +398,7 @@ def _OnCloud(cloud_, grid, static_vm_file, work, log, out) -> None:
     values = grid.Flags(cloud_.mtype.cpus, local.BinaryPath('go-tpc'))
     with flagsaver.flagsaver(**values):
       base = tpcc_params.Params.FromFlags()
-      engine = stages.SelectEngine(base.engine, base)
+      engine = stages.SelectEngine('postgres', base)
       try:
         engines.EndLeftovers(topology)
         t = time.monotonic()

@@ -83,7 +83,7 @@ class ImportScanTest(parameterized.TestCase):
 
   def testTheUnitImportsNoPkbExt(self):
     modules = _UnitModules()
-    self.assertGreater(len(modules), 20)
+    self.assertGreater(len(modules), 10)  # the walk finds the unit
     found = []
     for rel in modules:
       with open(os.path.join(_ROOT, rel), encoding='utf-8') as f:
@@ -104,7 +104,7 @@ class ImportScanTest(parameterized.TestCase):
 
   @parameterized.parameters(
       'from perfkitbenchmarker import vm_util\n',
-      'from pkb_ext.suite import phases\n',
+      'from benchmarks.cloud_report import remote\n',
       'import pkb_extras\n',
       'from . import pkb_ext\n',  # relative: a module of the unit itself
       "NAME = 'pkb_ext'\n",

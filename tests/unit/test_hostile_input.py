@@ -30,13 +30,14 @@ from absl.testing import parameterized
 
 from benchmarks.cloud_report import parsers
 from pkb_ext.suite import phase_table
-from benchmarks.cloud_report.tpcc import parser as tpcc
+from benchmarks.cloud_report.tpcc import parser as cockroach_parser
 from pkb_ext.suite.cpu import parser as coremark
 from pkb_ext.suite.disk import parser as fio
 from pkb_ext.suite.net import parser as netperf
 from pkb_ext.suite.net import samples as net_samples
 from pkb_ext.suite.net import stages as net
 from pkb_ext.suite.object_storage import parser as ttfb
+from pkb_ext.suite.tpcc import parser as tpcc
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 _ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -163,7 +164,7 @@ class TpccTest(parameterized.TestCase):
   _CRDB_PASS = 'tpcc/cockroach_v22.1.2_9node_8vcpu_3500wh_tail.txt'
 
   def _CockroachFinal(self, text: str) -> str:
-    header = tpcc._CRDB_FINAL  # pylint: disable=protected-access
+    header = cockroach_parser._CRDB_FINAL  # pylint: disable=protected-access
     return text.splitlines()[text.splitlines().index(header) + 1]
 
   def testCockroachTpmcInNoTimeIsAParseError(self):

@@ -147,9 +147,7 @@ class CoreMarkRoundTripsTest(absltest.TestCase):
 
 
 def _Engine(**overrides):
-  params = tpcc_params.Params(
-      engine=tpcc_postgres.ENGINE, start=1, step=1, max_warehouses=3
-  )
+  params = tpcc_params.Params(start=1, step=1, max_warehouses=3)
   own = pg_params.PostgresParams(postgres_data_dir='/srv/pg', **overrides)
   return tpcc_postgres.PostgresEngine(params, own)
 

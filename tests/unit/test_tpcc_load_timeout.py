@@ -51,7 +51,6 @@ class LoadTimeoutTest(absltest.TestCase):
         '',
     )
     params = tpcc_params.Params(
-        engine=tpcc_postgres.ENGINE,
         start=1,
         step=1,
         max_warehouses=3,

@@ -38,7 +38,7 @@ import dataclasses
 import shlex
 
 from benchmarks import cloud_report
-from benchmarks.cloud_report import errors as report_errors
+from pkb_ext import errors as pkb_ext_errors
 from pkb_ext.suite.disk import commands
 
 _END = 'end-of-probe'
@@ -71,7 +71,7 @@ echo {end}
 """
 
 
-class UnsafeTargetError(report_errors.Error):
+class UnsafeTargetError(pkb_ext_errors.Error):
   """fio must not write to this target; the message names it and why."""
 
 
