@@ -20,6 +20,7 @@ from absl.testing import absltest
 
 from pkb_ext import registry
 from pkb_ext.upstream import errors
+from pkb_ext.upstream import layout
 from pkb_ext.upstream import messages
 from pkb_ext.upstream import pkb_edits
 from pkb_ext.upstream import pkb_fixes
@@ -59,6 +60,43 @@ class MessageTest(absltest.TestCase):
     ):
       _, changes = messages.Message(part, texts)
       self.assertEqual(changes, messages.BENCHMARK_CHANGES[name])
+
+  def testPartsNameWhatTheyAdd(self):
+    """A package's patch and a split benchmark's leading parts say what."""
+    name = 'cloud_report_tpcc'
+    phase = f'{_BENCHMARKS}/{name}_benchmark.py'
+    package = f'{layout.PACKAGES_DEST}/cloud_report_cockroachdb.py'
+    mods = [f'{_BENCHMARKS}/cloud_report/{m}.py' for m in 'abcdefg']
+    texts = {phase: _Doc('X alone'), package: _Doc('Installs Y')} | {
+        m: _Doc(f'Module {m[-4]}') for m in mods
+    }
+    message, changes = messages.Message(
+        series.Part('cloud_report_cockroachdb', package, [package]), texts
+    )
+    self.assertEqual(
+        (message.splitlines()[0], changes),
+        ('Add the cloud_report_cockroachdb package.', None),
+    )
+    self.assertIn('Installs Y.', message)
+    message, _ = messages.Message(
+        series.Part(name, phase, mods[:2], 1, 2), texts
+    )
+    self.assertEqual(
+        message.splitlines()[0], f'Add a and b for {name} (1 of 2).'
+    )
+    self.assertIn('`cloud_report.b`: Module b.', message)
+    message, _ = messages.Message(series.Part(name, phase, mods, 1, 2), texts)
+    self.assertEqual(
+        message.splitlines()[0],
+        f'Add a, b, c, d, e, f and g for {name} (1 of 2).',
+    )
+    many = [f'{_BENCHMARKS}/cloud_report/module_{i}.py' for i in range(9)]
+    texts |= {m: _Doc('M') for m in many}
+    message, _ = messages.Message(series.Part(name, phase, many, 1, 2), texts)
+    self.assertRegex(
+        message.splitlines()[0], r'^Add module_0, .* and \d more for '
+    )
+    self.assertNotIn('helpers', message)
 
   def testABenchmarkWithoutAChangesLineIsRefused(self):
     phase = f'{_BENCHMARKS}/cloud_report_x_benchmark.py'

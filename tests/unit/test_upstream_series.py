@@ -72,7 +72,7 @@ class GroupTest(absltest.TestCase):
   def testEveryFileInTheGroupItBelongsTo(self):
     texts, names = _Tree()
     groups, home = series.Group(texts, names, LAYOUT)
-    self.assertEqual(groups, [series.SHARED, 'a', 'b', 'suite'])
+    self.assertEqual(groups, [series.SHARED, 'a_pkg', 'a', 'b', 'suite'])
     self.assertEqual(set(home), set(texts))
     self.assertEqual(
         home,
@@ -84,7 +84,7 @@ class GroupTest(absltest.TestCase):
             f'{B}/cr/h.py': series.SHARED,
             f'{B}/cr/a_lib.py': 'a',
             f'{B}/cr/b_lib.py': 'b',
-            f'{P}/a_pkg.py': 'a',
+            f'{P}/a_pkg.py': 'a_pkg',  # a package is a patch of its own
             f'{D}/a/job.j2': 'a',
             f'{D}/b/req-s3.txt': 'b',
             f'{D}/mm/suite.yaml': 'suite',
@@ -141,15 +141,21 @@ class SplitTest(absltest.TestCase):
 
   def testABigGroupSplitsAlongModuleLinesInImportOrder(self):
     texts, names = _Tree()
-    texts[f'{P}/a_pkg.py'] = 'x = 1\n' * 200
-    texts[f'{B}/cr/a_lib.py'] += 'y = 2\n' * 200
+    texts[f'{B}/cr/a_util.py'] = 'x = 1\n' * 200
+    texts[f'{B}/cr/a_lib.py'] = (
+        _Module(['pkb.linux_packages.a_pkg', 'pkb.linux_benchmarks.cr.a_util'],
+                "JOB = 'a/job.j2'")
+        + 'y = 2\n' * 200
+    )  # fmt: skip
     groups, home = series.Group(texts, names, LAYOUT)
     anchors = {n: d for d, n in names.items()}
     parts = series.Split(texts, groups, home, anchors, LAYOUT, limit=390)
     a_parts = [p for p in parts if p.group == 'a']
     self.assertEqual([(p.index, p.count) for p in a_parts],
                      [(1, 3), (2, 3), (3, 3)])  # fmt: skip
-    self.assertEqual(a_parts[0].files, [f'{P}/a_pkg.py'])
+    self.assertEqual(a_parts[0].files, [f'{B}/cr/a_util.py'])
+    (pkg,) = [p for p in parts if p.group == 'a_pkg']
+    self.assertEqual(pkg.files, [f'{P}/a_pkg.py'])
     # a_lib with the data file it names and the test (and its data) of it
     self.assertCountEqual(
         a_parts[1].files,
@@ -161,8 +167,12 @@ class SplitTest(absltest.TestCase):
 
   def testCapturedOutputGoesWithItsEarliestReader(self):
     texts, names = _Tree()
-    texts[f'{P}/a_pkg.py'] = 'x = 1\n' * 200
-    texts[f'{B}/cr/a_lib.py'] += 'y = 2\n' * 200
+    texts[f'{B}/cr/a_util.py'] = 'x = 1\n' * 200
+    texts[f'{B}/cr/a_lib.py'] = (
+        _Module(['pkb.linux_packages.a_pkg', 'pkb.linux_benchmarks.cr.a_util'],
+                "JOB = 'a/job.j2'")
+        + 'y = 2\n' * 200
+    )  # fmt: skip
     # A test of a's benchmark module (listed first, as a sorted walk lists
     # it) reads a_test's output too.
     texts = {
