@@ -224,8 +224,9 @@ def InstallFromOs(vm) -> None:
   install_packages is False. PKB's netperf already built there is kept.
   """
   LinkOsNetperf(vm)
-  # The one private PKB attribute read here: the set vm.Install() checks.
-  vm._installed_packages.add(PACKAGE)  # pylint: disable=protected-access
+  from pkb_ext.suite import placement
+
+  placement.MarkInstalled(vm, PACKAGE)
 
 
 def NetperfVms(spec) -> list:
