@@ -315,17 +315,13 @@ def _RegisterExtensions() -> None:
   The exported benchmarks know nothing of pkb_ext: each standalone phase
   benchmark's CheckPrerequisites becomes pkb_ext's whole preflight
   (preflight.StandaloneCheck: the access, spool directory, quota and other
-  checks, and the phase's own, which the exported one runs alone), the
-  object storage phase asks the back-ends added here for its bucket first
-  (the endpoint flags of pkb_ext.object_storage_endpoints), and the TPC-C
-  phase accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc
+  checks, and the phase's own, which the exported one runs alone), and the
+  TPC-C phase accepts the engine added here (pkb_ext.tpcc_postgres: its go-tpc
   joins PKB's packages, and the phase's parser reads go-tpc's output).
   """
   from perfkitbenchmarker import linux_packages
 
-  from pkb_ext.suite.object_storage import buckets as os_buckets
   from benchmarks.cloud_report.tpcc import engines
-  from pkb_ext import object_storage_endpoints as endpoints
   from pkb_ext.suite import preflight
   from pkb_ext.tpcc_postgres import engine as postgres
 
@@ -335,7 +331,6 @@ def _RegisterExtensions() -> None:
         own, 'pkb_ext_wrapped'
     ):
       module.CheckPrerequisites = preflight.StandaloneCheck(module)
-  os_buckets.RegisterBackend(endpoints.ENDPOINTS)
   engines.RegisterEngine(postgres.ENGINE, postgres.PostgresEngine.New)
   RegisterTools()
   for name, module in ExtensionPackageModules().items():
