@@ -117,6 +117,16 @@ class HygieneTest(absltest.TestCase):
             writers.append(f)
     self.assertEqual(writers, ['pkb_ext/suite/placement.py'])
 
+  def testReadmeNamesEveryDoc(self):
+    with open(os.path.join(_ROOT, 'README.md')) as f:
+      readme = f.read()
+    unnamed = [
+        f
+        for f in self.files
+        if f.startswith('docs/') and f.endswith('.md') and f not in readme
+    ]
+    self.assertEqual(unnamed, [])
+
   def testPythonFilesCarryOurLicenseHeader(self):
     # The upstream unit is written for PKB: its files carry PKB's header.
     missing = []
