@@ -128,12 +128,12 @@ def _KeepBuilt(vm) -> str | None:
 
   Raises:
     errors.Setup.InvalidSetupError: only one of netperf and netserver is a
-      file at PKB's paths, or that netperf names no version.
+      file at PKB's paths, or that netperf names no version (net.Locate).
   """
   from perfkitbenchmarker import errors
   from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-  from pkb_ext.suite.net import parser
+  from pkb_ext.suite.net import stages as net
 
   stdout, _ = vm.RemoteCommand(BuiltCommand(), ignore_failure=True)
   built = {
@@ -152,23 +152,14 @@ def _KeepBuilt(vm) -> str | None:
         f" file, not a link, but {missing} is not: a partial build of PKB's"
         f" netperf; remove {there} to link the OS's, or use =pkb"
     )
-  stdout, _ = vm.RemoteCommand(
-      f'{shlex.quote(paths[0])} -V', ignore_failure=True
-  )
-  version = parser.ParseVersion(stdout)
-  if version is None:
-    raise errors.Setup.InvalidSetupError(
-        f'--cloud_report_netperf_install=distro: {paths[0]} on {vm.name}'
-        f' names no version (`netperf -V` said {stdout.strip()[:200]!r});'
-        f" remove it to link the OS's, or use =pkb"
-    )
+  version = net.Locate(vm).version  # refuses one that names no version
   logging.info(
       "netperf: keeping PKB's netperf built at %s and %s on %s; the OS's"
       ' is not linked over them',
       *paths,
       vm.name,
   )
-  return '.'.join(map(str, version))
+  return version
 
 
 def LinkOsNetperf(vm) -> str:
