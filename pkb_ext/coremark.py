@@ -185,8 +185,9 @@ def InstallFromData(vm) -> None:
   """
   vm.Install('build_tools')
   StageTree(vm)
-  # The one private PKB attribute read here: the set vm.Install() checks.
-  vm._installed_packages.add(PACKAGE)  # pylint: disable=protected-access
+  from pkb_ext.suite import placement
+
+  placement.MarkInstalled(vm, PACKAGE)
 
 
 def CoreMarkVms(spec) -> list:

@@ -23,7 +23,10 @@ netperf or netserver (NetperfVms) gets the OS's: the OS package `netperf`
 (Debian non-free, Ubuntu multiverse) is installed only if netperf or
 netserver is missing, its `netperf -V` must say 2.6 or later (one line
 refuses an older one), both are linked at PKB's NETPERF_PATH and
-NETSERVER_PATH, and PKB's package counts as installed there.
+NETSERVER_PATH, and PKB's package counts as installed there. Where both of
+PKB's paths already hold files that are not links (PKB's netperf, built on
+that VM by an earlier run), they are kept: nothing is linked over them and a
+log line says so; one of them without the other is refused in one line.
 
 --cloud_report_netperf_install=auto (the OS's netperf if on the PATH, else
 PKB's) is retired: distro now does what it did with the OS's, pkb (the
@@ -108,19 +111,76 @@ def LinkCommand(netperf: str, netserver: str) -> str:
   )
 
 
-def LinkOsNetperf(vm) -> str:
-  """Links the OS's netperf at PKB's paths; returns its version.
+def BuiltCommand() -> str:
+  """Prints `built=PATH` for each of PKB's paths holding a file, not a link."""
+  from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
-  Installs the OS package first if netperf or netserver is missing.
+  return '; '.join(
+      f'if [ -e {q} ] && [ ! -L {q} ]; then echo built={q}; fi'
+      for q in map(
+          shlex.quote, (pkb_netperf.NETPERF_PATH, pkb_netperf.NETSERVER_PATH)
+      )
+  )
+
+
+def _KeepBuilt(vm) -> str | None:
+  """The version of PKB's netperf built on `vm`, or None if none is there.
+
+  Raises:
+    errors.Setup.InvalidSetupError: only one of netperf and netserver is a
+      file at PKB's paths, or that netperf names no version (net.Locate).
+  """
+  from perfkitbenchmarker import errors
+  from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
+
+  from pkb_ext.suite.net import stages as net
+
+  stdout, _ = vm.RemoteCommand(BuiltCommand(), ignore_failure=True)
+  built = {
+      line.split('=', 1)[1]
+      for line in stdout.splitlines()
+      if line.startswith('built=')
+  }
+  paths = (pkb_netperf.NETPERF_PATH, pkb_netperf.NETSERVER_PATH)
+  if not built:
+    return None
+  if len(built) == 1:
+    (there,) = built
+    (missing,) = set(paths) - built
+    raise errors.Setup.InvalidSetupError(
+        f'--cloud_report_netperf_install=distro: {there} on {vm.name} is a'
+        f" file, not a link, but {missing} is not: a partial build of PKB's"
+        f" netperf; remove {there} to link the OS's, or use =pkb"
+    )
+  version = net.Locate(vm).version  # refuses one that names no version
+  logging.info(
+      "netperf: keeping PKB's netperf built at %s and %s on %s; the OS's"
+      ' is not linked over them',
+      *paths,
+      vm.name,
+  )
+  return version
+
+
+def LinkOsNetperf(vm) -> str:
+  """Links the OS's netperf at PKB's paths; returns the version there.
+
+  Installs the OS package first if netperf or netserver is missing. Where
+  PKB's netperf is already built at its paths (files, not links), keeps it
+  and links nothing.
 
   Raises:
     errors.Setup.InvalidSetupError: no netperf and netserver even after the
-      OS package, or a netperf older than MIN_VERSION.
+      OS package, a netperf older than MIN_VERSION, or only one of PKB's
+      paths holds a file.
   """
   from perfkitbenchmarker import errors
 
   from pkb_ext.suite.net import parser
 
+  kept = _KeepBuilt(vm)
+  if kept is not None:
+    return kept
   found = _Probe(vm)
   if not (found['netperf'] and found['netserver']):
     vm.InstallPackages(DISTRO_PACKAGE)
@@ -140,6 +200,11 @@ def LinkOsNetperf(vm) -> str:
         f' {minimum}; install netperf {minimum} or later, or use =pkb'
     )
   vm.RemoteCommand(LinkCommand(found['netperf'], found['netserver']))
+  logging.info(
+      "netperf %s from the OS at PKB's paths on %s",
+      '.'.join(map(str, version)),
+      vm.name,
+  )
   return '.'.join(map(str, version))
 
 
@@ -147,12 +212,12 @@ def InstallFromOs(vm) -> None:
   """Links the OS's netperf; PKB's package then counts as installed.
 
   vm.Install('netperf') is then a no-op, as it is on a host whose
-  install_packages is False.
+  install_packages is False. PKB's netperf already built there is kept.
   """
-  version = LinkOsNetperf(vm)
-  logging.info("netperf %s from the OS at PKB's paths on %s", version, vm.name)
-  # The one private PKB attribute read here: the set vm.Install() checks.
-  vm._installed_packages.add(PACKAGE)  # pylint: disable=protected-access
+  LinkOsNetperf(vm)
+  from pkb_ext.suite import placement
+
+  placement.MarkInstalled(vm, PACKAGE)
 
 
 def NetperfVms(spec) -> list:

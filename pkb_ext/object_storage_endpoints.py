@@ -13,11 +13,10 @@
 # limitations under the License.
 """Object storage endpoints: the phase's bucket on a service given by URL.
 
-The exported object storage phase uses PKB's object storage service of the
-client VM's cloud. This module adds, through the phase's registration point
-(buckets.RegisterBackend; pkb_ext/registry.py registers ENDPOINTS), buckets
-on any S3, GCS or Azure Blob endpoint reached by URL, such as the local
-cloud's emulators (MinIO, fake-gcs-server, Azurite):
+The object storage phase uses PKB's object storage service of the client
+VM's cloud. This module gives it (its stages ask ENDPOINTS first) buckets on
+any S3, GCS or Azure Blob endpoint reached by URL, such as the local cloud's
+emulators (MinIO, fake-gcs-server, Azurite):
 
   --cloud_report_object_storage_endpoint          the URL (Azure: the
                                                   account URL);
@@ -184,9 +183,14 @@ def _CheckEndpoint(url):
     raise ValueError(f'{url!r} is not an http(s) URL')
 
 
-params_lib.RegisterChecker(_ENDPOINT.name, _CheckEndpoint)
-params_lib.RegisterChecker(
-    _CREDENTIALS_FILE.name, lambda p: p and ReadCredentialsFile(p)
+flags.register_validator(
+    _ENDPOINT.name, params_lib.Validator(_ENDPOINT.name, _CheckEndpoint)
+)
+flags.register_validator(
+    _CREDENTIALS_FILE.name,
+    params_lib.Validator(
+        _CREDENTIALS_FILE.name, lambda p: p and ReadCredentialsFile(p)
+    ),
 )
 
 
@@ -361,7 +365,7 @@ ENDPOINT_BUCKETS = {
 
 
 class EndpointSource:
-  """The phase's back-end source for the endpoint flags."""
+  """The endpoint flags' back-end, which the phase's stages ask first."""
 
   def Serves(self) -> bool:
     return bool(_ENDPOINT.value)

@@ -42,9 +42,9 @@ import sys
 import threading
 import types
 
-from pkb_ext.suite import phase_table
 from pkb_ext import errors
 from pkb_ext import paths
+from pkb_ext.suite import phase_table
 
 # PKB modules are imported inside the functions: importing this module must not
 # import PKB's benchmark_sets, whose import is what triggers the autoload.
@@ -318,16 +318,13 @@ def _RegisterExtensions() -> None:
   The exported benchmarks know nothing of pkb_ext: each standalone phase
   benchmark's CheckPrerequisites becomes pkb_ext's whole preflight
   (preflight.StandaloneCheck: the access, spool directory, quota and other
-  checks, and the phase's own, which the exported one runs alone), the
-  object storage phase asks the back-ends added here for its bucket first
-  (the endpoint flags of pkb_ext.object_storage_endpoints), and pkb_ext's
-  packages (go-tpc, for the suite's postgres TPC-C engine) join PKB's.
+  checks, and the phase's own, which the exported one runs alone), and
+  pkb_ext's packages (go-tpc, for the suite's postgres TPC-C engine) join
+  PKB's.
   """
   from perfkitbenchmarker import linux_packages
 
-  from pkb_ext import object_storage_endpoints as endpoints
   from pkb_ext.suite import preflight
-  from pkb_ext.suite.object_storage import buckets as os_buckets
 
   for module in BenchmarkModules():
     own = module.CheckPrerequisites
@@ -335,7 +332,6 @@ def _RegisterExtensions() -> None:
         own, 'pkb_ext_wrapped'
     ):
       module.CheckPrerequisites = preflight.StandaloneCheck(module)
-  os_buckets.RegisterBackend(endpoints.ENDPOINTS)
   for name, module in ExtensionPackageModules().items():
     _AddUnique(linux_packages.PACKAGES, name, module, 'package')
 

@@ -17,11 +17,12 @@ pkb_ext's offline installs (pkb_ext/coremark.py, pkb_ext/netperf.py) act
 before Prepare on only the VMs that run their tool. PhaseTopology gives the
 spec's topology as the suite arranges it for the phases it runs (phases.Arrange:
 under overlap a side phase moves to the second db VM), or None when the phase
-does not run there.
+does not run there. MarkInstalled counts PKB's package as installed on a VM
+once such an install has put the tool where PKB's package puts it.
 """
 
-from pkb_ext.suite import phases
 from pkb_ext.suite import cloud_report_2021_benchmark as suite
+from pkb_ext.suite import phases
 
 
 def PhaseTopology(spec, phase: str) -> phases.Topology | None:
@@ -49,3 +50,12 @@ def PhaseTopology(spec, phase: str) -> phases.Topology | None:
       return None
     _, topology = phases.Arrange(topology, names, suite.OVERLAP.value)
   return topology
+
+
+def MarkInstalled(vm, package: str) -> None:
+  """Counts PKB's `package` as installed on `vm`: vm.Install() then skips it.
+
+  The one place pkb_ext's offline installs write PKB's private record of a
+  VM's packages (the set vm.Install() checks and PackageCleanup walks).
+  """
+  vm._installed_packages.add(package)  # pylint: disable=protected-access

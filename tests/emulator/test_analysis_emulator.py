@@ -63,14 +63,8 @@ class AnalysisEmulatorTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    if not os.access(bq_emulator.Executable(), os.X_OK):
-      raise absltest.SkipTest(
-          f'no BigQuery emulator at {bq_emulator.Executable()}; '
-          'scripts/setup.d/60-bigquery-emulator.sh installs it'
-      )
+    cls.emulator = bq_emulator.StartedOrSkip()
     cls.dir = tempfile.mkdtemp()
-    cls.emulator = bq_emulator.Emulator()
-    cls.emulator.Start()
     cls.table = f'{bq_emulator.PROJECT}.analysis.samples'
     path = spool.SpoolPath(cls.dir, 'fixture')
     spool.Append(path, [schema.RowFromSample(s) for s in fx.Samples()], 500)

@@ -75,14 +75,8 @@ class CompareEmulatorTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    if not os.access(bq_emulator.Executable(), os.X_OK):
-      raise absltest.SkipTest(
-          f'no BigQuery emulator at {bq_emulator.Executable()}; '
-          'scripts/setup.d/60-bigquery-emulator.sh installs it'
-      )
+    cls.emulator = bq_emulator.StartedOrSkip()
     cls.dir = tempfile.mkdtemp()
-    cls.emulator = bq_emulator.Emulator()
-    cls.emulator.Start()
     cls.tables = {}
     duck = backends.DuckDbBackend()
     for side, rows in (('a', fx.Samples()), ('b', SideB())):

@@ -31,12 +31,12 @@ from unittest import mock
 
 from absl.testing import absltest
 
-from pkb_ext.suite import phases
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import fixtures
 from benchmarks.cloud_report.tpcc import params as tpcc_params
 from linux_packages import cloud_report_cockroachdb as cockroachdb
+from pkb_ext.suite import phases
 from pkb_ext_dev import local_vm
 from pkb_ext_dev import ports
 
@@ -68,7 +68,6 @@ class FixturesDoubleTest(absltest.TestCase):
             engines.CockroachEngine, 'StoreDirs', return_value=[self.store]
         )
     )
-    self.enter_context(mock.patch.object(engines, 'MountDataDisk'))
     self.client = self._Vm('client')
     self.db = self._Vm('db1')
     self.topology = phases.Topology((self.db,), self.client, None)

@@ -26,12 +26,12 @@ from unittest import mock
 from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
-from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.linux_packages import netperf as pkb_netperf
 
 from pkb_ext.suite import cloud_report_netperf_benchmark as benchmark
 from pkb_ext.suite.net import parser
 from pkb_ext.suite.net import stages as net
+from pkb_ext_dev import mock_vms
 from pkb_ext_dev import netperf_playback as playback
 from pkb_ext_dev import pkb_tests
 from pkb_ext_dev import stock_pkb
@@ -43,17 +43,10 @@ STREAM = parser.Parse(playback.Read(playback.STREAM_FILE))
 
 
 def _Vm(test, answers, name, machine_type, ip):
-  vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
-  vm.name = name
-  vm.machine_type = machine_type
-  vm.internal_ip = ip
-  vm.CLOUD = 'GCP'
-  vm.zone = 'us-east1-b'
-  vm.scratch_disks = []
-  vm.NumCpusForBenchmark.return_value = 16
-  vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7B12'}
-  cmd = test.MockRemoteCommand(answers, vm).RemoteCommand.mock_command
-  return vm, cmd
+  return mock_vms.LinuxVm(
+      test, answers, name=name, cloud='GCP', zone='us-east1-b',
+      machine_type=machine_type, cpu_model='AMD EPYC 7B12', internal_ip=ip,
+  )  # fmt: skip
 
 
 def _Answers(streams=1, **overrides):

@@ -28,7 +28,6 @@ from absl.testing import flagsaver
 import perfkitbenchmarker
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
-from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker.providers.azure import azure_blob_storage
 import tests as _tests_namespace
 
@@ -44,6 +43,7 @@ from tests import pkb_common_test_case  # pylint: disable=g-import-not-at-top
 from pkb_ext.suite import cloud_report_object_storage_benchmark as benchmark
 from pkb_ext.suite.object_storage import worker
 from pkb_ext.suite import phase_modules
+from pkb_ext_dev import mock_vms
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data' / 'ttfb'
 OUTPUT = (DATA / 's3_boto3_complete.jsonl').read_text()
@@ -52,16 +52,10 @@ WORK = worker.WORK_DIR
 
 
 def _Vm(test, cloud, zone, worker_error=None):
-  vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
-  vm.name = 'client-0'
-  vm.CLOUD = cloud
-  vm.zone = zone
-  vm.region = None
-  vm.machine_type = 'c5a.4xlarge'
-  vm.scratch_disks = []
-  vm.instance_profile = 'pkb-s3'
-  vm.NumCpusForBenchmark.return_value = 16
-  vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7R32'}
+  vm, _ = mock_vms.LinuxVm(
+      test, name='client-0', cloud=cloud, zone=zone, region=None,
+      instance_profile='pkb-s3',
+  )  # fmt: skip
   vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)
   vm.pushed = {}
 
@@ -70,7 +64,6 @@ def _Vm(test, cloud, zone, worker_error=None):
       vm.pushed[remote] = json.load(f)
 
   vm.PushFile.side_effect = Push
-  test.MockRemoteCommand({}, vm)
   # RunAndCollectCommand's output: the exit code, the worker's output and
   # its stderr tail.
   vm.RobustRemoteCommand.return_value = (

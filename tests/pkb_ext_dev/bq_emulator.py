@@ -35,6 +35,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
@@ -221,6 +222,26 @@ class Emulator:
 
   def __exit__(self, *exc_info) -> None:
     self.Close()
+
+
+def StartedOrSkip() -> Emulator:
+  """A started Emulator, for a test class's setUpClass.
+
+  Raises:
+    unittest.SkipTest: no emulator is installed (naming the setup step that
+      installs it).
+  """
+  if not os.access(Executable(), os.X_OK):
+    raise unittest.SkipTest(
+        f'no BigQuery emulator at {Executable()}; '
+        'scripts/setup.d/60-bigquery-emulator.sh installs it'
+    )
+  emulator = Emulator()
+  try:
+    return emulator.Start()
+  except BaseException:
+    emulator.Close()
+    raise
 
 
 def ComparableRows(rows) -> list:

@@ -55,7 +55,7 @@ class LocalVm:
     self.scratch_disks = list(scratch_disks)
     self.commands = []
     self.installed = []
-    # PKB's record of installed packages (pkb_ext.coremark adds to it).
+    # PKB's record of installed packages (placement.MarkInstalled adds to it).
     self._installed_packages = set()
     self._installer = installer
 

@@ -25,9 +25,9 @@ from absl.testing import flagsaver
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import linux_benchmarks
 from perfkitbenchmarker.linux_packages import netperf
-from perfkitbenchmarker import linux_virtual_machine
 from pkb_ext.suite import cloud_report_netperf_benchmark
 from pkb_ext.suite.net import parser
+from pkb_ext_dev import mock_vms
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(
@@ -60,17 +60,10 @@ class CloudReportNetperfBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
   """Prepare, Run and Cleanup of the net phase on two mocked VMs."""
 
   def _Vm(self, name, machine_type, ip, answers):
-    vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
-    vm.name = name
-    vm.machine_type = machine_type
-    vm.internal_ip = ip
-    vm.CLOUD = 'GCP'
-    vm.zone = 'us-east1-b'
-    vm.scratch_disks = []
-    vm.NumCpusForBenchmark.return_value = 16
-    vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7B12'}
-    cmd = self.MockRemoteCommand(answers, vm).RemoteCommand.mock_command
-    return vm, cmd
+    return mock_vms.LinuxVm(
+        self, answers, name=name, cloud='GCP', zone='us-east1-b',
+        machine_type=machine_type, cpu_model='AMD EPYC 7B12', internal_ip=ip,
+    )  # fmt: skip
 
   def _Spec(self, client_answers=None):
     self.server, self.server_cmd = self._Vm(

@@ -24,9 +24,9 @@ from unittest import mock
 
 from absl.testing import flagsaver
 from perfkitbenchmarker import linux_benchmarks
-from perfkitbenchmarker import linux_virtual_machine
 from pkb_ext.suite import cloud_report_object_storage_benchmark
 from pkb_ext.suite.object_storage import worker
+from pkb_ext_dev import mock_vms
 from tests import pkb_common_test_case
 
 _DATA_DIR = os.path.join(os.path.dirname(__file__), os.pardir, 'data', 'ttfb')
@@ -57,16 +57,12 @@ class CloudReportObjectStorageBenchmarkTest(
     super().setUp()
     self.enter_context(flagsaver.flagsaver(run_uri='0bj5t0re'))
     self.cmd = self.MockIssueCommand({})  # PKB's aws s3 commands
-    vm = mock.create_autospec(linux_virtual_machine.BaseLinuxVirtualMachine)
-    vm.name = 'client-0'
-    vm.CLOUD = 'AWS'
-    vm.zone = 'us-east-1a'
-    vm.region = None
-    vm.machine_type = 'c5a.4xlarge'
-    vm.scratch_disks = []
-    vm.instance_profile = 'pkb-s3'  # S3Service.PrepareVM needs one
-    vm.NumCpusForBenchmark.return_value = 16
-    vm.CheckLsCpu.return_value.data = {'Model name': 'AMD EPYC 7R32'}
+    vm, self.remote = mock_vms.LinuxVm(
+        self,
+        name='client-0',
+        region=None,
+        instance_profile='pkb-s3',  # S3Service.PrepareVM needs one
+    )
     vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)
     vm.RobustRemoteCommand.return_value = _Collected(COMPLETE)
     self.pushed = {}
@@ -76,7 +72,6 @@ class CloudReportObjectStorageBenchmarkTest(
         self.pushed[remote] = json.load(f)
 
     vm.PushFile.side_effect = Push
-    self.remote = self.MockRemoteCommand({}, vm).RemoteCommand.mock_command
     self.vm = vm
     self.spec = mock.Mock()
     self.spec.vm_groups = {'client': [vm]}

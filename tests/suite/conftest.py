@@ -17,14 +17,14 @@ They are PKB-style test cases (absltest, `from tests import
 pkb_common_test_case`), as the exported tests under tests/upstream are, but
 test pkb_ext.suite, which is not exported: the suite's benchmark, the cpu,
 io and net phases that run PKB's own coremark, fio and netperf, and the
-preflight laid over every benchmark. pkb_ext is registered with PKB first,
-as its .pth autoload does for pkb.py.
+preflight laid over every benchmark. pkb_ext is registered with PKB before
+their first test, not when they are collected: by tests/conftest.py's
+session fixture, as its .pth autoload does for pkb.py. Collecting them
+leaves PKB as other tiers collected in the same process find it.
 """
 
-from pkb_ext import registry
 from pkb_ext_dev import pkb_tests
 
 # Loaded from the PKB checkout once, as tests.pkb_common_test_case: the
 # tests' `from tests import pkb_common_test_case` finds it in sys.modules.
 pkb_tests.Import('pkb_common_test_case')
-registry.Register()

@@ -24,10 +24,11 @@ pkb-ext's.
 import concurrent.futures
 import os
 import subprocess
-import sys
 import tempfile
 
 from absl.testing import absltest
+
+from pkb_ext_dev import cli_run
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 _MISSING = '/nonexistent/pkb_ext_input'
@@ -65,14 +66,7 @@ def _Run(command: str, args: list[str]) -> subprocess.CompletedProcess:
   )
   with tempfile.TemporaryDirectory() as tmp:
     argv = [a.replace('{tmp}', tmp) for a in args]
-    return subprocess.run(
-        [sys.executable, '-m', 'pkb_ext.cli', command, *argv],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return cli_run.Child([command, *argv], env=env)
 
 
 class CommandErrorTest(absltest.TestCase):

@@ -47,7 +47,6 @@ def _Snapshot():
   from perfkitbenchmarker import linux_packages
   from perfkitbenchmarker import publisher
   from pkb_ext.suite import preflight
-  from pkb_ext.suite.object_storage import buckets
   from pkb_ext.suite.tpcc import engines
   from pkb_ext.suite.tpcc import parser
 
@@ -62,10 +61,6 @@ def _Snapshot():
           if Ours(m.__name__)
           and m.CheckPrerequisites.__module__ == preflight.__name__
       ),
-      'object_storage_backends': [
-          type(s).__module__ + '.' + type(s).__name__
-          for s in buckets.REGISTERED.sources
-      ],
       'benchmarks': sorted(
           n for n, m in linux_benchmarks.VALID_BENCHMARKS.items()
           if Ours(m.__name__)
@@ -195,10 +190,6 @@ class EveryEntryPointTest(absltest.TestCase):
     self.assertEqual(reference['tpcc_engines'], ['cockroach', 'postgres'])
     # Each standalone phase benchmark runs pkb_ext's whole preflight.
     self.assertEqual(reference['preflight'], sorted(phase_table.BENCHMARKS))
-    self.assertEqual(
-        reference['object_storage_backends'],
-        ['pkb_ext.object_storage_endpoints.EndpointSource'],
-    )
     self.assertContainsSubset(phase_table.BENCHMARKS, reference['benchmarks'])
     self.assertContainsSubset(
         ['cloud_report', 'cloud_report_phases'], reference['benchmark_sets']

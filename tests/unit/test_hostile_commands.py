@@ -24,7 +24,6 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 import tarfile
 import time
 
@@ -37,7 +36,6 @@ from pkb_ext_dev import cli_run
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / 'data'
 FIXTURE = DATA / 'analysis' / 'samples_3x2.ndjson'
-PKB_EXT = [sys.executable, '-m', 'pkb_ext.cli']
 # The CPU samples of one configuration: a small report of its own.
 CPU_LINES = 22
 TABLE = 'my-project.pkb.samples'
@@ -51,14 +49,7 @@ def FixtureLines(count: int | None = None) -> list[str]:
 def Cli(argv: list[str], timeout: float = 120) -> subprocess.CompletedProcess:
   """`pkb-ext ARGV` in a subprocess, warnings as a user sees them."""
   env = {k: v for k, v in os.environ.items() if k != 'PYTHONWARNINGS'}
-  return subprocess.run(
-      PKB_EXT + argv,
-      capture_output=True,
-      text=True,
-      timeout=timeout,
-      check=False,
-      env=env,
-  )
+  return cli_run.Child(argv, timeout=timeout, env=env)
 
 
 class Case(parameterized.TestCase):

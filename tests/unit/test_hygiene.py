@@ -106,6 +106,27 @@ class HygieneTest(absltest.TestCase):
           long.append(f'{f}: {n}')
     self.assertEqual(long, [])
 
+  def testOnePlaceWritesPkbsRecordOfInstalledPackages(self):
+    # pkb_ext's offline installs (CoreMark, netperf) mark PKB's package
+    # installed through placement.MarkInstalled only.
+    writers = []
+    for f in self.files:
+      if f.endswith('.py') and f.startswith('pkb_ext/'):
+        with open(os.path.join(_ROOT, f)) as fh:
+          if '_installed_packages.add(' in fh.read():
+            writers.append(f)
+    self.assertEqual(writers, ['pkb_ext/suite/placement.py'])
+
+  def testReadmeNamesEveryDoc(self):
+    with open(os.path.join(_ROOT, 'README.md')) as f:
+      readme = f.read()
+    unnamed = [
+        f
+        for f in self.files
+        if f.startswith('docs/') and f.endswith('.md') and f not in readme
+    ]
+    self.assertEqual(unnamed, [])
+
   def testPythonFilesCarryOurLicenseHeader(self):
     # The upstream unit is written for PKB: its files carry PKB's header.
     missing = []

@@ -174,6 +174,59 @@ class LinkOsNetperfTest(absltest.TestCase):
         os.readlink(pkb_netperf.NETPERF_PATH), f'{self.bin}/netperf'
     )
 
+  def _Built(self, path: str, version_text: str) -> str:
+    """A file (not a link) at one of PKB's paths, as PKB's build leaves."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+      f.write(f"#!/bin/sh\nprintf '%s' '{version_text}'\n")
+    os.chmod(path, 0o755)
+    with open(path) as f:
+      return f.read()
+
+  def testKeepsPkbsBuiltNetperfAndLinksNothing(self):
+    # The OS's netperf says 2.6.0; PKB's built one, 2.7.0.
+    self._FakeNetperf(_VersionText().replace('2.7.0', '2.6.0'))
+    built = {
+        path: self._Built(path, _VersionText())
+        for path in (pkb_netperf.NETPERF_PATH, pkb_netperf.NETSERVER_PATH)
+    }
+    vm = self._Vm()
+    with self.assertLogs(level='INFO') as logs:
+      netperf.InstallFromOs(vm)
+    for path, text in built.items():
+      self.assertFalse(os.path.islink(path))
+      with open(path) as f:
+        self.assertEqual(f.read(), text)
+    self.assertEqual(vm.os_packages, [])
+    self.assertIn('netperf', vm._installed_packages)  # pylint: disable=protected-access
+    self.assertIn(
+        "keeping PKB's netperf built at"
+        f' {pkb_netperf.NETPERF_PATH} and {pkb_netperf.NETSERVER_PATH} on'
+        " vm-1; the OS's is not linked over them",
+        '\n'.join(logs.output),
+    )
+    self.assertEqual(netperf.LinkOsNetperf(vm), '2.7.0')
+    self.assertEqual(
+        net.Locate(vm).version, '2.7.0'
+    )  # the net phase runs PKB's
+
+  def testRefusesHalfABuildInOneLine(self):
+    self._FakeNetperf(_VersionText())
+    text = self._Built(pkb_netperf.NETPERF_PATH, _VersionText())
+    vm = self._Vm()
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidSetupError,
+        r'^--cloud_report_netperf_install=distro: \S+/src/netperf on vm-1 is'
+        r' a file, not a link, but \S+/src/netserver is not: a partial build'
+        r" of PKB's netperf; remove \S+/src/netperf to link the OS's, or use"
+        r' =pkb$',
+    ):
+      netperf.InstallFromOs(vm)
+    self.assertFalse(os.path.lexists(pkb_netperf.NETSERVER_PATH))
+    with open(pkb_netperf.NETPERF_PATH) as f:
+      self.assertEqual(f.read(), text)
+    self.assertNotIn('netperf', vm._installed_packages)  # pylint: disable=protected-access
+
   def testInstallsTheOsPackageWhenNetperfIsMissing(self):
     vm = self._Vm(os_package=lambda: self._FakeNetperf(_VersionText()))
     self.assertEqual(netperf.LinkOsNetperf(vm), '2.7.0')

@@ -23,6 +23,7 @@ from absl.testing import parameterized
 
 from pkb_ext import object_storage_endpoints as endpoints
 from pkb_ext.suite.object_storage import buckets
+from pkb_ext.suite.object_storage import stages as os_stages
 
 FLAGS = flags.FLAGS
 
@@ -91,10 +92,22 @@ class FlagsTest(parameterized.TestCase):
 
 
 class EndpointSourceTest(absltest.TestCase):
-  """The source registry.py plugs into the phase's registration point."""
+  """The endpoint flags' back-end, which the phase's stages ask first."""
 
-  def testRegisteredAtAutoload(self):
-    self.assertIn(endpoints.ENDPOINTS, buckets.REGISTERED.sources)
+  def testThePhaseAsksTheEndpointFirstThenPkbsService(self):
+    vm = mock.Mock(CLOUD='AWS')
+    made = mock.Mock(name='s3')
+    with mock.patch.object(buckets, 'PkbBackend', autospec=True) as pkb:
+      self.assertIs(os_stages.Backend(vm, 'r'), pkb.return_value)
+      pkb.assert_called_once_with('AWS', 'r')
+      with (
+          flagsaver.flagsaver(
+              cloud_report_object_storage_endpoint='http://m:9000'
+          ),
+          mock.patch.dict(endpoints.ENDPOINT_BUCKETS, {'s3': made}),
+      ):
+        self.assertIs(os_stages.Backend(vm, 'r'), made.return_value)
+      pkb.assert_called_once()  # not asked again
 
   def testNoEndpointLeavesTheBucketToPkbsService(self):
     vm = mock.Mock(CLOUD='AWS')

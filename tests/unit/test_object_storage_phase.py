@@ -191,8 +191,12 @@ class RunTest(absltest.TestCase):
     self.store.where = 's3 (AWS service, region us-east-1)'
     self.store.reuse_installed_sdk = False
     self.store.WorkerExtra.return_value = {}
-    self.backends = mock.create_autospec(buckets.Backends, instance=True)
-    self.backends.ForVm.return_value = self.store
+    self.real_backend = stages.Backend
+    self.backend = self.enter_context(
+        mock.patch.object(
+            stages, 'Backend', autospec=True, return_value=self.store
+        )
+    )
     self.sleep = self.enter_context(mock.patch.object(stages.time, 'sleep'))
 
   def _PkbService(self):
@@ -216,7 +220,7 @@ class RunTest(absltest.TestCase):
 
   def testBucketIsMadeUsedAndDeleted(self):
     vm = _Vm()
-    samples = stages.Run(self._Topology(vm), self.backends)
+    samples = stages.Run(self._Topology(vm))
     self.assertEqual(
         [c[0] for c in self.store.method_calls],
         ['Make', 'WorkerExtra', 'Delete'],
@@ -237,13 +241,13 @@ class RunTest(absltest.TestCase):
     vm = _Vm()
     bare = phases.Topology(db_vms=(vm,), client_vm=vm, run_metadata=None)
     with self.assertRaisesRegex(ValueError, 'object_storage needs the run'):
-      stages.Run(bare, self.backends)
+      stages.Run(bare)
     self.assertEqual(self.store.method_calls, [])
     vm.RemoteCommand.assert_not_called()
 
   def testRunIsOneRobustCommand(self):
     vm = _Vm()
-    stages.Run(self._Topology(vm), self.backends)
+    stages.Run(self._Topology(vm))
     (call,) = vm.RobustRemoteCommand.call_args_list
     command = call.args[0]
     self.assertEqual(
@@ -280,7 +284,7 @@ class RunTest(absltest.TestCase):
     with self.assertRaisesRegex(
         errors.VirtualMachine.RemoteCommandError, 'lost'
     ):
-      stages.Run(self._Topology(vm), self.backends)
+      stages.Run(self._Topology(vm))
     self.store.Delete.assert_called_once_with('cloud-report-os-abc123')
     # The config, which may hold credentials, is removed from the VM too.
     vm.RemoteCommand.assert_any_call(
@@ -289,7 +293,7 @@ class RunTest(absltest.TestCase):
 
   def testADeletionThatFailsOnceIsRetried(self):
     self.store.Delete.side_effect = [RuntimeError('503'), None]
-    samples = stages.Run(self._Topology(_Vm()), self.backends)
+    samples = stages.Run(self._Topology(_Vm()))
     self.assertEqual(self.store.Delete.call_count, 2)
     self.sleep.assert_called_once_with(stages.DELETE_WAIT_S)
     self.assertNotIn('cloud_report_phase_error', {s.metric for s in samples})
@@ -301,7 +305,7 @@ class RunTest(absltest.TestCase):
         r'^object storage s3 \(AWS service, region us-east-1\): bucket'
         r' cloud-report-os-abc123 left behind: RuntimeError: 503 Slow Down$',
     ) as cm:
-      stages.Run(self._Topology(_Vm()), self.backends)
+      stages.Run(self._Topology(_Vm()))
     self.assertEqual(self.store.Delete.call_count, stages.DELETE_ATTEMPTS)
     self.assertIn(
         'object_storage_ttfb', {s.metric for s in cm.exception.samples}
@@ -317,7 +321,7 @@ class RunTest(absltest.TestCase):
 
   def testKilledWorkerGivesPartialSamplesAndAnError(self):
     vm = _Vm(worker_rc='137\n', output=SIGKILLED)
-    samples = stages.Run(self._Topology(vm), self.backends)
+    samples = stages.Run(self._Topology(vm))
     errors_ = [s for s in samples if s.metric == 'cloud_report_phase_error']
     self.assertLen(errors_, 1)
     self.assertIn('worker exit 137', errors_[0].metadata['error'])
@@ -334,7 +338,7 @@ class RunTest(absltest.TestCase):
         r'^object storage s3 \(AWS service, region us-east-1\): worker exited'
         r' 2, nothing measured: ',
     ):
-      stages.Run(self._Topology(vm), self.backends)
+      stages.Run(self._Topology(vm))
     self.store.Delete.assert_called_once()
 
   def testPrepareInstallsTheSdkOnlyWhenMissing(self):
@@ -344,7 +348,7 @@ class RunTest(absltest.TestCase):
         ('', '', 0),
     ]
     self.store.reuse_installed_sdk = True
-    stages.Install(self._Topology(vm), self.backends)
+    stages.Install(self._Topology(vm))
     vm.Install.assert_called_once_with('pip')
     vm.RemoteCommand.assert_any_call(
         f'sudo python3 -m pip install -q -r {worker.WORK_DIR}/'
@@ -380,6 +384,7 @@ class RunTest(absltest.TestCase):
     )
 
   def testPrepareFailsClearlyWhenTheSdkStaysMissing(self):
+    self.backend.side_effect = self.real_backend  # PKB's service, mocked
     vm = _Vm()
     vm.CLOUD = 'GCP'
     vm.RemoteCommandWithReturnCode.return_value = (
@@ -391,7 +396,7 @@ class RunTest(absltest.TestCase):
     with self.assertRaisesRegex(
         RuntimeError, 'cannot import google.cloud.storage'
     ):
-      stages.Install(self._Topology(vm), buckets.Backends())
+      stages.Install(self._Topology(vm))
     service.PrepareVM.assert_called_once_with(vm)
     vm.PushDataFile.assert_any_call(
         'object_storage/requirements-gcs.txt',
@@ -399,11 +404,12 @@ class RunTest(absltest.TestCase):
     )
 
   def testACloudVmAlwaysGetsThePinnedSdk(self):
+    self.backend.side_effect = self.real_backend  # PKB's service, mocked
     vm = _Vm()
     vm.CLOUD = 'AWS'
     vm.RemoteCommandWithReturnCode.return_value = ('', '', 0)  # boto3 there
     service = self._PkbService()
-    stages.Install(self._Topology(vm), buckets.Backends())
+    stages.Install(self._Topology(vm))
     service.PrepareVM.assert_called_once_with(vm)
     vm.RemoteCommand.assert_any_call(
         f'sudo python3 -m pip install -q -r {worker.WORK_DIR}/'

@@ -24,8 +24,8 @@ from 16 KiB to 32 MiB, and aggregate throughput at 1/5/10/20 simultaneous
 percentiles and throughput samples.
 
   params    the flags, read once into Params;
-  buckets   who makes the bucket: PKB's service of the VM's cloud, or a
-            back-end registered with buckets.RegisterBackend;
+  buckets   who makes the bucket: PKB's service of the VM's cloud (or an
+            endpoint's, pkb_ext.object_storage_endpoints);
   worker    the worker's config, command and output;
   parser    the worker's timings -> percentiles and throughputs (pure);
   samples   its metric catalog and samples;

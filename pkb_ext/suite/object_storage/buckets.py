@@ -11,17 +11,16 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""Buckets of the object storage phase: PKB's services, and a registration
-point for other back-ends.
+"""Buckets of the object storage phase on PKB's services.
 
 A back-end makes and deletes the bucket (Azure: container) the worker uses,
 and tells the worker how to reach it. On AWS, GCP and Azure it is PKB's
 object storage service of the client VM's cloud (S3Service,
 GoogleCloudStorageService, AzureBlobStorageService) in the VM's region.
 
-Code that runs the phase against some other object storage registers a
-BackendSource with RegisterBackend; the first registered source that gives a
-back-end for the client VM is used, else PKB's service. A back-end has:
+Where the endpoint flags name another object storage, the back-end is an
+endpoint's (pkb_ext.object_storage_endpoints; stages.Backend chooses). A
+back-end has:
 
   provider              's3', 'gcs' or 'azure': the API the worker speaks;
   where                 names the storage reached, for errors;
@@ -35,10 +34,8 @@ back-end for the client VM is used, else PKB's service. A back-end has:
                         an 'endpoint' URL).
 """
 
-import dataclasses
 import importlib
 import re
-from typing import Any, Protocol
 
 from pkb_ext.suite import topology as topology_lib
 
@@ -50,16 +47,6 @@ _SERVICE_MODULE = {
 }
 # Providers whose service's PrepareVM the phase runs (see PkbBackend).
 _PREPARE_VM_PROVIDERS = ('s3', 'gcs')
-
-
-class BackendSource(Protocol):
-  """What RegisterBackend takes."""
-
-  def Serves(self) -> bool:
-    """Whether this run's flags select this source (no I/O)."""
-
-  def ForVm(self, vm, region: str) -> Any:
-    """A back-end for the client VM, or None to leave it to the next."""
 
 
 def RegionOf(vm) -> str:
@@ -121,37 +108,3 @@ class PkbBackend:
     if account is None:  # S3 (instance profile) and GCS (service account)
       return {}
     return {'azure_account': account.name, 'azure_key': account.key}
-
-
-@dataclasses.dataclass
-class Backends:
-  """Back-end sources, asked in the order added, ahead of PKB's services."""
-
-  sources: list[BackendSource] = dataclasses.field(default_factory=list)
-
-  def Add(self, source: BackendSource) -> None:
-    """Adds a source; the same source again is a no-op."""
-    if not any(s is source for s in self.sources):
-      self.sources.append(source)
-
-  def Serves(self) -> bool:
-    """Whether a registered source, not a cloud's service, has the bucket."""
-    return any(s.Serves() for s in self.sources)
-
-  def ForVm(self, vm, region: str):
-    """The back-end of the client VM's bucket."""
-    for source in self.sources:
-      backend = source.ForVm(vm, region)
-      if backend is not None:
-        return backend
-    return PkbBackend(vm.CLOUD, region)
-
-
-# The registration point: RegisterBackend adds to it; the phase's stages use
-# it unless handed another.
-REGISTERED = Backends()
-
-
-def RegisterBackend(source: BackendSource) -> None:
-  """Makes the phase ask `source` for the bucket before PKB's service."""
-  REGISTERED.Add(source)

@@ -110,8 +110,8 @@ class Params:
     return settings.FromFlags(cls)
 
 
-def RegisterChecker(name, check):
-  """Validates flag `name` with check(value), which raises ValueError."""
+def Validator(name, check):
+  """A validator of flag `name` from check(value), which raises ValueError."""
 
   def Check(value):
     try:
@@ -120,7 +120,7 @@ def RegisterChecker(name, check):
       raise flags.ValidationError(f'--{name}: {e}') from e
     return True
 
-  flags.register_validator(name, Check)
+  return Check
 
 
 def _CheckLevels(values):
@@ -140,4 +140,5 @@ for _field, _check in (
     ('concurrency_object_bytes', ParseSize),
     ('prefix', _CheckPrefix),
 ):
-  RegisterChecker(settings.Holder(Params, _field).name, _check)
+  _name = settings.Holder(Params, _field).name
+  flags.register_validator(_name, Validator(_name, _check))

@@ -38,15 +38,16 @@ import time
 
 from perfkitbenchmarker import errors
 
-from pkb_ext.suite import phase_table
-from pkb_ext.suite import phases
 from benchmarks.cloud_report import remote
-from pkb_ext.suite import topology as topology_lib
+from pkb_ext import object_storage_endpoints as endpoints
 from pkb_ext.suite.object_storage import buckets
 from pkb_ext.suite.object_storage import params as params_lib
 from pkb_ext.suite.object_storage import parser as ttfb_parser
 from pkb_ext.suite.object_storage import samples as os_samples
 from pkb_ext.suite.object_storage import worker
+from pkb_ext.suite import phase_table
+from pkb_ext.suite import phases
+from pkb_ext.suite import topology as topology_lib
 
 PHASE = phase_table.OBJECT_STORAGE.sample
 # The phase's parser and samples modules (phase_modules pairs them).
@@ -69,10 +70,20 @@ GCS_WRITE_SCOPES = frozenset({
 })
 
 
+def Backend(vm, region: str):
+  """The back-end of the client VM's bucket.
+
+  An endpoint's when the endpoint flags name one
+  (pkb_ext.object_storage_endpoints), else PKB's service of the VM's cloud.
+  """
+  backend = endpoints.ENDPOINTS.ForVm(vm, region)
+  return backend or buckets.PkbBackend(vm.CLOUD, region)
+
+
 def CredentialProblems(
     cloud: str,
     static: bool,
-    registered_backend: bool,
+    endpoint: bool,
     instance_profile: str | None,
     gcloud_scopes: str | None,
 ) -> list[str]:
@@ -81,15 +92,15 @@ def CredentialProblems(
   Args:
     cloud: the client vm_group's cloud.
     static: the client is a static VM (--static_vm_file).
-    registered_backend: a registered back-end, not the cloud's service, has
-      the bucket (buckets.RegisterBackend); it answers for its credentials.
+    endpoint: an endpoint, not the cloud's service, has the bucket (the
+      endpoint flags); its credentials are the endpoint's.
     instance_profile: --aws_ec2_instance_profile.
     gcloud_scopes: --gcloud_scopes.
 
   Returns:
     One message per problem, each naming the flag that fixes it.
   """
-  if registered_backend:
+  if endpoint:
     return []
   if static or cloud not in buckets.PROVIDER_OF_CLOUD:
     return [
@@ -135,9 +146,7 @@ def ClientPythonRequirements() -> tuple[str, list[str]] | None:
   )
 
 
-def CheckPrerequisites(
-    benchmark_config, backends: buckets.Backends = buckets.REGISTERED
-) -> list[str]:
+def CheckPrerequisites(benchmark_config) -> list[str]:
   """Preflight: problems with the object storage credentials (no I/O)."""
   group = (benchmark_config.vm_groups or {}).get('client')
   if group is None:
@@ -146,20 +155,20 @@ def CheckPrerequisites(
       str(group.cloud),
       bool(getattr(group, 'static_vms', None))
       or bool(topology_lib.FlagValue('static_vm_file')),
-      backends.Serves(),
+      endpoints.ENDPOINTS.Serves(),
       topology_lib.FlagValue('aws_ec2_instance_profile'),
       topology_lib.FlagValue('gcloud_scopes'),
   )
 
 
-def Install(topology, backends: buckets.Backends = buckets.REGISTERED) -> None:
+def Install(topology) -> None:
   """Readies the VM, installs the provider's pinned SDK, pushes the worker.
 
   The bucket is made in Run.
   """
   vm = topology.RequireClient(PHASE)
   params = params_lib.Params.FromFlags()
-  backend = backends.ForVm(vm, buckets.RegionOf(vm))
+  backend = Backend(vm, buckets.RegionOf(vm))
   backend.PrepareVm(vm)
   provider = backend.provider
   module = worker.SDK_IMPORT[provider]
@@ -253,7 +262,7 @@ def DeleteBucket(backend, bucket: str) -> str:
   return f'object storage {backend.where}: bucket {bucket} left behind: {error}'
 
 
-def Run(topology, backends: buckets.Backends = buckets.REGISTERED) -> list:
+def Run(topology) -> list:
   """Makes the bucket, runs the worker, deletes the bucket; returns samples.
 
   Raises:
@@ -268,7 +277,7 @@ def Run(topology, backends: buckets.Backends = buckets.REGISTERED) -> list:
   remote.EndLeftovers([vm], worker.TAG, 'object_storage')
   params = params_lib.Params.FromFlags()
   region = buckets.RegionOf(vm)
-  backend = backends.ForVm(vm, region)
+  backend = Backend(vm, region)
   bucket = buckets.BucketName(identity.run_uri)
   try:
     backend.Make(bucket)
