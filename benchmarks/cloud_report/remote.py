@@ -13,35 +13,24 @@
 # limitations under the License.
 """Shell pieces for commands run on a VM, bounded and tracked.
 
-ExitStatusTo is the one way a phase keeps a remote command's exit status
-when the command's output goes elsewhere: a background netperf stream, the
-object-storage worker, a logged TPC-C run. The status lands in a file that
-the phase reads afterwards.
+ExitStatusTo keeps a remote command's exit status when the command's output
+goes elsewhere (a logged TPC-C run): the status lands in a file read
+afterwards.
 
-Bounded is the one way a phase bounds a long remote command on the VM
+Bounded bounds a long remote command on the VM
 itself. PKB's timeout of a (Robust)RemoteCommand ends the ssh session or its
 wait, not the remote process, which would go on holding the VMs' disks and
 CPUs; GNU timeout on the VM ends the command's whole process group, then
 KILLs it KILL_AFTER_S later. Its exit status is then one of TIMED_OUT.
 
-A Tracked command (or a Bounded one given a tag) has, while it runs, a PID
-file on the VM naming its process group. A PKB process killed mid-phase
-leaves the commands PKB runs detached (RobustRemoteCommand) running up to
-their end or bound, and a command that does not write to its lost ssh
-session before it ends (a CoreMark run prints only then) runs to its end or
-its bound. A
-resumed run would measure beside them (two
-workloads on one cluster, two fio jobs on one disk, two object-storage
-workers writing one output file). EndLeftoversCommand, run by a phase before
-it starts its own commands, ends what a tracked command of an earlier
-attempt left running.
+A Bounded command given a tag has, while it runs, a PID file on the VM
+(PidPath) naming its process group and its start time (START_TIME), so that
+a runner that resumes a crashed run can find and end what the crash left
+running before it starts again.
 """
 
-import logging
 import re
 import shlex
-
-from perfkitbenchmarker import errors
 
 # GNU timeout's exit status when it ended the command (124: after its
 # signal; 137: after the KILL that follows -k).
@@ -56,15 +45,10 @@ SSH_MARGIN_S = KILL_AFTER_S + 120
 # with sudo and one run without.
 RUNNING_DIR = '/tmp'
 RUNNING_PREFIX = 'cloud_report_running.'
-# Seconds an ended leftover gets to exit on TERM before its group is KILLed.
-LEFTOVER_GRACE_S = 20
 _TAG = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*\Z')
-_ENDED = re.compile(
-    r'^cloud_report_leftover (ended|alive) (\S+) pid (\d+)$', re.M
-)
 
 
-def _CheckTag(tag: str) -> str:
+def CheckTag(tag: str) -> str:
   if not _TAG.match(tag):
     raise ValueError(f'tag {tag!r}: letters, digits, ".", "_" and "-" only')
   return tag
@@ -72,40 +56,27 @@ def _CheckTag(tag: str) -> str:
 
 def PidPath(tag: str, directory: str = RUNNING_DIR) -> str:
   """The PID file of the tracked command `tag` on the VM."""
-  return f'{directory}/{RUNNING_PREFIX}{_CheckTag(tag)}.pid'
+  return f'{directory}/{RUNNING_PREFIX}{CheckTag(tag)}.pid'
 
 
 # sh: st PID prints the process's start time (clock ticks after boot, field
 # 22 of /proc/PID/stat; the fields after the command name's ")" are counted,
 # as a name may hold spaces), nothing if it is gone or a zombie. Only sh and
 # cat: a minimal image has no ps.
-_START_TIME = (
+START_TIME = (
     'st() { s=$(cat /proc/$1/stat 2>/dev/null) || return 0;'
     ' s=${s##*) }; set -- $s; [ "$1" = Z ] || echo ${20}; };'
 )
 
 
-def _TrackScript(pid_path: str, launch: str) -> str:
+def TrackScript(pid_path: str, launch: str) -> str:
   """sh that starts "$@" (with launch before it) in the background, keeps
   its PID and start time in pid_path while it runs, and exits its status."""
   pid = shlex.quote(pid_path)
   return (
-      f'{_START_TIME} {launch}"$@" & p=$!; echo "$p $(st $p)" > {pid};'
+      f'{START_TIME} {launch}"$@" & p=$!; echo "$p $(st $p)" > {pid};'
       f' wait $p; s=$?; rm -f {pid}; exit $s'
   )
-
-
-def Tracked(command: str, tag: str, directory: str = RUNNING_DIR) -> str:
-  """Returns `command` (a simple command) tracked under tag on the VM.
-
-  While it runs, a PID file (PidPath) holds its PID and start time; it is
-  the leader of a session and process group of its own (setsid), so that
-  EndLeftoversCommand can end it with its children. The result is an `sh -c`
-  command, the command's words its arguments as they are, whose exit status
-  is the command's; the command's stdin is /dev/null.
-  """
-  script = _TrackScript(PidPath(tag, directory), 'setsid ')
-  return f'sh -c {shlex.quote(script)} sh {command}'
 
 
 def Bounded(
@@ -127,112 +98,8 @@ def Bounded(
   bounded = f'timeout -k {KILL_AFTER_S} {int(seconds)} {command}'
   if tag is None:
     return bounded
-  script = _TrackScript(PidPath(tag, directory), '')
+  script = TrackScript(PidPath(tag, directory), '')
   return f'sh -c {shlex.quote(script)} sh {bounded}'
-
-
-# EndLeftoversCommand's loop, one PID file "$f" at a time: its PID and the
-# start time the process had then; a process with another start time (a
-# recycled PID) is not touched.
-# sig SIGNAL: signals the group $p, with sudo -n if need be. up N: waits up
-# to N s while $p still runs with the start time $want; true if it does.
-_END_HELPERS = (
-    'sig() { kill -$1 -- "-$p" 2>/dev/null ||'
-    ' sudo -n kill -$1 -- "-$p" 2>/dev/null; };'
-    ' up() { i=0; while [ "$(st "$p")" = "$want" ]; do'
-    ' [ $i -lt $1 ] || return 0; sleep 1; i=$((i+1)); done; return 1; };'
-)
-_END_ONE = (
-    'set -- $(cat "$f" 2>/dev/null); p=${1:-0}; want=${2:-};',
-    'case "$p" in ""|*[!0-9]*) p=0;; esac;',
-    't=${f#@STRIP@}; t=${t%.pid};',
-    'if [ "$p" -gt 1 ] && [ -n "$want" ] && [ "$(st "$p")" = "$want" ]; then',
-    # KILL whatever is left of the group, the leader gone or not.
-    ' sig TERM; up @GRACE@; sig KILL;',
-    ' if up 5; then',
-    '  echo "cloud_report_leftover alive $t pid $p"; continue;',
-    ' fi;',
-    ' echo "cloud_report_leftover ended $t pid $p";',
-    'fi;',
-    'rm -f "$f" 2>/dev/null || sudo -n rm -f "$f";',
-)
-
-
-def EndLeftoversCommand(
-    prefix: str,
-    grace_s: int = LEFTOVER_GRACE_S,
-    directory: str = RUNNING_DIR,
-) -> str:
-  """Returns shell that ends the tracked commands whose tag starts with prefix.
-
-  For each such PID file whose process still runs (the same PID with the
-  same start time), the command's process group gets TERM, then KILL after
-  grace_s if it has not ended (with sudo -n where the command ran as root).
-  Each ended command prints one line that Leftovers reads, and so does
-  one that could not be ended (its PID file is kept); PID files of ended or
-  dead commands are removed. Exits 0.
-  """
-  _CheckTag(prefix)
-  start = shlex.quote(f'{directory}/{RUNNING_PREFIX}{prefix}')
-  strip = shlex.quote(f'{directory}/{RUNNING_PREFIX}')
-  body = ' '.join(_END_ONE)
-  body = body.replace('@GRACE@', str(int(grace_s))).replace('@STRIP@', strip)
-  return (
-      f'{_START_TIME} {_END_HELPERS} for f in {start}*.pid; do'
-      ' [ -e "$f" ] || continue;'
-      f' {body} done; true'
-  )
-
-
-def Leftovers(output: str, state: str = 'ended') -> list[tuple[str, int]]:
-  """The (tag, pid) of each command EndLeftoversCommand reported (pure).
-
-  Args:
-    output: EndLeftoversCommand's output.
-    state: 'ended', or 'alive' for those it could not end.
-  """
-  return [(t, int(p)) for s, t, p in _ENDED.findall(output) if s == state]
-
-
-def EndLeftovers(vms, prefix: str, what: str) -> list[tuple[str, str, int]]:
-  """Ends, on each VM, what tracked commands of an earlier attempt left.
-
-  Args:
-    vms: the VMs (PKB's BaseVirtualMachine) the phase's commands run on.
-    prefix: the tags' prefix (a phase's own).
-    what: the phase's name, for the log.
-
-  Returns:
-    (vm name, tag, pid) of each command ended; each is logged as a warning.
-
-  Raises:
-    errors.Benchmarks.RunError: a leftover could not be ended (neither kill
-      nor sudo -n kill could signal it); the phase measures nothing beside
-      it.
-  """
-  ended = []
-  for vm in vms:
-    out, _ = vm.RemoteCommand(
-        EndLeftoversCommand(prefix),
-        timeout=LEFTOVER_GRACE_S + SSH_MARGIN_S,
-    )
-    alive = Leftovers(out, 'alive')
-    if alive:
-      tag, pid = alive[0]
-      raise errors.Benchmarks.RunError(
-          f'{what}: {tag} (pid {pid}) on {vm.name}, left running by an earlier'
-          ' attempt of this run, could not be ended (kill and sudo -n kill'
-          f' failed); it would run beside this attempt: end it on {vm.name}'
-          ' and run again'
-      )
-    for tag, pid in Leftovers(out):
-      logging.warning(
-          '%s: ended %s (pid %d) on %s, left running by an earlier attempt'
-          ' of this run; it would have run beside this attempt\'s commands',
-          what, tag, pid, vm.name,
-      )  # fmt: skip
-      ended.append((vm.name, tag, pid))
-  return ended
 
 
 def ExitStatusTo(command: str, status_path: str) -> str:
@@ -246,18 +113,6 @@ def ExitStatusTo(command: str, status_path: str) -> str:
     `command; echo $? > status_path`.
   """
   return f'{command}; echo $? > {status_path}'
-
-
-def OneLine(error: BaseException | str, limit: int = 300) -> str:
-  """The first non-empty line of an error, shortened (pure)."""
-  text = str(error)
-  lines = [l.strip() for l in text.splitlines() if l.strip()]
-  first = lines[0] if lines else ''
-  if isinstance(error, BaseException):
-    first = (
-        f'{type(error).__name__}: {first}' if first else type(error).__name__
-    )
-  return first if len(first) <= limit else first[: limit - 3] + '...'
 
 
 def LastInteger(output: str) -> int | None:

@@ -224,7 +224,9 @@ class LocalVmTest(absltest.TestCase):
     self.engine.Setup(self.topology)
     self.engine.Cleanup(self.topology)  # stops PostgreSQL
     output, status = self.engine.RunStep(self.topology, 1, 1)
-    measurement = tpcc_engines.ToMeasurement(output, status, 1, 10)
+    measurement = tpcc_engines.ToMeasurement(
+        output, status, 1, 10, parse=self.engine.Parse
+    )
     self.assertIn('panicked', measurement.error)
     step = stepping.Judge(pass_rules.RULES['report'], 1, measurement)
     self.assertFalse(step.passed)

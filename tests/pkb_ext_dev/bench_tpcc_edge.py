@@ -51,7 +51,7 @@ full step at the same level, and may fail where the full step passes.
 The load is not a step: it runs with the hosts' limits lifted
 (LoadWithoutLimits), and the type's limits are applied again, and read
 back, before the first step. Every go-tpc run is bounded on the client
-(the engine's RunLogged); what is left is ended (engines.EndLeftovers) and
+(the engine's RunLogged); what is left is ended (stages.EndLeftovers) and
 the database stopped and removed (engine.Cleanup) before the cloud goes
 down.
 """
@@ -353,6 +353,7 @@ def _Searched(params, engine, topology, log) -> stepping.Result:
           run_params.duration_s,
           run_engine.StepExtra(warehouses) | {'wall_s': round(wall, 2)},
           bound_s=run_engine.StepTimeout(),
+          parse=run_engine.Parse,
       )
 
     return Measure
@@ -400,7 +401,7 @@ def _OnCloud(cloud_, grid, static_vm_file, work, log, out) -> None:
       base = tpcc_params.Params.FromFlags()
       engine = stages.SelectEngine('postgres', base)
       try:
-        engines.EndLeftovers(topology)
+        stages.EndLeftovers(topology)
         t = time.monotonic()
         log(f'{name}: loading {grid.warehouses} warehouses (limits lifted)')
         with cloud_.LoadWithoutLimits():
@@ -419,7 +420,7 @@ def _OnCloud(cloud_, grid, static_vm_file, work, log, out) -> None:
         out |= Compare(grid, results)
       finally:
         with contextlib.suppress(Exception):
-          engines.EndLeftovers(topology)
+          stages.EndLeftovers(topology)
         engine.Cleanup(topology)
   finally:
     with contextlib.suppress(Exception):

@@ -25,7 +25,6 @@ from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
 from pkb_ext.suite import phases
-from benchmarks.cloud_report import remote
 from pkb_ext.suite.object_storage import buckets
 from pkb_ext.suite.object_storage import params as params_lib
 from pkb_ext.suite.object_storage import stages
@@ -133,8 +132,8 @@ class PureHelpersTest(absltest.TestCase):
 
   def testOneLine(self):
     error = ValueError('Connection refused\nRequestId: x\nTime: y')
-    self.assertEqual(remote.OneLine(error), 'ValueError: Connection refused')
-    self.assertLen(remote.OneLine('x' * 1000), 300)
+    self.assertEqual(worker.OneLine(error), 'ValueError: Connection refused')
+    self.assertLen(worker.OneLine('x' * 1000), 300)
 
   def testRegionOf(self):
     self.assertEqual(

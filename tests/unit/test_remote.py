@@ -25,6 +25,7 @@ from absl.testing import absltest
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import remote
+from pkb_ext.suite import leftovers
 
 
 class BoundedTest(absltest.TestCase):
@@ -102,7 +103,7 @@ class TrackedTest(absltest.TestCase):
     # meet.
     return subprocess.run(
         ['sh', '-c',
-         remote.EndLeftoversCommand(prefix, grace_s, directory=self.dir)],
+         leftovers.EndLeftoversCommand(prefix, grace_s, directory=self.dir)],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
 
@@ -132,7 +133,7 @@ class TrackedTest(absltest.TestCase):
     took = time.monotonic() - started
     self.assertEqual(proc.returncode, 0, proc.stderr)
     self.assertEqual(
-        remote.Leftovers(proc.stdout), [('tpcc-step-02-200wh', pid)]
+        leftovers.Leftovers(proc.stdout), [('tpcc-step-02-200wh', pid)]
     )
     self.assertGreaterEqual(took, 2)  # TERM was ignored: KILL after grace
     leftover.wait(timeout=30)
@@ -157,7 +158,7 @@ class TrackedTest(absltest.TestCase):
     started = time.monotonic()
     proc = self._EndLeftovers('tpcc-', grace_s=20)
     self.assertLess(time.monotonic() - started, 10)
-    self.assertEqual(remote.Leftovers(proc.stdout), [('tpcc-import', pid)])
+    self.assertEqual(leftovers.Leftovers(proc.stdout), [('tpcc-import', pid)])
     self.assertEqual(leftover.wait(timeout=30), 143)  # sh saw timeout's TERM
     self.assertEqual(os.listdir(self.dir), [])
 
@@ -177,7 +178,7 @@ class TrackedTest(absltest.TestCase):
         f.write(text + '\n')
     proc = self._EndLeftovers('tpcc-')
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    self.assertEqual(remote.Leftovers(proc.stdout), [])
+    self.assertEqual(leftovers.Leftovers(proc.stdout), [])
     self.assertIsNone(bystander.poll())
     self.assertEqual(os.listdir(self.dir), [])
 
@@ -185,11 +186,11 @@ class TrackedTest(absltest.TestCase):
     # Not bounded (the object-storage worker, a CoreMark run): setsid makes
     # it the leader of its own group, children included.
     work = "sh -c 'sleep 97.5 & sleep 97.5'"
-    leftover = self._Detached(remote.Tracked(work, 'ttfb-worker', self.dir))
+    leftover = self._Detached(leftovers.Tracked(work, 'ttfb-worker', self.dir))
     pid = self._PidFile('ttfb-worker')
     self.assertEqual(os.getpgid(pid), pid)
     proc = self._EndLeftovers('ttfb-')
-    self.assertEqual(remote.Leftovers(proc.stdout), [('ttfb-worker', pid)])
+    self.assertEqual(leftovers.Leftovers(proc.stdout), [('ttfb-worker', pid)])
     self.assertEqual(leftover.wait(timeout=30), 143)
     left = subprocess.run(
         ['pgrep', '-f', '^sleep 97.5$'], capture_output=True, text=True
@@ -198,7 +199,7 @@ class TrackedTest(absltest.TestCase):
     self.assertEqual(os.listdir(self.dir), [])
 
   def testATrackedCommandKeepsItsStatusOutputAndStreams(self):
-    command = remote.Tracked(
+    command = leftovers.Tracked(
         "sh -c 'echo out; echo err >&2; exit 4'", 'coremark-all', self.dir
     )
     proc = subprocess.run(
@@ -217,14 +218,16 @@ class TrackedTest(absltest.TestCase):
     )
     pid = self._PidFile('fio-x')
     command = 'kill() { return 1; }; sudo() { return 1; }; ' + (
-        remote.EndLeftoversCommand('fio-', 1, directory=self.dir)
+        leftovers.EndLeftoversCommand('fio-', 1, directory=self.dir)
     )
     proc = subprocess.run(
         ['sh', '-c', command], capture_output=True, text=True, timeout=60
     )
     self.assertEqual(proc.returncode, 0, proc.stderr)
-    self.assertEqual(remote.Leftovers(proc.stdout), [])
-    self.assertEqual(remote.Leftovers(proc.stdout, 'alive'), [('fio-x', pid)])
+    self.assertEqual(leftovers.Leftovers(proc.stdout), [])
+    self.assertEqual(
+        leftovers.Leftovers(proc.stdout, 'alive'), [('fio-x', pid)]
+    )
     self.assertIsNone(leftover.poll())
     self.assertTrue(os.path.exists(remote.PidPath('fio-x', self.dir)))
     # The phase refuses to measure beside it, naming it and the VM.
@@ -236,7 +239,7 @@ class TrackedTest(absltest.TestCase):
         rf'^io phase: fio-x \(pid {pid}\) on db1, left running by an earlier'
         r' attempt of this run, could not be ended',
     ):
-      remote.EndLeftovers([vm], 'fio-', 'io phase')
+      leftovers.EndLeftovers([vm], 'fio-', 'io phase')
 
   def testEndLeftoversLogsWhatItEnded(self):
     vm = mock.Mock()
@@ -246,7 +249,7 @@ class TrackedTest(absltest.TestCase):
         '',
     )
     with self.assertLogs(level='WARNING') as logs:
-      ended = remote.EndLeftovers([vm], 'tpcc-', 'tpcc')
+      ended = leftovers.EndLeftovers([vm], 'tpcc-', 'tpcc')
     self.assertEqual(ended, [('client', 'tpcc-import', 42)])
     self.assertIn(
         'tpcc: ended tpcc-import (pid 42) on client, left running by an'
@@ -258,10 +261,10 @@ class TrackedTest(absltest.TestCase):
     # The leader ends on TERM at once; a child that ignores TERM stays in
     # the group: it gets the KILL all the same.
     work = 'sh -c \'(trap "" TERM; sleep 97.7) & sleep 97.8\''
-    leftover = self._Detached(remote.Tracked(work, 'coremark-x', self.dir))
+    leftover = self._Detached(leftovers.Tracked(work, 'coremark-x', self.dir))
     pid = self._PidFile('coremark-x')
     proc = self._EndLeftovers('coremark-', grace_s=20)
-    self.assertEqual(remote.Leftovers(proc.stdout), [('coremark-x', pid)])
+    self.assertEqual(leftovers.Leftovers(proc.stdout), [('coremark-x', pid)])
     leftover.wait(timeout=30)
     left = subprocess.run(
         ['pgrep', '-f', '^sleep 97.[78]$'], capture_output=True, text=True
@@ -277,9 +280,26 @@ class TrackedTest(absltest.TestCase):
       with self.subTest(tag=tag), self.assertRaises(ValueError):
         remote.Bounded('true', 1, tag)
       with self.subTest(tag=tag), self.assertRaises(ValueError):
-        remote.Tracked('true', tag)
+        leftovers.Tracked('true', tag)
     with self.assertRaises(ValueError):
-      remote.EndLeftoversCommand('*')
+      leftovers.EndLeftoversCommand('*')
+
+
+class LeftoversTest(absltest.TestCase):
+  """The commands a resumed run ended, from its remote output."""
+
+  def testParse(self):
+    out = (
+        'noise\ncloud_report_leftover ended tpcc-step-02-200wh pid 4242\n'
+        'cloud_report_leftover ended fio-wr-bw pid 7\n'
+        'cloud_report_leftover ended  pid 1\n'
+        'cloud_report_leftover alive fio-x pid 9\n'
+    )
+    self.assertEqual(
+        leftovers.Leftovers(out),
+        [('tpcc-step-02-200wh', 4242), ('fio-wr-bw', 7)],
+    )
+    self.assertEqual(leftovers.Leftovers(out, 'alive'), [('fio-x', 9)])
 
 
 if __name__ == '__main__':

@@ -166,7 +166,7 @@ def RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
 
   The command (a simple command) is ended on the VM after bound_s
   (remote.Bounded: its status is then one of remote.TIMED_OUT), and tracked
-  under the tag TAG_PREFIX + the log's name (EndLeftovers). A prelude (e.g.
+  under the tag TAG_PREFIX + the log's name (remote.PidPath). A prelude (e.g.
   raising the open-file limit) runs first in the same shell, its output in
   the same log; when it fails, command does not run.
   """
@@ -194,16 +194,6 @@ def RunLogged(vm, command: str, log_path: str, bound_s: int, prelude=None):
     )
   tail = out[: out.rfind('cloud_report_tpcc_exit_status=')]
   return tail, int(matches[-1])
-
-
-def EndLeftovers(topology) -> None:
-  """Ends the logged runs (a load, a step) an earlier attempt left running.
-
-  PKB runs them detached on the client; a PKB killed mid-phase leaves them
-  running up to their bound, and a resumed run would load or step beside
-  them.
-  """
-  remote.EndLeftovers([topology.RequireClient(PHASE)], TAG_PREFIX, 'tpcc')
 
 
 def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:

@@ -49,6 +49,7 @@ from perfkitbenchmarker import errors
 from perfkitbenchmarker import regex_util
 from perfkitbenchmarker.linux_benchmarks import coremark_benchmark
 
+from pkb_ext.suite import leftovers
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import phases
 from benchmarks.cloud_report import remote
@@ -62,7 +63,7 @@ PHASE = phase_table.CPU.sample
 # The phase's parser and samples modules (phase_modules pairs them).
 PARSER = coremark_parser
 SAMPLES = cpu_samples
-TAG_PREFIX = 'coremark-'  # a run's remote.Tracked tag is its Build.name
+TAG_PREFIX = 'coremark-'  # a run's remote.Bounded tag is its Build.name
 MODES = cpu_samples.MODES
 VERSION = 'v1.01'  # the tag PKB's coremark package installs
 PACKAGE = 'coremark'  # PKB's
@@ -209,7 +210,7 @@ class RemoteCommands:
   make) must have PKB's shape (MAKE_SHAPE); it runs with the phase's
   iteration count, tracked under the build's tag and bounded by bound_s
   (remote.Bounded: its own process group, ended by its bound or by the next
-  attempt's remote.EndLeftovers). Keeps the last output of `cat`, the run's
+  attempt's leftovers.EndLeftovers). Keeps the last output of `cat`, the run's
   log PKB parses.
 
   Raises (from a call):
@@ -325,7 +326,7 @@ def RunVm(vm, params: Params) -> list:
 
   First ends a CoreMark run an earlier attempt of the run left on the VM.
   """
-  remote.EndLeftovers([vm], TAG_PREFIX, 'cloud_report cpu')
+  leftovers.EndLeftovers([vm], TAG_PREFIX, 'cloud_report cpu')
   metadata = {
       'coremark_version': VERSION,
       'iterations_requested': params.iterations,  # 0: CoreMark calibrated

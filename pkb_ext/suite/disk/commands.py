@@ -42,7 +42,7 @@ def FioCommand(
   fio (with its job processes) is ended on the VM after timeout_s
   (remote.Bounded); a timeout of the ssh session alone would leave fio
   writing to the disk. It is tracked under the tag fio-<job>, so that a
-  resumed attempt ends it first (remote.EndLeftovers).
+  resumed attempt ends it first (leftovers.EndLeftovers).
   """
   q, out = shlex.quote, shlex.quote(OutputFile(job))
   fio_command = (

@@ -54,6 +54,7 @@ from perfkitbenchmarker.linux_packages import fio as pkb_fio
 
 from pkb_ext.suite.disk import commands
 from pkb_ext.suite.disk import guard as io_guard
+from pkb_ext.suite import leftovers
 from pkb_ext.suite import phase_table
 from benchmarks.cloud_report import remote
 from benchmarks.cloud_report import timeouts
@@ -239,7 +240,7 @@ def RunOnVm(vm, params: Params) -> list:
   First ends any fio an earlier attempt of the run left on the VM (a PKB
   killed mid-phase leaves its detached fio writing to the disk).
   """
-  remote.EndLeftovers([vm], commands.TAG_PREFIX, 'io phase')
+  leftovers.EndLeftovers([vm], commands.TAG_PREFIX, 'io phase')
   target, mount_point, mount_options = Target(params, vm)
   if params.unmount and mount_point:
     vm.RemoteCommand(commands.UnmountCommand(target, mount_point))

@@ -45,6 +45,7 @@ from pkb_ext.suite.object_storage import params as params_lib
 from pkb_ext.suite.object_storage import parser as ttfb_parser
 from pkb_ext.suite.object_storage import samples as os_samples
 from pkb_ext.suite.object_storage import worker
+from pkb_ext.suite import leftovers
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import phases
 from pkb_ext.suite import topology as topology_lib
@@ -249,7 +250,7 @@ def DeleteBucket(backend, bucket: str) -> str:
       backend.Delete(bucket)
       return ''
     except Exception as e:  # pylint: disable=broad-except
-      error = remote.OneLine(e)
+      error = worker.OneLine(e)
       logging.warning(
           'object_storage: bucket %s not deleted (try %d of %d): %s',
           bucket,
@@ -274,7 +275,7 @@ def Run(topology) -> list:
   identity = topology.RequireIdentity(PHASE)
   # A worker an earlier attempt of the run left would measure beside this
   # one, into the same bucket and output file.
-  remote.EndLeftovers([vm], worker.TAG, 'object_storage')
+  leftovers.EndLeftovers([vm], worker.TAG, 'object_storage')
   params = params_lib.Params.FromFlags()
   region = buckets.RegionOf(vm)
   backend = Backend(vm, region)
@@ -284,7 +285,7 @@ def Run(topology) -> list:
   except Exception as e:  # pylint: disable=broad-except
     raise worker.ObjectStorageError(
         f'object storage {backend.where}: cannot create bucket {bucket}: '
-        + remote.OneLine(e)
+        + worker.OneLine(e)
     ) from e
   try:
     config = worker.WorkerConfig(

@@ -26,13 +26,14 @@ import json
 import logging
 
 from benchmarks.cloud_report import remote
-from pkb_ext.suite import samples as samples_lib
 from pkb_ext import errors
+from pkb_ext.suite import leftovers
+from pkb_ext.suite import samples as samples_lib
 from pkb_ext.suite.object_storage import parser as ttfb
 from pkb_ext.suite.object_storage import samples as os_samples
 
 WORK_DIR = 'cloud_report_object_storage'
-TAG = 'ttfb-worker'  # the worker's remote.Tracked tag
+TAG = 'ttfb-worker'  # the worker's leftovers.Tracked tag
 WORKER_DATA = 'object_storage/ttfb_worker.py'
 # PKB's object storage API test scripts the worker imports, as the package
 # `providers` beside it (where PKB's object_storage_service pushes them).
@@ -89,9 +90,9 @@ def WorkerConfig(params, provider, bucket, region, extra=None) -> dict:
 
 
 def WorkerCommand(params) -> str:
-  """Runs the worker, tracked (remote.Tracked, TAG); its exit code goes to
+  """Runs the worker, tracked (leftovers.Tracked, TAG); its exit code goes to
   worker.rc (pure)."""
-  worker = remote.Tracked(
+  worker = leftovers.Tracked(
       f'{params.python} ttfb_worker.py --config worker.json --out ttfb.jsonl',
       TAG,
   )
@@ -107,7 +108,7 @@ def RunAndCollectCommand(params) -> str:
   (ttfb.jsonl) and the tail of its stderr, which ParseCollected splits. The
   command fails only if the worker could not be started (no config, no
   work directory): the worker's own failures are in what it prints. The
-  worker runs in a session of its own (remote.Tracked), so that a resumed
+  worker runs in a session of its own (leftovers.Tracked), so that a resumed
   attempt can end it if this one is killed.
   """
   w = WORK_DIR
@@ -156,7 +157,7 @@ def Samples(
       reason = tail[-1] if tail else str(e)
     raise ObjectStorageError(
         f'object storage {where}: worker exited {rc}, nothing measured: '
-        + remote.OneLine(reason)
+        + OneLine(reason)
     ) from e
   out = os_samples.FromResult(result)
   for s in out:
@@ -189,3 +190,15 @@ def AbortReason(text: str) -> str:
     if isinstance(record, dict) and record.get('kind') == 'abort':
       return str(record.get('error') or '')
   return ''
+
+
+def OneLine(error: BaseException | str, limit: int = 300) -> str:
+  """The first non-empty line of an error, shortened (pure)."""
+  text = str(error)
+  lines = [l.strip() for l in text.splitlines() if l.strip()]
+  first = lines[0] if lines else ''
+  if isinstance(error, BaseException):
+    first = (
+        f'{type(error).__name__}: {first}' if first else type(error).__name__
+    )
+  return first if len(first) <= limit else first[: limit - 3] + '...'

@@ -50,6 +50,7 @@ from benchmarks.cloud_report.tpcc import runs
 from benchmarks.cloud_report.tpcc import samples as tpcc_samples
 from benchmarks.cloud_report.tpcc import stepping
 from linux_packages import cloud_report_cockroachdb as cockroachdb
+from pkb_ext.suite import leftovers
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import phases
 from pkb_ext.suite.disk import guard as disk_guard
@@ -101,6 +102,18 @@ def _Engine():
   return SelectEngine(suite_engines.ENGINE.value, params)
 
 
+def EndLeftovers(topology) -> None:
+  """Ends the logged runs (a load, a step) an earlier attempt left running.
+
+  PKB runs them detached on the client; a PKB killed mid-phase leaves them
+  running up to their bound, and a resumed run would load or step beside
+  them.
+  """
+  leftovers.EndLeftovers(
+      [topology.RequireClient(PHASE)], engines.TAG_PREFIX, 'tpcc'
+  )
+
+
 def Install(topology) -> None:
   """Installs the engine's binaries on the db VMs and the client."""
   _Engine().Install(topology)
@@ -112,7 +125,7 @@ def Setup(topology) -> None:
   Idempotent: a resumed run keeps a running database and its load.
   """
   engine = _Engine()
-  engines.EndLeftovers(topology)
+  EndLeftovers(topology)
   if engine.name == engines.COCKROACH:  # postgres mounts its own, on db1
     background_tasks.RunThreaded(
         lambda vm: disk_guard.MountDataDisk(vm, engines.DATA_MOUNT),
@@ -160,7 +173,7 @@ def Run(topology) -> list:
   logging.info('tpcc: stepping state %s', store.path)
   # Setup did this too when it ran in this process; the standalone
   # benchmark resumed with --run_stage=run runs no Setup.
-  engines.EndLeftovers(topology)
+  EndLeftovers(topology)
   result = Search(params, engine, topology, store)
   edge = result.edge_step
   logging.info(

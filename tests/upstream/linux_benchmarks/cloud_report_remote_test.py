@@ -38,22 +38,5 @@ class LastIntegerTest(pkb_common_test_case.PkbCommonTestCase):
     self.assertEqual(remote.LastInteger(output), want)
 
 
-class LeftoversTest(pkb_common_test_case.PkbCommonTestCase):
-  """The commands a resumed run ended, from its remote output."""
-
-  def testParse(self):
-    out = (
-        'noise\ncloud_report_leftover ended tpcc-step-02-200wh pid 4242\n'
-        'cloud_report_leftover ended fio-wr-bw pid 7\n'
-        'cloud_report_leftover ended  pid 1\n'
-        'cloud_report_leftover alive fio-x pid 9\n'
-    )
-    self.assertEqual(
-        remote.Leftovers(out),
-        [('tpcc-step-02-200wh', 4242), ('fio-wr-bw', 7)],
-    )
-    self.assertEqual(remote.Leftovers(out, 'alive'), [('fio-x', 9)])
-
-
 if __name__ == '__main__':
   unittest.main()
