@@ -62,7 +62,10 @@ class PostgresEngine:
   own: pg_params.PostgresParams = pg_params.PostgresParams()
   name: str = ENGINE
   tool: str = gotpc_parser.GO_TPC
-  Parse = staticmethod(gotpc_parser.Parse)  # its steps' output
+
+  def Parse(self, text: str):
+    """Its steps' output: go-tpc's."""
+    return gotpc_parser.Parse(text)
 
   @classmethod
   def New(cls, params) -> 'PostgresEngine':

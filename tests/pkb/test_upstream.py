@@ -526,11 +526,7 @@ def testHelpmatchListsEveryCloudReportFlag(patched):
 def testBenchmarksFlagResolves(patched):
   """Each exported benchmark resolves by name to its module in PKB's tree."""
   export, tree, _ = patched
-  ours = sorted(
-      m.BENCHMARK_NAME
-      for m in registry.BenchmarkModules()
-      if m.__name__.startswith(registry.BENCHMARKS_PACKAGE + '.')
-  )
+  ours = sorted(m.BENCHMARK_NAME for m in registry.ExportedBenchmarkModules())
   assert sorted(export.benchmarks) == ours
   result = _Isolated(
       tree,

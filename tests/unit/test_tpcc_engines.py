@@ -18,6 +18,7 @@ The exported benchmark runs CockroachEngine; the suite chooses with
 accepts only the engines it has.
 """
 
+import pathlib
 from unittest import mock
 
 from absl import flags
@@ -94,8 +95,15 @@ class EngineChoiceTest(absltest.TestCase):
     params = tpcc_params.Params()
     cockroach = tpcc.SelectEngine('cockroach', params)
     postgres = tpcc.SelectEngine('postgres', params)
-    self.assertEqual(cockroach.Parse.__module__, engines.tpcc_parser.__name__)
-    self.assertEqual(postgres.Parse.__module__, 'pkb_ext.tpcc_postgres.parser')
+    data = pathlib.Path(__file__).resolve().parents[1] / 'data' / 'tpcc'
+    gotpc = (data / 'gotpc_v1.0.9_pg15_4wh_4threads_30s.txt').read_text()
+    crdb = (data / 'cockroach_v22.1.2_9node_8vcpu_3750wh_tail.txt').read_text()
+    self.assertEqual(postgres.Parse(gotpc).tool, 'go-tpc')
+    self.assertEqual(cockroach.Parse(crdb).tool, 'cockroach')
+    with self.assertRaisesRegex(ValueError, '^not `cockroach workload run'):
+      cockroach.Parse(gotpc)
+    with self.assertRaisesRegex(ValueError, '^not go-tpc output'):
+      postgres.Parse(crdb)
 
 
 if __name__ == '__main__':

@@ -201,8 +201,8 @@ def DataDiskDir(vm, name: str, fallback: str | None = None) -> str:
 
   The disk's scratch mount point when PKB mounted it; DATA_MOUNT when it is a
   raw device (static VMs, disk_specs without mount_point), which a runner
-  that leaves the disk raw until then formats and mounts there; else `fallback` (default: name
-  in the login user's home), with a warning.
+  that leaves the disk raw until then formats and mounts there; else
+  `fallback` (default: name in the login user's home), with a warning.
   """
   disk = cloud_report.DataDisk(vm)
   mount = getattr(disk, 'mount_point', None) if disk else None
@@ -243,7 +243,10 @@ class CockroachEngine:
   params: Any  # cloud_report.tpcc.params.Params
   name: str = COCKROACH
   tool: str = tpcc_parser.COCKROACH
-  Parse = staticmethod(tpcc_parser.Parse)  # its steps' output
+
+  def Parse(self, text: str) -> tpcc_parser.Result:
+    """Its steps' output: `cockroach workload run tpcc`'s."""
+    return tpcc_parser.Parse(text)
 
   def StoreDirs(self, topology) -> list[str]:
     return [DataDiskDir(vm, 'cockroach') for vm in topology.db_vms]

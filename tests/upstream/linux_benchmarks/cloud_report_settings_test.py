@@ -43,6 +43,8 @@ def _DefineParams(flag_values):
 
   @dataclasses.dataclass(frozen=True)
   class Params:
+    """One field of every kind."""
+
     count: int = settings.Integer(
         'test_count', 3, 'How many.', lower_bound=1, upper_bound=9
     )
@@ -69,8 +71,10 @@ def _DefineParams(flag_values):
 
 
 class DefineTest(absltest.TestCase):
+  """Define: each field's flag, as its spec says."""
 
   def setUp(self):
+    """Params whose flags live on a FlagValues of the test's own."""
     super().setUp()
     self.flag_values = flags.FlagValues()
     self.params = _DefineParams(self.flag_values)
@@ -144,8 +148,10 @@ class DefineTest(absltest.TestCase):
 
 
 class FromFlagsTest(absltest.TestCase):
+  """FromFlags: each flag read once, converted by its field."""
 
   def setUp(self):
+    """Params whose flags live on a FlagValues of the test's own."""
     super().setUp()
     self.flag_values = flags.FlagValues()
     self.params = _DefineParams(self.flag_values)

@@ -70,8 +70,11 @@ class StopTest(pkb_common_test_case.PkbCommonTestCase):
   """StopCommand ends the node its pid file names, and nothing else."""
 
   def testStopsTheNodeByItsPidFile(self):
+    """TERM to the pid in the file; another process is left; runs twice."""
     store = self.create_tempdir().full_path
+    # pylint: disable-next=consider-using-with
     node = subprocess.Popen(['sleep', '300'])
+    # pylint: disable-next=consider-using-with
     other = subprocess.Popen(['sleep', '300'])
     self.addCleanup(other.kill)
     self.addCleanup(node.kill)
