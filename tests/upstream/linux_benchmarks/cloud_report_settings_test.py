@@ -80,6 +80,7 @@ class DefineTest(absltest.TestCase):
     self.params = _DefineParams(self.flag_values)
 
   def testDefinesEachFlagWithItsSpec(self):
+    """Each field's flag: its name, kind, default, help and bounds."""
     fv = self.flag_values
     self.assertCountEqual(
         list(fv),
