@@ -43,10 +43,11 @@ above it), more where a probe misleads. An edge at the grid's first
 levels makes linear the cheaper search.
 
 Durations: full steps of FULL_S after a RAMP_S ramp, probes of PROBE_S after
-the same ramp. Each step is two go-tpc runs (the ramp, then the measured
-run), each opening its connections anew: on a small CPU quota that start-up
-falls inside the measured time, so a short probe sees higher latency than a
-full step at the same level, and may fail where the full step passes.
+the same ramp. Each step is one go-tpc process (the engine's): its
+connections open during the ramp, and only the interval reports after it
+are measured, so a short probe and a full step at the same level measure
+the same running load. A step's time (StepSeconds) is what its process
+runs: the ramp, the measured time and half a report interval after it.
 
 The load is not a step: it runs with the hosts' limits lifted
 (LoadWithoutLimits), and the type's limits are applied again, and read
@@ -74,6 +75,7 @@ THREADS_PER_WAREHOUSE_PER_CORE = 5.0
 LATENCY_METRIC = 'avg_ms'
 LIMIT_MS = 75.0
 WAREHOUSES = 10
+INTERVAL_S = 5  # --cloud_report_tpcc_gotpc_interval
 STRATEGIES = (stepping.LINEAR, stepping.PROBE)
 # Settings that make PostgreSQL load fast (the smoke preset's).
 FAST_PG = (
@@ -119,14 +121,19 @@ class Grid:
             self.ThreadsPerWarehouse(cores)
         ),
         'cloud_report_tpcc_gotpc_load_check': False,
-        'cloud_report_tpcc_gotpc_interval': '5s',
+        'cloud_report_tpcc_gotpc_interval': f'{INTERVAL_S}s',
         'cloud_report_tpcc_postgres_options': FAST_PG.split(','),
         'cloud_report_go_tpc_path': go_tpc,
     }
 
-  def StepSeconds(self, step: stepping.Step) -> int:
-    """A step's nominal seconds: its ramp and its measured time."""
-    return self.ramp_s + (self.probe_s if step.probe else self.full_s)
+  def StepSeconds(self, step: stepping.Step) -> float:
+    """A step's nominal seconds: its ramp, its measured time and the half
+    report interval go-tpc runs after it (the engine's RunStep)."""
+    from pkb_ext.tpcc_postgres import parser  # pylint: disable=g-import-not-at-top
+
+    measured = self.probe_s if step.probe else self.full_s
+    interval = parser.WindowInterval(self.ramp_s, measured, INTERVAL_S)
+    return self.ramp_s + measured + interval / 2
 
 
 def WallSeconds(result: stepping.Result) -> float:
