@@ -61,6 +61,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,9 @@ LIMIT_MS = 75.0
 WAREHOUSES = 10
 INTERVAL_S = 5  # --cloud_report_tpcc_gotpc_interval
 STRATEGIES = (stepping.LINEAR, stepping.PROBE)
+_CURRENT_NEW_ORDER_AVG = re.compile(
+    r'^\[Current\] NEW_ORDER - .*, Avg\(ms\): ([0-9.]+),', re.M
+)
 # Settings that make PostgreSQL load fast (the smoke preset's).
 FAST_PG = (
     'fsync=off,synchronous_commit=off,full_page_writes=off,max_wal_size=256MB'
@@ -136,6 +140,11 @@ class Grid:
     return self.ramp_s + measured + interval / 2
 
 
+def ReportMeans(output: str) -> list[float]:
+  """NEW_ORDER's Avg(ms) in each go-tpc [Current] report of a step's output."""
+  return [float(m.group(1)) for m in _CURRENT_NEW_ORDER_AVG.finditer(output)]
+
+
 def WallSeconds(result: stepping.Result) -> float:
   """The search's steps' wall time (each Measure call, ssh included)."""
   return sum(float(s.extra.get('wall_s', 0.0)) for s in result.steps)
@@ -180,6 +189,8 @@ def Compare(grid: Grid, results: dict) -> dict:
             for s in result.steps
         },
         'tpmc': [s.metrics.get('tpmc') for s in result.steps],
+        # NEW_ORDER's mean latency in each interval report, the ramp's first.
+        'report_avg_ms': [s.extra.get('report_avg_ms') for s in result.steps],
     }
   problems = []
   if linear.max_passing != probe.max_passing:
@@ -353,12 +364,13 @@ def _Searched(params, engine, topology, log) -> stepping.Result:
       started = time.monotonic()
       output, status = run_engine.RunStep(topology, warehouses, iteration)
       wall = time.monotonic() - started
+      extra = {'wall_s': round(wall, 2), 'report_avg_ms': ReportMeans(output)}
       return engines.ToMeasurement(
           output,
           status,
           warehouses,
           run_params.duration_s,
-          run_engine.StepExtra(warehouses) | {'wall_s': round(wall, 2)},
+          run_engine.StepExtra(warehouses) | extra,
           bound_s=run_engine.StepTimeout(),
       )
 

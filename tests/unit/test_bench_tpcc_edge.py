@@ -87,6 +87,20 @@ class GridTest(absltest.TestCase):
     self.assertEqual(flags['cloud_report_tpcc_engine'], 'postgres')
 
 
+class ReportMeansTest(absltest.TestCase):
+
+  def testEachReportsNewOrderMean(self):
+    # A real one-process step's output (tests/data/tpcc/PROVENANCE.md).
+    data = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        'data/tpcc/gotpc_v1.0.9_pg15_2wh_4threads_4500ms_interval1s.txt',
+    )
+    with open(data) as f:
+      self.assertEqual(
+          bench_tpcc_edge.ReportMeans(f.read()), [7.2, 5.2, 4.6, 5.0]
+      )
+
+
 class CompareTest(absltest.TestCase):
 
   def testAnEdgeNearTheTopOfTheGrid(self):
