@@ -16,10 +16,14 @@
 `go-tpc tpcc prepare` loads the maximum warehouses into PostgreSQL on db1
 (or, with --cloud_report_tpcc_fixtures=auto, pg_restore of a stored dump:
 pkb_ext.tpcc_postgres.dumps); a step runs `go-tpc tpcc run --warehouses N`
-(transactions pick warehouses 1..N) with threads_per_warehouse * N threads,
-after a ramp run of the same shape whose output is discarded (go-tpc has no
-ramp). The server, its data directory on db1's data disk and its access rules
-are PostgresCommands'.
+(transactions pick warehouses 1..N) with threads_per_warehouse * N threads.
+go-tpc has no ramp: one process runs the ramp and the measured time (and
+half a report interval more, so that the last report comes before go-tpc
+stops), reporting every interval that divides both, and the parser takes the
+reports after the ramp's (gotpc_parser.WindowHeader): the connections'
+start-up and the run's end fall outside what is measured. The server, its
+data directory on db1's data disk and its access rules are
+PostgresCommands'.
 """
 
 import dataclasses
@@ -31,7 +35,6 @@ from typing import Any
 from perfkitbenchmarker import errors
 
 from benchmarks.cloud_report import remote
-from benchmarks.cloud_report import timeouts
 from pkb_ext.suite import topology as topology_lib
 from pkb_ext.suite.disk import guard as disk_guard
 from benchmarks.cloud_report.tpcc import engines
@@ -213,7 +216,9 @@ class PostgresEngine:
       )
     return dumps
 
-  def _Command(self, topology, warehouses: int, duration: str) -> str:
+  def _Command(
+      self, topology, warehouses: int, duration: str, interval: str = ''
+  ) -> str:
     db, client = topology.first_db, topology.RequireClient(engines.PHASE)
     return go_tpc.RunWorkloadCommand(
         go_tpc.Path(client),
@@ -225,35 +230,45 @@ class PostgresEngine:
         self.Threads(warehouses),
         duration,
         wait=self.own.gotpc_wait,
-        interval=self.own.gotpc_interval,
+        interval=interval or self.own.gotpc_interval,
     )
 
   def RunStep(self, topology, warehouses: int, iteration: int):
-    """Runs a ramp (if any) then one step; returns (output tail, status)."""
+    """Runs one step, its ramp (if any) in the same go-tpc process; returns
+    (output, status): with a ramp, the output starts with the measured
+    window's line and holds every interval report (module docstring)."""
     client = topology.RequireClient(engines.PHASE)
-    prefix = f'{engines.WORK_DIR}/step-{iteration:02d}-{warehouses}wh'
-    if self.params.ramp_s:
-      tail, status = engines.RunLogged(
+    log = f'{engines.WORK_DIR}/step-{iteration:02d}-{warehouses}wh.txt'
+    ramp_s, duration_s = self.params.ramp_s, self.params.duration_s
+    if not ramp_s:
+      return engines.RunLogged(
           client,
-          self._Command(topology, warehouses, self.params.ramp),
-          f'{prefix}-ramp.txt',
-          timeouts.Bound(self.params.ramp_s * self._Overrun()),
+          self._Command(topology, warehouses, self.params.duration),
+          log,
+          self.StepTimeout(),
       )
-      if status:
-        logging.warning('tpcc: go-tpc ramp run exited %d: %s', status, tail)
-    return engines.RunLogged(
+    interval_s = gotpc_parser.WindowInterval(
+        ramp_s, duration_s, engines.DurationSeconds(self.own.gotpc_interval)
+    )
+    run_ms = (ramp_s + duration_s) * 1000 + interval_s * 500
+    tail, status = engines.RunLogged(
         client,
-        self._Command(topology, warehouses, self.params.duration),
-        f'{prefix}.txt',
+        self._Command(topology, warehouses, f'{run_ms}ms', f'{interval_s}s'),
+        log,
         self.StepTimeout(),
     )
+    if len(tail.splitlines()) >= engines.OUTPUT_TAIL_LINES:
+      tail, _ = client.RemoteCommand(f'cat {shlex.quote(log)}')
+    header = gotpc_parser.WindowHeader(ramp_s, duration_s, interval_s)
+    return f'{header}\n{tail}', status
 
   def _Overrun(self) -> float:
     # With --wait, keying and think times make go-tpc run past its --time.
     return GOTPC_WAIT_OVERRUN if self.own.gotpc_wait else 1.0
 
   def StepTimeout(self) -> int:
-    """Seconds the measured run of a step may take before it is ended."""
+    """Seconds a step (its ramp and measured time) may take before it is
+    ended."""
     return self.params.StepTimeout(self._Overrun())
 
   def StepExtra(self, warehouses: int) -> dict[str, Any]:

@@ -21,12 +21,24 @@ whose efficiency go-tpc computes with the TPC-C phase's formula over its
   [Summary] NEW_ORDER - Takes(s): 30.0, Count: 6022, TPM: 12051.1, Sum(ms): ...
   tpmC: 12051.0, tpmTotal: 27072.0, efficiency: 23427.3%
 
+Every --interval go-tpc also prints a `[Current]` report of that interval
+alone (one line per operation that finished in it, names sorted, then with
+--wait its keying and thinking times). go-tpc has no ramp: the engine runs a
+ramp and its measured time in one process and puts a WindowHeader line first
+in the output; with it, the result is that of the measured window (the
+`[Current]` reports after the ramp's) instead of the whole run's summary:
+counts, throughput, errors, mean and max latency are exact over the window;
+a percentile is the largest of its intervals' (at least the window's own:
+go-tpc prints no histogram to merge). The summary's tpmC line still gives
+the efficiency's warehouses (its efficiency over its tpmC).
+
 Parse follows the rules of the exported cockroach parser
 (cloud_report.tpcc.parser), whose Result it returns: earlier lines are
 ignored, and a panic, a missing or garbled line, or a value that is not a
 plain non-negative decimal is a ParseError.
 """
 
+import math
 import re
 
 from benchmarks.cloud_report.parsers import ParseError
@@ -55,6 +67,17 @@ _GOTPC_TPMC = re.compile(
     rf'^tpmC: ({_NUM}), tpmTotal: ({_NUM}), efficiency: ({_NUM})%$'
 )
 _GOTPC_NEW_ORDER = 'NEW_ORDER'
+_GOTPC_CURRENT = re.compile(r'^\[Current\] ([A-Z_]+) - (Takes\(s\):.*)$')
+_GOTPC_CURRENT_WAIT = re.compile(
+    rf'^\[Current\] (?:KEYINGTIME|THINKINGTIME)-([A-Z_]+) - {_NUM}s$'
+)
+WINDOW = 'cloud_report_gotpc_window:'
+_WINDOW = re.compile(
+    rf'^{WINDOW} ramp_s=([0-9]+) duration_s=([0-9]+) interval_s=([0-9]+)$'
+)
+# A window interval's report may come this many intervals late (a missed
+# tick) before the window is refused.
+_MAX_INTERVAL_STRETCH = 2.0
 # go-tpc's [Summary] column of each latency field of Operation and Result.
 _LATENCY_COLUMNS = {
     'avg_ms': 'Avg(ms)',
@@ -122,6 +145,10 @@ def ParseGoTpc(text: str) -> tpcc_parser.Result:
   if len(tpmc_lines) > 1:
     raise ParseError('several go-tpc tpmC: lines: one run per file, please')
   tpmc, tpm_total, efficiency = (float(v) for v in tpmc_lines[0].groups())
+  window = _Window(text)
+  if window is not None:
+    per_tpmc = efficiency / tpmc if tpmc else 0.0
+    return _WindowResult(text, window, per_tpmc, bool(waits))
   ops = []
   for name, f in summaries.items():
     if name.endswith('_ERR'):
@@ -148,6 +175,132 @@ def ParseGoTpc(text: str) -> tpcc_parser.Result:
       operations=tuple(ops),
       think_time=bool(waits),
       tpm_total=tpm_total,
+  )
+
+
+def WindowInterval(ramp_s: int, duration_s: int, interval_s: int) -> int:
+  """The report interval (s) that puts a report at the ramp's end and at
+  the measured time's: the greatest common divisor of the three."""
+  return math.gcd(ramp_s, duration_s, interval_s) or 1
+
+
+def WindowHeader(ramp_s: int, duration_s: int, interval_s: int) -> str:
+  """The line that tells ParseGoTpc a run's measured window."""
+  return (
+      f'{WINDOW} ramp_s={ramp_s} duration_s={duration_s}'
+      f' interval_s={interval_s}'
+  )
+
+
+def _Window(text: str) -> tuple[int, int, int] | None:
+  """(ramp_s, duration_s, interval_s) of a WindowHeader line, if any."""
+  for line in text.splitlines():
+    if line.startswith(WINDOW):
+      m = _WINDOW.match(line.rstrip())
+      if not m:
+        raise ParseError(f'garbled window line: {line!r}')
+      ramp_s, duration_s, interval_s = (int(v) for v in m.groups())
+      if not interval_s or ramp_s % interval_s or duration_s % interval_s:
+        raise ParseError(
+            f'window {line!r}: the ramp and the duration must be multiples of'
+            ' the interval'
+        )
+      return ramp_s, duration_s, interval_s
+  return None
+
+
+def _Reports(text: str) -> list[dict[str, dict[str, float]]]:
+  """go-tpc's [Current] reports, in order: {operation: fields} each.
+
+  One report is printed at a time, its operations in sorted order, then its
+  wait times: a report starts at an operation that follows a wait time or
+  does not sort after the one before it. An interval in which nothing
+  finished prints nothing (no report).
+  """
+  reports, last, waited = [], None, False
+  for line in text.splitlines():
+    line = line.rstrip()
+    if not line.startswith('[Current] '):
+      continue
+    w = _GOTPC_CURRENT_WAIT.match(line)
+    if w:
+      waited = True
+      continue
+    m = _GOTPC_CURRENT.match(line)
+    if not m:
+      raise ParseError(f'garbled go-tpc [Current] line: {line!r}')
+    name = m.group(1)
+    if not reports or waited or name.lower() <= last.lower():
+      reports.append({})
+    reports[-1][name] = _GoTpcFields(name, m.group(2))
+    last, waited = name, False
+  return reports
+
+
+def _WindowResult(
+    text: str,
+    window: tuple[int, int, int],
+    efficiency_per_tpmc: float,
+    think_time: bool,
+) -> tpcc_parser.Result:
+  """The Result of the reports of a run's measured window (module doc)."""
+  ramp_s, duration_s, interval_s = window
+  skip, take = ramp_s // interval_s, duration_s // interval_s
+  reports = _Reports(text)
+  if len(reports) < skip + take:
+    raise ParseError(
+        f'go-tpc printed {len(reports)} interval reports, the window needs'
+        f' {skip + take} ({ramp_s} s ramp, {duration_s} s measured, every'
+        f' {interval_s} s): an interval without a finished transaction, or'
+        ' the run ended early'
+    )
+  window_reports = reports[skip : skip + take]
+  totals = {}
+  for report in window_reports:
+    for name, f in report.items():
+      took = f['Takes(s)']
+      if took > _MAX_INTERVAL_STRETCH * interval_s:
+        raise ParseError(
+            f'go-tpc [Current] {name} covers {took:g} s, more than'
+            f' {_MAX_INTERVAL_STRETCH:g} intervals of {interval_s} s: a'
+            ' report was missed'
+        )
+      t = totals.setdefault(name, {'Count': 0.0, 'Sum(ms)': 0.0})
+      t['Count'] += f['Count']
+      t['Sum(ms)'] += f['Sum(ms)']
+      for column in _LATENCY_COLUMNS.values():
+        if column != 'Avg(ms)':
+          t[column] = max(t.get(column, 0.0), f[column])
+  for t in totals.values():
+    t['Avg(ms)'] = t['Sum(ms)'] / t['Count'] if t['Count'] else 0.0
+  if _GOTPC_NEW_ORDER not in totals:
+    raise ParseError(
+        f'no NEW_ORDER in the measured window (have {sorted(totals)})'
+    )
+  minutes = duration_s / 60
+  ops = [
+      tpcc_parser.Operation(
+          name=name,
+          count=int(t['Count']),
+          errors=int(totals.get(name + '_ERR', {}).get('Count', 0.0)),
+          **_Latencies(t),
+      )
+      for name, t in totals.items()
+      if not name.endswith('_ERR')
+  ]
+  tpmc = totals[_GOTPC_NEW_ORDER]['Count'] / minutes
+  return tpcc_parser.Result(
+      tool=GO_TPC,
+      elapsed_s=float(duration_s),
+      tpmc=tpmc,
+      efficiency_pct=tpmc * efficiency_per_tpmc,
+      **_Latencies(totals[_GOTPC_NEW_ORDER]),
+      errors=sum(
+          int(t['Count']) for n, t in totals.items() if n.endswith('_ERR')
+      ),
+      operations=tuple(ops),
+      think_time=think_time,
+      tpm_total=sum(op.count for op in ops) / minutes,
   )
 
 

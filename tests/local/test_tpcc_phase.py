@@ -144,9 +144,10 @@ class LocalVmTest(absltest.TestCase):
 
     self.assertEqual([s.level for s in result.steps], [1, 2, 3])
     runs = [c for c in self.client.commands if ' tpcc run ' in c]
-    self.assertLen(runs, 6)  # a ramp run and a measured run per step
-    self.assertIn('--warehouses 3 -T 6 --time 10s', runs[-1])
-    self.assertIn('--warehouses 3 -T 6 --time 3s', runs[-2])
+    # One go-tpc run per step: the 3 s ramp, 10 s measured, half a report
+    # interval (1 s: the largest that divides both) more.
+    self.assertLen(runs, 3)
+    self.assertIn('--warehouses 3 -T 6 --time 13500ms --interval 1s', runs[-1])
     for step in result.steps:
       # A decision, with its reason, on every step.
       self.assertIsInstance(step.passed, bool)
@@ -190,10 +191,9 @@ class LocalVmTest(absltest.TestCase):
     self.assertEqual(result.max_passing, linear.max_passing)
     self.assertTrue(any(s.probe for s in result.steps))
     runs = [c for c in self.client.commands[before:] if ' tpcc run ' in c]
-    measured = runs[1::2]  # each step: a ramp run, then the measured run
-    self.assertLen(measured, result.steps_used)
-    for step, command in zip(result.steps, measured):
-      self.assertIn(f'--time {"4s" if step.probe else "10s"}', command)
+    self.assertLen(runs, result.steps_used)  # its ramp in each
+    for step, command in zip(result.steps, runs):
+      self.assertIn(f'--time {7500 if step.probe else 13500}ms', command)
       self.assertEqual(step.kind, 'probe' if step.probe else 'confirmation')
       self.assertIsNone(step.error, step.reason)
     self.assertFalse(result.step_at_max.probe)

@@ -587,9 +587,19 @@ class PlanLoadRunsAndRatesTest(
     self.assertEqual(search.longest_s, tpcc.seconds)
     self.assertIn(
         f'{search.fewest} to {search.most} steps (probes of 6 min, full steps'
-        f' of 31 min), {low} to {high}; planned at {high}',
+        f' of 31 min), {low} (2 probes + 1 full step) to {high} (3 probes + 2'
+        f' full steps); planned at the longest, {high}',
         tpcc.how,
     )
+    # Each end's probes and full steps add up to its time.
+    self.assertEqual(search.shortest_mix, (2, 1))
+    self.assertEqual(search.longest_mix, (3, 2))
+    for (probes, full), seconds in (
+        (search.shortest_mix, search.shortest_s),
+        (search.longest_mix, search.longest_s),
+    ):
+      self.assertEqual(probes * 6 * 60 + full * 31 * 60, seconds)
+    self.assertEqual(sum(search.longest_mix), search.most)
     # No step count beside a step length it cannot multiply to the plan.
     self.assertNotIn('5 steps of 31 min', tpcc.how)
 

@@ -115,7 +115,8 @@ def Predict(
   """plan's wall time and VM-hours of argv, in a child process.
 
   Returns:
-    {'wall_s', 'vm_hours', 'configurations', 'seconds': [each one's]}.
+    {'wall_s', 'vm_hours', 'configurations', 'seconds': [each one's],
+    'first': the first configuration's RowParts (None without one)}.
 
   Raises:
     RuntimeError: the plan failed (its stderr's last line).
@@ -164,9 +165,24 @@ def WallTimeRatio(out_dir: str) -> dict:
   }
 
 
+def RowParts(config) -> dict:
+  """What a configuration's plan is made of: its VMs, provisioning, each
+  phase's seconds and the phases beside the fill (model.Config)."""
+  schedule = config.schedule if config.overlap else None
+  return {
+      'vms': config.VariantOf(config.overlap).vms,
+      'provision_s': config.provision_s,
+      'phases_s': {p.name: p.seconds for p in config.phases},
+      'fill': list(schedule.fill) if schedule else [],
+      'side': list(schedule.side) if schedule else [],
+      'seconds': config.seconds,
+  }
+
+
 def VmHoursPerRow() -> dict:
   """The AWS gp2 matrix's VM-hours per configuration: fixtures and the
-  probe search, and the report's way (linear, data generated)."""
+  probe search, and the report's way (linear, data generated); each
+  prediction's `first` holds its first configuration's RowParts."""
   cheap = Predict([*AWS_GP2, PROBE], fixtures=True)
   report = Predict([*AWS_GP2, LINEAR], fixtures=False)
   return {
@@ -204,12 +220,14 @@ def _PredictMain(argv: Sequence[str]) -> int:
   configs = configurations.Configurations(rest, catalog, fixtures=fixtures)
   processes = flags.FLAGS.run_processes
   seconds = [c.seconds for c in configs]
+  first = configs[0] if configs else None
   print(
       json.dumps({
           'wall_s': model.Makespan(seconds, processes),
           'vm_hours': sum(c.vm_hours for c in configs),
           'configurations': len(configs),
           'seconds': seconds,
+          'first': first and RowParts(first),
       })
   )
   return 0

@@ -43,10 +43,11 @@ above it), more where a probe misleads. An edge at the grid's first
 levels makes linear the cheaper search.
 
 Durations: full steps of FULL_S after a RAMP_S ramp, probes of PROBE_S after
-the same ramp. Each step is two go-tpc runs (the ramp, then the measured
-run), each opening its connections anew: on a small CPU quota that start-up
-falls inside the measured time, so a short probe sees higher latency than a
-full step at the same level, and may fail where the full step passes.
+the same ramp. Each step is one go-tpc process (the engine's): its
+connections open during the ramp, and only the interval reports after it
+are measured, so a short probe and a full step at the same level measure
+the same running load. A step's time (StepSeconds) is what its process
+runs: the ramp, the measured time and half a report interval after it.
 
 The load is not a step: it runs with the hosts' limits lifted
 (LoadWithoutLimits), and the type's limits are applied again, and read
@@ -60,6 +61,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,7 +76,11 @@ THREADS_PER_WAREHOUSE_PER_CORE = 5.0
 LATENCY_METRIC = 'avg_ms'
 LIMIT_MS = 75.0
 WAREHOUSES = 10
+INTERVAL_S = 5  # --cloud_report_tpcc_gotpc_interval
 STRATEGIES = (stepping.LINEAR, stepping.PROBE)
+_CURRENT_NEW_ORDER_AVG = re.compile(
+    r'^\[Current\] NEW_ORDER - .*, Avg\(ms\): ([0-9.]+),', re.M
+)
 # Settings that make PostgreSQL load fast (the smoke preset's).
 FAST_PG = (
     'fsync=off,synchronous_commit=off,full_page_writes=off,max_wal_size=256MB'
@@ -119,14 +125,24 @@ class Grid:
             self.ThreadsPerWarehouse(cores)
         ),
         'cloud_report_tpcc_gotpc_load_check': False,
-        'cloud_report_tpcc_gotpc_interval': '5s',
+        'cloud_report_tpcc_gotpc_interval': f'{INTERVAL_S}s',
         'cloud_report_tpcc_postgres_options': FAST_PG.split(','),
         'cloud_report_go_tpc_path': go_tpc,
     }
 
-  def StepSeconds(self, step: stepping.Step) -> int:
-    """A step's nominal seconds: its ramp and its measured time."""
-    return self.ramp_s + (self.probe_s if step.probe else self.full_s)
+  def StepSeconds(self, step: stepping.Step) -> float:
+    """A step's nominal seconds: its ramp, its measured time and the half
+    report interval go-tpc runs after it (the engine's RunStep)."""
+    from pkb_ext.tpcc_postgres import parser  # pylint: disable=g-import-not-at-top
+
+    measured = self.probe_s if step.probe else self.full_s
+    interval = parser.WindowInterval(self.ramp_s, measured, INTERVAL_S)
+    return self.ramp_s + measured + interval / 2
+
+
+def ReportMeans(output: str) -> list[float]:
+  """NEW_ORDER's Avg(ms) in each go-tpc [Current] report of a step's output."""
+  return [float(m.group(1)) for m in _CURRENT_NEW_ORDER_AVG.finditer(output)]
 
 
 def WallSeconds(result: stepping.Result) -> float:
@@ -173,6 +189,8 @@ def Compare(grid: Grid, results: dict) -> dict:
             for s in result.steps
         },
         'tpmc': [s.metrics.get('tpmc') for s in result.steps],
+        # NEW_ORDER's mean latency in each interval report, the ramp's first.
+        'report_avg_ms': [s.extra.get('report_avg_ms') for s in result.steps],
     }
   problems = []
   if linear.max_passing != probe.max_passing:
@@ -346,12 +364,13 @@ def _Searched(params, engine, topology, log) -> stepping.Result:
       started = time.monotonic()
       output, status = run_engine.RunStep(topology, warehouses, iteration)
       wall = time.monotonic() - started
+      extra = {'wall_s': round(wall, 2), 'report_avg_ms': ReportMeans(output)}
       return engines.ToMeasurement(
           output,
           status,
           warehouses,
           run_params.duration_s,
-          run_engine.StepExtra(warehouses) | {'wall_s': round(wall, 2)},
+          run_engine.StepExtra(warehouses) | extra,
           bound_s=run_engine.StepTimeout(),
           parse=run_engine.Parse,
       )

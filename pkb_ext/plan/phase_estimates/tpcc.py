@@ -44,6 +44,9 @@ class Search:
   most: int  # steps
   longest_s: float  # the longest it can take
   shortest_s: float = 0.0  # the shortest it can take
+  # (probes, full steps) of the longest and of the shortest search.
+  longest_mix: tuple[int, int] = (0, 0)
+  shortest_mix: tuple[int, int] = (0, 0)
 
 
 # Where the fixture load rate comes from, when no measured rate is given.
@@ -76,7 +79,8 @@ def SearchBounds(
   if plan.strategy == stepping.LINEAR:
     # One step at the lowest capacity, every level at the highest
     # (SimulatedSearchBounds finds the same, in time cubic in the levels).
-    return Search(1, len(levels), len(levels) * step_s, step_s)
+    n = len(levels)
+    return Search(1, n, n * step_s, step_s, (0, n), (0, 1))
   if len(levels) > MAX_SEARCH_LEVELS:
     raise estimates.EstimateError(
         f'the {plan.strategy} search has {len(levels):,} levels'
@@ -91,7 +95,7 @@ def SimulatedSearchBounds(
 ) -> Search:
   """SearchBounds by running stepping.Next against every capacity."""
   levels = plan.levels
-  counts, times = [], []
+  counts, runs = [], []  # runs: (seconds, (probes, full steps))
   for capacity in [levels[0] - 1] + list(levels):
     history, seconds = [], 0.0
     while True:
@@ -106,8 +110,17 @@ def SimulatedSearchBounds(
             f'the {plan.strategy} search does not end on {levels}'
         )
     counts.append(len(history))
-    times.append(seconds)
-  return Search(min(counts), max(counts), max(times), min(times))
+    probes = sum(1 for _, _, probe in history if probe)
+    runs.append((seconds, (probes, len(history) - probes)))
+  longest, shortest = max(runs), min(runs)
+  return Search(
+      min(counts),
+      max(counts),
+      longest[0],
+      shortest[0],
+      longest[1],
+      shortest[1],
+  )
 
 
 def SearchSteps(plan: stepping.Plan) -> tuple[int, int]:
@@ -116,10 +129,22 @@ def SearchSteps(plan: stepping.Plan) -> tuple[int, int]:
   return search.fewest, search.most
 
 
-def _Range(search: Search) -> str:
-  """'0h48m to 1h20m' ('1h20m' when both are the same)."""
+def _Range(search: Search, mixes: bool = False) -> str:
+  """'0h43m to 1h20m' ('1h20m' when both are the same); with mixes, each
+  followed by its probes and full steps: '0h43m (2 probes + 1 full step)'."""
   low, high = estimates.Hms(search.shortest_s), estimates.Hms(search.longest_s)
+  if mixes:
+    low += f' ({_Mix(search.shortest_mix)})'
+    high += f' ({_Mix(search.longest_mix)})'
   return high if low == high else f'{low} to {high}'
+
+
+def _Mix(mix: tuple[int, int]) -> str:
+  """'2 probes + 1 full step'."""
+  probes, full = mix
+  parts = [f'{probes} probe{"s" * (probes != 1)}'] if probes else []
+  parts.append(f'{full} full step{"s" * (full != 1)}')
+  return ' + '.join(parts)
 
 
 def SearchPhase(params) -> estimates.Phase:
@@ -141,7 +166,11 @@ def SearchPhase(params) -> estimates.Phase:
     )
   else:
     how += f' of {step_s / 60:g} min'
-  how += f', {_Range(search)}; planned at {estimates.Hms(search.longest_s)}'
+  probing = params.strategy == stepping.PROBE
+  how += (
+      f', {_Range(search, mixes=probing)}; planned at the longest,'
+      f' {estimates.Hms(search.longest_s)}'
+  )
   linear_s = None
   if params.strategy != stepping.LINEAR:
     linear_plan = stepping.Plan(

@@ -1,0 +1,58 @@
+# Copyright 2026 The pkb_ext Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""pkb_ext_dev.bench_plan's RowParts: a row's plan, part by part.
+
+The AWS gp2 matrix's first configuration, planned in a child process as
+the vm_hours_per_row figure is: its parts add up to its wall time (the
+fill and the side phases beside it count as the longer of the two), and,
+every configuration planning the same times, the VM-hours per row are its
+VMs times that time.
+"""
+
+from absl.testing import absltest
+
+from pkb_ext_dev import bench_plan
+
+
+class RowPartsTest(absltest.TestCase):
+
+  def testThePartsAddUpToTheRow(self):
+    got = bench_plan.Predict(
+        [*bench_plan.AWS_GP2, bench_plan.PROBE], fixtures=True
+    )
+    parts = got['first']
+    phases = parts['phases_s']
+    self.assertEqual(parts['fill'], ['io'])
+    self.assertEqual(parts['side'], ['cpu', 'net', 'object_storage'])
+    beside = max(
+        sum(phases[n] for n in parts['fill']),
+        sum(phases[n] for n in parts['side']),
+    )
+    rest = sum(
+        s for n, s in phases.items() if n not in parts['fill'] + parts['side']
+    )
+    self.assertAlmostEqual(
+        parts['provision_s'] + beside + rest, parts['seconds']
+    )
+    # Every configuration of the matrix plans the same times.
+    for seconds in got['seconds']:
+      self.assertAlmostEqual(seconds, parts['seconds'])
+    self.assertAlmostEqual(
+        got['vm_hours'] / got['configurations'],
+        parts['vms'] * parts['seconds'] / 3600,
+    )
+
+
+if __name__ == '__main__':
+  absltest.main()
