@@ -272,7 +272,14 @@ class PostgresEngine:
     return self.params.StepTimeout(self._Overrun())
 
   def StepExtra(self, warehouses: int) -> dict[str, Any]:
-    return {'threads': self.Threads(warehouses)}
+    """go-tpc's threads, and what its latency percentiles are: with a ramp,
+    the largest of the measured window's interval reports' (go-tpc prints
+    no histogram to merge), an upper bound of the window's own."""
+    basis = 'max_of_interval_reports' if self.params.ramp_s else 'whole_run'
+    return {
+        'threads': self.Threads(warehouses),
+        'latency_percentile_basis': basis,
+    }
 
   def SampleMetadata(self, topology) -> dict[str, Any]:
     """What go-tpc's efficiency is computed against (--wait or not)."""

@@ -229,6 +229,10 @@ class EveryEntryPointTest(absltest.TestCase):
             'the TPC-C tool panicked: failed to connect to database'
         ),
         'gotpc_v1.0.9_bad_killed_mid_run.txt': 'no go-tpc [Summary] lines',
+        # --wait for 4.5 s: no new order finished.
+        'gotpc_v1.0.9_pg15_2wh_20threads_wait_4500ms_interval1s.txt': (
+            'go-tpc [Summary] lacks NEW_ORDER'
+        ),
     }
     tools = {'cockroach_': 'cockroach', 'gotpc_': 'go-tpc'}
     seen = set()

@@ -24,11 +24,11 @@ from unittest import mock
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from benchmarks.cloud_report import phases
 from benchmarks.cloud_report.parsers import ParseError
 from benchmarks.cloud_report.tpcc import engines
 from benchmarks.cloud_report.tpcc import params as tpcc_params
-from benchmarks.cloud_report.tpcc import parser as tpcc
+from pkb_ext.suite import phases
+from pkb_ext.suite.tpcc import parser as tpcc
 from pkb_ext.tpcc_postgres import engine as pg_engine
 from pkb_ext.tpcc_postgres import params as pg_params
 from pkb_ext.tpcc_postgres import parser as gotpc_parser
@@ -147,7 +147,7 @@ class _Vm:
 class RunStepTest(absltest.TestCase):
 
   def _Step(self, vm, **kwargs):
-    params = tpcc_params.Params(engine='postgres', **kwargs)
+    params = tpcc_params.Params(**kwargs)
     engine = pg_engine.PostgresEngine(
         params, pg_params.PostgresParams(gotpc_interval='5s')
     )
@@ -172,6 +172,14 @@ class RunStepTest(absltest.TestCase):
     self.assertLen(vm.commands, 2)
     self.assertRegex(vm.commands[1], r'^cat .*step-02-3wh\.txt$')
     self.assertEqual(tpcc.Parse(out), tpcc.Parse(_Windowed(SIXTEEN, 1, 15)))
+
+  def testTheSamplesSayWhatThePercentilesAre(self):
+    for ramp, basis in (('1s', 'max_of_interval_reports'), ('0s', 'whole_run')):
+      params = tpcc_params.Params(ramp=ramp, duration='3s')
+      engine = pg_engine.PostgresEngine(params, pg_params.PostgresParams())
+      self.assertEqual(
+          engine.StepExtra(3)['latency_percentile_basis'], basis, ramp
+      )
 
   def testNoRampNoWindow(self):
     vm = _Vm(_Read(FOUR), tail_lines=engines.OUTPUT_TAIL_LINES)
