@@ -52,7 +52,7 @@ cloud_report_tpcc:
   vm_groups:
     db:
       vm_count: 3
-      vm_spec:
+      vm_spec: &report_machine
         AWS:
           machine_type: c5a.4xlarge
           zone: us-east-1a
@@ -77,16 +77,7 @@ cloud_report_tpcc:
           mount_point: /scratch
     client:
       vm_count: 1
-      vm_spec:
-        AWS:
-          machine_type: c5a.4xlarge
-          zone: us-east-1a
-        GCP:
-          machine_type: n2-standard-16
-          zone: us-east1-b
-        Azure:
-          machine_type: Standard_D16as_v4
-          zone: eastus-1
+      vm_spec: *report_machine
 """
 
 

@@ -78,15 +78,7 @@ def ImportScript(path: str) -> types.ModuleType:
     if module is not None:
       return module
     importlib.import_module(full_name.rpartition('.')[0])
-    spec = importlib.util.spec_from_file_location(full_name, CONFIGS_DIR / path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[full_name] = module
-    try:
-      spec.loader.exec_module(module)
-    except BaseException:
-      sys.modules.pop(full_name, None)
-      raise
-    return module
+    return _Load(full_name, CONFIGS_DIR / path)
 
 
 UPSTREAM_TESTS_DIR = pathlib.Path(__file__).resolve().parents[1] / 'upstream'
@@ -108,14 +100,17 @@ def ExportedTest(path: str) -> types.ModuleType:
     module = sys.modules.get(full_name)
     if module is not None:
       return module
-    spec = importlib.util.spec_from_file_location(
-        full_name, UPSTREAM_TESTS_DIR / path
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[full_name] = module
-    try:
-      spec.loader.exec_module(module)
-    except BaseException:
-      sys.modules.pop(full_name, None)
-      raise
-    return module
+    return _Load(full_name, UPSTREAM_TESTS_DIR / path)
+
+
+def _Load(full_name: str, path: pathlib.Path) -> types.ModuleType:
+  """Executes the file at path as module full_name (in sys.modules)."""
+  spec = importlib.util.spec_from_file_location(full_name, path)
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[full_name] = module
+  try:
+    spec.loader.exec_module(module)
+  except BaseException:
+    sys.modules.pop(full_name, None)
+    raise
+  return module

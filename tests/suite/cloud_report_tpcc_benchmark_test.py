@@ -55,28 +55,14 @@ class CloudReportTpccPhaseBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     )
     self.enter_context(
         flagsaver.flagsaver(
-            run_uri='tpcc1',
-            cloud_report_cockroachdb_sha256=[f'amd64={exported.SHA}'],
+            **exported.FLAGS,
             cloud_report_tpcc_state_dir=self.create_tempdir().full_path,
             cloud_report_tpcc_engine='cockroach',
-            cloud_report_tpcc_start_warehouses=3500,
-            cloud_report_tpcc_step_warehouses=250,
-            cloud_report_tpcc_max_warehouses=4000,
-            cloud_report_tpcc_duration='12m',
-            cloud_report_tpcc_ramp='2m',
         )
     )
 
   def _Spec(self, outputs=None):
-    self.playback = exported.Client(
-        {n: (text, 0) for n, text in exported.STEP_OUTPUT.items()}
-        | (outputs or {})
-    )
-    self.dbs = [exported.Vm(f'db{i}', f'10.0.0.{i}') for i in (1, 2, 3)]
-    self.client = exported.Vm('client', '10.0.0.9', has_disk=False)
-    self.client.RobustRemoteCommand.side_effect = self.playback
-    spec = mock.Mock(vm_groups={'db': self.dbs, 'client': [self.client]})
-    spec.vms = self.dbs + [self.client]
+    spec, self.playback = exported.Cluster(outputs)
     return spec
 
   def testReplacesTheExportedBenchmarkOfItsName(self):

@@ -129,6 +129,18 @@ class GroupTest(absltest.TestCase):
     self.assertFalse(any(p.fullmatch('all.json') for p in patterns))
 
 
+def _BigA():
+  """_Tree with a's group over 390 lines: a_lib and its helper a_util."""
+  texts, names = _Tree()
+  texts[f'{B}/cr/a_util.py'] = 'x = 1\n' * 200
+  texts[f'{B}/cr/a_lib.py'] = (
+      _Module(['pkb.linux_packages.a_pkg', 'pkb.linux_benchmarks.cr.a_util'],
+              "JOB = 'a/job.j2'")
+      + 'y = 2\n' * 200
+  )  # fmt: skip
+  return texts, names
+
+
 class SplitTest(absltest.TestCase):
 
   def testSmallGroupsAreOnePatchEach(self):
@@ -140,13 +152,7 @@ class SplitTest(absltest.TestCase):
     self.assertEqual(sorted(f for p in parts for f in p.files), sorted(texts))
 
   def testABigGroupSplitsAlongModuleLinesInImportOrder(self):
-    texts, names = _Tree()
-    texts[f'{B}/cr/a_util.py'] = 'x = 1\n' * 200
-    texts[f'{B}/cr/a_lib.py'] = (
-        _Module(['pkb.linux_packages.a_pkg', 'pkb.linux_benchmarks.cr.a_util'],
-                "JOB = 'a/job.j2'")
-        + 'y = 2\n' * 200
-    )  # fmt: skip
+    texts, names = _BigA()
     groups, home = series.Group(texts, names, LAYOUT)
     anchors = {n: d for d, n in names.items()}
     parts = series.Split(texts, groups, home, anchors, LAYOUT, limit=390)
@@ -166,13 +172,7 @@ class SplitTest(absltest.TestCase):
     self.assertEqual(sorted(f for p in parts for f in p.files), sorted(texts))
 
   def testCapturedOutputGoesWithItsEarliestReader(self):
-    texts, names = _Tree()
-    texts[f'{B}/cr/a_util.py'] = 'x = 1\n' * 200
-    texts[f'{B}/cr/a_lib.py'] = (
-        _Module(['pkb.linux_packages.a_pkg', 'pkb.linux_benchmarks.cr.a_util'],
-                "JOB = 'a/job.j2'")
-        + 'y = 2\n' * 200
-    )  # fmt: skip
+    texts, names = _BigA()
     # A test of a's benchmark module (listed first, as a sorted walk lists
     # it) reads a_test's output too.
     texts = {

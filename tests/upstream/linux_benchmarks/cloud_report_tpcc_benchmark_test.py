@@ -22,7 +22,6 @@ same benchmark's pieces too.
 
 import os
 import re
-import types
 import unittest
 from unittest import mock
 
@@ -130,6 +129,34 @@ class Client:
     return f'{output}cloud_report_tpcc_exit_status={status}\n', ''
 
 
+# A run whose levels the captured outputs cover: 3,500 to 4,000 by 250.
+FLAGS = {
+    'run_uri': 'tpcc1',
+    'cloud_report_cockroachdb_sha256': [f'amd64={SHA}'],
+    'cloud_report_tpcc_start_warehouses': 3500,
+    'cloud_report_tpcc_step_warehouses': 250,
+    'cloud_report_tpcc_max_warehouses': 4000,
+    'cloud_report_tpcc_duration': '12m',
+    'cloud_report_tpcc_ramp': '2m',
+}
+
+
+def Cluster(outputs=None):
+  """(spec, playback): 3 db VMs and a client replaying STEP_OUTPUT.
+
+  outputs: level -> (output, exit status) replacing a level's.
+  """
+  playback = Client(
+      {n: (text, 0) for n, text in STEP_OUTPUT.items()} | (outputs or {})
+  )
+  dbs = [Vm(f'db{i}', f'10.0.0.{i}') for i in (1, 2, 3)]
+  client = Vm('client', '10.0.0.9', has_disk=False)
+  client.RobustRemoteCommand.side_effect = playback
+  spec = mock.Mock(vm_groups={'db': dbs, 'client': [client]})
+  spec.vms = dbs + [client]
+  return spec, playback
+
+
 def _Metric(samples, metric):
   return [s for s in samples if s.metric == metric]
 
@@ -142,28 +169,12 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     self.enter_context(
         mock.patch.object(data, 'ResourceExists', return_value=True)
     )
-    self.enter_context(
-        flagsaver.flagsaver(
-            run_uri='tpcc1',
-            cloud_report_cockroachdb_sha256=[f'amd64={SHA}'],
-            cloud_report_tpcc_start_warehouses=3500,
-            cloud_report_tpcc_step_warehouses=250,
-            cloud_report_tpcc_max_warehouses=4000,
-            cloud_report_tpcc_duration='12m',
-            cloud_report_tpcc_ramp='2m',
-        )
-    )
+    self.enter_context(flagsaver.flagsaver(**FLAGS))
 
   def _Spec(self, outputs=None):
-    self.playback = Client(
-        {n: (text, 0) for n, text in STEP_OUTPUT.items()} | (outputs or {})
-    )
-    self.dbs = [Vm(f'db{i}', f'10.0.0.{i}') for i in (1, 2, 3)]
-    self.client = Vm('client', '10.0.0.9', has_disk=False)
-    self.client.RobustRemoteCommand.side_effect = self.playback
-    return types.SimpleNamespace(
-        vm_groups={'db': self.dbs, 'client': [self.client]}
-    )
+    spec, self.playback = Cluster(outputs)
+    self.dbs, (self.client,) = spec.vm_groups['db'], spec.vm_groups['client']
+    return spec
 
   def testThreeDbVmsAndAClient(self):
     groups = cloud_report_tpcc_benchmark.GetConfig({})['vm_groups']
