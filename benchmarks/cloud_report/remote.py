@@ -91,7 +91,7 @@ def Bounded(
     tag: when given, the command is also tracked (as Tracked does): GNU
       timeout, the leader of the command's process group, is what the PID
       file names.
-    directory: where the PID file goes (tests).
+    directory: where the PID file goes.
   """
   if seconds < 1:
     raise ValueError(f'a bound of {seconds} s')
