@@ -34,7 +34,9 @@ binaries).
             wrote it: without the percentile_list line the io phase adds for
             stock PKB's parser, so fio reports its default percentiles,
             which lack 25 and 75 (PKB's parser at the pin raises KeyError
-            there): every job's samples, finite, p50 but no p25.
+            there), and without comments (PKB passes the device as
+            --filename only when the job file's text never says filename):
+            every job's samples, finite, p50 but no p25 or p75.
   netperf   client -> db1, TCP_RR and TCP_STREAM, 2 s each, whole run
             including PKB's Cleanup: samples of both, and a netserver
             started on db1 before the run, in its own process group, is
@@ -43,8 +45,10 @@ binaries).
   object storage, time to first byte on MinIO: PKB's object_storage_service
             benchmark itself cannot run here without changing PKB: its S3
             service's PrepareVM reads vm.instance_profile, an attribute
-            only PKB's AWS VMs have (a static VM raises AttributeError;
-            the test checks it). So the test runs what the benchmark's Run
+            only PKB's AWS VMs set (neither PKB's static VM module nor its
+            base VM module names it; the test checks both, and that
+            PrepareVM fails on a VM without it). So the test runs what the
+            benchmark's Run
             stage runs for --object_storage_scenario=api_ttfb: the patched
             benchmark's TimeToFirstByteBenchmark, with PKB's
             APIScriptCommandBuilder and S3 service, on the client host,
@@ -139,6 +143,10 @@ class Vm:
     if p.returncode:
       raise RuntimeError(f'{command}: exit {p.returncode}: {p.stderr[-3000:]}')
     return p.stdout, p.stderr
+import inspect
+from perfkitbenchmarker import static_virtual_machine, virtual_machine
+for module in (static_virtual_machine, virtual_machine):
+  assert 'instance_profile' not in inspect.getsource(module), module
 service = s3.S3Service()
 service.PrepareService('us-east-1')
 try:
