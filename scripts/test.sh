@@ -43,7 +43,8 @@ else
   aws_tests=(tests/pkb/test_preflight_cloud_access.py
     tests/pkb/test_preflight_refusal.py)
   # (in this order: the CPU-heavy CoreMark pair of test_vs_pkb last, after
-  # the first half's disk and network fidelity tests)
+  # the first half's disk and network fidelity tests; the patched PKB's
+  # benchmarks, tests/local/test_upstream_local.py, run in the first half)
   local_b=(tests/local/test_tpcc_cockroach_double.py
     tests/local/test_tpcc_fixtures_double.py
     tests/local/test_tpcc_postgres_fixtures.py tests/local/test_tpcc_phase.py

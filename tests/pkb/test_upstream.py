@@ -33,21 +33,19 @@ import os
 import re
 import subprocess
 import sys
-import sysconfig
 
 from absl import flags
 import pytest
 
 from pkb_ext import registry
 from pkb_ext.upstream import errors as upstream_errors
-from pkb_ext.upstream import export as upstream_export
 from pkb_ext.upstream import git as upstream_git
 from pkb_ext.upstream import layout
 from pkb_ext.upstream import pkb_edits
 from pkb_ext.upstream import pkb_fixes
-from pkb_ext.upstream import pkb_source
 from pkb_ext.upstream import rewrite
 from pkb_ext.upstream import series
+from pkb_ext_dev import upstream_tree
 
 # PKB's own tests of what the patch touches: benchmark sets, configs, data.
 PKB_TESTS = (
@@ -65,38 +63,7 @@ _PYLINT_LEFT_OUT = {
     'W1404': 'implicit-str-concat (pyink output; all over PKB)',
     'C0103': 'invalid-name of a testCamelCase method (PKB tests all are)',
 }
-_ISOLATED_PRELUDE = """\
-import sys
-tree, site_packages = sys.argv[1], sys.argv[2]
-del sys.argv[1:3]
-sys.path[:0] = [tree]
-sys.path.append(site_packages)
-import importlib.util
-for name in ('pkb_ext', 'pkb_ext_dev', 'benchmarks', 'linux_packages'):
-  if importlib.util.find_spec(name) is not None:
-    raise SystemExit(f'ISOLATION BROKEN: {name} is importable')
-import perfkitbenchmarker
-if not perfkitbenchmarker.__file__.startswith(tree + '/'):
-  raise SystemExit(f'ISOLATION BROKEN: PKB from {perfkitbenchmarker.__file__}')
-"""
-
-
-def _Isolated(tree, code, *args, timeout=900, isolate=('-I', '-S')):
-  """Runs code in an interpreter that sees the patched tree, not pkb_ext."""
-  site_packages = sysconfig.get_paths()['purelib']
-  result = subprocess.run(
-      [sys.executable, *isolate, '-c', _ISOLATED_PRELUDE + code]
-      + [tree, site_packages, *args],
-      cwd=tree,
-      capture_output=True,
-      text=True,
-      timeout=timeout,
-      env={'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': tree},
-      check=False,
-  )
-  if isolate:
-    assert 'ISOLATION BROKEN' not in result.stderr, result.stderr
-  return result
+_Isolated = upstream_tree.Isolated
 
 
 def testIsolationCheckCatchesAnImportablePkbExt(tmp_path):
@@ -113,24 +80,6 @@ PKB_FILE_TESTS = {
     pkb_edits.LINUX_VM_TEST_FILE: pkb_edits.LINUX_VM_TEST_FILE,
     **{f: fix.test_file for fix in pkb_fixes.FIXES for f in fix.Files()},
 }
-_GIT = ['git', '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-C']
-
-
-def _Apply(tree, patch):
-  """git apply --check, then git apply --index and a commit, of one patch."""
-  for args in (['apply', '--check'], ['apply', '--index']):
-    result = subprocess.run(
-        _GIT + [tree] + args + [patch],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, f'{patch}: git {args}: {result.stderr}'
-  subprocess.run(
-      _GIT + [tree] + ['commit', '-qm', os.path.basename(patch)], check=True
-  )
-
-
 # Runs the named test files (argv) after importing every module named by
 # --import=NAME; prints the count of tests run.
 _IMPORT_AND_TEST = """\
@@ -182,16 +131,9 @@ def patched(tmp_path_factory, git_user):
   tests of the PKB files it edits pass; log holds (patch, tests run).
   """
   del git_user  # the export reads it from git's configuration
-  base = tmp_path_factory.mktemp('upstream')
-  export = upstream_export.Write(str(base / 'out'))
-  tree = str(base / 'pkb')
-  os.makedirs(tree)
-  pkb_source.ExtractPkb(pkb_source.SourceArchive(export.pkb_commit), tree)
-  for args in (['init', '-q'], ['add', '-A'], ['commit', '-qm', 'pin']):
-    subprocess.run(_GIT + [tree] + args, check=True)
   log = []
-  for patch in export.patches:
-    _Apply(tree, patch.path)
+
+  def TestPatch(tree, patch):
     modules = [
         '--import=' + p[: -len('.py')].replace('/', '.')
         for p in patch.added
@@ -210,6 +152,10 @@ def patched(tmp_path_factory, git_user):
     ), f'after {os.path.basename(patch.path)}:\n{result.stderr[-6000:]}'
     ran = re.search(r'^Ran (\d+) tests?', result.stderr, re.M)
     log.append((os.path.basename(patch.path), int(ran.group(1))))
+
+  export, tree = upstream_tree.Build(
+      str(tmp_path_factory.mktemp('upstream')), after_each=TestPatch
+  )
   return export, tree, log
 
 
