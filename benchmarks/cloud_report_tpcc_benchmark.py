@@ -92,9 +92,7 @@ def CheckPrerequisites(benchmark_config) -> None:
     errors.Setup.InvalidConfigurationError: a vm_group's architecture has
       no CockroachDB release, or its tarball no sha256 to check.
   """
-  problems = runs.ReleaseProblems(
-      benchmark_config, arm64=False
-  ) + runs.ReleaseProblems(benchmark_config, arm64=True)
+  problems = runs.ReleaseProblems(benchmark_config)
   if problems:
     raise errors.Setup.InvalidConfigurationError('; '.join(problems))
 

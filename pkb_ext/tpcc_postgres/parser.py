@@ -327,5 +327,5 @@ def Parse(text: str) -> tpcc_parser.Result:
     ParseError: empty, another tool's, truncated, garbled or failed output.
   """
   if not IsGoTpc(text):
-    tpcc_parser.Refuse(text, WANTED)
+    tpcc_parser.Refuse(text, f'not {WANTED}')
   return tpcc_parser.CheckResult(ParseGoTpc(text))

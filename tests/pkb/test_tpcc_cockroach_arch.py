@@ -38,6 +38,7 @@ from perfkitbenchmarker import linux_virtual_machine
 from perfkitbenchmarker import providers
 from perfkitbenchmarker.configs import benchmark_config_spec
 
+from benchmarks import cloud_report_tpcc_benchmark as exported_benchmark
 from pkb_ext.suite.tpcc import stages as tpcc
 from pkb_ext.suite import cloud_report_tpcc_benchmark as benchmark
 from linux_packages import cloud_report_cockroachdb as cockroachdb
@@ -163,8 +164,16 @@ class ArchitectureTest(
                   problem)  # fmt: skip
     self.assertIn('--cloud_report_cockroachdb_sha256=arm64=<sha256>', problem)
     self.assertIn('--cloud_report_cockroachdb_vendor_checksum', problem)
+    # The exported benchmark has no phase to skip: it refuses the same group.
+    with self.assertRaisesRegex(
+        errors.Setup.InvalidConfigurationError,
+        r'^vm_groups? .*t2a-standard-16, arm64\): no sha256 pinned for'
+        r' cockroach-v23\.1\.14\.linux-arm64\.tgz',
+    ):
+      exported_benchmark.CheckPrerequisites(spec)
     with flagsaver.flagsaver(cloud_report_cockroachdb_vendor_checksum=True):
       self.assertEqual(tpcc.Unrunnable(spec), [])
+      exported_benchmark.CheckPrerequisites(spec)  # nothing to refuse
     with flagsaver.flagsaver(
         cloud_report_cockroachdb_sha256=['arm64=' + 'a' * 64]
     ):

@@ -261,18 +261,18 @@ def IsCockroach(text: str) -> bool:
   return any(m in text for m in _CRDB_MARKERS)
 
 
-def Refuse(text: str, wanted: str) -> None:
+def Refuse(text: str, what: str) -> None:
   """Raises ParseError for a text that is not the tool's output.
 
-  An empty text and a Go panic get their own words; `wanted` says what the
-  tool's output has.
+  An empty text and a Go panic get their own words; else `what` (e.g.
+  f'not {WANTED}') says what the text is not.
   """
   if not text.strip():
     raise ParseError('empty TPC-C output')
   panic = Panic(text)
   if panic:
     raise ParseError(f'the TPC-C tool panicked: {panic}')
-  raise ParseError(f'not {wanted}')
+  raise ParseError(what)
 
 
 def CheckResult(result: Result) -> Result:
@@ -295,5 +295,5 @@ def Parse(text: str) -> Result:
     ParseError: empty, another tool's, truncated, garbled or failed output.
   """
   if not IsCockroach(text):
-    Refuse(text, WANTED)
+    Refuse(text, f'not {WANTED}')
   return CheckResult(ParseCockroach(text))

@@ -151,14 +151,15 @@ def GroupArchs(benchmark_config):
   return out
 
 
-def ReleaseProblems(benchmark_config, arm64: bool) -> list[str]:
-  """Groups (arm64 ones, or the others) without a release and a sha256.
+def ReleaseProblems(benchmark_config, arm64: bool | None = None) -> list[str]:
+  """Groups without a release and a sha256: every group, or with arm64
+  given only the arm64 ones (True) or only the others (False).
 
   Groups of one machine type with the same problem share one message.
   """
   found = {}
   for name, cloud, machine_type, arch in GroupArchs(benchmark_config):
-    if (arch == 'arm64') != arm64:
+    if arm64 is not None and (arch == 'arm64') != arm64:
       continue
     try:
       cockroachdb.CheckRelease(arch)

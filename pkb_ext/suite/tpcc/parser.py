@@ -52,19 +52,14 @@ def Detect(text: str, tools=None) -> str:
     ParseError: empty output, a panic, both tools' output, or neither's.
   """
   tools = TOOLS if tools is None else tools
-  if not text.strip():
-    raise ParseError('empty TPC-C output')
   found = [name for name, (detect, _, _) in tools.items() if detect(text)]
   if len(found) > 1:
     raise ParseError(
         f'output mixes {" and ".join(found)} results; parse one run'
     )
-  if found:
-    return found[0]
-  panic = tpcc_parser.Panic(text)
-  if panic:
-    raise ParseError(f'the TPC-C tool panicked: {panic}')
-  raise ParseError(_NoToolMatches([w for _, _, w in tools.values()]))
+  if not found:
+    tpcc_parser.Refuse(text, _NoToolMatches([w for _, _, w in tools.values()]))
+  return found[0]
 
 
 def Parse(text: str) -> tpcc_parser.Result:

@@ -287,7 +287,7 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     store = Store()
     params = tpcc_params.Params.FromFlags()
     engine = engines.CockroachEngine(params)
-    spec = self._Spec()
+    self._Spec()
     cluster = engines.Cluster(tuple(self.dbs), self.client)
     probe = engines.CockroachEngine(runs.ProbeParams(params))
     first = runs.Search(params, engine, probe, cluster, store)
@@ -297,7 +297,6 @@ class CloudReportTpccBenchmarkTest(pkb_common_test_case.PkbCommonTestCase):
     again = runs.Search(params, engine, probe, cluster, store)
     self.assertEqual(self.playback.runs, [3500, 3750, 4000])  # none again
     self.assertEqual((again.max_passing, again.resumed_steps), (3750, 3))
-    del spec
 
   def testAnOpenFileLimitThatCannotBeRaisedIsARunError(self):
     """The client's shell says so before the workload runs."""
