@@ -85,6 +85,20 @@ class ParseRealOutputTest(parameterized.TestCase):
     self.assertFalse(result.valid_for_reporting)
     self.assertIn('< 10 s (EEMBC run rule)', result.invalid_reason)
 
+  @parameterized.parameters(*SHORT)
+  def testShortRunHasTheKeysOfAValidatedRun(self, name):
+    text = _Read(name)
+    result = coremark.Parse(text)
+    validated = coremark.Parse(_Read('single_core.txt'))
+    self.assertEqual(sorted(result.metadata), sorted(validated.metadata))
+    self.assertEqual(
+        result.metadata['size'], int(_Field(text, 'CoreMark Size'))
+    )
+    self.assertEqual(
+        result.metadata['total_ticks'], int(_Field(text, 'Total ticks'))
+    )
+    self.assertEqual(result.metadata['thread_count'], result.threads)
+
   def testForkMethodIsRecognized(self):
     result = coremark.Parse(_Read('all_core_fork_2_short.txt'))
     self.assertEqual((result.threads, result.parallelism), (2, 'fork'))

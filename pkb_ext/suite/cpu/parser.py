@@ -18,9 +18,11 @@ takes the sample PKB's RunCoremark returns: FromPkb); this module reads
 only what PKB's sample lacks (CoreMark's context count and method), and what
 PKB's parser refuses (Refused): it says which line is missing, as one
 ParseError line, and keeps a performance run shorter than CoreMark's 10 s
-run rule (possible only with a fixed iteration count), which CoreMark does
-not validate and PKB's parser therefore refuses: its score is CoreMark's
-Iterations/Sec line, and it is marked valid_for_reporting False. Parse is
+run rule (a fixed iteration count, or a calibrated run on a machine whose
+load fell after CoreMark's one-second calibration), which CoreMark does not
+validate and PKB's parser therefore refuses: its score is CoreMark's
+Iterations/Sec line, its metadata has the keys of PKB's sample, and it is
+marked valid_for_reporting False. Parse is
 both for output read from a file: PKB's parser once, then one of them.
 """
 
@@ -102,6 +104,33 @@ def _Missing(text: str) -> list[str]:
   return [name for name, regex in _NEEDED.items() if not re.search(regex, text)]
 
 
+def _PkbKeys(text: str, threads: int) -> dict[str, Any] | None:
+  """The metadata PKB's parser gives a validated run, read from a short one.
+
+  A short run's sample has the keys of every other coremark_score sample,
+  so one column set holds them all; None if a line is missing.
+  """
+  try:
+    return {
+        'summary': text.splitlines()[-1],
+        'size': regex_util.ExtractInt(r'CoreMark Size\s*:\s*([0-9]*)', text),
+        'total_ticks': regex_util.ExtractInt(
+            r'Total ticks\s*:\s*([0-9]*)', text
+        ),
+        'total_time_sec': regex_util.ExtractFloat(
+            r'Total time \(secs\)\s*:\s*([0-9]*\.[0-9]*)', text
+        ),
+        'iterations': regex_util.ExtractInt(r'Iterations\s*:\s*([0-9]*)', text),
+        'iterations_per_cpu': coremark_benchmark.ITERATIONS_PER_CPU,
+        'parallelism_method': (
+            coremark_benchmark.FLAGS.coremark_parallelism_method
+        ),
+        'thread_count': threads,
+    }
+  except regex_util.NoMatchError:
+    return None
+
+
 def _ShortRun(text: str, threads: int, method: str | None) -> Result | None:
   """A performance run whose only error is the 10 s rule, kept as not
   reportable."""
@@ -109,24 +138,19 @@ def _ShortRun(text: str, threads: int, method: str | None) -> Result | None:
     return None
   if SHORT_RUN not in text or len(_ERROR.findall(text)) != 1:
     return None
-  try:
-    seconds = regex_util.ExtractFloat(
-        r'Total time \(secs\)\s*:\s*([0-9]*\.[0-9]*)', text
-    )
-    iterations = regex_util.ExtractInt(r'Iterations\s*:\s*([0-9]*)', text)
-  except regex_util.NoMatchError:
-    return None
+  keys = _PkbKeys(text, threads)
   m = _SCORE.search(text)
-  if not m or seconds >= MIN_SECONDS:
+  if not m or not keys or keys['total_time_sec'] >= MIN_SECONDS:
     return None
   return Result(
       score=float(m.group(1)),
       threads=threads,
       parallelism=method,
-      metadata={'total_time_sec': seconds, 'iterations': iterations},
+      metadata=keys,
       valid_for_reporting=False,
       invalid_reason=(
-          f'total time {seconds:g} s < {MIN_SECONDS:g} s (EEMBC run rule)'
+          f'total time {keys["total_time_sec"]:g} s < {MIN_SECONDS:g} s'
+          ' (EEMBC run rule)'
       ),
   )
 

@@ -28,7 +28,8 @@ benchmark defaults to SOCKET). With --cloud_report_coremark_iterations=0
 (the default) CoreMark calibrates every run to last at least 10 s, the EEMBC
 run rule, as `./coremark.exe` without arguments did in the report's
 scripts; a positive value fixes the iterations per thread. A run shorter
-than 10 s is kept and marked valid_for_reporting False.
+than 10 s (a fixed count, or a load that fell after the calibration) is kept
+and marked valid_for_reporting False.
 
 PKB's functions take the remote_command they run their commands with; the
 phase's (RemoteCommands) runs each make tracked, so that a run an earlier
