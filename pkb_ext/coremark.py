@@ -194,8 +194,9 @@ def CoreMarkVms(spec) -> list:
   """The VMs a benchmark of BENCHMARKS builds and runs CoreMark on.
 
   PKB's coremark: its first VM. The cloud_report benchmarks: the cpu
-  phase's db VM, where the suite places it (the second db VM beside the io
-  phase under overlap); none when the suite's cpu phase does not run.
+  phase's db VM, where the suite places it (beside the io phase under
+  overlap, the third db VM, else the second); none when the suite's cpu
+  phase does not run.
   """
   if spec.name == PACKAGE:
     return list(spec.vms[:1])

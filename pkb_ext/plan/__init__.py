@@ -53,11 +53,13 @@ loads a fixture or searches other than linearly shows the report's way
 
 The suite's wall time follows --cloud_report_overlap (default true): the
 phases phases.MakeSchedule runs beside io (cpu, net, object_storage, where
-the topology has the VMs for them) count once, as the longer of io and
-their sum; every VM is billed for the whole wall time. Each configuration
-and the totals show the wall time and VM-hours with and without overlap,
-each with its own VMs: the suite provisions only what its phases use, and
-a second db VM only where overlap runs cpu or net beside io.
+the topology has the VMs for them) count once, as the longest of io and
+each lane's sum (phases.Schedule.lanes: cpu on the third db VM beside net
+then object_storage); every VM is billed for the whole wall time. Each
+configuration and the totals show the wall time and VM-hours with and
+without overlap, each with its own VMs: the suite provisions only what its
+phases use, and a second (and third) db VM only where overlap runs cpu or
+net beside io.
 
 Its modules, each importing only those listed before it (an import-linter
 contract):

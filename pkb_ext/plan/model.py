@@ -18,8 +18,8 @@ preflight problems are computed elsewhere (cost, configurations) and held
 here; its wall time is its provisioning, what runs once (installs, the
 TPC-C data's load: each phase's once_s), then each Run stage
 (--run_stage_iterations) following the suite's schedule
-(phases.MakeSchedule): the phases beside io count once, as the longer of
-io and their sum.
+(phases.MakeSchedule): the phases beside io count once, as the longest of
+io and each lane's sum.
 """
 
 import dataclasses
@@ -159,7 +159,10 @@ class Config:
 
     run = (
         Sum(self.schedule.before)
-        + max(Sum(self.schedule.fill), Sum(self.schedule.side))
+        + max(
+            Sum(self.schedule.fill),
+            *(Sum(lane) for lane in self.schedule.lanes),
+        )
         + Sum(self.schedule.after)
         + self.stage_overhead_s
     )

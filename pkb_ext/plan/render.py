@@ -266,7 +266,7 @@ def OverlapLine(c: model.Config) -> str | None:
   )  # fmt: skip
   with_h, series_h = c.VmHoursOf(True), c.VmHoursOf(False)
   return (
-      f'  overlap {",".join(c.schedule.side)} beside'
+      f'  overlap {" | ".join(",".join(l) for l in c.schedule.lanes)} beside'
       f' {",".join(c.schedule.fill)}: {estimates.Hms(with_s)} wall{vms[0]},'
       f' {with_h:.1f} VM-hours; without overlap'
       f' {estimates.Hms(series_s)}{vms[1]}, {series_h:.1f} VM-hours; overlap'

@@ -91,8 +91,9 @@ OVERLAP = flags.DEFINE_boolean(
     'cloud_report_overlap',
     True,
     "While the io phase fills and measures the first db VM's disk, run cpu"
-    ' (on the second db VM), net (client to the second db VM) and'
-    ' object_storage (from the client) in a second thread; then tpcc.'
+    ' (on the third db VM beside net, else the second), net (client to the'
+    ' second db VM) then object_storage (from the client) beside it; then'
+    ' tpcc.'
     ' Samples say phase_vms and overlapped. False: every phase in series,'
     ' each db phase on the first db VM, as the report ran them.',
 )
@@ -164,8 +165,9 @@ def GetConfig(user_config):
   """The report's config, with only what the selected phases use.
 
   phases.ProvisionFor says what that is: cpu,net provision one db VM
-  without a data disk and the client; the second db VM comes with overlap
-  only where io runs beside cpu or net on it; no phase selected (none)
+  without a data disk and the client; the second db VM (and a third, for
+  cpu beside net) comes with overlap only where io runs beside cpu or net
+  on it; no phase selected (none)
   provisions the whole topology; static VMs (--static_vm_file) keep the
   client group, which PKB fills first from their pool. A user config keeps
   what it says except a group or data disk no selected phase uses

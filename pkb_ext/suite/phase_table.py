@@ -54,7 +54,7 @@ class Phase:
   fills: bool = False  # fills the first db VM's data disk before it measures
   data_disk: bool = False  # uses the data disk of the db VMs it runs on
   side: bool = False  # can run beside the fill, on other VMs (overlap)
-  side_db: bool = False  # beside the fill, it runs on the second db VM
+  side_db: bool = False  # beside the fill, it runs on a db VM but the first
   why: str = ''  # why a name differs from the sample name
 
   @property

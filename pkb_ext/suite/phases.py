@@ -53,23 +53,25 @@ import of a phase is one import-linter sees.
 
 Overlap: the io phase fills the first db VM's data disk before it measures,
 hours on a cloud, while the other VMs wait. The cpu phase (on a db VM other
-than the first), net (between the client and that db VM) and object_storage
-(from the client) need neither that VM nor its disk, so with overlap
-runner.RunAll runs them in a second thread while io runs (Arrange decides
-which can), then the phases after io. Each sample records the VMs its phase
-ran on (phase_vms: roles db1..dbN, client) and whether the phase overlapped
-another.
+than the first), net (between the client and the second db VM) and
+object_storage (from the client) need neither that VM nor its disk, so with
+overlap runner.RunAll runs them while io runs (Arrange decides which can),
+then the phases after io: net then object_storage in one thread (both use
+the client), and cpu in another, on the third db VM (on the second, where
+net is not beside it or there is no third). Each sample records the VMs its
+phase ran on (phase_vms: roles db1..dbN, client) and whether the phase
+overlapped another.
 
 Provisioning: ProvisionFor says which of the report's VMs and data disks a
-selection of phases uses (the suite provisions only those): a second db VM
-only where overlap places cpu or net on it, the data disks only for io and
-tpcc, the client only for the phases that use it.
+selection of phases uses (the suite provisions only those): a second (and
+third) db VM only where overlap places cpu or net on it, the data disks
+only for io and tpcc, the client only for the phases that use it.
 """
 
 import dataclasses
 import sys
 import types
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from perfkitbenchmarker import errors
 
@@ -84,9 +86,8 @@ CLIENT_GROUP = 'client'
 # beside it on other VMs (in the report's order).
 (FILL_PHASE,) = (p.sample for p in phase_table.TABLE if p.fills)
 SIDE_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side)
-# The side phases that use a db VM, and which one (an index into db_vms)
-# under overlap.
-SIDE_DB_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side_db)
+# The db VM (an index into db_vms) of a side phase that uses one under
+# overlap; a side phase on a db VM alone (cpu) may take the next (SideDbs).
 SIDE_DB = 1
 # The report's db VMs: tpcc's cluster runs on every one of them.
 REPORT_DB_VMS = 3
@@ -261,7 +262,9 @@ class Topology:
   db_vms: tuple[Any, ...]
   client_vm: Any  # None when the benchmark has no client group
   run_metadata: samples_lib.RunMetadata | None  # None in Prepare/Cleanup
-  side_db: int = 0  # index of the db VM cpu and net use (SIDE_DB: overlap)
+  # (phase, index of its db VM) of each side phase on a db VM under
+  # overlap (SideDbs); any other phase runs on the first.
+  side_dbs: tuple[tuple[str, int], ...] = ()
   overlapped: tuple[str, ...] = ()  # phases run beside another phase
   identity: RunIdentity | None = None  # None: not in a run (some tests)
 
@@ -271,10 +274,14 @@ class Topology:
       raise ValueError('this benchmark has no "db" vm_group')
     return self.db_vms[0]
 
+  def DbIndex(self, phase: str) -> int:
+    """The index of the db VM a phase runs on: 0 but under overlap."""
+    return dict(self.side_dbs).get(phase, 0)
+
   def DbFor(self, phase: str):
-    """The db VM a phase runs on: cpu and net may use another (overlap)."""
-    if phase in SIDE_DB_PHASES and self.side_db:
-      return self.db_vms[self.side_db]
+    """The db VM a phase runs on: cpu and net may use others (overlap)."""
+    if self.DbIndex(phase):
+      return self.db_vms[self.DbIndex(phase)]
     return self.first_db
 
   def Placement(self, phase: str) -> dict[str, Any]:
@@ -283,7 +290,7 @@ class Topology:
     phase_vms lists the roles of the VMs the phase ran on (db1..dbN for the
     db VMs in order, client), comma-separated.
     """
-    db = f'db{(self.side_db if phase in SIDE_DB_PHASES else 0) + 1}'
+    db = f'db{self.DbIndex(phase) + 1}'
     every_db = [f'db{i}' for i in range(1, len(self.db_vms) + 1)]
     client = [CLIENT_GROUP] if self.client_vm is not None else []
     expand = {
@@ -316,13 +323,18 @@ class Schedule:
   """The order phases run in: before, then fill beside side, then after.
 
   Without overlap, fill and side are empty and `before` holds every phase.
+  The side phases run in lanes, each in a thread of its own beside the
+  fill's: the phases of a lane share a VM and run in order, the lanes
+  share none.
   """
 
   before: tuple[str, ...]
   fill: tuple[str, ...]  # (FILL_PHASE,) under overlap
-  side: tuple[str, ...]  # run in a second thread while fill runs
+  side: tuple[str, ...]  # run beside the fill, in lanes
   after: tuple[str, ...]
   notes: tuple[str, ...]  # why a phase does or does not overlap
+  lanes: tuple[tuple[str, ...], ...] = ()  # side, split by the VMs used
+  side_dbs: tuple[tuple[str, int], ...] = ()  # SideDbs
 
   @property
   def overlapped(self) -> tuple[str, ...]:
@@ -344,6 +356,8 @@ def MakeSchedule(
     The schedule. A side phase overlaps when io is selected and the VMs it
     needs exist: cpu a second db VM, net the client and a second db VM,
     object_storage the client. Any other phase runs in series, in order.
+    Side phases that share no VM run at the same time (lanes): cpu takes
+    a third db VM where there is one (SideDbs).
   """
   names = tuple(names)
   series = Schedule(names, (), (), (), ())
@@ -374,9 +388,11 @@ def MakeSchedule(
     return dataclasses.replace(series, notes=tuple(notes))
   at = names.index(FILL_PHASE)
   rest = [n for n in names if n not in side and n != FILL_PHASE]
+  side_dbs = SideDbs(side, db_vms)
+  lanes = Lanes(side, side_dbs)
   notes.append(
-      f'overlap: {",".join(side)} run while {FILL_PHASE} runs on db1'
-      ' (--cloud_report_overlap)'
+      f'overlap: {" beside ".join(",".join(lane) for lane in lanes)} run'
+      f' while {FILL_PHASE} runs on db1 (--cloud_report_overlap)'
   )
   return Schedule(
       before=tuple(n for n in rest if names.index(n) < at),
@@ -384,6 +400,62 @@ def MakeSchedule(
       side=side,
       after=tuple(n for n in rest if names.index(n) > at),
       notes=tuple(notes),
+      lanes=lanes,
+      side_dbs=tuple(side_dbs.items()),
+  )
+
+
+def SideDbs(side: Sequence[str], db_vms: int) -> dict[str, int]:
+  """The db VM (index into db_vms) of each side phase that uses one.
+
+  A side phase that also uses the client (net) runs on SIDE_DB; one on a
+  db VM alone (cpu) too, unless such a phase is beside it: then it takes
+  the next db VM, where there is one, so that it shares no VM with the
+  others and runs at the same time as they do.
+  """
+  rows = [phase_table.Get(n) for n in side]
+  shared = any(r.side_db and r.needs_client for r in rows)
+  dbs, free = {}, SIDE_DB + 1
+  for row in rows:
+    name = row.sample
+    if not row.side_db:
+      continue
+    if row.needs_client or not shared or free >= db_vms:
+      dbs[name] = SIDE_DB
+    else:
+      dbs[name], free = free, free + 1
+  return dbs
+
+
+def Lanes(
+    side: Sequence[str], side_dbs: Mapping[str, int]
+) -> tuple[tuple[str, ...], ...]:
+  """The side phases grouped by the VMs they share, each group in order.
+
+  Args:
+    side: the side phases, in the report's order.
+    side_dbs: SideDbs of them.
+  """
+
+  def Vms(name: str) -> set[str]:
+    row = phase_table.Get(name)
+    vms = {f'db{side_dbs[name] + 1}'} if name in side_dbs else set()
+    return vms | ({CLIENT_GROUP} if row.needs_client else set())
+
+  lanes: list[tuple[set[str], list[str]]] = []
+  for name in side:
+    vms, members = Vms(name), [name]
+    for lane in [l for l in lanes if l[0] & vms]:
+      lanes.remove(lane)
+      vms |= lane[0]
+      members = lane[1] + members
+    lanes.append((vms, members))
+  order = {n: i for i, n in enumerate(side)}
+  return tuple(
+      sorted(
+          (tuple(sorted(m, key=order.get)) for _, m in lanes),
+          key=lambda lane: order[lane[0]],
+      )
   )
 
 
@@ -408,9 +480,8 @@ def Arrange(
   )
   if not schedule.side:
     return schedule, topology
-  side_db = SIDE_DB if set(SIDE_DB_PHASES) & set(schedule.side) else 0
   return schedule, dataclasses.replace(
-      topology, side_db=side_db, overlapped=schedule.overlapped
+      topology, side_dbs=schedule.side_dbs, overlapped=schedule.overlapped
   )
 
 
@@ -442,11 +513,12 @@ def ProvisionFor(names: Sequence[str], overlap: bool) -> Provision:
 
   Returns:
     db_vms: the most any phase uses: REPORT_DB_VMS for a phase on every db
-    VM (tpcc), SIDE_DB + 1 for a phase MakeSchedule places on the second db
-    VM beside the fill (cpu, net with overlap and io), else 1 for a phase on
-    a db VM, else 0. data_disks: a phase uses them (io, tpcc). client: a
-    phase runs on it (net, object_storage, tpcc). MakeSchedule on the
-    returned topology gives the schedule it gives on the report's.
+    VM (tpcc), the db VM MakeSchedule places a phase on beside the fill
+    (with overlap and io: net on the second, cpu on the second, or on the
+    third beside net), else 1 for a phase on a db VM, else 0. data_disks: a
+    phase uses them (io, tpcc). client: a phase runs on it (net,
+    object_storage, tpcc). MakeSchedule on the returned topology gives the
+    schedule it gives on the report's.
   """
   names = tuple(names)
   if not names:
@@ -461,8 +533,8 @@ def ProvisionFor(names: Sequence[str], overlap: bool) -> Provision:
       return REPORT_DB_VMS
     if phase_table.DB not in row.vms:
       return 0
-    if row.side_db and row.sample in schedule.side:
-      return SIDE_DB + 1
+    if row.sample in dict(schedule.side_dbs):
+      return dict(schedule.side_dbs)[row.sample] + 1
     return 1
 
   client_roles = {phase_table.CLIENT, phase_table.CLIENT_IF_ANY}

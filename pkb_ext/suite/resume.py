@@ -49,8 +49,8 @@ from perfkitbenchmarker import sample
 from pkb_ext import errors as pkb_ext_errors
 
 PHASES_FILE = 'cloud_report_phases_{run_uri}_{config}.json'
-# Serializes every PhaseStore's read-modify-write: under overlap two threads
-# save their phases in the same file.
+# Serializes every PhaseStore's read-modify-write: under overlap several
+# threads save their phases in the same file.
 _LOCK = threading.RLock()
 
 
@@ -152,7 +152,7 @@ class PhaseStore:
   """Finished phases' samples of one run and configuration, as JSON.
 
   Thread-safe: each method reads, changes and writes the file under one
-  lock, so phases saved from two threads are both kept.
+  lock, so phases saved from several threads are all kept.
   """
 
   VERSION = 2

@@ -16,7 +16,7 @@
 PrepareAll is the suite's Prepare: every selected phase's Install. RunAll
 is its Run: each phase's Setup right before its Run (and its Install there
 when Prepare did not finish it), in the report's order or, with overlap, the
-side phases in a second thread beside the fill (phases.Arrange); each
+side phases in threads beside the fill's (phases.Arrange); each
 phase's samples are stamped with the common metadata, saved for a resume
 and handed on as soon as the phase ends; a phase the configuration cannot
 run is skipped first, with one log line and one sample saying why.
@@ -101,7 +101,7 @@ def PrepareAll(
 
 
 class _Runner:
-  """Runs phases in series; two runners' threads share its lock and state."""
+  """Runs phases in series; its threads share its lock and state."""
 
   def __init__(self, topology, on_samples, keep_going, prepare, store):
     self.topology = topology
@@ -118,7 +118,7 @@ class _Runner:
   def _Hand(self, name: str, phase_samples: list[Any], saved: bool) -> None:
     """Collects a phase's samples and hands them to on_samples.
 
-    One call at a time (both threads). A saved phase's state in the store
+    One call at a time (every thread). A saved phase's state in the store
     says PUBLISHING while on_samples runs and PUBLISHED once it returned.
     """
     with self.lock:
@@ -259,10 +259,10 @@ def RunAll(
     names: phases to run, already validated.
     on_samples: called with (phase, samples) as soon as a phase ends, so a
       later failure cannot lose them (the suite publishes them there); under
-      overlap from either thread, one call at a time. Also called with the
+      overlap from any thread, one call at a time. Also called with the
       samples a failed phase kept (PhaseFailure).
     keep_going: run the remaining phases after one fails. When off, a
-      failure under overlap also stops the other thread before its next
+      failure under overlap also stops the other threads before their next
       phase.
     prepare: right before each phase's Run, run its Install (unless the
       store records it installed: PrepareAll did it) and its Setup. The
@@ -274,8 +274,9 @@ def RunAll(
       saved in it as the phase ends, before on_samples gets them, with how
       far on_samples got. A phase it holds is not run again; its samples go
       to on_samples only if no earlier attempt began to hand them over.
-    overlap: run the side phases beside the fill where Arrange allows; the
-      two threads are PKB background tasks, which carry the benchmark spec's
+    overlap: run the side phases beside the fill where Arrange allows, each
+      lane of them in a thread of its own; the threads are PKB background
+      tasks, which carry the benchmark spec's
       thread context (PKB's own code reads it); the phases get the run's
       identity in the topology.
     skipped: phases not in names that the configuration cannot run, with
@@ -299,13 +300,10 @@ def RunAll(
   runner.Skip(skipped or {})
   runner.Series(schedule.before)
   if schedule.side and not runner.stop.is_set():
-    background_tasks.RunParallelThreads(
-        [
-            (runner.Series, (schedule.fill,), {}),
-            (runner.Series, (schedule.side,), {}),
-        ],
-        max_concurrency=2,
-    )
+    threads = [(runner.Series, (schedule.fill,), {})] + [
+        (runner.Series, (lane,), {}) for lane in schedule.lanes
+    ]
+    background_tasks.RunParallelThreads(threads, max_concurrency=len(threads))
   runner.Series(schedule.after)
   if runner.failures:
     raise phases.PhaseError(

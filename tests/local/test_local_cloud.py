@@ -26,8 +26,8 @@ The two runs also show the suite's overlap (--cloud_report_overlap), from
 each host's command log (every ssh command with its start time, UTC ms):
 
 1. on Debian 12, with overlap (the default), while db1 runs the io phase
-   (the fill, then the fio jobs), db2 runs CoreMark (then netserver for the
-   client's netperf) and the client runs netperf and the TTFB worker:
+   (the fill, then the fio jobs), db3 runs CoreMark, db2 netserver for the
+   client's netperf, and the client netperf then the TTFB worker:
    commands of each side phase on other hosts start inside the io phase's
    window on db1 (from the fill's start to the end of the last fio job:
    its start + ramp + runtime); the fio jobs run 20 s each (the fill too:
@@ -362,33 +362,37 @@ class LocalCloudTest(absltest.TestCase):
     """io ran on db1 while the side phases ran on the other hosts."""
     window = self._IoWindow(logs, _FIO_RUNTIME_S)
     inside = self._SideInWindow(logs, window)
-    self.assertTrue(
-        any(h == 'db2' for _, h, _ in inside),
-        f'no side phase command on db2 in the io window {window}: {inside}',
-    )
+    for host in ('db2', 'db3'):  # netserver's, CoreMark's
+      self.assertTrue(
+          any(h == host for _, h, _ in inside),
+          f'no side phase command on {host} in the io window {window}:'
+          f' {inside}',
+      )
     for word in _SIDE:  # every side phase started beside the io phase
       self.assertTrue([c for _, _, c in inside if word in c], (word, inside))
     self.assertFalse([c for _, c in logs['db1'] if 'coremark' in c])
     self.assertIn(
-        'overlap: cpu,net,object_storage run while io runs on db1', log
+        'overlap: cpu beside net,object_storage run while io runs on db1',
+        log,
     )
-    self._AssertPlaced(samples, 'db2', 'True')
+    self._AssertPlaced(samples, 'db3', 'db2', 'True')
 
   def _AssertInSeries(self, logs, samples, runtime_s):
     """Without overlap the side phases ran before or after io, CoreMark on db1."""
     window = self._IoWindow(logs, runtime_s)
     self.assertEqual(self._SideInWindow(logs, window), [])
     self.assertTrue([c for _, c in logs['db1'] if 'coremark' in c])
-    self.assertFalse([c for _, c in logs['db2'] if any(w in c for w in _SIDE)])
-    self._AssertPlaced(samples, 'db1', 'False')
+    for host in ('db2', 'db3'):
+      self.assertFalse([c for _, c in logs[host] if any(w in c for w in _SIDE)])
+    self._AssertPlaced(samples, 'db1', 'db1', 'False')
 
-  def _AssertPlaced(self, samples, side, overlapped):
-    """Each phase's phase_vms and overlapped labels (side: CoreMark's VM)."""
+  def _AssertPlaced(self, samples, cpu_vm, net_vm, overlapped):
+    """Each phase's phase_vms and overlapped labels."""
     placed, _ = self._Labels(samples)
     self.assertEqual({p: placed[p] for p in placed if p != 'tpcc'}, {
-        'cpu': (side, overlapped),
+        'cpu': (cpu_vm, overlapped),
         'io': ('db1', overlapped),
-        'net': (f'client,{side}', overlapped),
+        'net': (f'client,{net_vm}', overlapped),
         'object_storage': ('client', overlapped),
     })  # fmt: skip
 
@@ -418,12 +422,13 @@ class LocalCloudTest(absltest.TestCase):
   def _AssertInstalled(self, marks, python, overlap, providers=_PROVIDERS):
     """PKB installed each phase's tools on the hosts that run them."""
     client = self._Ran(marks, 'client')
-    # With overlap CoreMark runs on db2 while the io phase's fill runs on
+    # With overlap CoreMark runs on db3 while the io phase's fill runs on
     # db1, and netperf goes from the client to db2; without, both use db1.
-    side = 'db2' if overlap else 'db1'
+    cpu_vm, net_vm = ('db3', 'db2') if overlap else ('db1', 'db1')
     for host, packages in (
         ('db1', ('fio', 'postgresql')),
-        (side, ('build-essential', 'netperf')),
+        (cpu_vm, ('build-essential',)),
+        (net_vm, ('netperf',)),
         ('client', ('netperf', 'python3-dev', 'curl')),
     ):
       ran = self._Ran(marks, host)

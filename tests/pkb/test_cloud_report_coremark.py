@@ -161,12 +161,15 @@ class OfflineInstallTest(pkb_common_test_case.PkbCommonTestCase):
     spec.name = 'cloud_report_coremark'
     self.assertEqual(offline.CoreMarkVms(spec), [db[0]])
     spec.name = 'cloud_report_2021'
-    # With overlap CoreMark runs on the second db VM, beside the io phase's
-    # fill on the first; without, on the first.
+    # With overlap CoreMark runs on the third db VM (the second with two),
+    # beside the io phase's fill on the first; without, on the first.
     with flagsaver.flagsaver(
         cloud_report_phases=['cpu', 'io', 'net'], cloud_report_overlap=True
     ):
+      self.assertEqual(offline.CoreMarkVms(spec), [db[2]])
+      spec.vm_groups['db'] = db[:2]
       self.assertEqual(offline.CoreMarkVms(spec), [db[1]])
+      spec.vm_groups['db'] = db
     with flagsaver.flagsaver(
         cloud_report_phases=['cpu', 'io', 'net'], cloud_report_overlap=False
     ):

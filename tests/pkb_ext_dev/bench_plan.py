@@ -173,8 +173,11 @@ def RowParts(config) -> dict:
       'vms': config.VariantOf(config.overlap).vms,
       'provision_s': config.provision_s,
       'phases_s': {p.name: p.seconds for p in config.phases},
+      # Of phases_s, what runs once (an install, the data's load).
+      'once_s': {p.name: p.once_s for p in config.phases},
       'fill': list(schedule.fill) if schedule else [],
       'side': list(schedule.side) if schedule else [],
+      'lanes': [list(l) for l in schedule.lanes] if schedule else [],
       'seconds': config.seconds,
   }
 

@@ -38,6 +38,22 @@ class ScheduleTest(absltest.TestCase):
     self.assertEqual(s.fill, ('io',))
     self.assertEqual(s.side, ('cpu', 'net', 'object_storage'))
     self.assertEqual(s.after, ('tpcc',))
+    # cpu has the third db VM: it shares no VM with net and object_storage,
+    # which share the client.
+    self.assertEqual(s.lanes, (('cpu',), ('net', 'object_storage')))
+    self.assertEqual(dict(s.side_dbs), {'cpu': 2, 'net': 1})
+    self.assertIn('cpu beside net,object_storage run while io', s.notes[-1])
+
+  def testTwoDbVmsRunCpuAndNetInOneLane(self):
+    s = phases.MakeSchedule(EVERY, 2, True, overlap=True)
+    self.assertEqual(s.side, ('cpu', 'net', 'object_storage'))
+    self.assertEqual(s.lanes, (('cpu', 'net', 'object_storage'),))
+    self.assertEqual(dict(s.side_dbs), {'cpu': 1, 'net': 1})
+
+  def testWithoutNetCpuStaysOnTheSecondDbVmInALaneOfItsOwn(self):
+    s = phases.MakeSchedule(['cpu', 'io', 'object_storage'], 3, True, True)
+    self.assertEqual(s.lanes, (('cpu',), ('object_storage',)))
+    self.assertEqual(dict(s.side_dbs), {'cpu': 1})
 
   def testOffRunsEveryPhaseInSeries(self):
     s = phases.MakeSchedule(EVERY, 3, True, overlap=False)
@@ -140,11 +156,12 @@ class OverlapRunTest(absltest.TestCase):
     out = runner.RunAll(self.topo, EVERY, prepare=True, overlap=True)
     runs = self._Runs()
     threads = {n: r[1][0] for n, r in runs.items()}
-    self.assertNotEqual(threads['io'], threads['cpu'])
-    self.assertLen({threads[n] for n in ('cpu', 'net', 'object_storage')}, 1)
+    self.assertLen({threads[n] for n in ('io', 'cpu', 'net')}, 3)
+    self.assertEqual(threads['net'], threads['object_storage'])
     self.assertEqual(threads['tpcc'], threading.current_thread().name)
     side = [n for n, step, *_ in self.log if step == 'Run' and n != 'io']
-    self.assertEqual(side, ['cpu', 'net', 'object_storage', 'tpcc'])
+    self.assertEqual(side[-1], 'tpcc')
+    self.assertLess(side.index('net'), side.index('object_storage'))
     tpcc_start = runs['tpcc'][1][1]
     self.assertGreaterEqual(
         tpcc_start, max(r[1][2] for r in runs.values() if r is not runs['tpcc'])
@@ -159,6 +176,20 @@ class OverlapRunTest(absltest.TestCase):
         ['cpu', 'io', 'net', 'object_storage', 'tpcc'],
     )
 
+  def testCpuRunsBesideNetAndTheFill(self):
+    self._Meet('io', 'cpu', 'net')
+    runner.RunAll(self.topo, EVERY, overlap=True)
+    self.assertEqual(self.log[-1][:2], ('tpcc', 'Run'))
+
+  def testWithTwoDbVmsCpuCannotMeetNet(self):
+    self._Meet('cpu', 'net', timeout=0.5)
+    topo = dataclasses.replace(self.topo, db_vms=self.topo.db_vms[:2])
+    with self.assertRaisesRegex(phases.PhaseError, 'cpu: BrokenBarrierError'):
+      runner.RunAll(topo, EVERY, overlap=True)
+    _, placed = phases.Arrange(topo, EVERY, overlap=True)
+    self.assertEqual((placed.DbFor('cpu'), placed.DbFor('net')),
+                     ('vm-db2', 'vm-db2'))  # fmt: skip
+
   def testWithoutOverlapThePhasesCannotMeet(self):
     self._Meet('io', 'cpu', timeout=0.5)
     with self.assertRaisesRegex(phases.PhaseError, 'cpu: BrokenBarrierError'):
@@ -166,10 +197,10 @@ class OverlapRunTest(absltest.TestCase):
     threads = {r[1][0] for r in self._Runs().values()}
     self.assertEqual(threads, {threading.current_thread().name})
 
-  def testSidePhasesUseTheSecondDbVm(self):
+  def testSidePhasesUseTheSecondAndThirdDbVms(self):
     runner.RunAll(self.topo, EVERY, prepare=True, overlap=True)
     where = {n: r[0] for n, r in self._Runs().items()}
-    self.assertEqual(where['cpu'], 'vm-db2')
+    self.assertEqual(where['cpu'], 'vm-db3')
     self.assertEqual(where['net'], 'vm-db2')
     self.assertEqual(where['io'], 'vm-db1')
     self.log.clear()
@@ -182,7 +213,7 @@ class OverlapRunTest(absltest.TestCase):
     runner.PrepareAll(self.topo, EVERY, overlap=True, store=store)
     where = {n: vm for n, step, vm, _ in self.log if step == 'Install'}
     self.assertEqual((where['cpu'], where['net'], where['io']),
-                     ('vm-db2', 'vm-db2', 'vm-db1'))  # fmt: skip
+                     ('vm-db3', 'vm-db2', 'vm-db1'))  # fmt: skip
     self.assertEqual(store.Installed(), set(EVERY))
     self.log.clear()
     runner.RunAll(
@@ -195,7 +226,7 @@ class OverlapRunTest(absltest.TestCase):
     runner.CleanupAll(self.topo, EVERY, overlap=True)
     where = {n: vm for n, step, vm, _ in self.log if step == 'Cleanup'}
     self.assertEqual((where['cpu'], where['net'], where['io']),
-                     ('vm-db2', 'vm-db2', 'vm-db1'))  # fmt: skip
+                     ('vm-db3', 'vm-db2', 'vm-db1'))  # fmt: skip
 
   def testCleanupWithoutOverlapNeedsNoTopology(self):
     runner.CleanupAll(None, EVERY)  # as a standalone benchmark's may be
@@ -217,7 +248,7 @@ class OverlapRunTest(absltest.TestCase):
         for s in on
     }
     self.assertEqual(placed, {
-        'cpu': ('db2', True),
+        'cpu': ('db3', True),
         'io': ('db1', True),
         'net': ('client,db2', True),
         'object_storage': ('client', True),
@@ -259,24 +290,30 @@ class OverlapRunTest(absltest.TestCase):
     self.assertEqual(handed['net'][0].metric, 'net_partial')
     self.assertTrue(handed['net'][0].metadata['overlapped'])
 
-  def testStopOnFirstFailureStopsTheOtherThreadAndTpcc(self):
-    io_failed, cpu_started = threading.Event(), threading.Event()
+  def testStopOnFirstFailureStopsTheOtherThreadsAndTpcc(self):
+    io_failed = threading.Event()
+    started = {n: threading.Event() for n in ('cpu', 'net')}
 
     def IoFails(topo):
       del topo
-      self.assertTrue(cpu_started.wait(_WAIT_S))
+      for event in started.values():
+        self.assertTrue(event.wait(_WAIT_S))
       raise phases.PhaseFailure(
           'fill broke', [sample.Sample('io_x', 0, 'u', {})]
       )
 
-    def CpuWaits(topo):
-      del topo
-      cpu_started.set()
-      self.assertTrue(io_failed.wait(_WAIT_S))
-      return [sample.Sample('cpu_metric', 1, 'u', {})]
+    def Waits(name):
+      def Run(topo):
+        del topo
+        started[name].set()
+        self.assertTrue(io_failed.wait(_WAIT_S))
+        return [sample.Sample(f'{name}_metric', 1, 'u', {})]
+
+      return Run
 
     self.fakes['io'].run = IoFails
-    self.fakes['cpu'].run = CpuWaits
+    for name in started:
+      self.fakes[name].run = Waits(name)
 
     def OnSamples(name, samples):
       del samples
@@ -288,14 +325,16 @@ class OverlapRunTest(absltest.TestCase):
           self.topo, EVERY, on_samples=OnSamples, keep_going=False,
           overlap=True,
       )  # fmt: skip
-    self.assertEqual(sorted(self._Runs()), ['cpu'])  # io raised before its log
+    # io raised before its log; object_storage, next in net's thread, and
+    # tpcc never started.
+    self.assertEqual(sorted(self._Runs()), ['cpu', 'net'])
 
   def _Store(self):
     return resume.PhaseStore(
         os.path.join(self.create_tempdir().full_path, 'phases.json')
     )
 
-  def testPublishesFromBothThreadsComeOneAtATime(self):
+  def testPublishesFromEveryThreadComeOneAtATime(self):
     store = self._Store()
     inside, most = [0], [0]
     lock = threading.Lock()
@@ -305,11 +344,11 @@ class OverlapRunTest(absltest.TestCase):
       with lock:
         inside[0] += 1
         most[0] = max(most[0], inside[0])
-      time.sleep(0.05)  # a slow publisher: the other thread's waits
+      time.sleep(0.05)  # a slow publisher: the other threads wait
       with lock:
         inside[0] -= 1
 
-    self._Meet('io', 'cpu')
+    self._Meet('io', 'cpu', 'net')
     runner.RunAll(
         self.topo, EVERY, on_samples=Publish, store=store, overlap=True
     )

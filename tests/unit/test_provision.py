@@ -40,8 +40,10 @@ def _Expected(names, overlap) -> phases.Provision:
   chosen = set(names)
   if 'tpcc' in chosen:
     db = 3
+  elif overlap and 'io' in chosen and {'cpu', 'net'} <= chosen:
+    db = 3  # net runs on db2, cpu on db3, while io fills db1's disk
   elif overlap and 'io' in chosen and chosen & {'cpu', 'net'}:
-    db = 2  # cpu and net run on db2 while io fills db1's disk
+    db = 2  # cpu or net runs on db2 while io fills db1's disk
   elif chosen & {'cpu', 'io', 'net'}:
     db = 1
   else:
