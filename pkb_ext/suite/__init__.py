@@ -14,12 +14,13 @@
 """The 2021 Cloud Report suite as pkb_ext runs it (not exported to PKB).
 
 The suite's PKB benchmark module (cloud_report_2021) and the standalone
-benchmarks of the cpu, io and net phases, which pkb_ext registers with PKB
-(pkb_ext/registry.py), and what only they need: the runner that runs the
-phases in order or overlapped (runner), the phase-module table
-(phase_modules), repetition statistics (stats), and the cpu, io (disk) and
-net phases, each of which runs PKB's own coremark, fio and netperf modules
-and packages. The tpcc and object storage phases and the modules the phases
-share live in the exported unit (benchmarks/cloud_report), which this
-package imports and which never imports it.
+benchmarks of each phase, which pkb_ext registers with PKB
+(pkb_ext/registry.py), and what only they need: the phases' table and
+schedule (phase_table, phases, side_lanes), the runner that runs the phases
+in order or overlapped (runner), the phase-module table (phase_modules),
+resume, preflight, repetition statistics (stats), and each phase's package:
+cpu, io (disk) and net run PKB's own coremark, fio and netperf modules and
+packages; object_storage and tpcc run the exported unit's pieces
+(benchmarks/cloud_report), which this package imports and which never
+imports it.
 """

@@ -71,13 +71,14 @@ only for io and tpcc, the client only for the phases that use it.
 import dataclasses
 import sys
 import types
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from perfkitbenchmarker import errors
 
 from pkb_ext import errors as pkb_ext_errors
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import samples as samples_lib
+from pkb_ext.suite import side_lanes
 
 ORDER = phase_table.ORDER
 DB_GROUP = 'db'
@@ -86,9 +87,7 @@ CLIENT_GROUP = 'client'
 # beside it on other VMs (in the report's order).
 (FILL_PHASE,) = (p.sample for p in phase_table.TABLE if p.fills)
 SIDE_PHASES = tuple(p.sample for p in phase_table.TABLE if p.side)
-# The db VM (an index into db_vms) of a side phase that uses one under
-# overlap; a side phase on a db VM alone (cpu) may take the next (SideDbs).
-SIDE_DB = 1
+SIDE_DB = side_lanes.SIDE_DB
 # The report's db VMs: tpcc's cluster runs on every one of them.
 REPORT_DB_VMS = 3
 # Heads the refusal of a configuration before provisioning (Refusal).
@@ -263,7 +262,7 @@ class Topology:
   client_vm: Any  # None when the benchmark has no client group
   run_metadata: samples_lib.RunMetadata | None  # None in Prepare/Cleanup
   # (phase, index of its db VM) of each side phase on a db VM under
-  # overlap (SideDbs); any other phase runs on the first.
+  # overlap (side_lanes.SideDbs); any other phase runs on the first.
   side_dbs: tuple[tuple[str, int], ...] = ()
   overlapped: tuple[str, ...] = ()  # phases run beside another phase
   identity: RunIdentity | None = None  # None: not in a run (some tests)
@@ -334,7 +333,7 @@ class Schedule:
   after: tuple[str, ...]
   notes: tuple[str, ...]  # why a phase does or does not overlap
   lanes: tuple[tuple[str, ...], ...] = ()  # side, split by the VMs used
-  side_dbs: tuple[tuple[str, int], ...] = ()  # SideDbs
+  side_dbs: tuple[tuple[str, int], ...] = ()  # side_lanes.SideDbs
 
   @property
   def overlapped(self) -> tuple[str, ...]:
@@ -357,7 +356,7 @@ def MakeSchedule(
     needs exist: cpu a second db VM, net the client and a second db VM,
     object_storage the client. Any other phase runs in series, in order.
     Side phases that share no VM run at the same time (lanes): cpu takes
-    a third db VM where there is one (SideDbs).
+    a third db VM where there is one (side_lanes).
   """
   names = tuple(names)
   series = Schedule(names, (), (), (), ())
@@ -388,8 +387,8 @@ def MakeSchedule(
     return dataclasses.replace(series, notes=tuple(notes))
   at = names.index(FILL_PHASE)
   rest = [n for n in names if n not in side and n != FILL_PHASE]
-  side_dbs = SideDbs(side, db_vms)
-  lanes = Lanes(side, side_dbs)
+  side_dbs = side_lanes.SideDbs(side, db_vms)
+  lanes = side_lanes.Lanes(side, side_dbs)
   notes.append(
       f'overlap: {" beside ".join(",".join(lane) for lane in lanes)} run'
       f' while {FILL_PHASE} runs on db1 (--cloud_report_overlap)'
@@ -402,60 +401,6 @@ def MakeSchedule(
       notes=tuple(notes),
       lanes=lanes,
       side_dbs=tuple(side_dbs.items()),
-  )
-
-
-def SideDbs(side: Sequence[str], db_vms: int) -> dict[str, int]:
-  """The db VM (index into db_vms) of each side phase that uses one.
-
-  A side phase that also uses the client (net) runs on SIDE_DB; one on a
-  db VM alone (cpu) too, unless such a phase is beside it: then it takes
-  the next db VM, where there is one, so that it shares no VM with the
-  others and runs at the same time as they do.
-  """
-  rows = [phase_table.Get(n) for n in side]
-  shared = any(r.side_db and r.needs_client for r in rows)
-  dbs, free = {}, SIDE_DB + 1
-  for row in rows:
-    name = row.sample
-    if not row.side_db:
-      continue
-    if row.needs_client or not shared or free >= db_vms:
-      dbs[name] = SIDE_DB
-    else:
-      dbs[name], free = free, free + 1
-  return dbs
-
-
-def Lanes(
-    side: Sequence[str], side_dbs: Mapping[str, int]
-) -> tuple[tuple[str, ...], ...]:
-  """The side phases grouped by the VMs they share, each group in order.
-
-  Args:
-    side: the side phases, in the report's order.
-    side_dbs: SideDbs of them.
-  """
-
-  def Vms(name: str) -> set[str]:
-    row = phase_table.Get(name)
-    vms = {f'db{side_dbs[name] + 1}'} if name in side_dbs else set()
-    return vms | ({CLIENT_GROUP} if row.needs_client else set())
-
-  lanes: list[tuple[set[str], list[str]]] = []
-  for name in side:
-    vms, members = Vms(name), [name]
-    for lane in [l for l in lanes if l[0] & vms]:
-      lanes.remove(lane)
-      vms |= lane[0]
-      members = lane[1] + members
-    lanes.append((vms, members))
-  order = {n: i for i, n in enumerate(side)}
-  return tuple(
-      sorted(
-          (tuple(sorted(m, key=order.get)) for _, m in lanes),
-          key=lambda lane: order[lane[0]],
-      )
   )
 
 

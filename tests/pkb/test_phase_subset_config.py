@@ -90,12 +90,13 @@ class PhaseSubsetConfigTest(pkb_common_test_case.PkbCommonTestCase):
     (config,) = _Configs(*AWS, '--cloud_report_phases=none')
     self.assertEqual(_Shape(config), {'db': (3, 2500), 'client': (1, None)})
 
-  def testOverlapAddsASecondDbVmBesideIo(self):
+  def testOverlapAddsASecondAndThirdDbVmBesideIo(self):
     (on,) = _Configs(*AWS, '--cloud_report_phases=cpu,io,net')
     (off,) = _Configs(
         *AWS, '--cloud_report_phases=cpu,io,net', '--cloud_report_overlap=false'
     )
-    self.assertEqual(_Shape(on), {'db': (2, 2500), 'client': (1, None)})
+    # net on the second db VM, cpu on the third, while io fills the first.
+    self.assertEqual(_Shape(on), {'db': (3, 2500), 'client': (1, None)})
     self.assertEqual(_Shape(off), {'db': (1, 2500), 'client': (1, None)})
 
   def testObjectStorageAloneHasOnlyTheClient(self):
