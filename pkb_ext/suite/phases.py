@@ -472,15 +472,14 @@ def ProvisionFor(names: Sequence[str], overlap: bool) -> Provision:
       names, REPORT_TOPOLOGY.db_vms, REPORT_TOPOLOGY.client, overlap
   )
   rows = [phase_table.Get(n) for n in names]
+  side_dbs = dict(schedule.side_dbs)
 
   def DbVms(row: phase_table.Phase) -> int:
     if phase_table.EVERY_DB in row.vms:
       return REPORT_DB_VMS
     if phase_table.DB not in row.vms:
       return 0
-    if row.sample in dict(schedule.side_dbs):
-      return dict(schedule.side_dbs)[row.sample] + 1
-    return 1
+    return side_dbs.get(row.sample, 0) + 1
 
   client_roles = {phase_table.CLIENT, phase_table.CLIENT_IF_ANY}
   return Provision(

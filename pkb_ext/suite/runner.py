@@ -111,7 +111,7 @@ class _Runner:
     self.store = store
     self.finished = store.Finished() if store else {}
     self.installed = store.Installed() if store else set()
-    self.collected, self.failures = {}, []
+    self.collected, self.failures, self.not_run = {}, [], []
     self.stop = threading.Event()
     self.lock = threading.Lock()
 
@@ -149,8 +149,17 @@ class _Runner:
 
   def Series(self, names: Sequence[str]) -> None:
     """Runs names in order; stops early only when keep_going is off."""
-    for name in names:
+    for at, name in enumerate(names):
       if self.stop.is_set():
+        rest = [n for n in names[at:] if n not in self.finished]
+        if rest:
+          logging.warning(
+              'cloud_report: %s not run: a phase failed and'
+              ' --cloud_report_keep_going is off',
+              ', '.join(rest),
+          )
+          with self.lock:
+            self.not_run.extend(rest)
         return
       if name in self.finished:
         self._Resumed(name)
@@ -276,9 +285,8 @@ def RunAll(
       to on_samples only if no earlier attempt began to hand them over.
     overlap: run the side phases beside the fill where Arrange allows, each
       lane of them in a thread of its own; the threads are PKB background
-      tasks, which carry the benchmark spec's
-      thread context (PKB's own code reads it); the phases get the run's
-      identity in the topology.
+      tasks, which carry the benchmark spec's thread context (PKB's own code
+      reads it); the phases get the run's identity in the topology.
     skipped: phases not in names that the configuration cannot run, with
       why: before any phase runs, each is logged (one line) and gets one
       cloud_report_phase_skipped sample whose skip_reason says why.
@@ -306,10 +314,12 @@ def RunAll(
     background_tasks.RunParallelThreads(threads, max_concurrency=len(threads))
   runner.Series(schedule.after)
   if runner.failures:
+    not_run = [n for n in phases.ORDER if n in runner.not_run]
     raise phases.PhaseError(
         'cloud_report phase(s) failed (the samples of the others were'
         ' handed on): '
         + '; '.join(runner.failures)
+        + (f'; not run: {", ".join(not_run)}' if not_run else '')
     )
   return [
       s

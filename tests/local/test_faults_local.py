@@ -21,6 +21,10 @@ Brings up a cloud with the fault tests' prefix, subnet and state dir
    half its output on the client, and the ssh connection of the TTFB
    worker's RobustRemoteCommand wait is dropped: io and net fail with their
    cause, cpu and object_storage keep their samples (spool and PKB's JSON);
+   under overlap (the default) cpu runs on db3 in a lane of its own;
+2b. the same phases with --cloud_report_keep_going=false and netperf
+   failing: object_storage, next in net's lane, never starts, and the log
+   and the failure say it was not run; io and cpu keep their samples;
 3. cpu, net, object_storage, tpcc: CoreMark prints half its output, the TTFB
    worker exits non-zero, go-tpc exits non-zero, and netperf's ssh
    connection is dropped mid-run (PKB re-runs it): net keeps its samples;
@@ -199,6 +203,56 @@ class LocalFaultsTest(absltest.TestCase):
     # The dropped wait was retried by PKB, and the worker's samples kept.
     self.assertIn('killed', drop['result'], drop['result'])
     self.assertRegex(err, _RetriedSsh(r'wait_for_command\.py'))
+    # Under overlap (the default): io failed in the fill's thread and net in
+    # its lane, then object_storage ran in net's lane, and cpu, in a lane of
+    # its own on the third db VM, kept its samples.
+    self.assertIn(
+        'overlap: cpu beside net,object_storage run while io runs on db1', err
+    )
+    self.assertEqual(
+        {s['metadata']['phase_vms'] for s in samples if s['metadata']['phase']
+         == 'cpu'},
+        {'db3'},
+    )  # fmt: skip
+
+  def test_2b_keep_going_off_stops_a_lane_after_its_failure(self):
+    run_uri = 'fltrun2b'
+    mark = len(self.cloud.CommandLog('client'))
+
+    def Inject():
+      netperf = '/usr/bin/netperf'
+      return [
+          self._Shim(  # netperf tests print half their output
+              'client', netperf,
+              faults.TruncateScript(faults.RealPath(netperf), when="*'-t '*"),
+          ),
+      ]  # fmt: skip
+
+    proc = self._Faulty(
+        run_uri,
+        Inject,
+        '--cloud_report_phases=cpu,io,net,object_storage',
+        '--cloud_report_keep_going=false',
+        _COREMARK_FAST,
+    )
+    err = proc.stderr
+    self.assertNotEqual(proc.returncode, 0, err[-3000:])
+    failures = _Failures(err)
+    self.assertRegex(failures, r'net: RunError: netperf TCP_RR .* failed: ')
+    self.assertRegex(failures, r'; not run: object_storage\b')
+    self.assertIn(
+        'object_storage not run: a phase failed and --cloud_report_keep_going'
+        ' is off',
+        err,
+    )
+    # io (the fill's thread) and cpu (its own lane) had begun: they ended
+    # and kept their samples; object_storage, after net in net's lane, never
+    # started: no TTFB worker ran on the client.
+    samples = self._Samples(run_uri)
+    self.assertEqual(self._Phases(samples), {'cpu', 'io'})
+    ran = self.cloud.CommandLog('client')[mark:]
+    self.assertEqual([c for c in ran if 'ttfb_worker' in c], [])
+    self.assertTrue([c for c in ran if 'netperf' in c])
 
   def test_3_failing_cpu_object_storage_tpcc_keep_net(self):
     run_uri = 'fltrun3'

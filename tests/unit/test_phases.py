@@ -170,7 +170,7 @@ class RunAllTest(absltest.TestCase):
     self.assertEqual(handed['net'][0].metadata['phase'], 'net')
 
   def testStopOnFirstFailure(self):
-    with self.assertRaises(phases.PhaseError):
+    with self.assertRaisesRegex(phases.PhaseError, r'; not run: net$'):
       runner.RunAll(self.topo, ['cpu', 'io', 'net'], keep_going=False)
     self.assertEqual(self.fakes['net'].calls, [])
 
