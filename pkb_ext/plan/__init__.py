@@ -55,7 +55,10 @@ The suite's wall time follows --cloud_report_overlap (default true): the
 phases phases.MakeSchedule runs beside io (cpu, net, object_storage, where
 the topology has the VMs for them) count once, as the longest of io and
 each lane's sum (phases.Schedule.lanes: cpu on the third db VM beside net
-then object_storage); every VM is billed for the whole wall time. Each
+then object_storage), and object_storage, where the TPC-C engine's load
+leaves the client idle (cockroach), runs beside that load instead, counting
+only what the load does not cover; every VM is billed for the whole wall
+time. Each
 configuration and the totals show the wall time and VM-hours with and
 without overlap, each with its own VMs: the suite provisions only what its
 phases use, and a second (and third) db VM only where overlap runs cpu or

@@ -187,8 +187,8 @@ def Configurations(
   Raises:
     errors.PlanError: the flags or a configuration are invalid.
   """
-  from pkb_ext.suite import phases as phases_lib
   from pkb_ext.suite import preflight
+  from pkb_ext.suite import provision as provision_lib
   from pkb_ext.suite import quota
 
   catalog = catalog or pricing.Load()
@@ -241,9 +241,9 @@ def Configurations(
         schedule = _Schedule(names, groups)
         overlap = bool(flags.FLAGS.cloud_report_overlap)
         selected = module.SelectedPhases()
-        if phases_lib.ProvisionFor(selected, True) != phases_lib.ProvisionFor(
-            selected, False
-        ):
+        if provision_lib.ProvisionFor(
+            selected, True
+        ) != provision_lib.ProvisionFor(selected, False):
           varies.append((len(out), names))
     out.append(
         model.Config(
@@ -278,8 +278,10 @@ def Configurations(
 
 
 def _Schedule(names: Sequence[str], groups: Sequence[model.Group]):
-  """The suite's schedule with overlap on groups' VMs."""
+  """The suite's schedule with overlap on groups' VMs (and the TPC-C
+  engine of the flags: whether its load leaves the client idle)."""
   from pkb_ext.suite import phases as phases_lib
+  from pkb_ext.suite.tpcc import engines as suite_engines
 
   count = {g.name: g.vm_count for g in groups}
   return phases_lib.MakeSchedule(
@@ -287,6 +289,9 @@ def _Schedule(names: Sequence[str], groups: Sequence[model.Group]):
       count.get(phases_lib.DB_GROUP, 0),
       count.get(phases_lib.CLIENT_GROUP, 0) > 0,
       overlap=True,
+      idle_client_load=suite_engines.LoadLeavesClientIdle(
+          suite_engines.ENGINE.value
+      ),
   )
 
 
@@ -298,7 +303,7 @@ def _AddVariants(
   """Gives out[i] its VMs and $/hour with and without overlap.
 
   The suite provisions a second db VM for overlap only (its GetConfig:
-  phases.ProvisionFor), so each variant is the configuration built again
+  provision.ProvisionFor), so each variant is the configuration built again
   with --cloud_report_overlap set as on the command line (where it wins over
   a config file's flags, as in pkb.py); the schedule with overlap is the
   one on the overlap variant's VMs.

@@ -252,11 +252,22 @@ def _Difference(c: model.Config) -> float | None:
   return series - with_overlap
 
 
+def _Overlapping(schedule) -> str:
+  """'cpu | net beside io; object_storage beside tpcc's load'."""
+  parts = []
+  if schedule.side:
+    lanes = ' | '.join(','.join(lane) for lane in schedule.lanes)
+    parts.append(f'{lanes} beside {",".join(schedule.fill)}')
+  if schedule.beside_load:
+    parts.append(f"{','.join(schedule.beside_load)} beside tpcc's load")
+  return '; '.join(parts)
+
+
 def OverlapLine(c: model.Config) -> str | None:
   """A configuration's wall time and VM-hours with and without overlap."""
   if c.schedule is None:
     return None
-  if not c.schedule.side:
+  if not c.schedule.overlapped:
     why = '; '.join(c.schedule.notes) or 'no phase can run beside io'
     return f'  overlap none: {why}'
   with_s, series_s = c.overlap_seconds, c.series_seconds
@@ -266,8 +277,8 @@ def OverlapLine(c: model.Config) -> str | None:
   )  # fmt: skip
   with_h, series_h = c.VmHoursOf(True), c.VmHoursOf(False)
   return (
-      f'  overlap {" | ".join(",".join(l) for l in c.schedule.lanes)} beside'
-      f' {",".join(c.schedule.fill)}: {estimates.Hms(with_s)} wall{vms[0]},'
+      f'  overlap {_Overlapping(c.schedule)}: {estimates.Hms(with_s)}'
+      f' wall{vms[0]},'
       f' {with_h:.1f} VM-hours; without overlap'
       f' {estimates.Hms(series_s)}{vms[1]}, {series_h:.1f} VM-hours; overlap'
       f' saves {estimates.Hms(series_s - with_s)}'

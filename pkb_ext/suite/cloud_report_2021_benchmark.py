@@ -35,9 +35,10 @@ configurations of a matrix are not refused.
 --cloud_report_skip_unrunnable_phases=false refuses it instead.
 
 With --cloud_report_overlap (the default), cpu, net and object_storage run
-on the other VMs while io fills and measures the first db VM's disk (see
-phases); --cloud_report_overlap=false runs every phase in series, as the
-report did.
+on the other VMs while io fills and measures the first db VM's disk, and
+object_storage runs beside tpcc's load instead where the TPC-C engine's load
+leaves the client idle (see phases); --cloud_report_overlap=false runs every
+phase in series, as the report did.
 
 Example:
   pkb.py --benchmarks=cloud_report_2021 --cloud=AWS --zone=us-east-1a \
@@ -57,6 +58,7 @@ from pkb_ext.suite import topology as topology_lib
 from pkb_ext.suite import cockroach_sha256
 from pkb_ext.suite import phase_modules
 from pkb_ext.suite import preflight
+from pkb_ext.suite import provision as provision_lib
 from pkb_ext.suite import runner
 
 BENCHMARK_NAME = 'cloud_report_2021'
@@ -93,7 +95,8 @@ OVERLAP = flags.DEFINE_boolean(
     "While the io phase fills and measures the first db VM's disk, run cpu"
     ' (on the third db VM beside net, else the second), net (client to the'
     ' second db VM) then object_storage (from the client) beside it; then'
-    ' tpcc.'
+    ' tpcc. With the cockroach engine, whose load leaves the client idle,'
+    " object_storage runs beside tpcc's load instead."
     ' Samples say phase_vms and overlapped. False: every phase in series,'
     ' each db phase on the first db VM, as the report ran them.',
 )
@@ -164,7 +167,7 @@ def RunnablePhases(spec) -> list[str]:
 def GetConfig(user_config):
   """The report's config, with only what the selected phases use.
 
-  phases.ProvisionFor says what that is: cpu,net provision one db VM
+  provision.ProvisionFor says what that is: cpu,net provision one db VM
   without a data disk and the client; the second db VM (and a third, for
   cpu beside net) comes with overlap only where io runs beside cpu or net
   on it; no phase selected (none)
@@ -178,12 +181,12 @@ def GetConfig(user_config):
   config = configs.LoadConfig(BENCHMARK_CONFIG, user_config, BENCHMARK_NAME)
   config['flags'] = cockroach_sha256.ConfigFlags() | (config.get('flags') or {})
   selected = _Selected()
-  provision = phases.ProvisionFor(selected, OVERLAP.value)
+  provision = provision_lib.ProvisionFor(selected, OVERLAP.value)
   if 'static_vm_file' in flags.FLAGS and flags.FLAGS.static_vm_file:
     # PKB hands static VMs out in the order of the groups (client, then db):
     # without the client group, db would take the host listed for it.
     provision = dataclasses.replace(provision, client=True)
-  if provision != phases.REPORT_TOPOLOGY:
+  if provision != provision_lib.REPORT_TOPOLOGY:
     logging.info(
         '%s: %s use %d db VM(s)%s%s; the rest of the'
         " report's topology is not provisioned",

@@ -26,7 +26,7 @@ Where a name differs from the sample name, the row says why. TABLE lists
 the rows in the report's order, the order the suite runs them in. The
 rest of the row says where the phase runs (the VMs it uses, whether it uses
 the db VMs' data disks, and whether it can run beside the disk fill: see
-phases.MakeSchedule); phases.ProvisionFor reads it to provision only what
+phases.MakeSchedule); provision.ProvisionFor reads it to provision only what
 a selection of phases uses.
 
 Pure data: this module imports nothing of PKB or of the phases, so every

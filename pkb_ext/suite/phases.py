@@ -58,14 +58,14 @@ object_storage (from the client) need neither that VM nor its disk, so with
 overlap runner.RunAll runs them while io runs (Arrange decides which can),
 then the phases after io: net then object_storage in one thread (both use
 the client), and cpu in another, on the third db VM (on the second, where
-net is not beside it or there is no third). Each sample records the VMs its
-phase ran on (phase_vms: roles db1..dbN, client) and whether the phase
-overlapped another.
+net is not beside it or there is no third). Where tpcc's engine loads its
+data inside the database (cockroach), leaving the client idle,
+object_storage runs beside that load instead (tpcc's Setup; its Run waits
+for both). Each sample records the VMs its phase ran on (phase_vms: roles
+db1..dbN, client) and whether the phase overlapped another.
 
-Provisioning: ProvisionFor says which of the report's VMs and data disks a
-selection of phases uses (the suite provisions only those): a second (and
-third) db VM only where overlap places cpu or net on it, the data disks
-only for io and tpcc, the client only for the phases that use it.
+Provisioning (which of the report's VMs a selection of phases uses) is
+pkb_ext.suite.provision's.
 """
 
 import dataclasses
@@ -334,34 +334,56 @@ class Schedule:
   notes: tuple[str, ...]  # why a phase does or does not overlap
   lanes: tuple[tuple[str, ...], ...] = ()  # side, split by the VMs used
   side_dbs: tuple[tuple[str, int], ...] = ()  # side_lanes.SideDbs
+  # Run in a thread beside LOAD_PHASE's Setup (side_lanes.BesideLoad); in
+  # none of the tuples above.
+  beside_load: tuple[str, ...] = ()
 
   @property
   def overlapped(self) -> tuple[str, ...]:
-    return self.fill + self.side
+    return self.fill + self.side + self.beside_load
 
 
 def MakeSchedule(
-    names: Sequence[str], db_vms: int, has_client: bool, overlap: bool
+    names: Sequence[str],
+    db_vms: int,
+    has_client: bool,
+    overlap: bool,
+    idle_client_load: bool = False,
 ) -> Schedule:
-  """Decides which phases run beside the fill (pure).
+  """Decides which phases run beside the fill, or beside the load (pure).
 
   Args:
     names: the phases to run, in the report's order.
     db_vms: how many db VMs there are.
     has_client: whether there is a client VM.
     overlap: whether overlap is asked for (--cloud_report_overlap).
+    idle_client_load: whether tpcc's load leaves the client idle.
 
   Returns:
-    The schedule. A side phase overlaps when io is selected and the VMs it
-    needs exist: cpu a second db VM, net the client and a second db VM,
-    object_storage the client. Any other phase runs in series, in order.
-    Side phases that share no VM run at the same time (lanes): cpu takes
-    a third db VM where there is one (side_lanes).
+    The schedule. object_storage runs beside tpcc's load where that leaves
+    the client idle (side_lanes.BesideLoad). Otherwise a side phase
+    overlaps when io is selected and the VMs it needs exist: cpu a second
+    db VM, net the client and a second db VM, object_storage the client.
+    Any other phase runs in series, in order. Side phases that share no VM
+    run at the same time (lanes): cpu takes a third db VM where there is
+    one (side_lanes).
   """
   names = tuple(names)
   series = Schedule(names, (), (), (), ())
   if not overlap:
     return series
+  beside = side_lanes.BesideLoad(names, has_client, idle_client_load)
+  if beside:
+    rest = MakeSchedule(
+        [n for n in names if n not in beside], db_vms, has_client, overlap
+    )
+    note = (
+        f'overlap: {",".join(beside)} run while {side_lanes.LOAD_PHASE}'
+        ' loads its data (--cloud_report_overlap)'
+    )
+    return dataclasses.replace(
+        rest, beside_load=beside, notes=rest.notes + (note,)
+    )
   wanted = [n for n in names if n in SIDE_PHASES]
   if not wanted:
     return series
@@ -420,70 +442,17 @@ def Arrange(
   """The schedule of names, and the topology with its placement."""
   if not overlap:  # the topology as it is (Cleanup may have none)
     return MakeSchedule(names, 0, False, overlap=False), topology
+  load = side_lanes.LOAD_PHASE
+  idle = load in names and getattr(Load(load), 'LoadLeavesClientIdle', None)
   schedule = MakeSchedule(
-      names, len(topology.db_vms), topology.client_vm is not None, overlap
+      names,
+      len(topology.db_vms),
+      topology.client_vm is not None,
+      overlap,
+      idle_client_load=bool(idle and idle()),
   )
-  if not schedule.side:
+  if not schedule.overlapped:
     return schedule, topology
   return schedule, dataclasses.replace(
       topology, side_dbs=schedule.side_dbs, overlapped=schedule.overlapped
-  )
-
-
-@dataclasses.dataclass(frozen=True)
-class Provision:
-  """The report's VMs and disks that a selection of phases uses."""
-
-  db_vms: int  # VMs of the db group; 0: no db group
-  data_disks: bool  # whether each db VM gets the report's data disk
-  client: bool  # whether there is a client group (of one VM)
-
-  @property
-  def vms(self) -> int:
-    return self.db_vms + int(self.client)
-
-
-# The report's topology, provisioned when no phase is selected (the run is
-# then provisioning, the run metadata and teardown of that topology).
-REPORT_TOPOLOGY = Provision(db_vms=REPORT_DB_VMS, data_disks=True, client=True)
-
-
-def ProvisionFor(names: Sequence[str], overlap: bool) -> Provision:
-  """The VMs and data disks the phases use (pure).
-
-  Args:
-    names: the selected phases (phase_table sample names); none: the
-      report's whole topology (REPORT_TOPOLOGY).
-    overlap: whether overlap is asked for (--cloud_report_overlap).
-
-  Returns:
-    db_vms: the most any phase uses: REPORT_DB_VMS for a phase on every db
-    VM (tpcc), the db VM MakeSchedule places a phase on beside the fill
-    (with overlap and io: net on the second, cpu on the second, or on the
-    third beside net), else 1 for a phase on a db VM, else 0. data_disks: a
-    phase uses them (io, tpcc). client: a phase runs on it (net,
-    object_storage, tpcc). MakeSchedule on the returned topology gives the
-    schedule it gives on the report's.
-  """
-  names = tuple(names)
-  if not names:
-    return REPORT_TOPOLOGY
-  schedule = MakeSchedule(
-      names, REPORT_TOPOLOGY.db_vms, REPORT_TOPOLOGY.client, overlap
-  )
-  rows = [phase_table.Get(n) for n in names]
-  side_dbs = dict(schedule.side_dbs)
-
-  def DbVms(row: phase_table.Phase) -> int:
-    if phase_table.EVERY_DB in row.vms:
-      return REPORT_DB_VMS
-    if phase_table.DB not in row.vms:
-      return 0
-    return side_dbs.get(row.sample, 0) + 1
-
-  client_roles = {phase_table.CLIENT, phase_table.CLIENT_IF_ANY}
-  return Provision(
-      db_vms=max(DbVms(row) for row in rows),
-      data_disks=any(row.data_disk for row in rows),
-      client=any(client_roles & set(row.vms) for row in rows),
   )

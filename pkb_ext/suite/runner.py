@@ -16,7 +16,8 @@
 PrepareAll is the suite's Prepare: every selected phase's Install. RunAll
 is its Run: each phase's Setup right before its Run (and its Install there
 when Prepare did not finish it), in the report's order or, with overlap, the
-side phases in threads beside the fill's (phases.Arrange); each
+side phases in threads beside the fill's, and object_storage beside tpcc's
+load where the engine leaves the client idle (phases.Arrange); each
 phase's samples are stamped with the common metadata, saved for a resume
 and handed on as soon as the phase ends; a phase the configuration cannot
 run is skipped first, with one log line and one sample saying why.
@@ -33,6 +34,7 @@ from perfkitbenchmarker import background_tasks
 from pkb_ext.suite import phases
 from pkb_ext.suite import resume
 from pkb_ext.suite import samples as samples_lib
+from pkb_ext.suite import side_lanes
 
 
 def _RunOne(name, topology, step):
@@ -112,6 +114,7 @@ class _Runner:
     self.finished = store.Finished() if store else {}
     self.installed = store.Installed() if store else set()
     self.collected, self.failures, self.not_run = {}, [], []
+    self.beside_load: tuple[str, ...] = ()  # phases.Schedule's
     self.stop = threading.Event()
     self.lock = threading.Lock()
 
@@ -151,36 +154,86 @@ class _Runner:
     """Runs names in order; stops early only when keep_going is off."""
     for at, name in enumerate(names):
       if self.stop.is_set():
-        rest = [n for n in names[at:] if n not in self.finished]
-        if rest:
-          logging.warning(
-              'cloud_report: %s not run: a phase failed and'
-              ' --cloud_report_keep_going is off',
-              ', '.join(rest),
-          )
-          with self.lock:
-            self.not_run.extend(rest)
+        self._NotRun([n for n in names[at:] if n not in self.finished])
         return
-      if name in self.finished:
+      if name == side_lanes.LOAD_PHASE and self.beside_load:
+        self._BesideLoad(name)
+      elif name in self.finished:
         self._Resumed(name)
-        continue
+      else:
+        self._One(name)
+
+  def _NotRun(self, names: Sequence[str]) -> None:
+    """Logs and records the phases a stop leaves unrun."""
+    if not names:
+      return
+    logging.warning(
+        'cloud_report: %s not run: a phase failed and'
+        ' --cloud_report_keep_going is off',
+        ', '.join(names),
+    )
+    with self.lock:
+      self.not_run.extend(names)
+
+  def _BesideLoad(self, load: str) -> None:
+    """Runs beside_load in a thread of its own while load's Setup runs,
+    then load's Run once both ended. With no Setup to run beside (load
+    finished in an earlier attempt, or no prepare), they run first."""
+    if load in self.finished or not self.prepare:
+      self.Series(self.beside_load)
+      if self.stop.is_set():
+        self._NotRun([load] if load not in self.finished else [])
+      elif load in self.finished:
+        self._Resumed(load)
+      else:
+        self._One(load)
+      return
+    problems = []
+
+    def PrepareLoad():
       try:
-        if self.prepare:
-          self._Prepare(name)
-        phase_samples = self._Stamp(name, _RunOne(name, self.topology, 'Run'))
+        self._Prepare(load)
       except Exception as e:  # pylint: disable=broad-except
-        logging.exception('cloud_report: phase %s failed', name)
-        with self.lock:
-          self.failures.append(f'{name}: {type(e).__name__}: {e}')
-        if not self.keep_going:
-          self.stop.set()
-        kept = self._Stamp(name, getattr(e, 'samples', None) or [])
-        if kept:  # a PhaseFailure's own samples
-          self._HandOrFail(name, kept, saved=False)
-        continue
-      if self.store:
-        self.store.SaveFinished(name, phase_samples)
-      self._HandOrFail(name, phase_samples, saved=bool(self.store))
+        problems.append(e)
+
+    background_tasks.RunParallelThreads(
+        [(self.Series, (self.beside_load,), {}), (PrepareLoad, (), {})],
+        max_concurrency=2,
+    )
+    if self.stop.is_set() and not problems:
+      self._NotRun([load])
+      return
+    self._One(
+        load, prepared=True, setup_error=problems[0] if problems else None
+    )
+
+  def _One(
+      self,
+      name: str,
+      prepared: bool = False,
+      setup_error: Exception | None = None,
+  ) -> None:
+    """Runs one phase (its Install and Setup first, unless prepared, or
+    setup_error: what they raised), saves and hands on its samples."""
+    try:
+      if setup_error is not None:
+        raise setup_error
+      if self.prepare and not prepared:
+        self._Prepare(name)
+      phase_samples = self._Stamp(name, _RunOne(name, self.topology, 'Run'))
+    except Exception as e:  # pylint: disable=broad-except
+      logging.exception('cloud_report: phase %s failed', name)
+      with self.lock:
+        self.failures.append(f'{name}: {type(e).__name__}: {e}')
+      if not self.keep_going:
+        self.stop.set()
+      kept = self._Stamp(name, getattr(e, 'samples', None) or [])
+      if kept:  # a PhaseFailure's own samples
+        self._HandOrFail(name, kept, saved=False)
+      return
+    if self.store:
+      self.store.SaveFinished(name, phase_samples)
+    self._HandOrFail(name, phase_samples, saved=bool(self.store))
 
   def Skip(self, skipped: Mapping[str, str]) -> None:
     """Logs and hands on one cloud_report_phase_skipped sample per phase.
@@ -286,7 +339,9 @@ def RunAll(
     overlap: run the side phases beside the fill where Arrange allows, each
       lane of them in a thread of its own; the threads are PKB background
       tasks, which carry the benchmark spec's thread context (PKB's own code
-      reads it); the phases get the run's identity in the topology.
+      reads it); the phases get the run's identity in the topology. Phases
+      that run beside tpcc's load (Schedule.beside_load) run in a thread
+      while its Setup runs; its Run starts when both ended.
     skipped: phases not in names that the configuration cannot run, with
       why: before any phase runs, each is logged (one line) and gets one
       cloud_report_phase_skipped sample whose skip_reason says why.
@@ -305,6 +360,7 @@ def RunAll(
   for note in schedule.notes:
     logging.info('cloud_report: %s', note)
   runner = _Runner(topology, on_samples, keep_going, prepare, store)
+  runner.beside_load = schedule.beside_load
   runner.Skip(skipped or {})
   runner.Series(schedule.before)
   if schedule.side and not runner.stop.is_set():

@@ -16,7 +16,9 @@
 Beside the io phase's fill on the first db VM, the side phases run in lanes,
 each lane in a thread of its own (phases.Schedule, runner.RunAll): the
 phases of a lane share a VM and run in the report's order; the lanes share
-none. Pure: phase_table's rows only.
+none. A side phase on the client alone (object_storage) runs beside
+LOAD_PHASE's load instead, where that load leaves the client idle
+(BesideLoad). Pure: phase_table's rows only.
 """
 
 from typing import Mapping, Sequence
@@ -26,6 +28,34 @@ from pkb_ext.suite import phase_table
 # The db VM (an index into the db VMs) of a side phase that uses one; a
 # side phase on a db VM alone (cpu) may take the next (SideDbs).
 SIDE_DB = 1
+# The phase whose Setup loads data on the db VMs for tens of minutes on a
+# cloud, while the client waits for its Run.
+LOAD_PHASE = 'tpcc'
+
+
+def BesideLoad(
+    names: Sequence[str], has_client: bool, idle_client: bool
+) -> tuple[str, ...]:
+  """The side phases of names that run beside LOAD_PHASE's load.
+
+  Args:
+    names: the phases to run, in the report's order.
+    has_client: whether there is a client VM.
+    idle_client: whether the load leaves the client idle (the engine's).
+
+  Returns:
+    The side phases on the client alone (object_storage), where LOAD_PHASE
+    runs and its load leaves the client idle; else none. The phases on a
+    db VM cannot: the load uses every db VM.
+  """
+  if not (idle_client and has_client and LOAD_PHASE in names):
+    return ()
+  client_only = (phase_table.CLIENT,)
+  return tuple(
+      n
+      for n in names
+      if phase_table.Get(n).side and phase_table.Get(n).vms == client_only
+  )
 
 
 def SideDbs(side: Sequence[str], db_vms: int) -> dict[str, int]:

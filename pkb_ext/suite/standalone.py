@@ -33,6 +33,7 @@ from perfkitbenchmarker import configs
 
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import phases
+from pkb_ext.suite import provision as provision_lib
 from pkb_ext.suite import samples as samples_lib
 from pkb_ext.suite import topology as topology_lib
 
@@ -100,7 +101,9 @@ def Config(
   return yaml.safe_dump(config, sort_keys=False)
 
 
-def Trim(config: dict, user_config: dict, provision: phases.Provision) -> dict:
+def Trim(
+    config: dict, user_config: dict, provision: provision_lib.Provision
+) -> dict:
   """A merged config with only the groups and disks the phases use (pure).
 
   What no selected phase uses goes, whatever the user's config says of it:
@@ -114,7 +117,7 @@ def Trim(config: dict, user_config: dict, provision: phases.Provision) -> dict:
     config: the benchmark's config merged with user_config
       (configs.LoadConfig).
     user_config: the user's config of the benchmark (its config file entry).
-    provision: what the selected phases use (phases.ProvisionFor).
+    provision: what the selected phases use (provision.ProvisionFor).
 
   Returns:
     A new config; config is not changed.

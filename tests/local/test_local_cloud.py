@@ -493,7 +493,7 @@ class LocalCloudTest(absltest.TestCase):
           # (client_/dev/loopN): this machine's loop devices, which other
           # local clouds attach and detach between the runs. The gcs and
           # azure runs select object storage alone, which provisions no db
-          # group (phases.ProvisionFor): PKB's db_* VM metadata is the
+          # group (provision.ProvisionFor): PKB's db_* VM metadata is the
           # suite run's only.
           tuple(
               sorted(

@@ -28,6 +28,9 @@ Install with its sha256 given through --cloud_report_cockroachdb_sha256.
    while the client's sshd gives sessions a soft open-file limit of 256, so
    the workload runs only because the engine raises it. After stop and
    cleanup no cockroach process is left on any host or on this machine.
+Test 5, the whole suite killed mid-search and resumed: with overlap (the
+   default), object_storage runs while the cockroach engine loads the
+   warehouses (the client is idle), and tpcc's search after both.
 
 Reuses the test cloud (pkb_ext_dev.local_cloud) when it is up; else
 brings it up and takes it down. Needs root; run under the machine's heavy
@@ -394,6 +397,19 @@ class CockroachLocalCloudTest(absltest.TestCase):
       killed_log = f.read()
     for phase in ('cpu', 'io', 'net', 'object_storage', 'tpcc'):
       self.assertIn(f'phase {phase}: Run starting', killed_log)
+    # cockroach's load leaves the client idle: object_storage ran while
+    # tpcc's Setup loaded the warehouses (each began before the other
+    # ended), and tpcc's Run began after object_storage's ended.
+    self.assertIn(
+        'overlap: object_storage run while tpcc loads its data', killed_log
+    )
+
+    def At(line):
+      return killed_log.index(f'cloud_report: phase {line}')
+
+    self.assertLess(At('tpcc: Setup starting'), At('object_storage: Run done'))
+    self.assertLess(At('object_storage: Run starting'), At('tpcc: Setup done'))
+    self.assertLess(At('object_storage: Run done'), At('tpcc: Run starting'))
     # Each finished phase was published as it ended; tpcc was not done.
     published = collections.Counter(
         json.loads(line)['metadata'].get('phase')

@@ -178,6 +178,7 @@ def RowParts(config) -> dict:
       'fill': list(schedule.fill) if schedule else [],
       'side': list(schedule.side) if schedule else [],
       'lanes': [list(l) for l in schedule.lanes] if schedule else [],
+      'beside_load': list(schedule.beside_load) if schedule else [],
       'seconds': config.seconds,
   }
 

@@ -73,6 +73,31 @@ class ScheduleTest(absltest.TestCase):
       lanes = side_lanes.Lanes(['a', 'd', 'b', 'c'], {'a': 1, 'c': 1, 'd': 2})
     self.assertEqual(lanes, (('a', 'b', 'c'), ('d',)))
 
+  def testObjectStorageRunsBesideTheLoadWhereTheClientIsIdle(self):
+    s = phases.MakeSchedule(EVERY, 3, True, True, idle_client_load=True)
+    self.assertEqual(s.beside_load, ('object_storage',))
+    self.assertEqual(s.side, ('cpu', 'net'))
+    self.assertEqual(s.lanes, (('cpu',), ('net',)))
+    self.assertEqual(dict(s.side_dbs), {'cpu': 2, 'net': 1})
+    self.assertEqual(s.after, ('tpcc',))
+    self.assertIn('object_storage', s.overlapped)
+    self.assertNotIn('tpcc', s.overlapped)
+    self.assertIn('object_storage run while tpcc loads its data', s.notes[-1])
+    # Without io, too; without tpcc or a client, or in series, never.
+    s = phases.MakeSchedule(
+        ['cpu', 'object_storage', 'tpcc'], 3, True, True, True
+    )
+    self.assertEqual(
+        (s.beside_load, s.before), (('object_storage',), ('cpu', 'tpcc'))
+    )
+    for names, client, overlap in (
+        (['io', 'object_storage'], True, True),
+        (EVERY, False, True),
+        (EVERY, True, False),
+    ):
+      s = phases.MakeSchedule(names, 3, client, overlap, True)
+      self.assertEqual(s.beside_load, (), (names, client, overlap))
+
   def testOffRunsEveryPhaseInSeries(self):
     s = phases.MakeSchedule(EVERY, 3, True, overlap=False)
     self.assertEqual(s.before, tuple(EVERY))
@@ -360,6 +385,91 @@ class OverlapRunTest(absltest.TestCase):
     return resume.PhaseStore(
         os.path.join(self.create_tempdir().full_path, 'phases.json')
     )
+
+  def _IdleLoad(self, setup=None):
+    """tpcc's engine leaves the client idle while its Setup runs setup."""
+    tpcc = self.fakes['tpcc']
+    tpcc.LoadLeavesClientIdle = lambda: True
+    tpcc.Setup = lambda topo: (setup or (lambda: None))()
+
+  def testObjectStorageRunsWhileTpccLoadsThenTpccRuns(self):
+    barrier = threading.Barrier(2, timeout=_WAIT_S)
+    self._IdleLoad(setup=barrier.wait)
+    self.fakes['object_storage'].run = lambda topo: [
+        sample.Sample('met', barrier.wait() + 1, 'u', {})
+    ]
+    out = runner.RunAll(self.topo, EVERY, prepare=True, overlap=True)
+    runs = self._Runs()
+    # object_storage met tpcc's Setup: they ran at the same time, in two
+    # threads; tpcc's Run began after object_storage's ended.
+    self.assertNotEqual(
+        runs['object_storage'][1][0], threading.current_thread().name
+    )
+    self.assertGreaterEqual(runs['tpcc'][1][1], runs['object_storage'][1][2])
+    overlapped = {s.metadata['phase']: s.metadata['overlapped'] for s in out}
+    self.assertTrue(overlapped['object_storage'])
+    self.assertFalse(overlapped['tpcc'])
+
+  def testALoadThatFailsFailsTpccAndKeepsObjectStorage(self):
+    def Broken():
+      raise RuntimeError('the load broke')
+
+    self._IdleLoad(setup=Broken)
+    handed = {}
+    with self.assertRaisesRegex(
+        phases.PhaseError, r'tpcc: RuntimeError: the load broke$'
+    ):
+      runner.RunAll(
+          self.topo, EVERY, prepare=True, overlap=True,
+          on_samples=lambda p, s: handed.setdefault(p, s),
+      )  # fmt: skip
+    self.assertNotIn('tpcc', self._Runs())
+    self.assertIn('object_storage', handed)
+
+  def testAFailureBesideTheLoadStopsTpccBeforeItsRun(self):
+    self._IdleLoad()
+    self.fakes['object_storage'].fail = True
+    with self.assertRaisesRegex(
+        phases.PhaseError, r'object_storage: .*; not run: tpcc$'
+    ):
+      runner.RunAll(
+          self.topo, EVERY, prepare=True, overlap=True, keep_going=False
+      )
+    self.assertNotIn('tpcc', self._Runs())
+
+  def testWithoutASetupToRunBesideObjectStorageRunsBeforeTpcc(self):
+    self._IdleLoad()
+    runner.RunAll(self.topo, EVERY, overlap=True)  # no prepare: no Setup
+    runs = self._Runs()
+    self.assertEqual(
+        runs['object_storage'][1][0], threading.current_thread().name
+    )
+    self.assertGreaterEqual(runs['tpcc'][1][1], runs['object_storage'][1][2])
+
+  def testArrangeAsksTpccWhetherItsLoadLeavesTheClientIdle(self):
+    schedule, topo = phases.Arrange(self.topo, EVERY, overlap=True)
+    self.assertEqual(schedule.beside_load, ())  # the fake has no answer
+    self._IdleLoad()
+    schedule, topo = phases.Arrange(self.topo, EVERY, overlap=True)
+    self.assertEqual(schedule.beside_load, ('object_storage',))
+    self.assertTrue(topo.Placement('object_storage')['overlapped'])
+    self.assertFalse(topo.Placement('tpcc')['overlapped'])
+    self.fakes['tpcc'].LoadLeavesClientIdle = lambda: False
+    schedule, _ = phases.Arrange(self.topo, EVERY, overlap=True)
+    self.assertEqual(schedule.beside_load, ())
+
+  def testAResumedTpccStillGetsObjectStorageRun(self):
+    store = self._Store()
+    self._IdleLoad()
+    store.SaveFinished('tpcc', [sample.Sample('tpcc_x', 1, 'u', {})])
+    handed = {}
+    runner.RunAll(
+        self.topo, EVERY, prepare=True, overlap=True, store=store,
+        on_samples=lambda p, s: handed.setdefault(p, s),
+    )  # fmt: skip
+    self.assertIn('object_storage', self._Runs())
+    self.assertNotIn('tpcc', self._Runs())
+    self.assertEqual(sorted(handed), sorted(EVERY))
 
   def testPublishesFromEveryThreadComeOneAtATime(self):
     store = self._Store()

@@ -11,7 +11,7 @@
 # WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 # See the License for the specific language governing permissions and
 # limitations under the License.
-"""What a selection of phases provisions: phases.ProvisionFor, and Trim."""
+"""What a selection of phases provisions: provision.ProvisionFor, and Trim."""
 
 import copy
 import itertools
@@ -22,6 +22,7 @@ import yaml
 
 from pkb_ext.suite import phase_table
 from pkb_ext.suite import phases
+from pkb_ext.suite import provision as provision_lib
 from pkb_ext.suite import standalone
 
 EVERY = tuple(phases.ORDER)
@@ -35,7 +36,7 @@ REPORT = yaml.safe_load(
 )['suite']
 
 
-def _Expected(names, overlap) -> phases.Provision:
+def _Expected(names, overlap) -> provision_lib.Provision:
   """The provisioning, written out phase by phase (the test's own table)."""
   chosen = set(names)
   if 'tpcc' in chosen:
@@ -48,7 +49,7 @@ def _Expected(names, overlap) -> phases.Provision:
     db = 1
   else:
     db = 0
-  return phases.Provision(
+  return provision_lib.Provision(
       db_vms=db,
       data_disks=bool(chosen & {'io', 'tpcc'}),
       client=bool(chosen & {'net', 'object_storage', 'tpcc'}),
@@ -62,12 +63,13 @@ class ProvisionForTest(parameterized.TestCase):
     for names, overlap in itertools.product(SUBSETS, (True, False)):
       with self.subTest(names=names, overlap=overlap):
         self.assertEqual(
-            phases.ProvisionFor(names, overlap), _Expected(names, overlap)
+            provision_lib.ProvisionFor(names, overlap),
+            _Expected(names, overlap),
         )
 
   def testEveryPhaseHasTheVmsItRunsOn(self):
     for names, overlap in itertools.product(SUBSETS, (True, False)):
-      p = phases.ProvisionFor(names, overlap)
+      p = provision_lib.ProvisionFor(names, overlap)
       for name in names:
         row = phase_table.Get(name)
         with self.subTest(names=names, overlap=overlap, phase=name):
@@ -83,7 +85,7 @@ class ProvisionForTest(parameterized.TestCase):
   def testTheTrimmedTopologyKeepsTheReportsSchedule(self):
     # Overlap decides on the VMs it finds: fewer VMs must not change it.
     for names, overlap in itertools.product(SUBSETS, (True, False)):
-      p = phases.ProvisionFor(names, overlap)
+      p = provision_lib.ProvisionFor(names, overlap)
       with self.subTest(names=names, overlap=overlap):
         self.assertEqual(
             phases.MakeSchedule(names, p.db_vms, p.client, overlap),
@@ -92,33 +94,38 @@ class ProvisionForTest(parameterized.TestCase):
 
   @parameterized.parameters(True, False)
   def testCpuAndNetUseOneDbVmWithoutADiskAndTheClient(self, overlap):
-    p = phases.ProvisionFor(['cpu', 'net'], overlap)
-    self.assertEqual(p, phases.Provision(1, False, True))
+    p = provision_lib.ProvisionFor(['cpu', 'net'], overlap)
+    self.assertEqual(p, provision_lib.Provision(1, False, True))
     self.assertEqual(p.vms, 2)
 
   @parameterized.parameters(True, False)
   def testTheWholeSuiteAndNoPhaseProvisionTheReportsTopology(self, overlap):
     self.assertEqual(
-        phases.ProvisionFor(EVERY, overlap), phases.REPORT_TOPOLOGY
+        provision_lib.ProvisionFor(EVERY, overlap),
+        provision_lib.REPORT_TOPOLOGY,
     )
-    self.assertEqual(phases.ProvisionFor([], overlap), phases.REPORT_TOPOLOGY)
-    self.assertEqual(phases.REPORT_TOPOLOGY.vms, 4)
+    self.assertEqual(
+        provision_lib.ProvisionFor([], overlap), provision_lib.REPORT_TOPOLOGY
+    )
+    self.assertEqual(provision_lib.REPORT_TOPOLOGY.vms, 4)
 
   def testOverlapAddsTheSecondDbVmOnlyBesideIo(self):
-    self.assertEqual(phases.ProvisionFor(['cpu', 'io'], True).db_vms, 2)
-    self.assertEqual(phases.ProvisionFor(['cpu', 'io'], False).db_vms, 1)
-    self.assertEqual(phases.ProvisionFor(['cpu'], True).db_vms, 1)
+    self.assertEqual(provision_lib.ProvisionFor(['cpu', 'io'], True).db_vms, 2)
+    self.assertEqual(provision_lib.ProvisionFor(['cpu', 'io'], False).db_vms, 1)
+    self.assertEqual(provision_lib.ProvisionFor(['cpu'], True).db_vms, 1)
     # object_storage runs beside io from the client: no second db VM.
     self.assertEqual(
-        phases.ProvisionFor(['io', 'object_storage'], True),
-        phases.Provision(1, True, True),
+        provision_lib.ProvisionFor(['io', 'object_storage'], True),
+        provision_lib.Provision(1, True, True),
     )
 
 
 class TrimTest(absltest.TestCase):
 
   def testCpuAndNetDropTheDataDiskAndTwoDbVms(self):
-    config = standalone.Trim(REPORT, {}, phases.Provision(1, False, True))
+    config = standalone.Trim(
+        REPORT, {}, provision_lib.Provision(1, False, True)
+    )
     db = config['vm_groups']['db']
     self.assertEqual(db['vm_count'], 1)
     self.assertNotIn('disk_spec', db)
@@ -128,20 +135,26 @@ class TrimTest(absltest.TestCase):
     self.assertEqual(db['vm_spec'], REPORT['vm_groups']['db']['vm_spec'])
 
   def testAGroupNoPhaseUsesIsDropped(self):
-    only_client = standalone.Trim(REPORT, {}, phases.Provision(0, False, True))
+    only_client = standalone.Trim(
+        REPORT, {}, provision_lib.Provision(0, False, True)
+    )
     self.assertEqual(list(only_client['vm_groups']), ['client'])
-    only_db = standalone.Trim(REPORT, {}, phases.Provision(1, True, False))
+    only_db = standalone.Trim(
+        REPORT, {}, provision_lib.Provision(1, True, False)
+    )
     self.assertEqual(list(only_db['vm_groups']), ['db'])
     self.assertIn('disk_spec', only_db['vm_groups']['db'])
 
   def testTheReportsTopologyIsKeptWhole(self):
     self.assertEqual(
-        standalone.Trim(REPORT, {}, phases.REPORT_TOPOLOGY), REPORT
+        standalone.Trim(REPORT, {}, provision_lib.REPORT_TOPOLOGY), REPORT
     )
 
   def testAUserVmCountIsKeptAndAnUnusedDiskIsNot(self):
     user = {'vm_groups': {'db': {'vm_count': 3, 'disk_spec': {'AWS': {}}}}}
-    config = standalone.Trim(REPORT, user, phases.Provision(1, False, True))
+    config = standalone.Trim(
+        REPORT, user, provision_lib.Provision(1, False, True)
+    )
     db = config['vm_groups']['db']
     self.assertEqual(db['vm_count'], 3)
     self.assertNotIn('disk_spec', db)
@@ -150,12 +163,14 @@ class TrimTest(absltest.TestCase):
     merged = copy.deepcopy(REPORT)
     merged['vm_groups']['extra'] = {'vm_count': 1}
     user = {'vm_groups': {'client': {'vm_count': 2}, 'extra': {}}}
-    config = standalone.Trim(merged, user, phases.Provision(1, False, False))
+    config = standalone.Trim(
+        merged, user, provision_lib.Provision(1, False, False)
+    )
     self.assertEqual(sorted(config['vm_groups']), ['db', 'extra'])
 
   def testTheConfigGivenIsNotChanged(self):
     before = copy.deepcopy(REPORT)
-    standalone.Trim(REPORT, {}, phases.Provision(0, False, True))
+    standalone.Trim(REPORT, {}, provision_lib.Provision(0, False, True))
     self.assertEqual(REPORT, before)
 
 

@@ -48,6 +48,14 @@ class EngineChoiceTest(absltest.TestCase):
         tpcc.SelectEngine('cockroach', params), engines.CockroachEngine
     )
 
+  def testOnlyCockroachsLoadLeavesTheClientIdle(self):
+    self.assertTrue(suite_engines.LoadLeavesClientIdle('cockroach'))
+    self.assertFalse(suite_engines.LoadLeavesClientIdle('postgres'))
+    # The phase asks the engine of the flag (phases.Arrange asks the phase).
+    for name, idle in (('cockroach', True), ('postgres', False)):
+      with flagsaver.flagsaver(cloud_report_tpcc_engine=name):
+        self.assertEqual(tpcc.LoadLeavesClientIdle(), idle, name)
+
   def testPostgresReadsItsOwnFlagsWhenSelected(self):
     params = tpcc_params.Params()
     with flagsaver.flagsaver(

@@ -28,6 +28,11 @@ from pkb_ext import errors
 from pkb_ext.tpcc_postgres import engine as postgres
 
 COCKROACH = tpcc_engines.COCKROACH
+# The engines whose load leaves the client idle: cockroach's `workload
+# fixtures import` (an IMPORT) and `fixtures load` (a RESTORE) are
+# statements the db nodes carry out; go-tpc's prepare makes every row on
+# the client.
+_LOAD_IN_THE_DATABASE = frozenset({COCKROACH})
 # Engine name -> factory taking the phase's Params.
 _FACTORIES: dict[str, Callable[[Any], Any]] = {
     COCKROACH: tpcc_engines.CockroachEngine,
@@ -60,6 +65,11 @@ ENGINE = flags.DEFINE_string(
     ' workload) or postgres (PostgreSQL + go-tpc).',
 )
 flags.register_validator('cloud_report_tpcc_engine', _CheckEngine)
+
+
+def LoadLeavesClientIdle(name: str) -> bool:
+  """Whether the engine's load leaves the client idle (cockroach's does)."""
+  return name in _LOAD_IN_THE_DATABASE
 
 
 def NewEngine(name: str, params):

@@ -114,6 +114,12 @@ def EndLeftovers(topology) -> None:
   )
 
 
+def LoadLeavesClientIdle() -> bool:
+  """Whether Setup's load leaves the client idle, so that a phase on the
+  client alone may run beside it (phases.Arrange, with overlap)."""
+  return suite_engines.LoadLeavesClientIdle(suite_engines.ENGINE.value)
+
+
 def Install(topology) -> None:
   """Installs the engine's binaries on the db VMs and the client."""
   _Engine().Install(topology)
