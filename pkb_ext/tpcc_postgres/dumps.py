@@ -17,7 +17,8 @@ What CockroachDB's `workload fixtures` are to the cockroach engine: with
 --cloud_report_tpcc_fixtures=auto the engine restores the dump of its
 warehouse count when the bucket has one (pg_restore), else generates the
 data (go-tpc prepare) and, with --cloud_report_tpcc_fixtures_make, stores a
-dump of it for the next run. The bucket is on the S3 endpoint of
+dump of it for the next run. The bucket (--cloud_report_tpcc_fixtures_bucket)
+is on the S3 endpoint of
 --cloud_report_object_storage_endpoint (the local cloud's MinIO), reached
 with boto3 from the PKB host; the dump travels between that host and db1 by
 the VM's file copy.
@@ -28,9 +29,9 @@ import os
 import shlex
 import tempfile
 
+from benchmarks.cloud_report.tpcc import fixtures as tpcc_fixtures
 from pkb_ext import object_storage_endpoints as endpoints
 
-BUCKET = 'cloud-report-tpcc-fixtures'
 PREFIX = 'cloud_report/tpcc/postgres/'
 REMOTE_FILE = 'cloud_report_tpcc.dump'  # on db1, in the login user's home
 
@@ -42,19 +43,26 @@ def Key(warehouses: int) -> str:
 class Dumps:
   """The dumps in one bucket of an S3 endpoint."""
 
-  def __init__(self, client, bucket: str = BUCKET, where: str = 's3'):
+  def __init__(self, client, bucket: str, where: str = 's3'):
     self.client = client
     self.bucket = bucket
     self.where = where
 
   @classmethod
-  def FromFlags(cls, region: str) -> 'Dumps | None':
-    """The endpoint flags' S3 bucket; None without an S3 endpoint."""
+  def FromFlags(cls, region: str, bucket: str) -> 'Dumps | None':
+    """The bucket on the endpoint flags' S3 endpoint; None without one.
+
+    Args:
+      region: the client's region.
+      bucket: --cloud_report_tpcc_fixtures_bucket ({region}: region).
+    """
     endpoint = endpoints.Endpoint.FromFlags()
     if endpoint is None or endpoint.provider != 's3':
       return None
     backend = endpoints.S3EndpointBuckets(endpoint, region)
-    return cls(backend.client, BUCKET, backend.where)
+    return cls(
+        backend.client, tpcc_fixtures.BucketOf(bucket, region), backend.where
+    )
 
   def Url(self, key: str) -> str:
     return f's3://{self.bucket}/{key} ({self.where})'

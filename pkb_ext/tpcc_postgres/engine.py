@@ -207,7 +207,14 @@ class PostgresEngine:
     region = getattr(client, 'region', None) or topology_lib.RegionFromZone(
         client.zone
     )
-    dumps = pg_dumps.Dumps.FromFlags(region)
+    if not self.params.fixtures_bucket:
+      logging.info(
+          'tpcc: fixtures: generating %d warehouses: no'
+          ' --cloud_report_tpcc_fixtures_bucket',
+          self.params.max_warehouses,
+      )
+      return None
+    dumps = pg_dumps.Dumps.FromFlags(region, self.params.fixtures_bucket)
     if dumps is None:
       logging.info(
           'tpcc: fixtures: generating %d warehouses: no S3 object storage'

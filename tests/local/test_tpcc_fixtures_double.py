@@ -49,6 +49,8 @@ _SPEC.loader.exec_module(double)
 
 WAREHOUSES = 20
 VERSION = 'v22.1.2'  # the first release line with --provider-override
+# A bucket of the user's own: {region} becomes the client's (us-east-1).
+BUCKET = 'pkb-tpcc-fixtures-{region}'
 
 
 class FixturesDoubleTest(absltest.TestCase):
@@ -112,8 +114,9 @@ class FixturesDoubleTest(absltest.TestCase):
 
   def _Engine(self, **kw):
     params = tpcc_params.Params(
-        max_warehouses=WAREHOUSES, load_timeout='60s', **kw
-    )
+        max_warehouses=WAREHOUSES, load_timeout='60s', fixtures_bucket=BUCKET,
+        **kw
+    )  # fmt: skip
     return engines.CockroachEngine(params)
 
   def _Commands(self, what):
@@ -127,7 +130,7 @@ class FixturesDoubleTest(absltest.TestCase):
   def _Fixture(self, warehouses):
     """Stores a fixture of `warehouses` in the bucket (the make path is
     testMakeMakesAMissingFixtureThenLoadsIt's)."""
-    location = fixtures.LocationOf(self.client)
+    location = fixtures.LocationOf(self.client, BUCKET)
     double.WriteFixture(
         self.bucket_dir,
         location.provider,
@@ -153,7 +156,7 @@ class FixturesDoubleTest(absltest.TestCase):
         said,
         [
             'tpcc: fixtures: loaded 20 warehouses at'
-            ' s3://cloud-report-tpcc-fixtures-us-east-1/cloud_report (found)'
+            ' s3://pkb-tpcc-fixtures-us-east-1/cloud_report (found)'
         ],
     )
 
@@ -196,7 +199,7 @@ class FixturesDoubleTest(absltest.TestCase):
         said,
         [
             'tpcc: fixtures: loaded 20 warehouses at'
-            ' s3://cloud-report-tpcc-fixtures-us-east-1/cloud_report (none was'
+            ' s3://pkb-tpcc-fixtures-us-east-1/cloud_report (none was'
             ' there: made it (fixtures make), then loaded it)'
         ],
     )
@@ -220,7 +223,9 @@ class FixturesDoubleTest(absltest.TestCase):
     engine = self._Engine(fixtures='auto')
     # A first Setup's load ended (here by its bound) after restoring half.
     cockroach_cluster.StartCluster([self.db], [self.store])
-    flags = fixtures.StorageFlags(VERSION, fixtures.LocationOf(self.client))
+    flags = fixtures.StorageFlags(
+        VERSION, fixtures.LocationOf(self.client, BUCKET)
+    )
     load = fixtures.Command('load', WAREHOUSES, '127.0.0.1', flags)
     proc = subprocess.run(
         ['bash', '-c', f'timeout 3 {load}'], capture_output=True, check=False

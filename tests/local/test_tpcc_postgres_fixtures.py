@@ -117,8 +117,9 @@ class PostgresFixturesTest(absltest.TestCase):
 
   def _Engine(self, warehouses, **kw):
     params = tpcc_params.Params(
-        max_warehouses=warehouses, fixtures='auto', **kw
-    )
+        max_warehouses=warehouses, fixtures='auto',
+        fixtures_bucket='pkb-tpcc-fixtures', **kw
+    )  # fmt: skip
     return tpcc.SelectEngine('postgres', params)
 
   def _Rows(self):
@@ -146,7 +147,7 @@ class PostgresFixturesTest(absltest.TestCase):
     self.assertLen(prepares, 1)
     self.assertLen(said, 2)
     self.assertRegex(said[0], r'^tpcc: fixtures: generating 1 warehouses: no'
-                     r' dump at s3://cloud-report-tpcc-fixtures/')  # fmt: skip
+                     r' dump at s3://pkb-tpcc-fixtures/')  # fmt: skip
     self.assertRegex(said[1], r'^tpcc: fixtures: stored the dump of 1'
                      r' warehouses \(\d+ bytes\)')  # fmt: skip
     made = self._Rows()
@@ -159,8 +160,8 @@ class PostgresFixturesTest(absltest.TestCase):
     self.assertEqual(
         said,
         [
-            'tpcc: fixtures: loaded 1 warehouses at s3://cloud-report-tpcc-'
-            'fixtures/cloud_report/tpcc/postgres/warehouses=1/tpcc.dump (s3 at'
+            'tpcc: fixtures: loaded 1 warehouses at s3://pkb-tpcc-fixtures/'
+            'cloud_report/tpcc/postgres/warehouses=1/tpcc.dump (s3 at'
             f' {self.endpoint})'
         ],
     )

@@ -44,26 +44,33 @@ def _Read(name):
 class LocationTest(absltest.TestCase):
 
   def testTheBucketOfACloudAndRegion(self):
-    location = fixtures.LocationOf(_Vm())
+    location = fixtures.LocationOf(_Vm(), 'my-fixtures-{region}')
     self.assertEqual(
-        location,
-        fixtures.Location('s3', 'cloud-report-tpcc-fixtures-us-east-1',
-                          'us-east-1'),  # fmt: skip
+        location, fixtures.Location('s3', 'my-fixtures-us-east-1', 'us-east-1')
     )
-    self.assertEqual(
-        location.url, 's3://cloud-report-tpcc-fixtures-us-east-1/cloud_report'
-    )
+    self.assertEqual(location.url, 's3://my-fixtures-us-east-1/cloud_report')
+    # Without {region}, every region's client uses the one bucket.
+    self.assertEqual(fixtures.LocationOf(_Vm(), 'mine').bucket, 'mine')
 
-  def testBucketNamesAreValidEverywhere(self):
-    for region in ('us-east-1', 'europe-west4', 'EastUS2', 'x' * 80):
-      name = fixtures.FixtureBucket(region)
-      self.assertRegex(name, r'^[a-z0-9][a-z0-9-]{2,62}$')
+  def testNoBucketIsUnsupported(self):
+    # Names are global: a default would load what a stranger stored.
+    with self.assertRaisesRegex(
+        fixtures.Unsupported, 'no --cloud_report_tpcc_fixtures_bucket'
+    ):
+      fixtures.LocationOf(_Vm(), '')
+
+  def testBucketNames(self):
+    for good in ('abc', 'my.fixtures-{region}', 'a' * 63):
+      self.assertIsNone(fixtures.BucketProblem(good), good)
+    for bad in ('ab', 'Upper', 'a_b', '-abc', 'a' * 64, '{zone}-x', 'a b'):
+      self.assertIn('is not a bucket name', fixtures.BucketProblem(bad), bad)
+    self.assertEqual(fixtures.BucketOf('f-{region}', 'EastUS2'), 'f-eastus2')
 
   def testACloudWithoutObjectStorageIsUnsupported(self):
     vm = _Vm()
     vm.CLOUD = 'Local'
     with self.assertRaisesRegex(fixtures.Unsupported, 'cloud Local'):
-      fixtures.LocationOf(vm)
+      fixtures.LocationOf(vm, 'mine')
 
 
 class StorageFlagsTest(absltest.TestCase):
@@ -227,9 +234,26 @@ class FlagsTest(absltest.TestCase):
           ),
       ):
         FLAGS.cloud_report_tpcc_fixtures_make = True
-    with flagsaver.flagsaver(cloud_report_tpcc_fixtures='auto'):
+    with flagsaver.flagsaver(cloud_report_tpcc_fixtures_bucket='mine'):
+      FLAGS.cloud_report_tpcc_fixtures = 'auto'
       FLAGS.cloud_report_tpcc_fixtures_make = True
       self.assertTrue(tpcc_params.Params.FromFlags().fixtures_make)
+
+  def testAutoNeedsABucketOfTheUsersOwn(self):
+    with flagsaver.flagsaver():
+      with self.assertRaisesRegex(
+          flags.IllegalFlagValueError,
+          re.escape(
+              '--cloud_report_tpcc_fixtures=auto needs'
+              ' --cloud_report_tpcc_fixtures_bucket: a bucket of your own'
+          ),
+      ):
+        FLAGS.cloud_report_tpcc_fixtures = 'auto'
+    with flagsaver.flagsaver():
+      with self.assertRaisesRegex(
+          flags.IllegalFlagValueError, "'My_Bucket' is not a bucket name"
+      ):
+        FLAGS.cloud_report_tpcc_fixtures_bucket = 'My_Bucket'
 
 
 if __name__ == '__main__':

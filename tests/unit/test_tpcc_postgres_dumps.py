@@ -64,19 +64,19 @@ _CTL = pg_engine.PostgresCommands('/pg/bin', '/data/pg', 5433)
 class DumpsTest(absltest.TestCase):
 
   def testNoDumpOfTheWarehouseCountSaysWhichThereAre(self):
-    store = dumps.Dumps(_S3([dumps.Key(1), dumps.Key(3)]), where='s3 at E')
+    store = dumps.Dumps(_S3([dumps.Key(1), dumps.Key(3)]), 'b', where='s3 at E')
     db = _Db()
     why = dumps.Restore(db, _CTL, store, 2, 'tpcc')
     self.assertEqual(
         why,
-        'no dump at s3://cloud-report-tpcc-fixtures/cloud_report/tpcc/'
+        'no dump at s3://b/cloud_report/tpcc/'
         'postgres/warehouses=2/tpcc.dump (s3 at E) (there: warehouses=1,'
         ' warehouses=3)',
     )
     self.assertEmpty(db.commands)  # nothing restored
 
   def testAnEmptyBucket(self):
-    why = dumps.Restore(_Db(), _CTL, dumps.Dumps(_S3([])), 2, 'tpcc')
+    why = dumps.Restore(_Db(), _CTL, dumps.Dumps(_S3([]), 'b'), 2, 'tpcc')
     self.assertTrue(why.startswith('no dump at s3://'), why)
     self.assertNotIn('there', why)
 

@@ -15,8 +15,11 @@
 
 With --cloud_report_tpcc_fixtures=auto the cockroach engine first runs
 `cockroach workload fixtures load tpcc --warehouses=N` (a RESTORE of the
-BACKUP that `fixtures make` stored) from the fixture bucket of the client's
-cloud and region (FixtureBucket). Only when that fails (no fixture for N
+BACKUP that `fixtures make` stored) from --cloud_report_tpcc_fixtures_bucket,
+a bucket of the user's own in the client's cloud ({region} in its name
+becomes the client's region). Bucket names are global, so there is no
+default: one would load whatever that bucket's owner stored. Only when that
+fails (no fixture for N
 warehouses: the fixture's folder names its warehouse count, so one made for
 another count is not found either; a release or cloud the commands cannot
 reach; a failed restore) is the data generated as before (`fixtures
@@ -51,6 +54,10 @@ PREFIX = 'cloud_report'  # the folder under the bucket (--prefix-override)
 PROVIDER_OF_CLOUD = {'AWS': 's3', 'GCP': 'gs', 'Azure': 'azure'}
 # The first release whose fixtures commands take --provider-override.
 FIRST_MULTI_PROVIDER_RELEASE = (22, 1, 0)
+# In --cloud_report_tpcc_fixtures_bucket, what stands for the region.
+REGION = '{region}'
+# A bucket name valid on S3 and GCS (and an Azure container's, without dots).
+_BUCKET = re.compile(r'^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$')
 # What `fixtures load` prints when the bucket has no fixture for the
 # generator's options (tests/data/tpcc/PROVENANCE.md).
 _NOT_FOUND = re.compile(r'fixture not found|expected non zero files')
@@ -74,26 +81,41 @@ class Location:
     return f'{self.provider}://{self.bucket}/{self.prefix}'
 
 
-def FixtureBucket(region: str) -> str:
-  """The fixture bucket of a region (a name valid on S3, GCS and Azure)."""
-  name = re.sub(
-      r'[^a-z0-9-]', '', f'cloud-report-tpcc-fixtures-{region}'.lower()
-  )
-  return name[:63]
+def BucketProblem(template: str) -> str | None:
+  """Why a --cloud_report_tpcc_fixtures_bucket value names no bucket."""
+  name = template.replace(REGION, 'region')
+  if not _BUCKET.match(name):
+    return (
+        f'{template!r} is not a bucket name: 3 to 63 lowercase letters,'
+        f' digits, dots and hyphens, {REGION} for the region'
+    )
+  return None
 
 
-def LocationOf(vm) -> Location:
+def BucketOf(template: str, region: str) -> str:
+  """The bucket of a region: template with REGION replaced by it."""
+  return template.replace(REGION, re.sub(r'[^a-z0-9-]', '', region.lower()))
+
+
+def LocationOf(vm, bucket: str) -> Location:
   """The fixture location of the VM's cloud and region.
 
+  Args:
+    vm: the VM that runs the fixtures commands.
+    bucket: --cloud_report_tpcc_fixtures_bucket (REGION: the VM's region).
+
   Raises:
-    Unsupported: the VM's cloud has no object storage the commands reach.
+    Unsupported: no bucket, or the VM's cloud has no object storage the
+      commands reach.
   """
+  if not bucket:
+    raise Unsupported('no --cloud_report_tpcc_fixtures_bucket')
   cloud = getattr(vm, 'CLOUD', None)
   provider = PROVIDER_OF_CLOUD.get(cloud)
   if provider is None:
     raise Unsupported(f'cloud {cloud} has no fixture bucket')
   region = getattr(vm, 'region', None) or RegionFromZone(vm.zone)
-  return Location(provider, FixtureBucket(region), region)
+  return Location(provider, BucketOf(bucket, region), region)
 
 
 def StorageFlags(version: str, location: Location) -> list[str]:
@@ -186,7 +208,8 @@ def SetUp(client, host_ip: str, params, bound: int, run_logged, log_dir):
   Args:
     client: the VM that runs the fixtures commands.
     host_ip: a node's address.
-    params: the phase's Params (max_warehouses, fixtures_make).
+    params: the phase's Params (max_warehouses, fixtures_bucket,
+      fixtures_make).
     bound: seconds each command may take.
     run_logged: engines.RunLogged.
     log_dir: where the commands' logs go on the client.
@@ -197,7 +220,7 @@ def SetUp(client, host_ip: str, params, bound: int, run_logged, log_dir):
   """
   wanted = params.max_warehouses
   try:
-    location = LocationOf(client)
+    location = LocationOf(client, params.fixtures_bucket)
     version = cockroachdb.InstalledInfo(client).get('version', '')
     flags = StorageFlags(version, location)
   except Unsupported as e:

@@ -95,6 +95,16 @@ def RuleProblems(rule: pass_rules.PassRule) -> list[str]:
   return problems
 
 
+def _CheckBucket(value) -> bool:
+  """A bucket name, where one is given."""
+  problem = value and fixtures.BucketProblem(value)
+  if problem:
+    raise flags.ValidationError(
+        f'--cloud_report_tpcc_fixtures_bucket: {problem}'
+    )
+  return True
+
+
 def _CheckRule(value) -> bool:
   try:
     rule = pass_rules.ParseRule(value)
@@ -218,10 +228,19 @@ class Params:
       'cloud_report_tpcc_fixtures',
       fixtures.OFF,
       fixtures.MODES,
-      'auto: load the warehouses from a prebuilt fixture in the fixture'
-      " bucket of the client's cloud and region when one matches"
+      'auto: load the warehouses from a prebuilt fixture in'
+      ' --cloud_report_tpcc_fixtures_bucket when one matches'
       ' (cockroach: `cockroach workload fixtures load`), else generate'
       ' them; the log says which and why. off: always generate.',
+  )
+  fixtures_bucket: str = settings.String(
+      'cloud_report_tpcc_fixtures_bucket',
+      '',
+      'With --cloud_report_tpcc_fixtures=auto (which needs it), the bucket of'
+      " your own, in the client's cloud, that holds the TPC-C fixtures;"
+      " {region} in it becomes the client's region (e.g."
+      ' my-tpcc-fixtures-{region}).',
+      validator=_CheckBucket,
   )
   fixtures_make: bool = settings.Boolean(
       'cloud_report_tpcc_fixtures_make',
@@ -291,12 +310,18 @@ class Params:
 
 
 def _CheckFixtures(values) -> bool:
-  if values['cloud_report_tpcc_fixtures_make'] and (
-      values['cloud_report_tpcc_fixtures'] != fixtures.AUTO
-  ):
+  """_make and a bucket go with auto; auto needs a bucket."""
+  auto = values['cloud_report_tpcc_fixtures'] == fixtures.AUTO
+  if values['cloud_report_tpcc_fixtures_make'] and not auto:
     raise flags.ValidationError(
         '--cloud_report_tpcc_fixtures_make needs'
         ' --cloud_report_tpcc_fixtures=auto'
+    )
+  if auto and not values['cloud_report_tpcc_fixtures_bucket']:
+    raise flags.ValidationError(
+        '--cloud_report_tpcc_fixtures=auto needs'
+        ' --cloud_report_tpcc_fixtures_bucket: a bucket of your own in the'
+        " client's cloud (bucket names are global)"
     )
   return True
 
@@ -306,6 +331,10 @@ flags.register_multi_flags_validator(
     _CheckGrid,
 )
 flags.register_multi_flags_validator(
-    ['cloud_report_tpcc_fixtures', 'cloud_report_tpcc_fixtures_make'],
+    [
+        'cloud_report_tpcc_fixtures',
+        'cloud_report_tpcc_fixtures_make',
+        'cloud_report_tpcc_fixtures_bucket',
+    ],
     _CheckFixtures,
 )

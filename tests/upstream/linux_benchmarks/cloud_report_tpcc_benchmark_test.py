@@ -339,11 +339,14 @@ class FixturesTest(pkb_common_test_case.PkbCommonTestCase):
     ):
       self.assertFalse(fixtures.NotFound(text), text)
 
-  def testEachRegionHasAValidBucketName(self):
-    for region in ('us-east-1', 'europe-west4', 'EastUS2', 'x' * 80):
-      self.assertRegex(
-          fixtures.FixtureBucket(region), r'^[a-z0-9][a-z0-9-]{2,62}$'
-      )
+  def testTheBucketIsTheUsersWithItsRegion(self):
+    for region, bucket in (
+        ('us-east-1', 'mine-us-east-1'),
+        ('EastUS2', 'mine-eastus2'),
+    ):
+      self.assertEqual(fixtures.BucketOf('mine-{region}', region), bucket)
+    self.assertIsNone(fixtures.BucketProblem('mine-{region}'))
+    self.assertIn('not a bucket name', fixtures.BucketProblem('Mine_{region}'))
 
 
 if __name__ == '__main__':
