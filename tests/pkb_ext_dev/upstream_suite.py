@@ -51,6 +51,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -219,6 +220,16 @@ def Diff(baseline: dict[str, str], after: dict[str, str]) -> dict:
   }
 
 
+def DefaultInterrupts() -> None:
+  """Gives SIGINT and SIGQUIT their default action (in the child, before
+  its exec): a shell that starts a command in the background without job
+  control has them ignored, and a Python started so never raises
+  KeyboardInterrupt (PKB's testInterrupt then fails, as no terminal run
+  would)."""
+  for sig in (signal.SIGINT, signal.SIGQUIT):
+    signal.signal(sig, signal.SIG_DFL)
+
+
 def RunSuite(
     tree: str, venv: str, junit_xml: str, workers: int, timeout: int
 ) -> tuple[dict[str, str], float]:
@@ -248,7 +259,7 @@ def RunSuite(
   with open(junit_xml + '.log', 'w', encoding='utf-8') as log:
     proc = subprocess.run(
         command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
-        timeout=timeout, check=False,
+        timeout=timeout, check=False, preexec_fn=DefaultInterrupts,
     )  # fmt: skip
   seconds = time.monotonic() - start
   if proc.returncode not in (0, 1):  # 1: some test failed

@@ -14,6 +14,9 @@
 """pkb_ext_dev.upstream_suite's outcome reading and diffing (no suite run)."""
 
 import json
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -224,3 +227,21 @@ def testResumeOfALongerResultKeepsTheSeries(tmp_path):
       1,
       'the result has 2 patches',
   )
+
+
+def testTheSuiteRaisesKeyboardInterruptEvenWhenStartedIgnoringSigint():
+  # As a shell's background job without job control starts it.
+  ask = 'import signal; print(signal.getsignal(signal.SIGINT))'
+  before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+  try:
+    inherited, reset = (
+        subprocess.run(
+            [sys.executable, '-c', ask], capture_output=True, text=True,
+            check=True, preexec_fn=preexec,
+        ).stdout.strip()
+        for preexec in (None, suite.DefaultInterrupts)
+    )  # fmt: skip
+  finally:
+    signal.signal(signal.SIGINT, before)
+  assert inherited == str(int(signal.SIG_IGN))
+  assert reset == '<built-in function default_int_handler>'
