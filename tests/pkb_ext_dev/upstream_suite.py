@@ -14,7 +14,7 @@
 """PKB's whole unit suite at the pin and after each patch of the series.
 
   python -m pkb_ext_dev.upstream_suite --out RESULT.json [--series DIR]
-      [--venv DIR] [--work DIR] [--workers N] [--timeout S]
+      [--venv DIR] [--work DIR] [--workers N] [--timeout S] [--resume]
 
 Writes the upstream series (`pkb-ext upstream`; or takes --series), extracts
 PKB's source at the pin from the setup cache into a fresh git tree, runs
@@ -25,6 +25,14 @@ skipped); RESULT.json holds, per patch, whether it applied, the counts, and
 every test whose outcome differs from the baseline. A test that newly fails
 or errors, or a baseline test that no longer runs, is a regression; the
 command exits 1 on any, or on a patch that does not apply.
+
+With --resume (and the --work and --out of a run that stopped midway), the
+baseline's and each finished patch's outcomes are read back from the work
+directory instead of run again: the finished patches are applied to a fresh
+tree, and the suite runs from the first patch without a result, or from the
+first that is not the patch the result measured (another name, line count
+or PatchId: the text less the export's commit and date lines), which it
+names. A result of another PKB pin is refused.
 
 The suite runs as PKB's tox.ini runs it (every test under tests/ except
 tests/scripts, and not TestConnectRemoteAccessPort or
@@ -43,6 +51,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -211,6 +220,16 @@ def Diff(baseline: dict[str, str], after: dict[str, str]) -> dict:
   }
 
 
+def DefaultInterrupts() -> None:
+  """Gives SIGINT and SIGQUIT their default action (in the child, before
+  its exec): a shell that starts a command in the background without job
+  control has them ignored, and a Python started so never raises
+  KeyboardInterrupt (PKB's testInterrupt then fails, as no terminal run
+  would)."""
+  for sig in (signal.SIGINT, signal.SIGQUIT):
+    signal.signal(sig, signal.SIG_DFL)
+
+
 def RunSuite(
     tree: str, venv: str, junit_xml: str, workers: int, timeout: int
 ) -> tuple[dict[str, str], float]:
@@ -240,7 +259,7 @@ def RunSuite(
   with open(junit_xml + '.log', 'w', encoding='utf-8') as log:
     proc = subprocess.run(
         command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
-        timeout=timeout, check=False,
+        timeout=timeout, check=False, preexec_fn=DefaultInterrupts,
     )  # fmt: skip
   seconds = time.monotonic() - start
   if proc.returncode not in (0, 1):  # 1: some test failed
@@ -273,6 +292,59 @@ def FreshTree(tree: str, commit: str) -> None:
     subprocess.run(_GIT + [tree] + args, check=True)
 
 
+def PatchId(path: str) -> str:
+  """The SHA-256 of a patch without the header lines every export changes
+  (the commit in its first line, its Date:)."""
+  with open(path, encoding='utf-8') as f:
+    lines = f.read().splitlines(keepends=True)
+  kept = [
+      l
+      for i, l in enumerate(lines)
+      if not (i == 0 and l.startswith('From ')) and not l.startswith('Date: ')
+  ]
+  return hashlib.sha256(''.join(kept).encode()).hexdigest()
+
+
+def Finished(
+    previous: dict, commit: str, patches: list[str]
+) -> tuple[int, str]:
+  """How many leading patches of a stopped run's result can be kept.
+
+  Args:
+    previous: the stopped run's RESULT.json.
+    commit: PKB's pinned commit now.
+    patches: the series' patch files, in order.
+
+  Returns:
+    (kept, why): the number of leading patches that applied, have outcomes
+    and are the same patch now (name, line count and PatchId, where the
+    result holds one); why names the first that is not, or is empty.
+
+  Raises:
+    SuiteError: the result is of another pin.
+  """
+  if previous.get('pkb_commit') != commit:
+    raise SuiteError(
+        f"cannot resume: the result is of PKB {previous.get('pkb_commit')},"
+        f' the pin is {commit}'
+    )
+  done = [p for p in previous.get('patches', []) if 'counts' in p]
+  for kept, (entry, path) in enumerate(zip(done, patches)):
+    name = os.path.basename(path)
+    with open(path, encoding='utf-8') as f:
+      lines = f.read().count('\n')
+    same = (
+        entry.get('patch') == name
+        and entry.get('lines') == lines
+        and entry.get('sha256', PatchId(path)) == PatchId(path)
+    )
+    if not same:
+      return kept, f'{name} is not the patch the result measured'
+  if len(done) > len(patches):
+    return len(patches), f'the result has {len(done)} patches'
+  return len(done), ''
+
+
 def Check(
     work: str,
     venv: str,
@@ -281,14 +353,25 @@ def Check(
     timeout: int = 3600,
     log=print,
     out: str | None = None,
+    resume: bool = False,
 ) -> dict:
   """Runs the baseline and one suite run per patch; returns the result.
 
   With out, the result so far is written there after each patch, so a run
-  stopped midway keeps what it measured.
+  stopped midway keeps what it measured; with resume, that result and the
+  outcomes in work are kept, and the runs go on from the first patch
+  without a result.
   """
   commit = pkb_source.PinnedCommit()
   tree = os.path.join(work, 'pkb')
+  previous = None
+  if resume:
+    try:
+      with open(out, encoding='utf-8') as f:
+        previous = json.load(f)
+    except (OSError, TypeError, ValueError) as e:
+      raise SuiteError(f'cannot resume: no result to resume: {e}') from e
+    shutil.rmtree(tree, ignore_errors=True)
   FreshTree(tree, commit)
   not_installed = EnsureVenv(venv, tree, log)
   if series_dir is None:
@@ -302,7 +385,7 @@ def Check(
   if not patches:
     raise SuiteError(f'{series_dir}: no .patch file')
   runs = os.path.join(work, 'runs')
-  os.makedirs(runs)
+  os.makedirs(runs, exist_ok=resume)
 
   def Run(name):
     outcomes, seconds = RunSuite(
@@ -311,19 +394,33 @@ def Check(
     log(f'[suite] {name}: {Counts(outcomes)} in {seconds:.0f} s')
     return outcomes, seconds
 
-  baseline, seconds = Run('baseline')
-  result = {
-      'pkb_commit': commit,
-      'work': work,
-      'runner': f'pytest -k {EXCLUDED!r}, workers {workers or 1}',
-      'not_installed': not_installed,
-      'baseline': {'seconds': round(seconds, 1), 'counts': Counts(baseline)},
-      'patches': [],
-  }
-  for patch in patches:
+  kept, why = Finished(previous, commit, patches) if previous else (0, '')
+  if previous:
+    baseline = Outcomes(os.path.join(runs, 'baseline.xml'))
+    result = dict(previous, patches=previous['patches'][:kept])
+    log(
+        f'[suite] resuming after {kept} of {len(patches)} patches'
+        + (f' ({why}: it runs again)' if why else '')
+    )
+  else:
+    baseline, seconds = Run('baseline')
+    result = {
+        'pkb_commit': commit,
+        'work': work,
+        'runner': f'pytest -k {EXCLUDED!r}, workers {workers or 1}',
+        'not_installed': not_installed,
+        'baseline': {'seconds': round(seconds, 1), 'counts': Counts(baseline)},
+        'patches': [],
+    }
+  for index, patch in enumerate(patches):
     name = os.path.basename(patch)
+    if index < kept:
+      error = _Apply(tree, patch)
+      if error:
+        raise SuiteError(f'cannot resume: {name} no longer applies: {error}')
+      continue
     lines = open(patch, encoding='utf-8').read().count('\n')
-    entry = {'patch': name, 'lines': lines}
+    entry = {'patch': name, 'lines': lines, 'sha256': PatchId(patch)}
     result['patches'].append(entry)
     error = _Apply(tree, patch)
     entry['applied'] = error is None
@@ -374,13 +471,20 @@ def Main(argv: list[str]) -> int:
       ),
   )
   parser.add_argument('--timeout', type=int, default=3600, help='s per run')
+  parser.add_argument(
+      '--resume',
+      action='store_true',
+      help='go on from a stopped run (its --work and --out)',
+  )
   args = parser.parse_args(argv)
+  if args.resume and not args.work:
+    parser.error("--resume needs the stopped run's --work")
   work = args.work or tempfile.mkdtemp(prefix='pkb-ext-suite-')
   print(f'[suite] work directory {work}; result in {args.out}')
   try:
     result = Check(
         work, args.venv, args.series, args.workers, args.timeout,
-        out=args.out,
+        out=args.out, resume=args.resume,
     )  # fmt: skip
   except (SuiteError, upstream_errors.ExportError) as e:
     print(f'upstream_suite: {e}', file=sys.stderr)

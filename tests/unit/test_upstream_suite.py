@@ -14,6 +14,9 @@
 """pkb_ext_dev.upstream_suite's outcome reading and diffing (no suite run)."""
 
 import json
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -152,3 +155,93 @@ def testMainWritesTheResultAfterEachPatch(tmp_path, monkeypatch, capsys):
   assert result['patches'][1]['new_failures'] == ['t.A.testTwo']
   assert result['regressions'] == 1 and not result['ok']
   assert 'regressions: 1; ok: False' in capsys.readouterr().out
+
+
+def _Series(tmp_path, texts):
+  paths = []
+  for i, text in enumerate(texts, 1):
+    path = tmp_path / f'{i:04d}-p.patch'
+    path.write_text(text)
+    paths.append(str(path))
+  return paths
+
+
+def testResumeKeepsTheFinishedPatches(tmp_path):
+  patches = _Series(tmp_path, ['a\n', 'b\nb\n', 'c\n'])
+  previous = {
+      'pkb_commit': 'abc',
+      'patches': [
+          {'patch': '0001-p.patch', 'lines': 1, 'counts': {}},
+          {
+              'patch': '0002-p.patch',
+              'lines': 2,
+              'sha256': suite.PatchId(patches[1]),
+              'counts': {},
+          },
+          {'patch': '0003-p.patch', 'lines': 1},  # stopped during its run
+      ],
+  }
+  assert suite.Finished(previous, 'abc', patches) == (2, '')
+
+
+def testThePatchIdIgnoresTheExportsCommitAndDate(tmp_path):
+  one, two, other = _Series(
+      tmp_path,
+      [
+          'From 1111 Mon Sep 17 00:00:00 2001\nDate: Sun, 1\n+x\n',
+          'From 2222 Mon Sep 17 00:00:00 2001\nDate: Mon, 2\n+x\n',
+          'From 2222 Mon Sep 17 00:00:00 2001\nDate: Mon, 2\n+y\n',
+      ],
+  )
+  assert suite.PatchId(one) == suite.PatchId(two) != suite.PatchId(other)
+
+
+@pytest.mark.parametrize(
+    'change',
+    [{'lines': 5}, {'sha256': '0' * 64}, {'patch': '0002-q.patch'}],
+)
+def testResumeRunsAgainFromTheFirstPatchThatChanged(tmp_path, change):
+  patches = _Series(tmp_path, ['a\n', 'b\n', 'c\n'])
+  entries = [
+      {'patch': f'000{i}-p.patch', 'lines': 1, 'counts': {}} for i in (1, 2, 3)
+  ]
+  entries[1].update(change)
+  previous = {'pkb_commit': 'abc', 'patches': entries}
+  kept, why = suite.Finished(previous, 'abc', patches)
+  assert kept == 1
+  assert why == '0002-p.patch is not the patch the result measured'
+
+
+def testResumeRefusesAnotherPin(tmp_path):
+  patches = _Series(tmp_path, ['a\n'])
+  previous = {'pkb_commit': 'def', 'patches': []}
+  with pytest.raises(suite.SuiteError, match='the result is of PKB def'):
+    suite.Finished(previous, 'abc', patches)
+
+
+def testResumeOfALongerResultKeepsTheSeries(tmp_path):
+  patches = _Series(tmp_path, ['a\n'])
+  done = {'patch': '0001-p.patch', 'lines': 1, 'counts': {}}
+  previous = {'pkb_commit': 'abc', 'patches': [done, dict(done)]}
+  assert suite.Finished(previous, 'abc', patches) == (
+      1,
+      'the result has 2 patches',
+  )
+
+
+def testTheSuiteRaisesKeyboardInterruptEvenWhenStartedIgnoringSigint():
+  # As a shell's background job without job control starts it.
+  ask = 'import signal; print(signal.getsignal(signal.SIGINT))'
+  before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+  try:
+    inherited, reset = (
+        subprocess.run(
+            [sys.executable, '-c', ask], capture_output=True, text=True,
+            check=True, preexec_fn=preexec,
+        ).stdout.strip()
+        for preexec in (None, suite.DefaultInterrupts)
+    )  # fmt: skip
+  finally:
+    signal.signal(signal.SIGINT, before)
+  assert inherited == str(int(signal.SIG_IGN))
+  assert reset == '<built-in function default_int_handler>'
