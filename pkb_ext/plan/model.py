@@ -30,16 +30,14 @@ from typing import Any, Sequence
 from pkb_ext.plan import errors
 from pkb_ext.plan import estimates
 from pkb_ext.plan import phase_estimates
+from pkb_ext.suite import side_lanes
 
 # Provisioning of a configuration (create, boot, teardown), in seconds: an
 # assumption for clouds (a price table's rates may give its own).
 PROVISION_S = int(estimates.RATES['provision_s'][0])
 
 # Plan phases that are part of a scheduled phase (phases.Schedule).
-_SCHEDULED_AS = {'tpcc_import': 'tpcc'}
-# The scheduled phase whose once_s (its data's load) may have phases beside
-# it (side_lanes.LOAD_PHASE; the Schedule's beside_load).
-_LOAD_PHASE = 'tpcc'
+_SCHEDULED_AS = {'tpcc_import': side_lanes.LOAD_PHASE}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,7 +158,7 @@ class Config:
     for p in self.phases:
       name = _SCHEDULED_AS.get(p.name, p.name)
       by_phase[name] = by_phase.get(name, 0.0) + self._RunOf(p)
-      if name == _LOAD_PHASE:
+      if name == side_lanes.LOAD_PHASE:  # its once_s: the data's load
         load_s += p.once_s
 
     def Sum(names):
