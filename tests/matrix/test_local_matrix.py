@@ -242,8 +242,8 @@ class LocalMatrixTest(absltest.TestCase):
     may = must | {(_LOWERED, b) for b in _DISK_LATENCY}
     for r in nominal.rows:
       if (r['machine_type'], r['benchmark']) in must:
-        self.assertEqual(r['verdict'], 'worse', r)
-        self.assertBetween(r['value_b'] / r['value_a'], 0.4, 0.6)
+        self.assertEqual(r['verdict'], 'worse', repr(r))
+        self.assertBetween(r['value_b'] / r['value_a'], 0.4, 0.6, repr(r))
     self.assertLessEqual(
         must,
         {(r['machine_type'], r['benchmark']) for r in nominal.rows},
