@@ -48,6 +48,8 @@ class Fix:
   added: tuple[tuple[str, str], ...] = ()
   # PKB scripts the module runs on its VMs that the diff changes too
   scripts: tuple[str, ...] = ()
+  # Other PKB modules the diff moves onto what the fix adds to `module`
+  callers: tuple[str, ...] = ()
 
   def Diff(self) -> str:
     return edits.Read(f'{self.name}.diff.txt')
@@ -58,9 +60,7 @@ class Fix:
 
 
 _FIO_TEST = 'tests.linux_packages.fio_test.FioTestCase'
-_NETPERF_TEST = (
-    'tests.linux_benchmarks.netperf_benchmark_test.NetperfBenchmarkTestCase'
-)
+_NETPERF_TEST = 'tests.linux_packages.netperf_test.NetserverTestCase'
 _COREMARK_TEST = (
     'tests.linux_benchmarks.coremark_benchmark_test.CoremarkBenchmarkTest'
 )
@@ -78,8 +78,8 @@ FIO_PERCENTILES = Fix(
         ' output of a random-read job on a loop device.'
     ),
     changes=(
-        'Fix fio.ParseResults KeyError on output without some latency'
-        ' percentiles.'
+        'Fix fio.ParseResults KeyError (fio, block_storage_workload,'
+        ' gluster_fio).'
     ),
     section=CHANGES_FIXES,
     module='perfkitbenchmarker/linux_packages/fio.py',
@@ -97,47 +97,53 @@ FIO_PERCENTILES = Fix(
 )
 NETPERF_PIDS = Fix(
     name='netperf_netserver_pids',
-    subject="Stop netperf's netservers by their PIDs.",
+    subject='Stop netservers by their PIDs instead of killall netserver.',
     summary=(
-        "netperf's cleanup ran `sudo killall netserver`, which also ended"
-        ' netservers the benchmark did not start, such as those of another'
-        ' run on a static VM. PrepareServerVM now starts each netserver'
-        ' with -D (it does not daemonize, so $! is its PID) as a background'
-        ' job and records its PID in netserver.pid; cleanup kills those PIDs'
-        ' only.'
+        'netperf, netperf_aggregate and bidirectional_network ran `sudo'
+        ' killall netserver` on cleanup, which also ended netservers they'
+        ' did not start, such as those of another run on a static VM. The'
+        ' netperf package now starts netservers (StartNetservers) with -D,'
+        ' so each stays in the foreground and $! is its PID, and records'
+        ' their PIDs in a file named after the run (NetserverPidFile);'
+        ' StopNetservers kills those PIDs only. The three benchmarks start'
+        ' and stop their netservers with them.'
     ),
     changes=(
-        "Stop netperf's netservers by PID on cleanup instead of killall"
-        ' netserver.'
+        'netperf, netperf_aggregate, bidirectional_network: stop netservers'
+        ' by PID.'
     ),
     section=CHANGES_FIXES,
-    module='perfkitbenchmarker/linux_benchmarks/netperf_benchmark.py',
-    test_file='tests/linux_benchmarks/netperf_benchmark_test.py',
-    tests=(f'{_NETPERF_TEST}.testCleanupStopsOnlyTheNetserversItStarted',),
+    module='perfkitbenchmarker/linux_packages/netperf.py',
+    test_file='tests/linux_packages/netperf_test.py',
+    tests=(
+        f'{_NETPERF_TEST}.testStopEndsOnlyTheNetserversOfItsRun',
+        f'{_NETPERF_TEST}.testBenchmarksStartAndStopTheirNetserversByPid',
+    ),
+    callers=(
+        'perfkitbenchmarker/linux_benchmarks/netperf_benchmark.py',
+        'perfkitbenchmarker/linux_benchmarks/netperf_aggregate_benchmark.py',
+        'perfkitbenchmarker/linux_benchmarks/bidirectional_network_benchmark.py',
+    ),
 )
-COREMARK_REPETITIONS = Fix(
-    name='coremark_repetitions',
-    subject='Add Coremark repetitions and an iteration count flag.',
+COREMARK_ITERATIONS = Fix(
+    name='coremark_iterations',
+    subject='Add a Coremark iteration count flag.',
     summary=(
-        '--coremark_repetitions runs Coremark that many times for each'
-        ' thread count, one after another, and each sample records its'
-        ' repetition (0-based) in its metadata. --coremark_iterations_per_cpu'
-        ' sets the ITERATIONS Coremark is built with (default 1,000,000, the'
-        ' count PKB used so far; 0 lets Coremark pick a count that runs at'
-        ' least 10 seconds). The defaults run as before; their samples gain'
-        ' repetition 0. (--run_stage_iterations repeats the whole Run stage'
-        ' instead, alternating the thread counts.)'
+        '--coremark_iterations_per_cpu sets the ITERATIONS Coremark is built'
+        ' with (default 1,000,000, the count PKB used so far; 0 lets'
+        ' Coremark pick a count that runs at least 10 seconds, the shortest'
+        ' run Coremark reports as valid), and each sample records it. The'
+        ' default runs as before. Repeated runs need no flag of their own:'
+        ' --run_stage_iterations repeats the Run stage and numbers the'
+        ' samples (run_number).'
     ),
-    changes=(
-        'Add --coremark_repetitions and --coremark_iterations_per_cpu flags.'
-    ),
+    changes="Add --coremark_iterations_per_cpu to set Coremark's iterations.",
     section=CHANGES_FEATURES,
     module='perfkitbenchmarker/linux_benchmarks/coremark_benchmark.py',
     test_file='tests/linux_benchmarks/coremark_benchmark_test.py',
     tests=(
-        f'{_COREMARK_TEST}.testRunOncePerThreadCountByDefault',
-        f'{_COREMARK_TEST}.testRepetitions',
         f'{_COREMARK_TEST}.testIterationsPerCpu',
+        f'{_COREMARK_TEST}.testIterationsPerCpuZeroLetsCoremarkPick',
     ),
 )
 _OBJECT_STORAGE_SCRIPTS = (
@@ -194,7 +200,7 @@ OBJECT_STORAGE_TTFB = Fix(
 FIXES = (
     FIO_PERCENTILES,
     NETPERF_PIDS,
-    COREMARK_REPETITIONS,
+    COREMARK_ITERATIONS,
     OBJECT_STORAGE_TTFB,
 )
 # The PKB files they change and add.

@@ -25,10 +25,10 @@ stages them for stock PKB (pkb_ext_dev.bench_vs_pkb: CoreMark's verified
 v1.01 tree, PKB's fio, netperf and netserver paths as links to the hosts'
 binaries).
 
-  coremark  db1, one thread, --coremark_repetitions=2 and
-            --coremark_iterations_per_cpu=0 (CoreMark picks the smallest
-            count that runs the 10 seconds a valid result needs): one
-            sample per repetition, numbered 0 and 1.
+  coremark  db1, one thread, --coremark_iterations_per_cpu=0 (CoreMark
+            picks the smallest count that runs the 10 seconds a valid
+            result needs) and --run_stage_iterations=2: one sample per
+            Run stage, numbered 0 and 1 (run_number).
   fio       db1's raw data disk, --fio_jobfile with the report's job file
             (the io phase's template, 1 s runtime, no ramp) as the report
             wrote it: without the percentile_list line the io phase adds for
@@ -290,18 +290,18 @@ class UpstreamLocalTest(absltest.TestCase):
     self.assertNotIn('pkb_ext', text)
     return _Samples(json_path)
 
-  def test_coremark_repetitions(self):
+  def test_coremark_iterations(self):
     samples = self._Pkb(
         'coremark',
         'coremark',
         self._Files('db1', [self.db_entry]),
-        ['--coremark_repetitions=2', '--coremark_iterations_per_cpu=0',
+        ['--run_stage_iterations=2', '--coremark_iterations_per_cpu=0',
          '--coremark_thread_counts=1',
          '--coremark_parallelism_method=PTHREAD'],
     )  # fmt: skip
     scores = [s for s in samples if s['metric'] == 'Coremark Score']
     self.assertLen(scores, 2, samples)
-    self.assertEqual([s['metadata']['repetition'] for s in scores], ['0', '1'])
+    self.assertEqual([s['metadata']['run_number'] for s in scores], ['0', '1'])
     for s in scores:
       md = s['metadata']
       self.assertTrue(math.isfinite(s['value']) and s['value'] > 0, s)

@@ -80,6 +80,16 @@ PKB_FILE_TESTS = {
     pkb_edits.LINUX_VM_TEST_FILE: pkb_edits.LINUX_VM_TEST_FILE,
     **{f: fix.test_file for fix in pkb_fixes.FIXES for f in fix.Files()},
 }
+
+
+def _OwnTestFile(path):
+  """perfkitbenchmarker/a/b.py -> tests/a/b_test.py (None for others)."""
+  prefix = 'perfkitbenchmarker/'
+  if path.startswith(prefix) and path.endswith('.py'):
+    return f'tests/{path[len(prefix) : -len(".py")]}_test.py'
+  return None
+
+
 # Runs the named test files (argv) after importing every module named by
 # --import=NAME; prints the count of tests run.
 _IMPORT_AND_TEST = """\
@@ -144,6 +154,12 @@ def patched(tmp_path_factory, git_user):
     ]
     tests = [p for p in patch.added if p.endswith('_test.py')] + [
         PKB_FILE_TESTS[p] for p in patch.modified if p in PKB_FILE_TESTS
+    ]
+    # A module a fix moves onto its change: its own PKB tests too.
+    tests += [
+        own
+        for own in map(_OwnTestFile, patch.modified)
+        if own and os.path.isfile(os.path.join(tree, own))
     ]
     tests = list(dict.fromkeys(tests))
     result = _Isolated(tree, _IMPORT_AND_TEST, *modules, *tests)

@@ -35,7 +35,8 @@ class FixesTest(absltest.TestCase):
     files = []
     for fix in pkb_fixes.FIXES:
       self.assertCountEqual(
-          fix.Files(), [fix.module, fix.test_file, *fix.scripts]
+          fix.Files(),
+          [fix.module, fix.test_file, *fix.scripts, *fix.callers],
       )
       files.extend(fix.Files())
     self.assertLen(set(files), len(files))  # each can be merged alone
@@ -101,11 +102,10 @@ class FixesTest(absltest.TestCase):
     tree.Init('pin')
     for fix in pkb_fixes.FIXES:
       tree.Apply(fix.Diff())
-    with open(
-        os.path.join(tree.path, pkb_fixes.NETPERF_PIDS.module),
-        encoding='utf-8',
-    ) as f:
-      self.assertNotIn('killall', f.read())
+    self.assertNotEmpty(pkb_fixes.NETPERF_PIDS.callers)
+    for caller in pkb_fixes.NETPERF_PIDS.callers:
+      with open(os.path.join(tree.path, caller), encoding='utf-8') as f:
+        self.assertNotIn('killall', f.read())
 
   def testADiffThatNoLongerAppliesIsRefusedInOneLine(self):
     tree = git.Tree(self.create_tempdir().full_path, ('T', 't@localhost'))

@@ -170,7 +170,7 @@ def WithIterations(command: str, iterations: int) -> str:
   Rewriting that one argument of the command the phase's remote_command
   is given changes this phase's runs only: no PKB module constant or flag
   that another benchmark of the same pkb.py run would read. Waits for
-  PKB's --coremark_iterations_per_cpu (the series' coremark repetitions
+  PKB's --coremark_iterations_per_cpu (the series' coremark iterations
   patch); the phase then sets that flag instead.
 
   Raises:
@@ -291,9 +291,10 @@ def InstallVm(vm) -> None:
 def RunBuild(vm, build: Build, params: Params) -> list:
   """Runs one build params.runs times; returns the parsed results.
 
-  PKB's coremark runs each thread count once (its --coremark_repetitions
-  waits for the series' coremark repetitions patch): the phase calls
-  RunCoremark params.runs times, and keeps the sample RunCoremark parsed;
+  PKB's coremark runs each thread count once per Run stage, and a Run
+  stage repeated (--run_stage_iterations) would repeat every phase of the
+  suite: the phase calls RunCoremark params.runs times, and keeps the
+  sample RunCoremark parsed;
   only a log PKB's parser refuses is read again (coremark_parser.Refused).
   """
   bound_s = MakeBound(vm, build, params)
