@@ -48,6 +48,11 @@ def RegionFromZone(zone: str | None) -> str:
   return zone
 
 
+def RegionOf(vm) -> str:
+  """A VM's region: its region attribute, else its zone's region."""
+  return getattr(vm, 'region', None) or RegionFromZone(vm.zone)
+
+
 def DataDisk(vm):
   """Returns the VM's data disk (its first scratch disk), or None."""
   disks = getattr(vm, 'scratch_disks', None) or []

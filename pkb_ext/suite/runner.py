@@ -105,7 +105,9 @@ def PrepareAll(
 class _Runner:
   """Runs phases in series; its threads share its lock and state."""
 
-  def __init__(self, topology, on_samples, keep_going, prepare, store):
+  def __init__(
+      self, topology, on_samples, keep_going, prepare, store, beside_load=()
+  ):
     self.topology = topology
     self.on_samples = on_samples
     self.keep_going = keep_going
@@ -114,7 +116,7 @@ class _Runner:
     self.finished = store.Finished() if store else {}
     self.installed = store.Installed() if store else set()
     self.collected, self.failures, self.not_run = {}, [], []
-    self.beside_load: tuple[str, ...] = ()  # phases.Schedule's
+    self.beside_load: tuple[str, ...] = beside_load  # phases.Schedule's
     self.stop = threading.Event()
     self.lock = threading.Lock()
 
@@ -359,8 +361,14 @@ def RunAll(
   schedule, topology = phases.Arrange(topology, names, overlap)
   for note in schedule.notes:
     logging.info('cloud_report: %s', note)
-  runner = _Runner(topology, on_samples, keep_going, prepare, store)
-  runner.beside_load = schedule.beside_load
+  runner = _Runner(
+      topology,
+      on_samples,
+      keep_going,
+      prepare,
+      store,
+      beside_load=schedule.beside_load,
+  )
   runner.Skip(skipped or {})
   runner.Series(schedule.before)
   if schedule.side and not runner.stop.is_set():

@@ -28,8 +28,8 @@ from pkb_ext.suite import phase_table
 # The db VM (an index into the db VMs) of a side phase that uses one; a
 # side phase on a db VM alone (cpu) may take the next (SideDbs).
 SIDE_DB = 1
-# The phase whose Setup loads data on the db VMs for tens of minutes on a
-# cloud, while the client waits for its Run.
+# The phase whose Setup loads data on the db VMs while the client waits for
+# its Run.
 LOAD_PHASE = 'tpcc'
 
 

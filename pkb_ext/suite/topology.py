@@ -23,6 +23,7 @@ from perfkitbenchmarker import vm_util
 from benchmarks.cloud_report import DataDisk  # pylint: disable=unused-import
 from benchmarks.cloud_report import DevicePath  # pylint: disable=unused-import
 from benchmarks.cloud_report import RegionFromZone  # pylint: disable=unused-import
+from benchmarks.cloud_report import RegionOf  # pylint: disable=unused-import
 from benchmarks.cloud_report import REPORT_VERSION
 from pkb_ext.suite import phases
 from pkb_ext.suite import resume

@@ -204,9 +204,6 @@ class PostgresEngine:
     """The fixture dumps' bucket with --cloud_report_tpcc_fixtures=auto."""
     if self.params.fixtures != tpcc_fixtures.AUTO:
       return None
-    region = getattr(client, 'region', None) or topology_lib.RegionFromZone(
-        client.zone
-    )
     if not self.params.fixtures_bucket:
       logging.info(
           'tpcc: fixtures: generating %d warehouses: no'
@@ -214,7 +211,9 @@ class PostgresEngine:
           self.params.max_warehouses,
       )
       return None
-    dumps = pg_dumps.Dumps.FromFlags(region, self.params.fixtures_bucket)
+    dumps = pg_dumps.Dumps.FromFlags(
+        topology_lib.RegionOf(client), self.params.fixtures_bucket
+    )
     if dumps is None:
       logging.info(
           'tpcc: fixtures: generating %d warehouses: no S3 object storage'

@@ -25,6 +25,7 @@ from absl.testing import parameterized
 from perfkitbenchmarker import errors
 
 from pkb_ext.suite import phases
+from pkb_ext.suite import topology as topology_lib
 from pkb_ext.suite.object_storage import buckets
 from pkb_ext.suite.object_storage import params as params_lib
 from pkb_ext.suite.object_storage import stages
@@ -137,11 +138,11 @@ class PureHelpersTest(absltest.TestCase):
 
   def testRegionOf(self):
     self.assertEqual(
-        buckets.RegionOf(mock.Mock(spec=['zone'], zone='us-east-1a')),
+        topology_lib.RegionOf(mock.Mock(spec=['zone'], zone='us-east-1a')),
         'us-east-1',
     )
     self.assertEqual(
-        buckets.RegionOf(mock.Mock(zone='eastus-1', region='eastus')),
+        topology_lib.RegionOf(mock.Mock(zone='eastus-1', region='eastus')),
         'eastus',
     )
 

@@ -40,7 +40,7 @@ import logging
 import re
 import shlex
 
-from benchmarks.cloud_report import RegionFromZone
+from benchmarks.cloud_report import RegionOf
 from benchmarks.cloud_report import errors as report_errors
 from benchmarks.cloud_report.tpcc import cockroach as cockroach_cluster
 from linux_packages import cloud_report_cockroachdb as cockroachdb
@@ -114,7 +114,7 @@ def LocationOf(vm, bucket: str) -> Location:
   provider = PROVIDER_OF_CLOUD.get(cloud)
   if provider is None:
     raise Unsupported(f'cloud {cloud} has no fixture bucket')
-  region = getattr(vm, 'region', None) or RegionFromZone(vm.zone)
+  region = RegionOf(vm)
   return Location(provider, BucketOf(bucket, region), region)
 
 

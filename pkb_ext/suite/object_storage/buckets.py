@@ -37,8 +37,6 @@ back-end has:
 import importlib
 import re
 
-from pkb_ext.suite import topology as topology_lib
-
 PROVIDER_OF_CLOUD = {'AWS': 's3', 'GCP': 'gcs', 'Azure': 'azure'}
 _SERVICE_MODULE = {
     'AWS': 'perfkitbenchmarker.providers.aws.s3',
@@ -47,10 +45,6 @@ _SERVICE_MODULE = {
 }
 # Providers whose service's PrepareVM the phase runs (see PkbBackend).
 _PREPARE_VM_PROVIDERS = ('s3', 'gcs')
-
-
-def RegionOf(vm) -> str:
-  return getattr(vm, 'region', None) or topology_lib.RegionFromZone(vm.zone)
 
 
 def BucketName(run_uri: str) -> str:

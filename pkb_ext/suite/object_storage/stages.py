@@ -169,7 +169,7 @@ def Install(topology) -> None:
   """
   vm = topology.RequireClient(PHASE)
   params = params_lib.Params.FromFlags()
-  backend = Backend(vm, buckets.RegionOf(vm))
+  backend = Backend(vm, topology_lib.RegionOf(vm))
   backend.PrepareVm(vm)
   provider = backend.provider
   module = worker.SDK_IMPORT[provider]
@@ -277,7 +277,7 @@ def Run(topology) -> list:
   # one, into the same bucket and output file.
   leftovers.EndLeftovers([vm], worker.TAG, 'object_storage')
   params = params_lib.Params.FromFlags()
-  region = buckets.RegionOf(vm)
+  region = topology_lib.RegionOf(vm)
   backend = Backend(vm, region)
   bucket = buckets.BucketName(identity.run_uri)
   try:
