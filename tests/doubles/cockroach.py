@@ -59,7 +59,12 @@ a test installs it through the package's own path (data search path plus
       completed nothing, exit 0; `hang` never ends (until it is killed).
       The shapes are real captured outputs (tests/data/tpcc/PROVENANCE.md).
   workload fixtures import tpcc --warehouses=N URL
-      Fails, as the real import does, when the tables exist already.
+      Fails, as the real import does, when the tables exist already. With
+      import_failure (config) `liveness`, it imports nothing: it waits
+      import_s (config), then fails as an IMPORT job whose node lost its
+      liveness did (`Error: importing fixture: importing table stock: pq:
+      job ...: node liveness error: restarting in the background`, exit 1;
+      see tests/data/tpcc/PROVENANCE.md).
   workload fixtures make tpcc --warehouses=N [storage flags] URL
   workload fixtures load tpcc --warehouses=N [--checks=B] [storage flags]
         URL
@@ -118,6 +123,10 @@ EDGE_DIE = 'die'  # connection reset by peer, exit 1, no summary
 EDGE_ZERO = 'zero'  # the all-zero summary of a run that completed nothing
 EDGE_HANG = 'hang'  # never ends
 EDGE_FAILURES = (EDGE_NONE, EDGE_DIE, EDGE_ZERO, EDGE_HANG)
+# How `fixtures import` fails (the config's import_failure), besides over
+# tables that exist already.
+IMPORT_LIVENESS = 'liveness'  # the import job's node lost its liveness
+LIVENESS_JOB = 331304217787891713  # the job ID of the captured message
 ZERO_SUMMARY_HEADER = (
     '_elapsed_______tpmC____efc__avg(ms)__p50(ms)__p90(ms)__p95(ms)'
     '__p99(ms)_pMax(ms)'
@@ -530,6 +539,12 @@ def _WorkloadParser(name):
 def Import(argv, quiet=False) -> int:
   args = _WorkloadParser('fixtures import').parse_args(argv)
   addr = _UrlAddr(args.urls[0])
+  config = _Config()
+  if config.get('import_failure') == IMPORT_LIVENESS:
+    time.sleep(float(config.get('import_s', 0)))
+    _Fail(f'Error: importing fixture: importing table stock: pq: job'
+          f' {LIVENESS_JOB}: node liveness error: restarting in the'
+          ' background')  # fmt: skip
   try:
     reply = _Request(addr, f'IMPORT {args.warehouses}')
   except OSError as e:
@@ -857,7 +872,8 @@ def BuildTarball(
 
   The tarball has the release's layout, cockroach-<version>.linux-<arch>/
   cockroach, plus the double's config and the captures it prints. config:
-  more of the config's keys (fixtures_dir, fixture_load_s).
+  more of the config's keys (fixtures_dir, fixture_load_s, import_failure,
+  import_s).
   """
   top = f'cockroach-{version}.linux-{arch}'
   members = {

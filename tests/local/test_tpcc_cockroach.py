@@ -31,6 +31,10 @@ Install with its sha256 given through --cloud_report_cockroachdb_sha256.
 Test 5, the whole suite killed mid-search and resumed: with overlap (the
    default), object_storage runs while the cockroach engine loads the
    warehouses (the client is idle), and tpcc's search after both.
+Test 6, object_storage and tpcc with the double's import failing (as an
+   IMPORT job whose node lost its liveness) while object_storage runs
+   beside it: tpcc fails with the import's cause and never runs a step,
+   object_storage keeps its samples, and no cockroach is left.
 
 Reuses the test cloud (pkb_ext_dev.local_cloud) when it is up; else
 brings it up and takes it down. Needs root; run under the machine's heavy
@@ -185,9 +189,12 @@ class CockroachLocalCloudTest(absltest.TestCase):
     for vm in vms:
       vm.RemoteCommand(f'rm -rf {store} {cockroachdb.RootDir()}')
 
-  def _PkbArgv(self, run_uri, edge=None, spool=None, phases='tpcc'):
+  def _PkbArgv(
+      self, run_uri, edge=None, spool=None, phases='tpcc', **double_config
+  ):
     """pkb.py's argv for the cockroach engine on the test cloud: steps at
-    100, 200 and 300 active warehouses (the double sustains 250)."""
+    100, 200 and 300 active warehouses (the double sustains 250); edge and
+    double_config set the double's config."""
     flag_file = os.path.join(self.work, 'flags')
     if not os.path.exists(flag_file):
       proc = self.cloud.Cli('flags', '--preset=smoke')
@@ -195,12 +202,12 @@ class CockroachLocalCloudTest(absltest.TestCase):
       with open(flag_file, 'w') as f:
         f.write(proc.stdout)
     data_dir, sha = self.data_dir, self.sha
-    if edge:
-      data_dir = os.path.join(self.work, f'data-{edge}')
+    if edge or double_config:
+      data_dir = os.path.join(self.work, f'data-{run_uri}')
       os.makedirs(data_dir, exist_ok=True)
       _, sha = double.BuildTarball(
           data_dir, capacity_warehouses=CAPACITY, start_delay_s=1,
-          edge_failure=edge,
+          edge_failure=edge or double.EDGE_NONE, **double_config,
       )  # fmt: skip
     pkb = os.path.join(os.path.dirname(sys.executable), 'pkb.py')
     argv = [
@@ -472,6 +479,40 @@ class CockroachLocalCloudTest(absltest.TestCase):
          for r in steps],
         [(100, True), (200, False), (300, False)],
     )  # fmt: skip
+    self._AssertNothingLeft()
+
+  def test_6_a_failed_import_fails_tpcc_and_keeps_object_storage(self):
+    run_uri = 'crdbimport'
+    argv = self._PkbArgv(
+        run_uri,
+        phases='object_storage,tpcc',
+        import_failure=double.IMPORT_LIVENESS,
+        import_s=5,
+    )
+    proc = self._Run(argv)
+    log = proc.stderr
+    self.assertNotEqual(proc.returncode, 0, log[-3000:])
+    self.assertIn('overlap: object_storage run while tpcc loads its data', log)
+
+    def At(line):
+      return log.index(f'cloud_report: phase {line}')
+
+    # The import failed while object_storage ran beside it (each began before
+    # the other ended); tpcc failed with the import's cause, before its Run.
+    self.assertLess(At('tpcc: Setup starting'), At('object_storage: Run done'))
+    self.assertLess(At('object_storage: Run starting'), At('tpcc failed'))
+    self.assertNotIn('phase tpcc: Run starting', log)
+    self.assertIn('tpcc: RunError: cockroach fixtures import exited 1', log)
+    self.assertIn('node liveness error: restarting in the background', log)
+    samples = self._Samples(run_uri)
+    kept = [
+        stock_pkb.Labels(s)
+        for s in samples
+        if stock_pkb.Labels(s).get('phase') == 'object_storage'
+    ]
+    self.assertNotEmpty(kept)
+    self.assertEqual({x['overlapped'] for x in kept}, {'True'})
+    self.assertEqual(self._Tpcc(samples, 'tpcc_step_passed'), [])
     self._AssertNothingLeft()
 
 
