@@ -431,8 +431,7 @@ def StageCoreMark(db) -> dict:
 
 
 def PkbNetservers(ps_output: str, path: str, ports) -> list[int]:
-  """PIDs of `ps -eo pid=,args=` lines that run `path -p PORT` for a port
-  (with -D, as the series' netperf package starts them, or without).
+  """PIDs of `ps -eo pid=,args=` lines that run `path -p PORT` for a port.
 
   Args:
     ps_output: the ps output.
@@ -443,7 +442,7 @@ def PkbNetservers(ps_output: str, path: str, ports) -> list[int]:
   pids = []
   for line in ps_output.splitlines():
     pid, _, args = line.strip().partition(' ')
-    if pid.isdigit() and args.strip().removesuffix(' -D') in wanted:
+    if pid.isdigit() and args.strip() in wanted:
       pids.append(int(pid))
   return pids
 
