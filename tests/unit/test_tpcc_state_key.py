@@ -23,7 +23,6 @@ from perfkitbenchmarker import vm_util
 from pkb_ext.suite import phases
 from pkb_ext.suite import resume
 from pkb_ext.suite import topology
-from benchmarks.cloud_report.tpcc import params as tpcc_params
 from pkb_ext.suite.tpcc import stages as tpcc
 
 FLAGS = flags.FLAGS
@@ -90,15 +89,17 @@ class RunKeyTest(absltest.TestCase):
 
   def testStatePathNamesRunAndConfiguration(self):
     identity = phases.RunIdentity('abc', '0123456789ab', '/run')
-    self.assertEqual(
-        tpcc.StatePath(tpcc_params.Params(state_dir='/state'), identity),
-        '/state/cloud_report_tpcc_abc_0123456789ab.json',
-    )
+    with flagsaver.flagsaver(cloud_report_tpcc_state_dir='/state'):
+      self.assertEqual(
+          tpcc.StatePath(identity),
+          '/state/cloud_report_tpcc_abc_0123456789ab.json',
+      )
     # Without a state dir: the run's directory.
-    self.assertEqual(
-        tpcc.StatePath(tpcc_params.Params(state_dir=None), identity),
-        '/run/cloud_report_tpcc_abc_0123456789ab.json',
-    )
+    with flagsaver.flagsaver(cloud_report_tpcc_state_dir=None):
+      self.assertEqual(
+          tpcc.StatePath(identity),
+          '/run/cloud_report_tpcc_abc_0123456789ab.json',
+      )
 
   def testFromSpecReadsTheIdentityOnce(self):
     """The phases get the run's identity from the spec, flags and temp dir."""

@@ -194,11 +194,6 @@ class Params:
       f' {", ".join(pass_rules.METRIC_KEYS)}.',
       validator=_CheckRule,
   )
-  state_dir: str | None = settings.String(
-      'cloud_report_tpcc_state_dir',
-      None,
-      "Directory of the stepping state file (default: PKB's run directory).",
-  )
   cockroach_cache: str = settings.String(
       'cloud_report_tpcc_cockroach_cache',
       cockroach.DEFAULT_CACHE,

@@ -40,6 +40,7 @@ parallel (--run_processes), and each must resume its own search.
 import logging
 import os
 
+from absl import flags
 from perfkitbenchmarker import background_tasks
 from perfkitbenchmarker import errors
 from perfkitbenchmarker import flags as pkb_flags  # pylint: disable=unused-import
@@ -64,6 +65,13 @@ PARSER = suite_parser
 SAMPLES = tpcc_samples
 Params = tpcc_params.Params
 STATE_FILE = 'cloud_report_tpcc_{run_uri}_{config}.json'
+# Where the search's state file goes: only this extension's resume reads
+# it, so the flag is not the exported benchmark's.
+STATE_DIR = flags.DEFINE_string(
+    'cloud_report_tpcc_state_dir',
+    None,
+    "Directory of the stepping state file (default: PKB's run directory).",
+)
 
 
 def Fingerprint(params: tpcc_params.Params, engine) -> dict:
@@ -83,9 +91,9 @@ def Fingerprint(params: tpcc_params.Params, engine) -> dict:
   )
 
 
-def StatePath(params: tpcc_params.Params, identity: phases.RunIdentity) -> str:
+def StatePath(identity: phases.RunIdentity) -> str:
   """The search's state file: in --cloud_report_tpcc_state_dir, or the run's."""
-  directory = params.state_dir or identity.run_dir
+  directory = STATE_DIR.value or identity.run_dir
   return os.path.join(
       directory,
       STATE_FILE.format(run_uri=identity.run_uri, config=identity.config_key),
@@ -172,7 +180,7 @@ def Run(topology) -> list:
   engine = SelectEngine(suite_engines.ENGINE.value, params)
   identity = topology.RequireIdentity(PHASE)
   store = stepping_state.StateStore(
-      StatePath(params, identity),
+      StatePath(identity),
       SearchRunId(identity),
       Fingerprint(params, engine),
   )
