@@ -85,28 +85,6 @@ def CutShort(elapsed_s: float, duration_s: float) -> bool:
   return elapsed_s < MIN_ELAPSED_FRACTION * duration_s
 
 
-def CheckComplete(
-    text: str, duration: str, parse: Callable[[str], Any] = tpcc_parser.Parse
-) -> None:
-  """Refuses a TPC-C output whose run ended well before `duration`.
-
-  The summary of a run stopped early looks complete; only its elapsed time
-  tells, against the duration it was asked for (the rule ToMeasurement
-  applies to each step).
-
-  Raises:
-    ParseError: the output is no TPC-C summary, or the run was cut short.
-    ValueError: `duration` is not a duration such as 30m.
-  """
-  seconds = DurationSeconds(duration)
-  elapsed = parse(text).elapsed_s
-  if CutShort(elapsed, seconds):
-    raise ParseError(
-        f'the run ended after {elapsed:g} s of the {seconds} s asked for'
-        f' ({duration}): cut short, not a complete run'
-    )
-
-
 def ToMeasurement(
     output: str,
     exit_status: int,
