@@ -487,7 +487,7 @@ class CockroachLocalCloudTest(absltest.TestCase):
         run_uri,
         phases='object_storage,tpcc',
         import_failure=double.IMPORT_LIVENESS,
-        import_s=5,
+        import_s=15,  # object_storage begins its Run meanwhile
     )
     proc = self._Run(argv)
     log = proc.stderr
